@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install the Debian packages runmon needs, or say exactly how to.
+# Usage: .ci/deps.sh [build|test|all]   (default: build)
+set -euo pipefail
+want=${1:-build}
+pkgs=(libcsv-dev libjansson-dev libpcre2-dev pkg-config)
+case "$want" in
+  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps) ;;
+esac
+[ "$want" = all ] && pkgs+=(mawk)
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "deps: not a Debian system; make sure these are installed: ${pkgs[*]}" >&2
+  exit 0
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+  echo "deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+else
+  echo "deps: missing Debian packages: ${missing[*]}" >&2
+  echo "deps: run:  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi

@@ -1,0 +1,43 @@
+/* runmon: dispatch to the subcommands. */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+static const struct rm_command commands[] = {
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: runmon COMMAND [OPTIONS] [ARGS]\n\n"
+                 "Record what the GPUs and CPUs did beside a workload, and the phases of the run.\n\n"
+                 "commands:\n");
+    for (const struct rm_command *c = commands; c->name; c++)
+        fprintf(out, "  %-9s %s\n", c->name, c->summary);
+    fprintf(out, "\n'runmon COMMAND --help' describes each command; 'man runmon' all of them.\n");
+}
+
+int main(int argc, char **argv)
+{
+    /* Numbers in every file we write use '.' whatever the user's locale says. */
+    setlocale(LC_ALL, "C");
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("runmon %s\n", RUNMON_VERSION);
+        return 0;
+    }
+    for (const struct rm_command *c = commands; c->name; c++)
+        if (!strcmp(argv[1], c->name))
+            return c->run(argc - 1, argv + 1);
+    fprintf(stderr, "runmon: unknown command '%s' (see 'runmon --help')\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,54 @@
+# Sourced by every end-to-end script. Gives each script its own scratch directory,
+# the binaries under test, and TAP helpers that tests/run.sh tallies.
+set -u
+: "${BUILD:?run through make test}"
+: "${RUNMON:=$BUILD/asan/runmon}"
+: "${FAKEBIN:=$BUILD/fakebin}"
+: "${FIXTURES:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../fixtures" && pwd)}"
+export LC_ALL=C
+T=$(mktemp -d "${TMPDIR:-/tmp}/runmon-e2e.XXXXXX")
+_t_children=()
+_t_cleanup() {
+    local p
+    for p in "${_t_children[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
+    rm -rf "$T"
+}
+trap _t_cleanup EXIT
+_t_n=0
+_t_failed=0
+
+ok() { _t_n=$((_t_n + 1)); echo "ok $_t_n - $1"; }
+not_ok() {
+    _t_n=$((_t_n + 1)); _t_failed=$((_t_failed + 1))
+    echo "not ok $_t_n - $1"
+    shift
+    [ $# -gt 0 ] && printf '#   %s\n' "$@"
+    return 0
+}
+# check NAME CMD...: passes when CMD exits 0.
+check() {
+    local name=$1; shift
+    if "$@"; then ok "$name"; else not_ok "$name" "command failed: $*"; fi
+}
+# expect_eq NAME EXPECTED ACTUAL
+expect_eq() {
+    if [ "$2" == "$3" ]; then ok "$1"; else not_ok "$1" "expected: $2" "actual:   $3"; fi
+}
+# expect_match NAME REGEX ACTUAL
+expect_match() {
+    if [[ $3 =~ $2 ]]; then ok "$1"; else not_ok "$1" "expected to match: $2" "actual: $3"; fi
+}
+# Wait up to $2 seconds (default 10) for the command in $1 to succeed.
+wait_for() {
+    local cmd=$1 limit=${2:-10} i=0
+    while ! eval "$cmd"; do
+        sleep 0.05; i=$((i + 1))
+        [ $i -ge $((limit * 20)) ] && return 1
+    done
+}
+# Remember a background pid so the script never leaves it behind.
+track() { _t_children+=("$1"); }
+done_testing() {
+    echo "1..$_t_n"
+    [ "$_t_failed" -eq 0 ]
+}

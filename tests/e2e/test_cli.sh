@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The runmon binary's top-level behaviour: help, version, unknown commands.
+. "$(dirname "$0")/lib.sh"
+
+out=$("$RUNMON" --help); rc=$?
+expect_eq "--help exits 0" 0 "$rc"
+expect_match "--help names the program" "usage: runmon COMMAND" "$out"
+out=$("$RUNMON" --version)
+expect_match "--version prints a version" "^runmon [0-9]+\.[0-9]+\.[0-9]+$" "$out"
+err=$("$RUNMON" no-such-command 2>&1 >/dev/null); rc=$?
+expect_eq "unknown command exits 2" 2 "$rc"
+expect_match "unknown command is named" "unknown command 'no-such-command'" "$err"
+"$RUNMON" >/dev/null 2>&1; rc=$?
+expect_eq "no command exits 2" 2 "$rc"
+done_testing
