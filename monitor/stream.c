@@ -1,0 +1,235 @@
+#include "monitor/stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "monitor/fileio.h"
+#include "runlog/rm_time.h"
+
+int rm_stream_open(struct rm_stream *s, const char *dir, const char *name)
+{
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    if (snprintf(s->path, sizeof s->path, "%s/%s.csv", dir, name) >= (int)sizeof s->path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    s->buf = malloc(RM_STREAM_BUFSZ);
+    if (!s->buf)
+        return -1;
+    s->fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (s->fd < 0) {
+        int e = errno;
+        free(s->buf);
+        s->buf = NULL;
+        errno = e;
+        return -1;
+    }
+    struct stat st;
+    if (fstat(s->fd, &st) == 0) {
+        s->bytes = (uint64_t)st.st_size;
+        s->has_header = st.st_size > 0;
+    }
+    return 0;
+}
+
+void rm_stream_close(struct rm_stream *s)
+{
+    if (s->fd >= 0) {
+        rm_stream_flush(s);
+        close(s->fd);
+    }
+    s->fd = -1;
+    free(s->buf);
+    s->buf = NULL;
+}
+
+size_t rm_csv_put_field(char *out, size_t cap, const char *v, size_t n)
+{
+    int quote = 0;
+    size_t need = n;
+    for (size_t i = 0; i < n; i++) {
+        char c = v[i];
+        if (c == ',' || c == '"' || c == '\n' || c == '\r') {
+            quote = 1;
+            if (c == '"')
+                need++;
+        }
+    }
+    if (quote)
+        need += 2;
+    if (need > cap)
+        return 0;
+    if (!quote) {
+        memcpy(out, v, n);
+        return n;
+    }
+    char *p = out;
+    *p++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] == '"')
+            *p++ = '"';
+        *p++ = v[i];
+    }
+    *p++ = '"';
+    return (size_t)(p - out);
+}
+
+static void row_put(struct rm_stream *s, const char *v, size_t n, int raw)
+{
+    if (s->row_overflow)
+        return;
+    size_t used = s->len + s->row_len;
+    /* Keep one byte for the row's '\n'. */
+    size_t cap = RM_STREAM_BUFSZ - used - 1;
+    if (s->row_len + n + 3 > RM_STREAM_MAX_ROW || n + 3 > cap) {
+        s->row_overflow = 1;
+        return;
+    }
+    char *out = s->buf + used;
+    if (s->row_fields > 0) {
+        *out++ = ',';
+        s->row_len++;
+        cap--;
+    }
+    size_t w;
+    if (raw) {
+        memcpy(out, v, n);
+        w = n;
+    } else {
+        w = rm_csv_put_field(out, cap, v, n);
+        if (w == 0 && n > 0) {
+            s->row_overflow = 1;
+            return;
+        }
+    }
+    s->row_len += w;
+    s->row_fields++;
+}
+
+void rm_stream_begin_row(struct rm_stream *s, int64_t ts_ns)
+{
+    s->row_len = 0;
+    s->row_fields = 0;
+    s->row_overflow = 0;
+    /* Make room: a full buffer is flushed before a new row starts. */
+    if (s->len + RM_STREAM_MAX_ROW + 1 > RM_STREAM_BUFSZ)
+        rm_stream_flush(s);
+    char ts[RM_TS_BUFSZ];
+    size_t n = rm_format_ts(ts_ns, ts);
+    row_put(s, ts, n, 1);
+    if (!s->pending_rows)
+        s->pending_first_ts = ts_ns;
+    s->pending_last_ts = ts_ns;
+}
+
+void rm_stream_field(struct rm_stream *s, const char *v, size_t n) { row_put(s, v, n, 0); }
+
+void rm_stream_field_str(struct rm_stream *s, const char *v) { row_put(s, v, strlen(v), 0); }
+
+void rm_stream_field_double(struct rm_stream *s, double v, int decimals)
+{
+    char tmp[64];
+    int n = 0;
+    if (isfinite(v))
+        n = snprintf(tmp, sizeof tmp, "%.*f", decimals, v);
+    row_put(s, tmp, n > 0 ? (size_t)n : 0, 1);
+}
+
+void rm_stream_field_u64(struct rm_stream *s, uint64_t v)
+{
+    char tmp[24];
+    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
+    row_put(s, tmp, (size_t)n, 1);
+}
+
+void rm_stream_end_row(struct rm_stream *s)
+{
+    if (s->row_overflow) {
+        s->dropped_rows++;
+        s->row_len = 0;
+        return;
+    }
+    s->buf[s->len + s->row_len] = '\n';
+    s->len += s->row_len + 1;
+    s->row_len = 0;
+    s->pending_rows++;
+}
+
+int rm_stream_header(struct rm_stream *s, const char *const *names, int n)
+{
+    if (s->has_header)
+        return 0;
+    char line[RM_STREAM_MAX_ROW];
+    size_t len = 0;
+    const char *ts = "ts";
+    for (int i = -1; i < n; i++) {
+        const char *v = i < 0 ? ts : names[i];
+        if (i >= 0)
+            line[len++] = ',';
+        size_t w = rm_csv_put_field(line + len, sizeof line - len - 2, v, strlen(v));
+        if (w == 0) {
+            errno = E2BIG;
+            return -1;
+        }
+        len += w;
+    }
+    line[len++] = '\n';
+    if (rm_write_all(s->fd, line, len) < 0) {
+        s->write_errors++;
+        s->last_errno = errno;
+        return -1;
+    }
+    s->bytes += len;
+    s->has_header = 1;
+    return 0;
+}
+
+int rm_stream_has_header(const struct rm_stream *s) { return s->has_header; }
+
+int rm_stream_flush(struct rm_stream *s)
+{
+    if (s->len == 0)
+        return 0;
+    if (s->fd < 0) {
+        errno = EBADF;
+        goto dropped;
+    }
+    /* One write: whole rows or (on failure) nothing we keep relying on. A short write to a
+     * regular file means the file hit a limit (EFBIG/ENOSPC); the partial tail is cut back so
+     * the next row starts on a fresh line. */
+    ssize_t n = write(s->fd, s->buf, s->len);
+    if (n == (ssize_t)s->len) {
+        s->bytes += s->len;
+        s->rows += s->pending_rows;
+        if (!s->first_ts_ns)
+            s->first_ts_ns = s->pending_first_ts;
+        s->last_ts_ns = s->pending_last_ts;
+        s->len = 0;
+        s->pending_rows = 0;
+        s->failing = 0;
+        return 0;
+    }
+    if (n > 0) {
+        if (ftruncate(s->fd, (off_t)s->bytes) < 0) {
+            /* Could not cut it back: at least end the torn row so later rows parse. */
+            (void)!write(s->fd, "\n", 1);
+        }
+        errno = ENOSPC;
+    }
+dropped:
+    s->last_errno = errno;
+    s->write_errors++;
+    s->dropped_rows += s->pending_rows;
+    s->len = 0;
+    s->pending_rows = 0;
+    s->failing = 1;
+    return -1;
+}

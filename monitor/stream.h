@@ -1,0 +1,65 @@
+/* A CSV stream: one collector's output file (gpu.csv, dmon.csv, cpu.csv, proc.csv).
+ *
+ * Rows are built in memory and handed to the kernel with one write() per flush, always whole
+ * rows, so `tail -F` never sees half a row and a failed write never leaves one behind that
+ * later rows would be glued to. A stream is owned by exactly one thread.
+ *
+ * Failure policy: the monitor must never stop because of its own output. A failed write
+ * drops the pending rows (counted in dropped_rows), remembers the errno, and the next flush
+ * tries again; the first row to land after a failure clears `failing`.
+ */
+#ifndef RUNMON_STREAM_H
+#define RUNMON_STREAM_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RM_STREAM_BUFSZ (256 * 1024)
+#define RM_STREAM_MAX_ROW (64 * 1024)
+
+struct rm_stream {
+    char name[16];       /* "gpu", "dmon", "cpu", "proc" */
+    char path[PATH_MAX]; /* the active file */
+    int fd;
+    char *buf;           /* pending whole rows, then the row being built */
+    size_t len;          /* bytes of whole rows pending */
+    size_t row_len;      /* bytes of the row being built (after len) */
+    int row_fields;      /* fields in the row being built */
+    int row_overflow;    /* the row being built did not fit: it will be dropped */
+    uint64_t pending_rows;
+    uint64_t rows;         /* data rows written to disk */
+    uint64_t bytes;        /* bytes in the active file */
+    uint64_t dropped_rows; /* rows lost to write errors or oversize */
+    uint64_t write_errors;
+    int last_errno;
+    int failing;           /* the last flush failed */
+    int has_header;
+    int64_t first_ts_ns, last_ts_ns; /* of rows written, 0 when none */
+    int64_t pending_first_ts, pending_last_ts;
+};
+
+/* Opens (appending) dir/name.csv. 0, or -1 with errno (nothing to close then). */
+int rm_stream_open(struct rm_stream *s, const char *dir, const char *name);
+void rm_stream_close(struct rm_stream *s);
+
+/* Writes the header row now if the file is empty. `names` are the columns after `ts`. */
+int rm_stream_header(struct rm_stream *s, const char *const *names, int n);
+int rm_stream_has_header(const struct rm_stream *s);
+
+/* Row building: begin (writes the ts column), fields, end. */
+void rm_stream_begin_row(struct rm_stream *s, int64_t ts_ns);
+void rm_stream_field(struct rm_stream *s, const char *v, size_t n);
+void rm_stream_field_str(struct rm_stream *s, const char *v);
+void rm_stream_field_double(struct rm_stream *s, double v, int decimals); /* NaN -> empty */
+void rm_stream_field_u64(struct rm_stream *s, uint64_t v);
+void rm_stream_end_row(struct rm_stream *s);
+
+/* Hands pending rows to the kernel. 0, or -1 when they were dropped (errno saved). */
+int rm_stream_flush(struct rm_stream *s);
+
+/* Appends one CSV field (quoted when it must be) to out; returns bytes written or 0 if it
+ * would not fit in cap. Shared by every CSV writer in runmon. */
+size_t rm_csv_put_field(char *out, size_t cap, const char *v, size_t n);
+
+#endif
