@@ -41,7 +41,7 @@ static json_t *ts_or_null(int64_t ns)
 }
 
 /* Strings from outside (argv, the environment) may not be UTF-8; JSON must be. */
-static json_t *jstr(const char *v)
+json_t *rm_jstr(const char *v)
 {
     json_t *j = json_string(v);
     if (j)
@@ -82,14 +82,14 @@ json_t *rm_session_to_json(const struct rm_session *s)
     json_object_set_new(o, "schema_version", json_integer(1));
     json_object_set_new(o, "session_id", json_string(s->id));
     json_object_set_new(o, "status", json_string(s->status));
-    json_object_set_new(o, "host", jstr(s->host));
+    json_object_set_new(o, "host", rm_jstr(s->host));
     json_object_set_new(o, "pid", json_integer(s->pid));
     json_object_set_new(o, "started_at", ts_or_null(s->started_ns));
     json_object_set_new(o, "ended_at", ts_or_null(s->ended_ns));
     if (s->command) {
         json_t *cmd = json_array();
         for (char *const *a = s->command; *a; a++)
-            json_array_append_new(cmd, jstr(*a));
+            json_array_append_new(cmd, rm_jstr(*a));
         json_object_set_new(o, "command", cmd);
     } else {
         json_object_set_new(o, "command", json_null());
@@ -104,15 +104,15 @@ json_t *rm_session_to_json(const struct rm_session *s)
         const struct rm_gpu_info *g = &s->gpus[i];
         json_t *gj = json_object();
         json_object_set_new(gj, "index", json_integer(g->index));
-        json_object_set_new(gj, "uuid", jstr(g->uuid));
-        json_object_set_new(gj, "name", jstr(g->name));
-        json_object_set_new(gj, "pci_bus_id", jstr(g->pci_bus_id));
+        json_object_set_new(gj, "uuid", rm_jstr(g->uuid));
+        json_object_set_new(gj, "name", rm_jstr(g->name));
+        json_object_set_new(gj, "pci_bus_id", rm_jstr(g->pci_bus_id));
         json_object_set_new(gj, "memory_total_mb", num_or_null(g->memory_total_mb));
         json_array_append_new(gpus, gj);
     }
     json_object_set_new(o, "gpus", gpus);
     json_object_set_new(o, "driver_version",
-                        s->driver_version[0] ? jstr(s->driver_version) : json_null());
+                        s->driver_version[0] ? rm_jstr(s->driver_version) : json_null());
     json_t *cols = json_object();
     for (int i = 0; i < RM_COL_COUNT; i++) {
         const struct rm_collector_health *c = &s->collectors[i];
@@ -122,7 +122,7 @@ json_t *rm_session_to_json(const struct rm_session *s)
         json_object_set_new(cj, "health", json_string(rm_health_names[c->health]));
         json_object_set_new(cj, "failure_event_count", json_integer((json_int_t)c->failure_event_count));
         json_object_set_new(cj, "nonconforming_lines", json_integer((json_int_t)c->nonconforming_lines));
-        json_object_set_new(cj, "last_error", c->last_error[0] ? jstr(c->last_error) : json_null());
+        json_object_set_new(cj, "last_error", c->last_error[0] ? rm_jstr(c->last_error) : json_null());
         json_object_set_new(cols, c->name, cj);
     }
     json_object_set_new(o, "collectors", cols);
@@ -132,7 +132,7 @@ json_t *rm_session_to_json(const struct rm_session *s)
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *v = getenv(vars[i]);
         if (v)
-            json_object_set_new(sched, vars[i], jstr(v));
+            json_object_set_new(sched, vars[i], rm_jstr(v));
     }
     json_object_set_new(o, "scheduler", sched);
     json_t *th = json_object();

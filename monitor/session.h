@@ -59,6 +59,9 @@ void rm_session_make_id(char *out, size_t cap, int64_t epoch_ns, const char *hos
 /* The session.json document (format "runmon-session", schema_version 1). */
 json_t *rm_session_to_json(const struct rm_session *s);
 
+/* A JSON string of v; bytes that are not UTF-8 become "?" (argv and env may hold any). */
+json_t *rm_jstr(const char *v);
+
 /* Atomically (re)writes <dir>/session.json. 0, or -1 with errno. */
 int rm_session_save(const struct rm_session *s);
 

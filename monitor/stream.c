@@ -233,3 +233,38 @@ dropped:
     s->failing = 1;
     return -1;
 }
+
+int rm_stream_seal(struct rm_stream *s)
+{
+    char sealed[PATH_MAX];
+    size_t dl = strlen(s->path) - strlen(s->name) - strlen(".csv");
+    for (;;) {
+        if (s->next_segment == 0)
+            s->next_segment = 1;
+        if (snprintf(sealed, sizeof sealed, "%.*s%s-%06d.csv", (int)dl, s->path, s->name,
+                     s->next_segment) >= (int)sizeof sealed) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        if (access(sealed, F_OK) != 0)
+            break;
+        s->next_segment++;
+    }
+    if (rename(s->path, sealed) < 0)
+        return -1;
+    int fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        (void)!rename(sealed, s->path);
+        errno = e;
+        return -1;
+    }
+    close(s->fd);
+    s->fd = fd;
+    s->next_segment++;
+    s->bytes = 0;
+    s->has_header = 0;
+    s->rows = 0;
+    s->first_ts_ns = s->last_ts_ns = 0;
+    return 0;
+}

@@ -35,6 +35,7 @@ struct rm_stream {
     int last_errno;
     int failing;           /* the last flush failed */
     int has_header;
+    int next_segment; /* number the next sealed file gets */
     int64_t first_ts_ns, last_ts_ns; /* of rows written, 0 when none */
     int64_t pending_first_ts, pending_last_ts;
 };
@@ -54,6 +55,11 @@ void rm_stream_field_str(struct rm_stream *s, const char *v);
 void rm_stream_field_double(struct rm_stream *s, double v, int decimals); /* NaN -> empty */
 void rm_stream_field_u64(struct rm_stream *s, uint64_t v);
 void rm_stream_end_row(struct rm_stream *s);
+
+/* Seals the active file: it is renamed to <name>-NNNNNN.csv (the next free number) and a new,
+ * empty active file is opened in its place, so `tail -F name.csv` follows on. 0, or -1 with
+ * errno (the stream then keeps writing to the old file). */
+int rm_stream_seal(struct rm_stream *s);
 
 /* Hands pending rows to the kernel. 0, or -1 when they were dropped (errno saved). */
 int rm_stream_flush(struct rm_stream *s);

@@ -1,0 +1,254 @@
+#include "monitor/collector.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "monitor/recorder.h"
+#include "runlog/rm_time.h"
+
+/* Grace between SIGTERM and SIGKILL for a collector: nvidia-smi exits at once on TERM, and a
+ * hung one will not exit at all, so waiting long only delays the restart. */
+#define STOP_GRACE_MS 300
+
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static void record_nonconforming(struct rm_collector *c, const char *stream, const char *line)
+{
+    c->nonconforming++;
+    copy_text(c->last_text, sizeof c->last_text, line);
+    pthread_mutex_lock(&c->rec->lock);
+    c->rec->sess.collectors[c->id].nonconforming_lines = c->nonconforming;
+    pthread_mutex_unlock(&c->rec->lock);
+    if (c->nonconforming_logged >= RM_NONCONFORMING_LOG_MAX)
+        return;
+    c->nonconforming_logged++;
+    json_t *d = json_object();
+    json_object_set_new(d, "collector", json_string(c->name));
+    json_object_set_new(d, "stream", json_string(stream));
+    json_t *t = json_string(line);
+    json_object_set_new(d, "text", t ? t : json_string("(not UTF-8)"));
+    json_object_set_new(d, "count", json_integer((json_int_t)c->nonconforming));
+    if (c->nonconforming_logged == RM_NONCONFORMING_LOG_MAX)
+        json_object_set_new(d, "note", json_string("further lines are counted, not logged"));
+    rm_recorder_event(c->rec, "nonconforming_output", d);
+}
+
+static void on_stdout_line(void *ctx, char *line, size_t len, unsigned flags)
+{
+    struct rm_collector *c = ctx;
+    if (flags & (RM_LINE_TORN | RM_LINE_TRUNCATED)) {
+        /* A row cut by the child's death or longer than any real row is not data. */
+        record_nonconforming(c, "stdout", line);
+        return;
+    }
+    if (len == 0)
+        return;
+    int64_t ts = rm_now_realtime_ns();
+    enum rm_line_kind k = c->on_line(c->ctx, line, len, ts);
+    if (k == RM_LINE_NONDATA) {
+        record_nonconforming(c, "stdout", line);
+        return;
+    }
+    if (k != RM_LINE_DATA)
+        return;
+    int64_t now = rm_now_monotonic_ns();
+    c->last_row_mono = now;
+    rm_backoff_row(&c->backoff, now);
+    if (c->degraded_since_mono) {
+        json_t *d = json_object();
+        json_object_set_new(d, "collector", json_string(c->name));
+        json_object_set_new(d, "down_s",
+                            json_real(rm_ns_to_seconds_ms(now - c->degraded_since_mono)));
+        json_object_set_new(d, "last_error", json_string(c->last_error));
+        rm_recorder_event(c->rec, "collector_recovered", d);
+        rm_recorder_set_health(c->rec, c->id, RM_HEALTH_HEALTHY, NULL, 0);
+        c->degraded_since_mono = 0;
+    }
+}
+
+static void on_stderr_line(void *ctx, char *line, size_t len, unsigned flags)
+{
+    (void)flags;
+    struct rm_collector *c = ctx;
+    if (len)
+        record_nonconforming(c, "stderr", line);
+}
+
+static void drain(struct rm_collector *c)
+{
+    if (c->child.out_fd >= 0)
+        rm_linebuf_read(&c->out_lb, c->child.out_fd, on_stdout_line, c);
+    if (c->child.err_fd >= 0)
+        rm_linebuf_read(&c->err_lb, c->child.err_fd, on_stderr_line, c);
+}
+
+/* Stops the child, keeps its last words, and schedules the restart. */
+static void fail(struct rm_collector *c, const char *why, int64_t now)
+{
+    char status[96] = "";
+    if (c->running) {
+        rm_stop_result sr = rm_child_stop(&c->child, STOP_GRACE_MS);
+        /* What it printed before dying is the best explanation there is. */
+        drain(c);
+        rm_linebuf_finish(&c->out_lb, on_stdout_line, c);
+        rm_linebuf_finish(&c->err_lb, on_stderr_line, c);
+        if (sr == RM_CHILD_REAPED)
+            rm_status_describe(c->child.wstatus, status, sizeof status);
+        else
+            copy_text(status, sizeof status, "did not die after SIGKILL (left to the kernel)");
+        rm_child_release(&c->child);
+        c->running = 0;
+    }
+    int64_t delay = rm_backoff_failure(&c->backoff);
+    c->next_start_mono = now + delay;
+    /* Truncation is fine here: this is a message for people. */
+    int n = snprintf(c->last_error, sizeof c->last_error, "%s", why);
+    if (c->last_text[0] && n >= 0 && (size_t)n < sizeof c->last_error)
+        n += snprintf(c->last_error + n, sizeof c->last_error - (size_t)n, ": %.400s", c->last_text);
+    if (status[0] && n >= 0 && (size_t)n < sizeof c->last_error)
+        snprintf(c->last_error + n, sizeof c->last_error - (size_t)n, " (%s)", status);
+    if (!c->degraded_since_mono)
+        c->degraded_since_mono = now;
+    json_t *d = json_object();
+    json_object_set_new(d, "collector", json_string(c->name));
+    json_t *r = json_string(c->last_error);
+    json_object_set_new(d, "reason", r ? r : json_string(why));
+    json_object_set_new(d, "consecutive_failures", json_integer(c->backoff.consecutive));
+    json_object_set_new(d, "retry_in_s", json_real(rm_ns_to_seconds_ms(delay)));
+    rm_recorder_event(c->rec, "collector_degraded", d);
+    rm_recorder_set_health(c->rec, c->id, RM_HEALTH_DEGRADED, c->last_error, 1);
+    c->last_text[0] = '\0';
+}
+
+static void start(struct rm_collector *c, int64_t now)
+{
+    rm_child_opts o = {.new_pgrp = true, .pdeathsig = true, .capture_stdout = true,
+                       .capture_stderr = true};
+    rm_linebuf_init(&c->out_lb, c->out_store, sizeof c->out_store);
+    rm_linebuf_init(&c->err_lb, c->err_store, sizeof c->err_store);
+    int err = rm_child_spawn(&c->child, c->argv, &o);
+    if (err == 0) {
+        c->running = 1;
+        c->started_mono = now;
+        c->last_row_mono = 0;
+        return;
+    }
+    if (err == ENOENT && c->backoff.consecutive == 0 && !c->degraded_since_mono) {
+        /* No nvidia-smi at all: a machine without a GPU is normal, not a failure. */
+        c->unavailable = 1;
+        json_t *d = json_object();
+        json_object_set_new(d, "collector", json_string(c->name));
+        json_object_set_new(d, "reason", json_string(c->child.errmsg));
+        rm_recorder_event(c->rec, "collector_unavailable", d);
+        rm_recorder_set_health(c->rec, c->id, RM_HEALTH_UNAVAILABLE, c->child.errmsg, 0);
+        return;
+    }
+    char why[RM_CHILD_ERRLEN + 32];
+    snprintf(why, sizeof why, "failed to start: %s", c->child.errmsg);
+    fail(c, why, now);
+}
+
+static void check_stale(struct rm_collector *c, int64_t now)
+{
+    int64_t since = c->last_row_mono ? c->last_row_mono : c->started_mono;
+    if (now - since < c->stale_ns)
+        return;
+    char why[96];
+    snprintf(why, sizeof why, "no valid row for %.1f s", (double)(now - since) / 1e9);
+    fail(c, why, now);
+}
+
+void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
+{
+    struct pollfd pfd[1 + 3 * 8];
+    struct rm_collector *owner[1 + 3 * 8];
+    if (n > 8)
+        n = 8;
+    while (!atomic_load(&cols[0].rec->stop)) {
+        int64_t now = rm_now_monotonic_ns();
+        int64_t next_wake = now + RM_NS_PER_SEC;
+        for (int i = 0; i < n; i++) {
+            struct rm_collector *c = &cols[i];
+            if (c->unavailable)
+                continue;
+            if (!c->running && now >= c->next_start_mono)
+                start(c, now);
+            if (c->running)
+                check_stale(c, now);
+            int64_t due = c->running ? (c->last_row_mono ? c->last_row_mono : c->started_mono) +
+                                           c->stale_ns
+                                     : c->next_start_mono;
+            if (!c->unavailable && due < next_wake)
+                next_wake = due;
+        }
+        int np = 0;
+        pfd[np] = (struct pollfd){.fd = wake->fd, .events = POLLIN};
+        owner[np++] = NULL;
+        for (int i = 0; i < n; i++) {
+            struct rm_collector *c = &cols[i];
+            if (!c->running)
+                continue;
+            int fds[3] = {c->child.out_fd, c->child.err_fd, c->child.pidfd};
+            for (int k = 0; k < 3; k++) {
+                if (fds[k] < 0)
+                    continue;
+                pfd[np] = (struct pollfd){.fd = fds[k], .events = POLLIN};
+                owner[np++] = c;
+            }
+        }
+        int64_t wait_ns = next_wake - now;
+        int timeout_ms = wait_ns <= 0 ? 0 : (int)((wait_ns + RM_NS_PER_MS - 1) / RM_NS_PER_MS);
+        int pr = poll(pfd, (nfds_t)np, timeout_ms);
+        if (pr < 0 && errno != EINTR)
+            break;
+        if (pr <= 0)
+            continue;
+        if (pfd[0].revents)
+            rm_wakeup_drain(wake);
+        now = rm_now_monotonic_ns();
+        for (int i = 0; i < n; i++) {
+            struct rm_collector *c = &cols[i];
+            if (!c->running)
+                continue;
+            int ready = 0, child_gone = 0, eof = 0;
+            for (int k = 1; k < np; k++) {
+                if (owner[k] != c || !pfd[k].revents)
+                    continue;
+                ready = 1;
+                if (pfd[k].fd == c->child.pidfd)
+                    child_gone = 1;
+            }
+            if (!ready)
+                continue;
+            if (c->child.out_fd >= 0 &&
+                rm_linebuf_read(&c->out_lb, c->child.out_fd, on_stdout_line, c) != RM_LB_AGAIN)
+                eof = 1;
+            if (c->child.err_fd >= 0)
+                rm_linebuf_read(&c->err_lb, c->child.err_fd, on_stderr_line, c);
+            if (c->on_flush)
+                c->on_flush(c->ctx);
+            if (eof || child_gone || rm_child_try_reap(&c->child) == 1)
+                fail(c, "nvidia-smi exited", now);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        struct rm_collector *c = &cols[i];
+        if (!c->running)
+            continue;
+        rm_child_stop(&c->child, STOP_GRACE_MS);
+        drain(c);
+        if (c->on_flush)
+            c->on_flush(c->ctx);
+        rm_child_release(&c->child);
+        c->running = 0;
+    }
+}

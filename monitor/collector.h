@@ -1,0 +1,59 @@
+/* A supervised nvidia-smi collector: one long-lived child whose stdout lines are rows.
+ *
+ * The supervisor thread owns every collector: it starts them, polls their pipes, notices
+ * when one exits, fails to start or goes quiet (a hung nvidia-smi, maybe unkillable), kills
+ * its process group, records collector_degraded, restarts it with backoff, and records
+ * collector_recovered at the first valid row after that. While degraded nothing is written:
+ * no synthetic rows.
+ */
+#ifndef RUNMON_COLLECTOR_H
+#define RUNMON_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "monitor/child.h"
+#include "monitor/linebuf.h"
+#include "monitor/policy.h"
+
+struct rm_recorder;
+
+/* What a line handler says of a stdout line. */
+enum rm_line_kind {
+    RM_LINE_DATA,     /* a valid row: written, counts as a sign of life */
+    RM_LINE_HEADER,   /* a header the collector expects (dmon's '#' lines): not data */
+    RM_LINE_NONDATA,  /* anything else: event notices, error text, garbage */
+};
+
+struct rm_collector {
+    const char *name; /* "gpu" or "dmon" */
+    int id;           /* RM_COL_GPU or RM_COL_DMON */
+    const char *argv[24];
+    int64_t stale_ns; /* no valid row for this long: degraded */
+    struct rm_recorder *rec;
+    /* Called on the supervisor thread for each stdout line; line is NUL-terminated. */
+    enum rm_line_kind (*on_line)(void *ctx, char *line, size_t len, int64_t ts_ns);
+    void (*on_flush)(void *ctx);
+    void *ctx;
+
+    rm_child child;
+    int running;
+    int unavailable;
+    rm_linebuf out_lb, err_lb;
+    char out_store[16384], err_store[2048];
+    struct rm_backoff backoff;
+    int64_t started_mono, last_row_mono, next_start_mono;
+    int64_t degraded_since_mono; /* 0 while healthy */
+    char last_text[512];         /* last non-data or stderr line: the child's own words */
+    char last_error[512];
+    uint64_t nonconforming, nonconforming_logged;
+};
+
+/* Runs every collector until rec->stop, then stops them all (TERM, grace, KILL).
+ * Must run on one thread that lives until it returns (PR_SET_PDEATHSIG follows it). */
+void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake);
+
+/* The most non-data lines per collector recorded verbatim as events; later ones are counted. */
+#define RM_NONCONFORMING_LOG_MAX 100
+
+#endif

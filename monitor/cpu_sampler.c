@@ -1,0 +1,179 @@
+#include "monitor/cpu_sampler.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "monitor/recorder.h"
+#include "runlog/rm_time.h"
+
+static const char *const cpu_cols[] = {"cpu",         "usr_pct",      "nice_pct",
+                                       "sys_pct",     "iowait_pct",   "irq_pct",
+                                       "softirq_pct", "steal_pct",    "idle_pct",
+                                       "mem_total_mb", "mem_available_mb", "mem_used_mb"};
+static const char *const proc_cols[] = {"root_pid", "nprocs", "rss_mb", "cpu_pct"};
+
+int rm_cpu_sampler_open(struct rm_cpu_sampler *s, struct rm_recorder *rec, const char *proc_root,
+                        int per_cpu, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->rec = rec;
+    s->per_cpu = per_cpu;
+    s->cpu.fd = s->proc.fd = -1;
+    s->interval_ns = (int64_t)llround(rec->opts.interval_s * 1e9);
+    s->procfs = rm_procfs_open(proc_root, err, errlen);
+    if (!s->procfs)
+        return -1;
+    if (rm_stream_open(&s->cpu, rec->sess.dir, "cpu") < 0 ||
+        rm_stream_header(&s->cpu, cpu_cols, (int)(sizeof cpu_cols / sizeof *cpu_cols)) < 0) {
+        snprintf(err, errlen, "cannot write %s/cpu.csv: %s", rec->sess.dir, strerror(errno));
+        return -1;
+    }
+    if (rec->opts.command &&
+        (rm_stream_open(&s->proc, rec->sess.dir, "proc") < 0 ||
+         rm_stream_header(&s->proc, proc_cols, 4) < 0)) {
+        snprintf(err, errlen, "cannot write %s/proc.csv: %s", rec->sess.dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void put_pct(struct rm_stream *st, const char *cpu, const struct rm_cpu_pct *p)
+{
+    rm_stream_field_str(st, cpu);
+    double v[] = {p->usr, p->nice, p->sys, p->iowait, p->irq, p->softirq, p->steal, p->idle};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        rm_stream_field_double(st, v[i], 2);
+}
+
+static void sample(struct rm_cpu_sampler *s, int64_t mono)
+{
+    struct rm_cpu_pct all;
+    int n = 0;
+    int64_t ts = rm_now_realtime_ns();
+    int rc = rm_procfs_cpu_sample(s->procfs, &all, s->per_cpu ? s->percpu : NULL,
+                                  s->per_cpu ? s->cpu_ids : NULL, s->per_cpu ? RM_MAX_CPUS : 0,
+                                  &n);
+    if (rc == 0) {
+        struct rm_mem mem;
+        int have_mem = rm_procfs_read_mem(s->procfs, &mem) == 0;
+        rm_stream_begin_row(&s->cpu, ts);
+        put_pct(&s->cpu, "all", &all);
+        if (have_mem) {
+            rm_stream_field_double(&s->cpu, rm_kib_to_mib(mem.total_kib), 2);
+            rm_stream_field_double(&s->cpu, rm_kib_to_mib(mem.avail_kib), 2);
+            rm_stream_field_double(&s->cpu, rm_kib_to_mib(rm_mem_used_kib(&mem)), 2);
+        } else {
+            for (int i = 0; i < 3; i++)
+                rm_stream_field(&s->cpu, "", 0);
+        }
+        rm_stream_end_row(&s->cpu);
+        for (int i = 0; i < n; i++) {
+            char name[24];
+            snprintf(name, sizeof name, "cpu%d", s->cpu_ids[i]);
+            rm_stream_begin_row(&s->cpu, ts);
+            put_pct(&s->cpu, name, &s->percpu[i]);
+            for (int k = 0; k < 3; k++)
+                rm_stream_field(&s->cpu, "", 0);
+            rm_stream_end_row(&s->cpu);
+        }
+        rm_stream_flush(&s->cpu);
+        pthread_mutex_lock(&s->rec->lock);
+        s->rec->sess.cpu_samples++;
+        pthread_mutex_unlock(&s->rec->lock);
+    }
+    pid_t root = (pid_t)atomic_load(&s->rec->workload_pid);
+    if (root > 0 && s->proc.fd >= 0) {
+        struct rm_tree_sample t;
+        if (rm_procfs_tree_sample(s->procfs, root, mono, &t) == 0) {
+            rm_stream_begin_row(&s->proc, ts);
+            rm_stream_field_u64(&s->proc, (uint64_t)root);
+            rm_stream_field_u64(&s->proc, (uint64_t)t.nprocs);
+            rm_stream_field_double(&s->proc, (double)t.rss_bytes / (1024.0 * 1024.0), 2);
+            rm_stream_field_double(&s->proc, t.cpu_pct, 2);
+            rm_stream_end_row(&s->proc);
+            rm_stream_flush(&s->proc);
+        }
+    }
+}
+
+static void on_usr1(int sig) { (void)sig; }
+
+static void *run(void *arg)
+{
+    struct rm_cpu_sampler *s = arg;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    int64_t start = rm_now_monotonic_ns();
+    /* The first read only sets the baseline: percentages need two samples. */
+    struct rm_cpu_pct dummy;
+    int n;
+    rm_procfs_cpu_sample(s->procfs, &dummy, s->per_cpu ? s->percpu : NULL,
+                         s->per_cpu ? s->cpu_ids : NULL, s->per_cpu ? RM_MAX_CPUS : 0, &n);
+    int64_t k = 1;
+    int64_t worst = 0;
+    while (!atomic_load(&s->rec->stop)) {
+        int64_t due = start + k * s->interval_ns;
+        if (rm_sleep_until_mono(due, (volatile int *)&s->rec->stop) < 0 ||
+            atomic_load(&s->rec->stop))
+            break;
+        int64_t now = rm_now_monotonic_ns();
+        int64_t late = now - due;
+        if (late > worst) {
+            worst = late;
+            pthread_mutex_lock(&s->rec->lock);
+            s->rec->sess.max_sample_lateness_ns = worst;
+            pthread_mutex_unlock(&s->rec->lock);
+        }
+        sample(s, now);
+        k++;
+        /* Asleep (suspend) or starved for more than a period: skip the missed slots rather
+         * than firing a burst of samples; the schedule stays on the same grid. */
+        int64_t after = rm_now_monotonic_ns();
+        if (after > start + k * s->interval_ns)
+            k = (after - start) / s->interval_ns + 1;
+    }
+    return NULL;
+}
+
+int rm_cpu_sampler_start(struct rm_cpu_sampler *s)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1; /* no SA_RESTART: the sleep returns EINTR */
+    sigaction(SIGUSR1, &sa, NULL);
+    if (pthread_create(&s->thread, NULL, run, s) != 0)
+        return -1;
+    s->started = 1;
+    return 0;
+}
+
+void rm_cpu_sampler_stop(struct rm_cpu_sampler *s)
+{
+    if (s->started) {
+        /* The signal can land just before the thread goes to sleep; repeat until it ends. */
+        for (;;) {
+            pthread_kill(s->thread, SIGUSR1);
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 50 * RM_NS_PER_MS;
+            if (ts.tv_nsec >= RM_NS_PER_SEC) {
+                ts.tv_sec++;
+                ts.tv_nsec -= RM_NS_PER_SEC;
+            }
+            if (pthread_timedjoin_np(s->thread, NULL, &ts) == 0)
+                break;
+        }
+        s->started = 0;
+    }
+    rm_stream_close(&s->cpu);
+    if (s->proc.buf)
+        rm_stream_close(&s->proc);
+    rm_procfs_close(s->procfs);
+    s->procfs = NULL;
+}

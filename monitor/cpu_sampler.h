@@ -1,0 +1,37 @@
+/* The CPU sampler thread: /proc/stat, /proc/meminfo and the command's process tree on an
+ * absolute CLOCK_MONOTONIC schedule (clock_nanosleep TIMER_ABSTIME), so the period never
+ * drifts; rows stamped with CLOCK_REALTIME into cpu.csv and proc.csv. */
+#ifndef RUNMON_CPU_SAMPLER_H
+#define RUNMON_CPU_SAMPLER_H
+
+#include <pthread.h>
+
+#include "monitor/procfs.h"
+#include "monitor/stream.h"
+
+struct rm_recorder;
+
+#define RM_MAX_CPUS 1024
+
+struct rm_cpu_sampler {
+    struct rm_recorder *rec;
+    struct rm_procfs *procfs;
+    struct rm_stream cpu, proc;
+    int per_cpu;
+    int64_t interval_ns;
+    pthread_t thread;
+    int started;
+    struct rm_cpu_pct percpu[RM_MAX_CPUS];
+    int cpu_ids[RM_MAX_CPUS];
+};
+
+/* Opens the /proc root and the two files. 0, or -1 with a message in err. */
+int rm_cpu_sampler_open(struct rm_cpu_sampler *s, struct rm_recorder *rec, const char *proc_root,
+                        int per_cpu, char *err, size_t errlen);
+/* Starts the thread. SIGUSR1 must be blocked in the caller; the thread unblocks it so
+ * rm_cpu_sampler_stop can cut a long sleep short. */
+int rm_cpu_sampler_start(struct rm_cpu_sampler *s);
+/* Asks the thread to stop (rec->stop must be set), joins it, closes the files. */
+void rm_cpu_sampler_stop(struct rm_cpu_sampler *s);
+
+#endif

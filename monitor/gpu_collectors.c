@@ -1,0 +1,373 @@
+#include "monitor/gpu_collectors.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor/recorder.h"
+#include "summary/dmon_text.h"
+#include "runlog/rm_time.h"
+
+struct split_ctx {
+    char *store;
+    size_t cap, used;
+    const char **field;
+    size_t *flen;
+    int max, n, overflow;
+};
+
+static void split_field(void *data, size_t len, void *vctx)
+{
+    struct split_ctx *s = vctx;
+    if (s->n >= s->max || s->used + len + 1 > s->cap) {
+        s->overflow = 1;
+        return;
+    }
+    char *dst = s->store + s->used;
+    if (len)
+        memcpy(dst, data, len);
+    dst[len] = '\0';
+    s->field[s->n] = dst;
+    s->flen[s->n] = len;
+    s->n++;
+    s->used += len + 1;
+}
+
+int rm_smi_split(struct csv_parser *p, const char *line, size_t len, char *store, size_t cap,
+                 const char **field, size_t *flen, int max)
+{
+    struct split_ctx s = {store, cap, 0, field, flen, max, 0, 0};
+    /* libcsv's prototypes are not const-correct on Debian; it does not write the input. */
+    if (csv_parse(p, (void *)(uintptr_t)line, len, split_field, NULL, &s) != len) {
+        csv_fini(p, NULL, NULL, NULL);
+        return -1;
+    }
+    csv_fini(p, split_field, NULL, &s);
+    return s.overflow ? -1 : s.n;
+}
+
+double rm_smi_number(const char *s, size_t n)
+{
+    char tmp[64];
+    if (n == 0 || n >= sizeof tmp)
+        return NAN;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(tmp, &end);
+    while (*end == ' ')
+        end++;
+    if (end == tmp || errno || !isfinite(v))
+        return NAN;
+    /* "80257 MiB", "53 %", "123.00 W": a unit after the number is fine. */
+    if (*end && !((*end >= 'A' && *end <= 'Z') || (*end >= 'a' && *end <= 'z') || *end == '%'))
+        return NAN;
+    return v;
+}
+
+static int is_uint(const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *fields,
+                    char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    g->rec = rec;
+    g->out.fd = -1;
+    g->col_index = g->col_uuid = g->col_timestamp = g->col_mem_used = g->col_mem_total = -1;
+    if (strlen(fields) >= sizeof g->names_store) {
+        snprintf(err, errlen, "--gpu-fields is too long");
+        return -1;
+    }
+    strcpy(g->names_store, fields);
+    char *save = NULL;
+    for (char *tok = strtok_r(g->names_store, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ')
+            tok++;
+        size_t n = strlen(tok);
+        while (n && tok[n - 1] == ' ')
+            tok[--n] = '\0';
+        if (!n)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            char c = tok[i];
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_')) {
+                snprintf(err, errlen, "--gpu-fields: '%s' is not a field name", tok);
+                return -1;
+            }
+        }
+        if (g->nnames >= RM_GPU_MAX_FIELDS) {
+            snprintf(err, errlen, "--gpu-fields: more than %d fields", RM_GPU_MAX_FIELDS);
+            return -1;
+        }
+        int i = g->nnames++;
+        g->names[i] = tok;
+        if (!strcmp(tok, "index"))
+            g->col_index = i;
+        else if (!strcmp(tok, "uuid"))
+            g->col_uuid = i;
+        else if (!strcmp(tok, "timestamp"))
+            g->col_timestamp = i;
+        else if (!strcmp(tok, "memory.used"))
+            g->col_mem_used = i;
+        else if (!strcmp(tok, "memory.total"))
+            g->col_mem_total = i;
+    }
+    if (g->nnames == 0) {
+        snprintf(err, errlen, "--gpu-fields: no field names");
+        return -1;
+    }
+    if (csv_init(&g->csv, 0) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+void rm_gpu_ctx_fini(struct rm_gpu_ctx *g) { csv_free(&g->csv); }
+
+static void threshold_check(struct rm_gpu_ctx *g, int slot)
+{
+    struct rm_session *s = &g->rec->sess;
+    double used = g->col_mem_used >= 0 ? rm_smi_number(g->field[g->col_mem_used],
+                                                       g->field_len[g->col_mem_used])
+                                       : NAN;
+    double total = g->col_mem_total >= 0 ? rm_smi_number(g->field[g->col_mem_total],
+                                                         g->field_len[g->col_mem_total])
+                                         : NAN;
+    if (!isfinite(total) && slot < s->ngpus)
+        total = s->gpus[slot].memory_total_mb;
+    enum rm_level crossed;
+    g->level[slot] = rm_threshold_step(g->level[slot], used, total, s->warn_pct, s->crit_pct,
+                                       &crossed);
+    if (crossed == RM_LEVEL_OK)
+        return;
+    json_t *d = json_object();
+    json_object_set_new(d, "gpu", json_integer(slot));
+    if (g->col_uuid >= 0)
+        json_object_set_new(d, "uuid", json_stringn(g->field[g->col_uuid],
+                                                    g->field_len[g->col_uuid]));
+    json_object_set_new(d, "memory_used_mb", json_real(used));
+    json_object_set_new(d, "memory_total_mb", json_real(total));
+    json_object_set_new(d, "pct", json_real(round(used / total * 1000.0) / 10.0));
+    json_object_set_new(d, "threshold_pct",
+                        json_real(crossed == RM_LEVEL_CRITICAL ? s->crit_pct : s->warn_pct));
+    rm_recorder_event(g->rec, crossed == RM_LEVEL_CRITICAL ? "critical" : "warning", d);
+}
+
+enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns)
+{
+    struct rm_gpu_ctx *g = ctx;
+    int nf = rm_smi_split(&g->csv, line, len, g->fieldbuf, sizeof g->fieldbuf, g->field,
+                          g->field_len, RM_GPU_MAX_FIELDS);
+    if (nf != g->nnames)
+        return RM_LINE_NONDATA;
+    /* Event notices and error text rarely have the right number of commas; these checks
+     * catch the ones that do. */
+    if (g->col_index >= 0 && !is_uint(g->field[g->col_index], g->field_len[g->col_index]))
+        return RM_LINE_NONDATA;
+    int64_t t;
+    if (g->col_timestamp >= 0 &&
+        rm_parse_ts(g->field[g->col_timestamp], g->field_len[g->col_timestamp], &t) != 0)
+        return RM_LINE_NONDATA;
+    if (!rm_stream_has_header(&g->out))
+        rm_stream_header(&g->out, g->names, g->nnames);
+    rm_stream_begin_row(&g->out, ts_ns);
+    for (int i = 0; i < nf; i++)
+        rm_stream_field(&g->out, g->field[i], g->field_len[i]);
+    rm_stream_end_row(&g->out);
+
+    /* Which GPU: its index when asked for, else its place in this burst of rows. */
+    if (ts_ns - g->last_row_ts > 50 * RM_NS_PER_MS)
+        g->row_in_group = 0;
+    g->last_row_ts = ts_ns;
+    int slot = g->row_in_group++;
+    if (g->col_index >= 0)
+        slot = atoi(g->field[g->col_index]);
+    if (slot >= 0 && slot < RM_MAX_GPUS)
+        threshold_check(g, slot);
+    return RM_LINE_DATA;
+}
+
+void rm_gpu_on_flush(void *ctx)
+{
+    struct rm_gpu_ctx *g = ctx;
+    rm_stream_flush(&g->out);
+}
+
+void rm_dmon_ctx_init(struct rm_dmon_ctx *d, struct rm_recorder *rec)
+{
+    memset(d, 0, sizeof *d);
+    d->rec = rec;
+    d->out.fd = -1;
+}
+
+void rm_dmon_on_flush(void *ctx)
+{
+    struct rm_dmon_ctx *d = ctx;
+    rm_stream_flush(&d->out);
+}
+
+int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,
+                     size_t errlen, int *spawn_errno)
+{
+    const char *argv[] = {nvidia_smi,
+                          "--query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version",
+                          "--format=csv,noheader,nounits", NULL};
+    rm_child c;
+    rm_child_init(&c);
+    rm_child_opts o = {.new_pgrp = true, .pdeathsig = true, .capture_stdout = true,
+                       .capture_stderr = true};
+    *spawn_errno = rm_child_spawn(&c, argv, &o);
+    if (*spawn_errno) {
+        snprintf(err, errlen, "%s", c.errmsg);
+        return -1;
+    }
+    char out[65536];
+    size_t used = 0;
+    int64_t deadline = rm_now_monotonic_ns() + (int64_t)timeout_ms * RM_NS_PER_MS;
+    int timed_out = 0;
+    for (;;) {
+        int64_t left = deadline - rm_now_monotonic_ns();
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd p = {.fd = c.out_fd, .events = POLLIN};
+        if (poll(&p, 1, (int)(left / RM_NS_PER_MS) + 1) < 0 && errno != EINTR)
+            break;
+        if (!p.revents)
+            continue;
+        ssize_t n = read(c.out_fd, out + used, sizeof out - 1 - used);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+        if (used == sizeof out - 1)
+            break;
+    }
+    out[used] = '\0';
+    rm_child_stop(&c, 300);
+    int status = c.reaped ? c.wstatus : -1;
+    rm_child_release(&c);
+
+    struct csv_parser p;
+    if (csv_init(&p, 0) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    sess->ngpus = 0;
+    char first_bad[256] = "";
+    char store[2048];
+    const char *f[8];
+    size_t fl[8];
+    for (char *line = out, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        size_t n = strlen(line);
+        if (n && line[n - 1] == '\r')
+            line[--n] = '\0';
+        if (!n)
+            continue;
+        int nf = rm_smi_split(&p, line, n, store, sizeof store, f, fl, 8);
+        if (nf != 6 || !is_uint(f[0], fl[0]) || sess->ngpus >= RM_MAX_GPUS) {
+            if (!first_bad[0])
+                snprintf(first_bad, sizeof first_bad, "%.200s", line);
+            continue;
+        }
+        struct rm_gpu_info *g = &sess->gpus[sess->ngpus++];
+        g->index = atoi(f[0]);
+        snprintf(g->uuid, sizeof g->uuid, "%s", f[1]);
+        snprintf(g->name, sizeof g->name, "%s", f[2]);
+        snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%s", f[3]);
+        g->memory_total_mb = rm_smi_number(f[4], fl[4]);
+        snprintf(sess->driver_version, sizeof sess->driver_version, "%s", f[5]);
+    }
+    csv_free(&p);
+    if (sess->ngpus > 0)
+        return 0;
+    if (timed_out)
+        snprintf(err, errlen, "nvidia-smi inventory did not answer within %d ms", timeout_ms);
+    else if (first_bad[0])
+        snprintf(err, errlen, "%s", first_bad);
+    else if (status != -1) {
+        char d[96];
+        snprintf(err, errlen, "nvidia-smi printed no GPU (%s)", rm_status_describe(status, d, sizeof d));
+    } else
+        snprintf(err, errlen, "nvidia-smi printed no GPU");
+    return -1;
+}
+
+static int same_header(const struct rm_dmon_ctx *d, const struct rm_dmon_line *l)
+{
+    if ((int)l->n != d->nnames)
+        return 0;
+    for (int i = 0; i < d->nnames; i++)
+        if (strlen(d->names[i]) != l->tok[i].len || memcmp(d->names[i], l->tok[i].s, l->tok[i].len))
+            return 0;
+    return 1;
+}
+
+static int take_header(struct rm_dmon_ctx *d, const struct rm_dmon_line *l)
+{
+    size_t used = 0;
+    d->nnames = 0;
+    for (size_t i = 0; i < l->n && i < 64; i++) {
+        if (used + l->tok[i].len + 1 > sizeof d->names_store)
+            return -1;
+        char *dst = d->names_store + used;
+        memcpy(dst, l->tok[i].s, l->tok[i].len);
+        dst[l->tok[i].len] = '\0';
+        d->names[d->nnames++] = dst;
+        used += l->tok[i].len + 1;
+    }
+    d->have_header = 1;
+    return 0;
+}
+
+enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_ns)
+{
+    struct rm_dmon_ctx *d = ctx;
+    struct rm_dmon_line l;
+    switch (rm_dmon_classify(line, len, &l)) {
+    case RM_DMON_HEADER:
+        if (d->have_header && same_header(d, &l))
+            return RM_LINE_HEADER;
+        if (d->have_header) {
+            /* A restarted dmon with another layout (a driver update): a file never mixes
+             * layouts, so the old one is sealed. */
+            rm_stream_flush(&d->out);
+            rm_stream_seal(&d->out);
+        }
+        if (take_header(d, &l) < 0)
+            return RM_LINE_NONDATA;
+        rm_stream_header(&d->out, d->names, d->nnames);
+        return RM_LINE_HEADER;
+    case RM_DMON_UNITS:
+        return RM_LINE_HEADER;
+    case RM_DMON_DATA:
+        if (!d->have_header || (int)l.n != d->nnames)
+            return RM_LINE_NONDATA;
+        rm_stream_begin_row(&d->out, ts_ns);
+        for (size_t i = 0; i < l.n; i++)
+            rm_stream_field(&d->out, l.tok[i].s, l.tok[i].len);
+        rm_stream_end_row(&d->out);
+        return RM_LINE_DATA;
+    default:
+        return RM_LINE_NONDATA;
+    }
+}

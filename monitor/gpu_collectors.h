@@ -1,0 +1,75 @@
+/* The two nvidia-smi collectors (query-gpu loop -> gpu.csv, dmon -> dmon.csv) and the
+ * one-shot GPU inventory taken before they start. */
+#ifndef RUNMON_GPU_COLLECTORS_H
+#define RUNMON_GPU_COLLECTORS_H
+
+#include <csv.h>
+
+#include "monitor/collector.h"
+#include "monitor/policy.h"
+#include "monitor/session.h"
+#include "monitor/stream.h"
+
+#define RM_GPU_MAX_FIELDS 64
+
+#define RM_DEFAULT_GPU_FIELDS                                                                    \
+    "timestamp,index,uuid,name,pci.bus_id,utilization.gpu,utilization.memory,memory.used,"       \
+    "memory.total,power.draw,temperature.gpu,clocks.current.sm,clocks.current.memory"
+/* p: power and temperature, u: utilization, c: clocks, m: framebuffer and BAR1 memory. */
+#define RM_DEFAULT_DMON_METRICS "pucm"
+
+struct rm_gpu_ctx {
+    struct rm_recorder *rec;
+    struct rm_stream out;
+    struct csv_parser csv;
+    char fieldbuf[8192];
+    size_t fieldbuf_used;
+    const char *field[RM_GPU_MAX_FIELDS];
+    size_t field_len[RM_GPU_MAX_FIELDS];
+    int nf, overflow;
+    /* The asked-for columns. */
+    char names_store[2048];
+    const char *names[RM_GPU_MAX_FIELDS];
+    int nnames;
+    int col_index, col_uuid, col_timestamp, col_mem_used, col_mem_total;
+    int row_in_group;
+    int64_t last_row_ts;
+    enum rm_level level[RM_MAX_GPUS];
+};
+
+struct rm_dmon_ctx {
+    struct rm_recorder *rec;
+    struct rm_stream out;
+    char names_store[1024];
+    const char *names[64];
+    int nnames;
+    int have_header;
+};
+
+/* Splits the comma-separated field list into ctx->names. 0, or -1 (message in err). */
+int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *fields,
+                    char *err, size_t errlen);
+void rm_gpu_ctx_fini(struct rm_gpu_ctx *g);
+enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
+void rm_gpu_on_flush(void *ctx);
+
+void rm_dmon_ctx_init(struct rm_dmon_ctx *d, struct rm_recorder *rec);
+enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
+void rm_dmon_on_flush(void *ctx);
+
+/* Runs `nvidia-smi --query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version` once
+ * (at most timeout_ms) and fills sess->gpus and driver_version. Returns 0; -1 with err set
+ * when it could not run or printed no GPU (spawn_errno = ENOENT when there is no nvidia-smi). */
+int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,
+                     size_t errlen, int *spawn_errno);
+
+/* Parses one CSV line of nvidia-smi output into fields (libcsv; unquoted fields are trimmed).
+ * Returns the field count, or -1 if it has more than max fields or is not valid CSV. The
+ * pointers point into store. */
+int rm_smi_split(struct csv_parser *p, const char *line, size_t len, char *store, size_t cap,
+                 const char **field, size_t *flen, int max);
+
+/* nvidia-smi's number, or NaN for any missing-value spelling or non-number. */
+double rm_smi_number(const char *s, size_t n);
+
+#endif

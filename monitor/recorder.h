@@ -1,0 +1,48 @@
+/* State shared by the threads of one `runmon record` session. */
+#ifndef RUNMON_RECORDER_H
+#define RUNMON_RECORDER_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "monitor/session.h"
+
+struct rm_runlog;
+
+struct rm_record_opts {
+    const char *output_dir;
+    double interval_s;
+    const char *gpu_fields;
+    const char *dmon_metrics;
+    const char *nvidia_smi;
+    int no_gpu;
+    int per_cpu;
+    int quiet;
+    double warn_pct, crit_pct;
+    double duration_s; /* 0: until a signal (or the command's end) */
+    char *const *command;
+    const char *proc_root;
+};
+
+struct rm_recorder {
+    struct rm_record_opts opts;
+    struct rm_session sess;
+    struct rm_runlog *log;
+    /* Guards sess.collectors against the writers of session.json. */
+    pthread_mutex_t lock;
+    atomic_int stop;
+    atomic_int workload_pid; /* 0 until the command runs; read by the CPU sampler */
+};
+
+/* Writes {"type":"event","event":name,"data":data} to the session's run log. Takes
+ * ownership of data (may be NULL). Safe from any thread; a failure is counted, not fatal. */
+void rm_recorder_event(struct rm_recorder *r, const char *name, json_t *data);
+
+/* Updates one collector's health under the lock. last_error may be NULL (kept as is). */
+void rm_recorder_set_health(struct rm_recorder *r, int collector, enum rm_health h,
+                            const char *last_error, int count_failure);
+
+#endif
