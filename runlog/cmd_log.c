@@ -45,9 +45,11 @@ static const char phase_usage[] =
     "phase inside it nests under NAME in the same file. SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"
     "sent to runmon with kill(1) are passed on to COMMAND.\n";
 
-/* Common options: [--file PATH | --file=PATH] [--help]. Returns the index of the first
+/* Common options: [--file PATH | --file=PATH] [--help]; "--" ends them, and is left in place
+ * when it is the command separator (keep_dashdash). Returns the index of the first
  * operand, -1 after --help (exit 0), -2 on a usage error. */
-static int parse_opts(const char *cmd, const char *usage, int argc, char **argv, const char **file)
+static int parse_opts(const char *cmd, const char *usage, int argc, char **argv, const char **file,
+                      bool keep_dashdash)
 {
     int i = 1;
     for (; i < argc; i++) {
@@ -64,7 +66,7 @@ static int parse_opts(const char *cmd, const char *usage, int argc, char **argv,
         } else if (!strncmp(a, "--file=", 7)) {
             *file = a + 7;
         } else if (!strcmp(a, "--")) {
-            return i + 1;
+            return keep_dashdash ? i : i + 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "runmon %s: unknown option '%s' (see 'runmon %s --help')\n", cmd, a,
                     cmd);
@@ -89,7 +91,7 @@ static const char *resolve_file(const char *cmd, const char *file)
 int rm_cmd_log(int argc, char **argv)
 {
     const char *file = NULL;
-    int i = parse_opts("log", log_usage, argc, argv, &file);
+    int i = parse_opts("log", log_usage, argc, argv, &file, false);
     if (i < 0) return i == -1 ? 0 : 2;
     if (i >= argc) {
         fprintf(stderr, "runmon log: missing 'phase' or 'event' (see 'runmon log --help')\n");
@@ -216,7 +218,7 @@ static int spawn(char **argv, pid_t *pid)
 int rm_cmd_phase(int argc, char **argv)
 {
     const char *file = NULL;
-    int i = parse_opts("phase", phase_usage, argc, argv, &file);
+    int i = parse_opts("phase", phase_usage, argc, argv, &file, true);
     if (i < 0) return i == -1 ? 0 : 2;
     if (i >= argc || !strcmp(argv[i], "--")) {
         fprintf(stderr, "runmon phase: missing phase NAME (see 'runmon phase --help')\n");
