@@ -39,7 +39,7 @@ cat "$RUNMON_RUNLOG"
 
 echo
 echo "== jq: completed phases by path, with seconds and status"
-jq -r 'select(.type == "phase_exit") | "\(.path)\t\(.seconds)s\t\(.status)"' "$RUNMON_RUNLOG" | column -t -s $'\t'
+jq -r 'select(.type == "phase_exit") | "\(.path)\t\(.seconds)s\t\(.status)"' "$RUNMON_RUNLOG" | awk -F'\t' '{ printf "%-28s %8s  %s\n", $1, $2, $3 }'
 echo
 echo "== jq: checkpoint losses"
 jq -c 'select(.event == "checkpoint") | {ts, epoch: .data.epoch, loss: .data.loss}' "$RUNMON_RUNLOG"
