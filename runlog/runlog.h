@@ -81,7 +81,8 @@ int rm_runlog_phase(rm_runlog *log, const char *name, double seconds, json_t *ex
 int rm_runlog_event(rm_runlog *log, const char *event, json_t *data);
 
 /* Opens a nested phase: writes phase_enter and pushes name. A phase name is non-empty UTF-8
- * without control characters and, here, without '/' (it is a path component). */
+ * without control characters and, here, without '/' (it is a path component). If the line
+ * cannot be written nothing is pushed. The phase's clock starts after its line is written. */
 int rm_runlog_enter(rm_runlog *log, const char *name, json_t *extra);
 
 /* Closes the innermost open phase: writes phase_exit with its wall-clock seconds and
