@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# The fake nvidia-smi itself: output shapes against the real captures, loop timing, fault modes.
+. "$(dirname "$0")/lib.sh"
+
+SMI=$FAKEBIN/nvidia-smi
+CAP=$FIXTURES/captures
+export FAKE_SMI_CAPTURES=$CAP
+unset FAKE_SMI_MODEL FAKE_SMI_GPUS FAKE_SMI_VARY FAKE_SMI_OVERRIDE FAKE_SMI_STATE_DIR \
+    FAKE_SMI_FAULT_ONLY FAKE_SMI_FAULT_TIMES FAKE_SMI_FAULT_INVENTORY FAKE_SMI_EXIT_AFTER \
+    FAKE_SMI_EXIT_CODE FAKE_SMI_HANG_AFTER FAKE_SMI_IGNORE_TERM FAKE_SMI_NOISE \
+    FAKE_SMI_NVML_ERROR FAKE_SMI_START_DELAY_MS FAKE_SMI_DMON_MS FAKE_SMI_DMON_MODEL
+INV="--query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version --format=csv,noheader,nounits"
+Q="--query-gpu=index,utilization.gpu --format=csv,noheader,nounits"
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# dead PID: gone, or a zombie not yet reaped by this shell
+dead() { ! kill -0 "$1" 2>/dev/null || [ "$(cut -d" " -f3 "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+# until_ok SECONDS CMD...: CMD succeeds within SECONDS (lib.sh wait_for returns 1 whenever its
+# condition needed more than one try: the while loop ends with the failed limit test).
+until_ok() {
+    local end=$(($(now_ms) + $1 * 1000)); shift
+    until "$@"; do [ "$(now_ms)" -ge "$end" ] && return 1; sleep 0.05; done
+}
+# capture_field FILE FIELD: prints "HEADER|VALUE" for FIELD from an allfields capture
+capture_field() {
+    paste -d'|' <(head -1 "$1" | sed 's/, /\n/g') <(sed -n 2p "$1" | sed 's/, /\n/g') |
+        awk -F'|' -v f="$2" '{ n = $1; sub(/ \[.*\]$/, "", n); if (n == f) { print; exit } }'
+}
+
+# --- inventory ---
+out=$(FAKE_SMI_GPUS=8 timeout 5 "$SMI" $INV); rc=$?
+expect_eq "inventory exits 0" 0 "$rc"
+expect_eq "inventory: 8 GPUs, 8 lines" 8 "$(printf '%s\n' "$out" | wc -l)"
+expect_eq "inventory: 8 distinct uuids" 8 "$(printf '%s\n' "$out" | cut -d, -f2 | sort -u | wc -l)"
+expect_eq "inventory: 8 distinct bus ids" 8 "$(printf '%s\n' "$out" | cut -d, -f4 | sort -u | wc -l)"
+expect_eq "inventory: indices 0..7" "0 1 2 3 4 5 6 7" "$(printf '%s\n' "$out" | cut -d, -f1 | xargs)"
+expect_eq "inventory: first line as in the h200 capture" \
+    "0, GPU-00000000-0000-0000-0000-000000000000, NVIDIA H200, 00000000:83:00.0, 143771, 590.48.01" \
+    "$(printf '%s\n' "$out" | head -1)"
+expect_match "inventory: uuid ends in the index" "GPU-0+-0000-0000-0000-000000000007" \
+    "$(printf '%s\n' "$out" | tail -1)"
+out=$(FAKE_SMI_GPUS=0 timeout 5 "$SMI" $INV); rc=$?
+expect_eq "no GPUs: exit 6" 6 "$rc"
+expect_eq "no GPUs: message" "No devices were found" "$out"
+
+# --- loop timing and argument forms ---
+timeout 1.05 "$SMI" $Q -lms 100 >"$T/lms.out"
+n=$(wc -l <"$T/lms.out")
+check "-lms 100 for 1 s gives 6..12 rows (got $n)" test "$n" -ge 6 -a "$n" -le 12
+timeout 1.05 "$SMI" $Q --loop-ms=100 >"$T/lms2.out"
+n=$(wc -l <"$T/lms2.out")
+check "--loop-ms=100 for 1 s gives 6..12 rows (got $n)" test "$n" -ge 6 -a "$n" -le 12
+timeout 1.5 "$SMI" $Q -l 1 >"$T/l.out"
+expect_eq "-l 1 for 1.5 s gives 2 rows" 2 "$(wc -l <"$T/l.out")"
+timeout 1.5 "$SMI" $Q --loop=1 >"$T/l2.out"
+expect_eq "--loop=1 for 1.5 s gives 2 rows" 2 "$(wc -l <"$T/l2.out")"
+FAKE_SMI_GPUS=4 timeout 0.55 "$SMI" $Q -lms 100 >"$T/g4.out"
+n=$(wc -l <"$T/g4.out")
+check "4 GPUs: rows come in groups of 4 (got $n)" test "$n" -ge 8 -a $((n % 4)) -eq 0
+out=$(timeout 5 "$SMI" --query-gpu index --format csv,noheader); rc=$?
+expect_eq "space-separated option values accepted" "0:0" "$rc:$out"
+out=$(timeout 5 "$SMI" --query-gpu=index --format=csv,noheader -i 1); rc=$?
+expect_eq "-i of a missing GPU: exit 6" 6 "$rc"
+out=$(FAKE_SMI_GPUS=3 timeout 5 "$SMI" --query-gpu=index --format=csv,noheader -i 2,0)
+expect_eq "-i 2,0 selects those GPUs" "2 0" "$(echo $out)"
+
+# --- header, units, nounits, missing values ---
+F=index,name,memory.used,utilization.gpu,power.draw,temperature.gpu,clocks.current.sm
+C=$CAP/query-gpu-allfields-h200-590.48.01-linux-load.csv
+exp_h=""; exp_u=""; exp_n=""
+for f in ${F//,/ }; do
+    hv=$(capture_field "$C" "$f"); h=${hv%%|*}; v=${hv#*|}
+    unit=""; [[ $h =~ \[(.*)\]$ ]] && unit=${BASH_REMATCH[1]}
+    nv=$v; [ -n "$unit" ] && nv=${v% "$unit"}
+    exp_h+="${exp_h:+, }$h"; exp_u+="${exp_u:+, }$v"; exp_n+="${exp_n:+, }$nv"
+done
+out=$(timeout 5 "$SMI" --query-gpu=$F --format=csv)
+expect_eq "csv: header matches the capture's header" "$exp_h" "$(sed -n 1p <<<"$out")"
+expect_eq "csv: values carry units as in the capture" "$exp_u" "$(sed -n 2p <<<"$out")"
+expect_match "csv: units look real" "32362 MiB, 100 %, 627.40 W, 52, 1980 MHz$" "$(sed -n 2p <<<"$out")"
+out=$(timeout 5 "$SMI" --query-gpu=$F --format=csv,nounits)
+expect_eq "nounits: header keeps units" "$exp_h" "$(sed -n 1p <<<"$out")"
+expect_eq "nounits: values stripped" "$exp_n" "$(sed -n 2p <<<"$out")"
+expect_match "nounits: numbers only" "32362, 100, 627.40, 52, 1980$" "$(sed -n 2p <<<"$out")"
+out=$(timeout 5 "$SMI" --query-gpu=clocks.sm,gpu_uuid --format=csv)
+expect_eq "aliases print canonical headers" "clocks.current.sm [MHz], uuid" "$(head -1 <<<"$out")"
+out=$(timeout 5 "$SMI" --query-gpu=timestamp --format=csv,noheader)
+expect_match "timestamp is live nvidia-smi local time" "^$(date +%Y/%m/%d) [0-9:]{8}\.[0-9]{3}$" "$out"
+export FAKE_SMI_MODEL=h100-mig-590.48.01-linux-load
+out=$(timeout 5 "$SMI" --query-gpu=utilization.gpu,utilization.memory,memory.used,power.draw --format=csv,noheader,nounits)
+expect_eq "MIG: utilization replayed as [N/A]" "[N/A], [N/A], 11125, 433.78" "$out"
+out=$(timeout 5 "$SMI" --query-gpu=utilization.gpu,display_mode --format=csv,noheader)
+expect_eq "missing spellings kept with units on" "[N/A], [Requested functionality has been deprecated]" "$out"
+out=$(FAKE_SMI_GPUS=2 timeout 5 "$SMI" -L)
+expect_eq "-L on a MIG model: 2 GPUs + 4 MIG devices each" 10 "$(wc -l <<<"$out")"
+expect_match "-L line shape" "^GPU 0: NVIDIA H100 80GB HBM3 \(UUID: GPU-0{8}-0000-0000-0000-0{12}\)" "$out"
+unset FAKE_SMI_MODEL
+out=$(timeout 5 "$SMI" --version)
+expect_match "--version names the capture's driver" "DRIVER version +: 590.48.01" "$out"
+
+# --- errors ---
+out=$(timeout 5 "$SMI" --query-gpu=index,foo --format=csv); rc=$?
+expect_eq "unknown field: exit 2" 2 "$rc"
+expect_eq "unknown field: real message" 'Field "foo" is not a valid field to query.' "$out"
+out=$(FAKE_SMI_MODEL=no-such-model timeout 5 "$SMI" $INV 2>&1); rc=$?
+check "unknown model fails loudly (rc $rc)" test "$rc" -ne 0 -a -n "$out"
+out=$(cd / && env -u FAKE_SMI_CAPTURES timeout 5 "$SMI" $INV); rc=$?
+expect_eq "captures found from the executable's location" "0:0" "$rc:${out%%,*}"
+timeout 5 "$SMI" --bogus >/dev/null; rc=$?
+expect_eq "unknown option: exit 2" 2 "$rc"
+
+# --- dmon ---
+D=$CAP/dmon-default-c5-h200-590.48.01-linux-load.txt
+out=$(FAKE_SMI_GPUS=2 FAKE_SMI_DMON_MS=20 timeout 5 "$SMI" dmon -c 3); rc=$?
+expect_eq "dmon -c 3 exits 0" 0 "$rc"
+expect_eq "dmon default: header lines byte-identical to the capture" "$(head -2 "$D")" "$(head -2 <<<"$out")"
+expect_eq "dmon default: first row as in the capture" "$(sed -n 3p "$D")" "$(sed -n 3p <<<"$out")"
+expect_eq "dmon: 2 GPUs x 3 samples rows" 6 "$(grep -vc '^#' <<<"$out")"
+expect_eq "dmon: gpu column is the index" "0 1 0 1 0 1" "$(grep -v '^#' <<<"$out" | awk '{print $1}' | xargs)"
+out=$(FAKE_SMI_DMON_MS=20 timeout 5 "$SMI" dmon -s pucm -d 1 -c 2)
+expect_eq "dmon -s pucm: column names" "# gpu pwr gtemp mtemp sm mem enc dec jpg ofa mclk pclk fb bar1 ccpm" \
+    "$(head -1 <<<"$out" | tr -s ' ' | sed 's/ $//')"
+expect_eq "dmon -s pucm: units" "# Idx W C C % % % % % % MHz MHz MB MB MB" \
+    "$(sed -n 2p <<<"$out" | tr -s ' ' | sed 's/ $//')"
+expect_eq "dmon -s pucm: rows have 15 columns" "15 15" "$(grep -v '^#' <<<"$out" | awk '{print NF}' | xargs)"
+expect_eq "dmon -s pucm: fb is memory.used" 32362 "$(sed -n 3p <<<"$out" | awk '{print $13}')"
+out=$(FAKE_SMI_DMON_MS=20 timeout 5 "$SMI" dmon -s pucvmet -c 1)
+expect_eq "dmon -s pucvmet: all groups in real order" \
+    "# gpu pwr gtemp mtemp sm mem enc dec jpg ofa mclk pclk pviol tviol fb bar1 ccpm sbecc dbecc pci rxpci txpci" \
+    "$(head -1 <<<"$out" | tr -s ' ' | sed 's/ $//')"
+out=$(FAKE_SMI_DMON_MS=20 timeout 5 "$SMI" dmon -s u -c 1)
+expect_eq "dmon -s u: only utilization" "# gpu sm mem enc dec jpg ofa" "$(head -1 <<<"$out" | tr -s ' ' | sed 's/ $//')"
+out=$(FAKE_SMI_MODEL=h100-mig-590.48.01-linux-load FAKE_SMI_DMON_MS=20 timeout 5 "$SMI" dmon -c 1)
+expect_match "dmon MIG: utilization columns are -" "^ +0 +[0-9]+ +[0-9]+ +[0-9]+( +-){6} +[0-9]+ +[0-9]+ $" "$(sed -n 3p <<<"$out")"
+t0=$(now_ms); timeout 5 "$SMI" dmon -d 1 -c 2 >/dev/null; el=$(($(now_ms) - t0))
+check "dmon -d 1 -c 2 takes about 1 s (${el} ms)" test "$el" -ge 900 -a "$el" -le 2500
+
+# --- VARY and OVERRIDE ---
+out=$(FAKE_SMI_GPUS=2 FAKE_SMI_VARY=1 timeout 2.05 "$SMI" --query-gpu=index,utilization.gpu,memory.used,power.draw --format=csv,noheader,nounits -lms 100)
+expect_eq "vary: utilization takes several values" 1 "$(awk -F', ' '$1==0{print $2}' <<<"$out" | sort -u | awk 'END{print (NR>=4)}')"
+expect_eq "vary: utilization within 0..100" 1 "$(awk -F', ' '$2<0||$2>100{bad=1} END{print bad?0:1}' <<<"$out")"
+expect_eq "vary: power keeps 2 decimals" 1 "$(awk -F', ' '$4!~/^[0-9]+\.[0-9][0-9]$/{bad=1} END{print bad?0:1}' <<<"$out")"
+expect_eq "vary: GPUs differ" 1 "$(awk -F', ' 'NR<=2{v[NR]=$3} END{print (v[1]!=v[2])}' <<<"$out")"
+out=$(FAKE_SMI_OVERRIDE="memory.used=1000,40000,79000;utilization.gpu=0,50,100" timeout 0.75 "$SMI" --query-gpu=utilization.gpu,memory.used --format=csv,noheader -lms 100)
+expect_eq "override: values cycle per sample (units kept)" "0 %, 1000 MiB|50 %, 40000 MiB|100 %, 79000 MiB|0 %, 1000 MiB" \
+    "$(head -4 <<<"$out" | paste -sd'|')"
+out=$(FAKE_SMI_OVERRIDE="memory.used=7;utilization.gpu=42" FAKE_SMI_DMON_MS=20 timeout 5 "$SMI" dmon -s um -c 1)
+expect_eq "override applies to dmon sm and fb" "42 7" "$(sed -n 3p <<<"$out" | awk '{print $2, $8}')"
+
+# --- fault modes ---
+out=$(FAKE_SMI_GPUS=2 FAKE_SMI_EXIT_AFTER=3 FAKE_SMI_EXIT_CODE=7 timeout 5 "$SMI" $Q -lms 50); rc=$?
+expect_eq "EXIT_AFTER=3: exit status from EXIT_CODE" 7 "$rc"
+expect_eq "EXIT_AFTER=3: exactly 3 rows" 3 "$(wc -l <<<"$out")"
+out=$(FAKE_SMI_EXIT_AFTER=2 FAKE_SMI_DMON_MS=20 timeout 5 "$SMI" dmon); rc=$?
+expect_eq "EXIT_AFTER in dmon: default status 1, 2 rows" "1 2" "$rc $(grep -vc '^#' <<<"$out")"
+out=$(FAKE_SMI_EXIT_AFTER=0 timeout 5 "$SMI" $INV); rc=$?
+expect_eq "inventory is not faulted by default" "0 1" "$rc $(wc -l <<<"$out")"
+out=$(FAKE_SMI_EXIT_AFTER=0 FAKE_SMI_FAULT_INVENTORY=1 timeout 5 "$SMI" $INV); rc=$?
+expect_eq "FAULT_INVENTORY=1 faults inventory" "1:" "$rc:$out"
+
+FAKE_SMI_HANG_AFTER=2 "$SMI" $Q -lms 50 >"$T/hang.out" & pid=$!; track $pid
+sleep 0.8
+expect_eq "HANG_AFTER=2: 2 rows then silence" 2 "$(wc -l <"$T/hang.out")"
+check "HANG_AFTER: still alive while hung" kill -0 $pid
+kill -TERM $pid
+check "HANG_AFTER: SIGTERM ends it" until_ok 3 dead $pid
+
+FAKE_SMI_IGNORE_TERM=1 "$SMI" $Q -lms 50 >"$T/ign.out" & pid=$!; track $pid
+sleep 0.3
+kill -TERM $pid; kill -INT $pid; sleep 0.3
+check "IGNORE_TERM: survives SIGTERM and SIGINT" kill -0 $pid
+n1=$(wc -l <"$T/ign.out"); sleep 0.3
+check "IGNORE_TERM: keeps printing" test "$(wc -l <"$T/ign.out")" -gt "$n1"
+kill -KILL $pid
+check "IGNORE_TERM: SIGKILL ends it" until_ok 3 dead $pid
+
+"$SMI" $Q -lms 50 >/dev/null & pid=$!; track $pid
+sleep 0.2; kill -TERM $pid
+check "normal loop dies on SIGTERM" until_ok 3 dead $pid
+
+out=$(FAKE_SMI_NOISE=1 timeout 1.05 "$SMI" $Q -lms 100)
+expect_match "NOISE: Xid event lines" $'\nXid \\(PCI:0000:83:00\\): 13, ' "$out"
+expect_match "NOISE: ECC event lines" "Single Bit ECC Error" "$out"
+expect_match "NOISE: blank lines" $'\n\n' "$out"
+expect_match "NOISE: garbage lines" "garbage" "$out"
+expect_eq "NOISE: data rows still intact" 1 "$(grep -cE '^0, 100$' <<<"$out" | awk '{print ($1>=6)}')"
+out=$(FAKE_SMI_NOISE=1 FAKE_SMI_DMON_MS=20 timeout 5 "$SMI" dmon -c 2)
+expect_match "NOISE in dmon too" "Xid \(PCI" "$out"
+
+out=$(FAKE_SMI_NVML_ERROR=1 timeout 5 "$SMI" $Q -lms 100 2>/dev/null); rc=$?
+expect_eq "NVML_ERROR: exit 18" 18 "$rc"
+expect_eq "NVML_ERROR: real text on stdout" "Failed to initialize NVML: Driver/library version mismatch" "$out"
+
+t0=$(now_ms)
+FAKE_SMI_START_DELAY_MS=600 "$SMI" $Q -lms 100 >"$T/delay.out" & pid=$!; track $pid
+until_ok 5 test -s "$T/delay.out"
+el=$(($(now_ms) - t0)); kill $pid
+check "START_DELAY_MS=600: first row after >= 550 ms (${el} ms)" test "$el" -ge 550
+
+out=$(FAKE_SMI_FAULT_ONLY=dmon FAKE_SMI_NVML_ERROR=1 timeout 0.3 "$SMI" $Q -lms 100); rc=$?
+expect_eq "FAULT_ONLY=dmon spares the query loop" "124 0, 100" "$rc ${out%%$'\n'*}"
+out=$(FAKE_SMI_FAULT_ONLY=dmon FAKE_SMI_NVML_ERROR=1 timeout 5 "$SMI" dmon); rc=$?
+expect_eq "FAULT_ONLY=dmon faults dmon" 18 "$rc"
+out=$(FAKE_SMI_FAULT_ONLY=gpu FAKE_SMI_NVML_ERROR=1 FAKE_SMI_DMON_MS=20 timeout 5 "$SMI" dmon -c 1); rc=$?
+expect_eq "FAULT_ONLY=gpu spares dmon" 0 "$rc"
+
+S=$T/state; mkdir -p "$S"
+rcs=""
+for i in 1 2 3; do
+    FAKE_SMI_STATE_DIR=$S FAKE_SMI_FAULT_TIMES=2 FAKE_SMI_EXIT_AFTER=0 FAKE_SMI_EXIT_CODE=9 \
+        timeout 0.3 "$SMI" $Q -lms 100 >/dev/null
+    rcs+="$? "
+done
+expect_eq "FAULT_TIMES=2: two faulted invocations, then normal" "9 9 124 " "$rcs"
+FAKE_SMI_STATE_DIR=$S FAKE_SMI_FAULT_TIMES=2 FAKE_SMI_EXIT_AFTER=0 FAKE_SMI_DMON_MS=20 \
+    timeout 5 "$SMI" dmon -c 1 >/dev/null; rc=$?
+expect_eq "FAULT_TIMES counts each kind separately" 1 "$rc"
+timeout 5 env FAKE_SMI_STATE_DIR=$S "$SMI" $INV >/dev/null
+expect_eq "STATE_DIR/pids: one line per invocation" "gpu gpu gpu dmon inventory" "$(awk '{print $2}' "$S/pids" | xargs)"
+expect_eq "STATE_DIR/pids: PID KIND lines" 5 "$(grep -cE '^[0-9]+ [a-z]+$' "$S/pids")"
+# concurrent invocations count atomically
+rm -f "$S/fault-count-gpu"
+for i in 1 2 3 4 5 6; do
+    FAKE_SMI_STATE_DIR=$S FAKE_SMI_FAULT_TIMES=3 FAKE_SMI_EXIT_AFTER=0 FAKE_SMI_EXIT_CODE=9 \
+        timeout 0.5 "$SMI" $Q -lms 100 >/dev/null &
+done
+rcs=""; for j in $(jobs -p); do wait "$j"; rcs+="$? "; done
+expect_eq "FAULT_TIMES under concurrency: exactly 3 faulted" 3 "$(tr ' ' '\n' <<<"$rcs" | grep -c '^9$')"
+
+# --- pipes ---
+t0=$(now_ms)
+timeout 5 "$SMI" $Q -lms 20 | head -2 >/dev/null
+st=("${PIPESTATUS[@]}"); el=$(($(now_ms) - t0))
+check "reader gone: the fake exits at once (${st[0]}, ${el} ms)" test "${st[0]}" -ne 124 -a "$el" -lt 2000
+(trap '' PIPE; exec timeout 5 "$SMI" $Q -lms 20) 2>"$T/epipe.err" | head -1 >/dev/null
+st=("${PIPESTATUS[@]}")
+expect_eq "SIGPIPE ignored: exits quietly on EPIPE" "0:" "${st[0]}:$(cat "$T/epipe.err")"
+
+done_testing
