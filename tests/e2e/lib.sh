@@ -45,6 +45,7 @@ wait_for() {
         sleep 0.05; i=$((i + 1))
         [ $i -ge $((limit * 20)) ] && return 1
     done
+    return 0
 }
 # Remember a background pid so the script never leaves it behind.
 track() { _t_children+=("$1"); }
