@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "monitor/cmd_record.h"
 #include "runlog/cmd_log.h"
 
 static const struct rm_command commands[] = {
+    {"record", rm_cmd_record, "record GPU and CPU use beside a command, or until stopped"},
     {"log", rm_cmd_log, "append a phase or an event to the run log"},
     {"phase", rm_cmd_phase, "run a command as a phase of the run log"},
     {NULL, NULL, NULL},

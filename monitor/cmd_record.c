@@ -416,7 +416,7 @@ int rm_cmd_record(int argc, char **argv)
     sigdelset(&sfd_set, SIGUSR1);
     int sfd = signalfd(-1, &sfd_set, SFD_CLOEXEC | SFD_NONBLOCK);
 
-    char err[1024] = "";
+    char err[PATH_MAX * 2 + 512] = "";
     int status = 2;
     struct supervisor sup;
     memset(&sup, 0, sizeof sup);

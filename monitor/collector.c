@@ -131,7 +131,7 @@ static void fail(struct rm_collector *c, const char *why, int64_t now)
 
 static void start(struct rm_collector *c, int64_t now)
 {
-    rm_child_opts o = {.new_pgrp = true, .pdeathsig = true, .capture_stdout = true,
+    rm_child_opts o = {.new_pgrp = true, .pdeathsig = true, .reap_group = true, .capture_stdout = true,
                        .capture_stderr = true};
     rm_linebuf_init(&c->out_lb, c->out_store, sizeof c->out_store);
     rm_linebuf_init(&c->err_lb, c->err_store, sizeof c->err_store);

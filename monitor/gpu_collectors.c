@@ -9,6 +9,7 @@
 
 #include "monitor/recorder.h"
 #include "summary/dmon_text.h"
+#include "summary/values.h"
 #include "runlog/rm_time.h"
 
 struct split_ctx {
@@ -51,22 +52,8 @@ int rm_smi_split(struct csv_parser *p, const char *line, size_t len, char *store
 
 double rm_smi_number(const char *s, size_t n)
 {
-    char tmp[64];
-    if (n == 0 || n >= sizeof tmp)
-        return NAN;
-    memcpy(tmp, s, n);
-    tmp[n] = '\0';
-    char *end;
-    errno = 0;
-    double v = strtod(tmp, &end);
-    while (*end == ' ')
-        end++;
-    if (end == tmp || errno || !isfinite(v))
-        return NAN;
-    /* "80257 MiB", "53 %", "123.00 W": a unit after the number is fine. */
-    if (*end && !((*end >= 'A' && *end <= 'Z') || (*end >= 'a' && *end <= 'z') || *end == '%'))
-        return NAN;
-    return v;
+    double v;
+    return rm_value_parse(s, n, &v) == RM_VALUE_OK ? v : NAN;
 }
 
 static int is_uint(const char *s, size_t n)
@@ -228,7 +215,7 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
                           "--format=csv,noheader,nounits", NULL};
     rm_child c;
     rm_child_init(&c);
-    rm_child_opts o = {.new_pgrp = true, .pdeathsig = true, .capture_stdout = true,
+    rm_child_opts o = {.new_pgrp = true, .pdeathsig = true, .reap_group = true, .capture_stdout = true,
                        .capture_stderr = true};
     *spawn_errno = rm_child_spawn(&c, argv, &o);
     if (*spawn_errno) {
