@@ -125,7 +125,8 @@ int rm_value_parse(const char *s, size_t len, double *out)
         n++;
     while (n < len && is_unit_char(s[n]))
         n++;
-    if (n != len || v != v || v - v != 0) /* trailing junk, NaN or infinity */
+    /* Trailing junk, or a magnitude no GPU or host metric has (keeps every sum finite). */
+    if (n != len || !(v > -1e15 && v < 1e15))
         return RM_VALUE_BAD;
     *out = v;
     return RM_VALUE_OK;
