@@ -4,8 +4,10 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "summary/summary.h"
 
 static const struct rm_command commands[] = {
+    {"summary", rm_cmd_summary, "summarize a recorded session (per GPU, per phase, totals)"},
     {NULL, NULL, NULL},
 };
 
