@@ -168,7 +168,7 @@ int rm_cmd_summary(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         int kind = -2;
         switch (c) {
         case 'h':

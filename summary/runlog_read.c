@@ -359,7 +359,8 @@ void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, 
                 r->win[k++] = r->win[i];
         r->nwin = k;
     }
-    qsort(r->win, r->nwin, sizeof *r->win, cmp_win);
+    if (r->nwin)
+        qsort(r->win, r->nwin, sizeof *r->win, cmp_win);
     free(r->maxend);
     r->maxend = malloc((r->nwin ? r->nwin : 1) * sizeof *r->maxend);
     if (!r->maxend)

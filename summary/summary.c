@@ -117,7 +117,8 @@ static void *xrealloc(void *p, size_t n)
 static void copy_ref(char *dst, size_t cap, const struct rm_strref *r)
 {
     size_t n = r->len < cap - 1 ? r->len : cap - 1;
-    memcpy(dst, r->s, n);
+    if (n)
+        memcpy(dst, r->s, n);
     dst[n] = '\0';
 }
 
@@ -1472,7 +1473,8 @@ static void add_family(struct rm_summary *s, const char *dir, const char *stem, 
         names[n++] = strdup(nm);
     }
     closedir(dp);
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
     char path[4096];
     for (size_t i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
