@@ -145,11 +145,73 @@ static int feed_piece(struct rm_csv_reader *r, const char *s, size_t len, bool h
     return 0;
 }
 
+/* The common case, a whole line with no quote while libcsv holds nothing: split it here in
+ * one pass, fields pointing into the input (no copy), trimmed of blanks as libcsv trims
+ * them. This is what makes the summary faster than libcsv alone; a line with a quote, or one
+ * not complete in this buffer, still goes through libcsv. Returns the bytes consumed, 0 when
+ * the line must take the slow path. */
+static size_t fast_line(struct rm_csv_reader *r, const char *s, size_t len)
+{
+    if (r->skipping || r->pending || r->n)
+        return 0;
+    size_t n = 0, fs = 0, i = 0;
+    bool overflow = false;
+    for (;; i++) {
+        if (i == len)
+            return 0; /* no line end here */
+        char c = s[i];
+        if (c != ',' && c != '\n') {
+            if (c == '"')
+                return 0;
+            continue;
+        }
+        size_t fe = i;
+        if (c == '\n' && fe > fs && s[fe - 1] == '\r')
+            fe--;
+        if (c == '\n' && n == 0 && fe == fs)
+            break; /* empty line: libcsv reports no row */
+        while (fs < fe && (s[fs] == ' ' || s[fs] == '\t'))
+            fs++;
+        while (fe > fs && (s[fe - 1] == ' ' || s[fe - 1] == '\t'))
+            fe--;
+        if (n == RM_CSV_MAX_FIELDS)
+            overflow = true;
+        else {
+            r->ptr[n] = s + fs;
+            r->len[n] = fe - fs;
+            n++;
+        }
+        fs = i + 1;
+        if (c == '\n')
+            break;
+    }
+    if (n) {
+        struct rm_csv_row row = {
+            .n = overflow ? 0 : n,
+            .f = r->ptr,
+            .len = r->len,
+            .line = r->line,
+            .overflow = overflow,
+        };
+        r->fn(r->ctx, &row);
+    }
+    r->line++;
+    r->row_line = r->line;
+    return i + 1;
+}
+
 int rm_csv_feed(struct rm_csv_reader *r, const char *buf, size_t len)
 {
     while (len) {
+        size_t done = fast_line(r, buf, len);
+        if (done) {
+            buf += done;
+            len -= done;
+            continue;
+        }
         const char *nl = memchr(buf, '\n', len);
         size_t n = nl ? (size_t)(nl - buf) + 1 : len;
+
         if (n > 65536 && !nl)
             n = 65536;
         if (feed_piece(r, buf, n, nl && n == (size_t)(nl - buf) + 1))

@@ -18,7 +18,7 @@
 
 struct rm_csv_row {
     size_t n;
-    const char *const *f; /* field i is f[i][0..len[i]), NUL-terminated too */
+    const char *const *f; /* field i is f[i][0..len[i]) (not NUL-terminated) */
     const size_t *len;
     uint64_t line; /* 1-based number of the row's first line */
     bool torn;     /* input ended inside this row (no line end) */

@@ -80,6 +80,15 @@ static void map_add(struct rm_gpucsv *g, size_t col, const char *s, size_t len)
 
 static bool map_header(struct rm_gpucsv *g, const struct rm_csv_row *row)
 {
+    if (row->n == 0)
+        return false;
+    /* Once a header is known, only that same header again (a restarted nvidia-smi appending)
+     * re-maps: one comparison per row instead of a name lookup per field. */
+    if (g->mapped && !g->assumed &&
+        (row->len[0] != g->first_len || memcmp(row->f[0], g->first, g->first_len)))
+        return false;
+    if (g->assumed && row->len[0] && row->f[0][0] >= '0' && row->f[0][0] <= '9')
+        return false;
     bool header = false;
     for (size_t i = 0; i < row->n && !header; i++)
         header = known_name(row->f[i], rm_header_name_len(row->f[i], row->len[i]));
@@ -92,6 +101,8 @@ static bool map_header(struct rm_gpucsv *g, const struct rm_csv_row *row)
         map_add(g, i, row->f[i], rm_header_name_len(row->f[i], row->len[i]));
     g->mapped = true;
     g->assumed = false;
+    g->first_len = row->len[0] < sizeof g->first ? row->len[0] : 0;
+    memcpy(g->first, row->f[0], g->first_len);
     return true;
 }
 

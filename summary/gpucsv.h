@@ -38,6 +38,8 @@ struct rm_gpucsv {
     unsigned char metric[RM_GPUCSV_MAX_COLS];
     const char *fields; /* comma-separated list for headerless files, NULL = legacy */
     char note[256];     /* what was assumed, for data_quality */
+    char first[64];     /* the header's first field, to spot the header repeated */
+    size_t first_len;
     struct rm_tzcache tz;
     char last_time[48]; /* rows of one sample share their time text: parse it once */
     size_t last_time_len;

@@ -115,7 +115,10 @@ static bool is_unit_char(char c)
 int rm_value_parse(const char *s, size_t len, double *out)
 {
     trim(&s, &len);
-    if (rm_value_is_missing(s, len))
+    /* Numbers first: they are nearly every field. */
+    bool numeric = len && ((s[0] >= '0' && s[0] <= '9') || s[0] == '.' || s[0] == '+' ||
+                           (s[0] == '-' && len > 1));
+    if (!numeric && rm_value_is_missing(s, len))
         return RM_VALUE_MISSING;
     double v;
     size_t n = rm_parse_decimal(s, len, &v);

@@ -89,12 +89,35 @@ static void bad_time_and_repeated_header(void **state)
     assert_true(c.s[3].v[RM_GM_UTIL] == 9);
 }
 
+/* A quoted line takes libcsv's path, the others the fast splitter: same fields either way. */
+static void quoted_and_plain_lines_agree(void **state)
+{
+    (void)state;
+    struct ctx c;
+    parse(&c, "index,name,power.draw [W]\r\n"
+              "0, \"GPU, big\" , 10.5 W\r\n"
+              "\n"
+              "1,  GPU small\t, 20.5 W\r\n"
+              "2,\"multi\nline\",30 W\n",
+          NULL);
+    assert_int_equal(c.n, 4);
+    assert_int_equal(c.rc[1], 1);
+    assert_int_equal(c.s[1].name.len, 8); /* "GPU, big" */
+    assert_true(c.s[1].v[RM_GM_POWER] == 10.5);
+    assert_int_equal(c.rc[2], 1);
+    assert_int_equal(c.s[2].name.len, 9); /* "GPU small": blanks trimmed like libcsv */
+    assert_true(c.s[2].v[RM_GM_POWER] == 20.5);
+    assert_int_equal(c.rc[3], 1);
+    assert_true(c.s[3].v[RM_GM_POWER] == 30);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(header_with_units),
         cmocka_unit_test(no_header_with_ts),
         cmocka_unit_test(bad_time_and_repeated_header),
+        cmocka_unit_test(quoted_and_plain_lines_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
