@@ -5,8 +5,14 @@
 #include "summary/csvread.h"
 #include "summary/runlog_read.h"
 
-static void line(void *ctx, const char *s, size_t len, bool torn) { rm_runlog_line(ctx, s, len, torn); }
-static void hit(void *ctx, size_t phase) { *(size_t *)ctx += phase + 1; }
+static void line(void *ctx, const char *s, size_t len, bool torn)
+{
+    rm_runlog_line(ctx, s, len, torn);
+}
+static void hit(void *ctx, size_t phase)
+{
+    *(size_t *)ctx += phase + 1;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -33,8 +33,19 @@ static void usage(FILE *out)
             "(missing path, a file without data).\n");
 }
 
-enum { OPT_FORMAT = 256, OPT_PHASE, OPT_GPU, OPT_DMON, OPT_CPU, OPT_PROC, OPT_RUNLOG,
-       OPT_SESSION, OPT_RESCAN, OPT_INTERVAL, OPT_THREADS };
+enum {
+    OPT_FORMAT = 256,
+    OPT_PHASE,
+    OPT_GPU,
+    OPT_DMON,
+    OPT_CPU,
+    OPT_PROC,
+    OPT_RUNLOG,
+    OPT_SESSION,
+    OPT_RESCAN,
+    OPT_INTERVAL,
+    OPT_THREADS
+};
 
 /* dmon's own text starts with '#' or blanks; runmon's dmon.csv with a "ts," header. */
 static enum rm_input_kind dmon_kind(const char *path)
@@ -54,8 +65,7 @@ static int guess_kind(const char *path, enum rm_input_kind *kind)
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
     size_t n = strlen(b);
-    if (n > 6 && !strcmp(b + n - 6, ".jsonl"))
-        return 1; /* run log */
+    if (n > 6 && !strcmp(b + n - 6, ".jsonl")) return 1; /* run log */
     if (strstr(b, "dmon"))
         *kind = dmon_kind(path);
     else if (!strncmp(b, "cpu", 3))
@@ -89,15 +99,11 @@ static int write_out(const char *file, const char *format, const json_t *o)
         rm_summary_print_csv(out, o);
     else
         rm_summary_print_text(out, o);
-    if (fflush(out) || ferror(out))
-        rc = -1;
+    if (fflush(out) || ferror(out)) rc = -1;
     if (file) {
-        if (fsync(fileno(out)))
-            rc = -1;
-        if (fclose(out))
-            rc = -1;
-        if (rc == 0 && rename(tmp, file))
-            rc = -1;
+        if (fsync(fileno(out))) rc = -1;
+        if (fclose(out)) rc = -1;
+        if (rc == 0 && rename(tmp, file)) rc = -1;
         if (rc) {
             fprintf(stderr, "runmon summary: writing %s: %s\n", file, strerror(errno));
             unlink(tmp);
@@ -126,8 +132,7 @@ static json_t *combine(json_t *list)
                              "gpu_count", json_object_get(t, "gpu_count"), "energy_wh",
                              e ? e : json_null(), "peak_vram_mb", p ? p : json_null()));
         gpus += json_integer_value(json_object_get(t, "gpu_count"));
-        if (json_is_number(e))
-            energy += json_number_value(e), has_e = true;
+        if (json_is_number(e)) energy += json_number_value(e), has_e = true;
         if (json_is_number(p) && json_number_value(p) > peak)
             peak = json_number_value(p), has_p = true;
     }
@@ -135,9 +140,10 @@ static json_t *combine(json_t *list)
     json_object_set_new(o, "schema_version", json_integer(RM_SUMMARY_SCHEMA_VERSION));
     json_object_set_new(o, "summaries", json_incref(list));
     json_object_set_new(o, "hosts", hosts);
-    json_object_set_new(o, "totals", json_pack("{s:I,s:o,s:o}", "gpu_count", gpus, "energy_wh",
-                                               has_e ? json_real(energy) : json_null(),
-                                               "peak_vram_mb", has_p ? json_real(peak) : json_null()));
+    json_object_set_new(o, "totals",
+                        json_pack("{s:I,s:o,s:o}", "gpu_count", gpus, "energy_wh",
+                                  has_e ? json_real(energy) : json_null(), "peak_vram_mb",
+                                  has_p ? json_real(peak) : json_null()));
     return o;
 }
 
@@ -243,8 +249,7 @@ int rm_cmd_summary(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!format)
-        format = !outfile && isatty(1) ? "text" : "json";
+    if (!format) format = !outfile && isatty(1) ? "text" : "json";
     char err[1024] = "";
     json_t *result = NULL;
     int rc = 0;
@@ -259,8 +264,7 @@ int rm_cmd_summary(int argc, char **argv)
             json_decref(list);
             return 2;
         }
-        if (S_ISDIR(st.st_mode))
-            continue;
+        if (S_ISDIR(st.st_mode)) continue;
         enum rm_input_kind k = RM_INPUT_GPU_CSV;
         int isrl = guess_kind(argv[optind + i], &k);
         if (nfiles < sizeof files / sizeof files[0]) {
@@ -293,8 +297,7 @@ int rm_cmd_summary(int argc, char **argv)
     }
     for (int i = 0; i < npaths; i++) {
         struct stat st;
-        if (stat(argv[optind + i], &st) != 0 || !S_ISDIR(st.st_mode))
-            continue;
+        if (stat(argv[optind + i], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
         rc = rm_summary_session_dir(argv[optind + i], &opts, &result, err, sizeof err);
         if (rc) {
             fprintf(stderr, "runmon summary: %s\n", err);
@@ -323,15 +326,13 @@ int rm_cmd_summary(int argc, char **argv)
             json_t *one;
             json_array_foreach(list, i, one)
             {
-                if (rc)
-                    break;
+                if (rc) break;
                 if (!strcmp(format, "csv"))
                     rm_summary_print_csv(f, one);
                 else
                     rm_summary_print_text(f, one), fputc('\n', f);
             }
-            if (f != stdout && f)
-                fclose(f);
+            if (f != stdout && f) fclose(f);
         }
     }
     json_decref(out);

@@ -23,7 +23,7 @@ struct rm_csv_reader {
     size_t pending; /* bytes fed since the last row ended */
     bool skipping;  /* dropping a too-long line up to its newline */
     uint64_t long_lines;
-    bool ended;     /* a row ended during the current feed step */
+    bool ended; /* a row ended during the current feed step */
 };
 
 static void on_field(void *s, size_t len, void *data)
@@ -45,8 +45,7 @@ static void on_field(void *s, size_t len, void *data)
         r->buf = nb;
         r->cap = cap;
     }
-    if (len)
-        memcpy(r->buf + r->used, s, len);
+    if (len) memcpy(r->buf + r->used, s, len);
     r->buf[r->used + len] = '\0';
     r->off[r->n] = r->used;
     r->len[r->n] = len;
@@ -83,8 +82,7 @@ static int parser_init(struct rm_csv_reader *r)
 struct rm_csv_reader *rm_csv_new(rm_csv_row_fn fn, void *ctx)
 {
     struct rm_csv_reader *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
+    if (!r) return NULL;
     r->fn = fn;
     r->ctx = ctx;
     r->line = 1;
@@ -98,14 +96,16 @@ struct rm_csv_reader *rm_csv_new(rm_csv_row_fn fn, void *ctx)
 
 void rm_csv_free(struct rm_csv_reader *r)
 {
-    if (!r)
-        return;
+    if (!r) return;
     csv_free(&r->p);
     free(r->buf);
     free(r);
 }
 
-uint64_t rm_csv_long_lines(const struct rm_csv_reader *r) { return r->long_lines; }
+uint64_t rm_csv_long_lines(const struct rm_csv_reader *r)
+{
+    return r->long_lines;
+}
 
 /* Feeds one piece that holds at most one line end, so that row line numbers are exact
  * enough and a runaway line is caught within RM_CSV_MAX_LINE bytes. */
@@ -120,10 +120,8 @@ static int feed_piece(struct rm_csv_reader *r, const char *s, size_t len, bool h
         return 0;
     }
     r->ended = false;
-    if (csv_parse(&r->p, s, len, on_field, on_row, r) != len)
-        return -1;
-    if (has_nl)
-        r->line++;
+    if (csv_parse(&r->p, s, len, on_field, on_row, r) != len) return -1;
+    if (has_nl) r->line++;
     if (r->ended) {
         r->pending = 0;
         r->row_line = r->line;
@@ -133,8 +131,7 @@ static int feed_piece(struct rm_csv_reader *r, const char *s, size_t len, bool h
     if (r->pending > RM_CSV_MAX_LINE) {
         /* Drop what libcsv holds and resynchronise at the next newline. */
         csv_free(&r->p);
-        if (parser_init(r))
-            return -1;
+        if (parser_init(r)) return -1;
         r->n = r->used = 0;
         r->overflow = false;
         r->pending = 0;
@@ -152,24 +149,19 @@ static int feed_piece(struct rm_csv_reader *r, const char *s, size_t len, bool h
  * the line must take the slow path. */
 static size_t fast_line(struct rm_csv_reader *r, const char *s, size_t len)
 {
-    if (r->skipping || r->pending || r->n)
-        return 0;
+    if (r->skipping || r->pending || r->n) return 0;
     size_t n = 0, fs = 0, i = 0;
     bool overflow = false;
     for (;; i++) {
-        if (i == len)
-            return 0; /* no line end here */
+        if (i == len) return 0; /* no line end here */
         char c = s[i];
         if (c != ',' && c != '\n') {
-            if (c == '"')
-                return 0;
+            if (c == '"') return 0;
             continue;
         }
         size_t fe = i;
-        if (c == '\n' && fe > fs && s[fe - 1] == '\r')
-            fe--;
-        if (c == '\n' && n == 0 && fe == fs)
-            break; /* empty line: libcsv reports no row */
+        if (c == '\n' && fe > fs && s[fe - 1] == '\r') fe--;
+        if (c == '\n' && n == 0 && fe == fs) break; /* empty line: libcsv reports no row */
         while (fs < fe && (s[fs] == ' ' || s[fs] == '\t'))
             fs++;
         while (fe > fs && (s[fe - 1] == ' ' || s[fe - 1] == '\t'))
@@ -182,8 +174,7 @@ static size_t fast_line(struct rm_csv_reader *r, const char *s, size_t len)
             n++;
         }
         fs = i + 1;
-        if (c == '\n')
-            break;
+        if (c == '\n') break;
     }
     if (n) {
         struct rm_csv_row row = {
@@ -212,10 +203,8 @@ int rm_csv_feed(struct rm_csv_reader *r, const char *buf, size_t len)
         const char *nl = memchr(buf, '\n', len);
         size_t n = nl ? (size_t)(nl - buf) + 1 : len;
 
-        if (n > 65536 && !nl)
-            n = 65536;
-        if (feed_piece(r, buf, n, nl && n == (size_t)(nl - buf) + 1))
-            return -1;
+        if (n > 65536 && !nl) n = 65536;
+        if (feed_piece(r, buf, n, nl && n == (size_t)(nl - buf) + 1)) return -1;
         buf += n;
         len -= n;
     }
@@ -224,8 +213,7 @@ int rm_csv_feed(struct rm_csv_reader *r, const char *buf, size_t len)
 
 int rm_csv_finish(struct rm_csv_reader *r)
 {
-    if (r->skipping)
-        return 0;
+    if (r->skipping) return 0;
     return csv_fini(&r->p, on_field, on_row, r) ? -1 : 0;
 }
 
@@ -248,17 +236,14 @@ int rm_csv_read_file(const char *path, rm_csv_row_fn fn, void *ctx, _Atomic uint
     (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     while (rc == 0) {
         ssize_t got = read(fd, buf, CHUNK);
-        if (got < 0 && errno == EINTR)
-            continue;
+        if (got < 0 && errno == EINTR) continue;
         if (got < 0) {
             snprintf(err, errsz, "%s: %s", path, strerror(errno));
             rc = -1;
             break;
         }
-        if (got == 0)
-            break;
-        if (progress)
-            atomic_fetch_add(progress, (uint64_t)got);
+        if (got == 0) break;
+        if (progress) atomic_fetch_add(progress, (uint64_t)got);
         if (rm_csv_feed(r, buf, (size_t)got)) {
             snprintf(err, errsz, "%s: CSV parser failed (out of memory)", path);
             rc = -1;
@@ -268,8 +253,7 @@ int rm_csv_read_file(const char *path, rm_csv_row_fn fn, void *ctx, _Atomic uint
         snprintf(err, errsz, "%s: CSV parser failed at end of file", path);
         rc = -1;
     }
-    if (r && long_lines)
-        *long_lines = r->long_lines;
+    if (r && long_lines) *long_lines = r->long_lines;
     rm_csv_free(r);
     free(buf);
     close(fd);
@@ -298,10 +282,8 @@ static void lines_push(struct line_state *ls, const char *p, size_t n, rm_line_f
                 ls->used += take;
             }
         }
-        if (!nl)
-            return;
-        if (!ls->dropping)
-            fn(ctx, ls->buf, ls->used, false);
+        if (!nl) return;
+        if (!ls->dropping) fn(ctx, ls->buf, ls->used, false);
         ls->dropping = false;
         ls->used = 0;
         p += take + 1;
@@ -311,8 +293,7 @@ static void lines_push(struct line_state *ls, const char *p, size_t n, rm_line_f
 
 static void lines_end(struct line_state *ls, rm_line_fn fn, void *ctx)
 {
-    if (!ls->dropping && ls->used)
-        fn(ctx, ls->buf, ls->used, true);
+    if (!ls->dropping && ls->used) fn(ctx, ls->buf, ls->used, true);
 }
 
 void rm_split_lines(const char *buf, size_t len, size_t max_line, rm_line_fn fn, void *ctx,
@@ -327,13 +308,11 @@ void rm_split_lines(const char *buf, size_t len, size_t max_line, rm_line_fn fn,
             dropped++;
         else
             fn(ctx, buf, take, nl == NULL);
-        if (!nl)
-            break;
+        if (!nl) break;
         buf += take + 1;
         len -= take + 1;
     }
-    if (long_lines)
-        *long_lines = dropped;
+    if (long_lines) *long_lines = dropped;
 }
 
 int rm_read_lines(const char *path, size_t max_line, rm_line_fn fn, void *ctx,
@@ -354,23 +333,18 @@ int rm_read_lines(const char *path, size_t max_line, rm_line_fn fn, void *ctx,
     }
     while (rc == 0) {
         ssize_t got = read(fd, chunk, CHUNK);
-        if (got < 0 && errno == EINTR)
-            continue;
+        if (got < 0 && errno == EINTR) continue;
         if (got < 0) {
             snprintf(err, errsz, "%s: %s", path, strerror(errno));
             rc = -1;
             break;
         }
-        if (got == 0)
-            break;
-        if (progress)
-            atomic_fetch_add(progress, (uint64_t)got);
+        if (got == 0) break;
+        if (progress) atomic_fetch_add(progress, (uint64_t)got);
         lines_push(&ls, chunk, (size_t)got, fn, ctx);
     }
-    if (rc == 0)
-        lines_end(&ls, fn, ctx);
-    if (long_lines)
-        *long_lines = ls.long_lines;
+    if (rc == 0) lines_end(&ls, fn, ctx);
+    if (long_lines) *long_lines = ls.long_lines;
     free(ls.buf);
     free(chunk);
     close(fd);

@@ -56,8 +56,7 @@ static int date_time(struct rm_dmon_map *m, const struct rm_strref *d, const str
                      int64_t *ns)
 {
     char buf[32];
-    if (d->len != 8 || t->len != 8)
-        return -1;
+    if (d->len != 8 || t->len != 8) return -1;
     memcpy(buf, d->s, 4);
     buf[4] = '-';
     memcpy(buf + 5, d->s + 4, 2);
@@ -71,26 +70,21 @@ static int date_time(struct rm_dmon_map *m, const struct rm_strref *d, const str
 int rm_dmon_map_row(struct rm_dmon_map *m, const struct rm_strref *f, size_t n,
                     struct rm_gpu_sample *out)
 {
-    if (!m->mapped)
-        return -(1 + RM_SKIP_NOT_DATA);
-    if (n != m->ncols)
-        return -(1 + RM_SKIP_BAD_FIELD_COUNT);
+    if (!m->mapped) return -(1 + RM_SKIP_NOT_DATA);
+    if (n != m->ncols) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
     memset(out, 0, sizeof *out);
     out->t_ns = RM_NO_TIME;
     for (size_t i = 0; i < n; i++) {
-        if (m->metric[i] < 0)
-            continue;
+        if (m->metric[i] < 0) continue;
         double v;
         int rc = rm_value_parse(f[i].s, f[i].len, &v);
-        if (rc == RM_VALUE_BAD)
-            return -(1 + RM_SKIP_GARBAGE);
+        if (rc == RM_VALUE_BAD) return -(1 + RM_SKIP_GARBAGE);
         if (rc == RM_VALUE_OK) {
             out->v[m->metric[i]] = v;
             out->valid |= 1u << m->metric[i];
         }
     }
-    if (m->gpu_col >= 0)
-        out->index = (struct rm_strref){f[m->gpu_col].s, f[m->gpu_col].len};
+    if (m->gpu_col >= 0) out->index = (struct rm_strref){f[m->gpu_col].s, f[m->gpu_col].len};
     if (m->ts_col >= 0) {
         if (rm_parse_time_field(f[m->ts_col].s, f[m->ts_col].len, false, &m->tz, &out->t_ns))
             return -(1 + RM_SKIP_BAD_TIME);
@@ -116,8 +110,7 @@ int rm_dmon_text_line(struct rm_dmon_map *m, const char *line, size_t len, bool 
     case RM_DMON_UNITS:
         return 0;
     case RM_DMON_DATA:
-        if (torn)
-            return -(1 + RM_SKIP_TORN);
+        if (torn) return -(1 + RM_SKIP_TORN);
         return rm_dmon_map_row(m, toks, l->n, out);
     default: {
         size_t i = 0;
@@ -130,10 +123,8 @@ int rm_dmon_text_line(struct rm_dmon_map *m, const char *line, size_t len, bool 
 
 int rm_dmon_csv_row(struct rm_dmon_map *m, const struct rm_csv_row *row, struct rm_gpu_sample *out)
 {
-    if (row->overflow)
-        return -(1 + RM_SKIP_LONG_LINE);
-    if (row->torn)
-        return -(1 + RM_SKIP_TORN);
+    if (row->overflow) return -(1 + RM_SKIP_LONG_LINE);
+    if (row->torn) return -(1 + RM_SKIP_TORN);
     size_t n = row->n > RM_DMON_MAX_FIELDS ? RM_DMON_MAX_FIELDS : row->n;
     struct rm_strref f[RM_DMON_MAX_FIELDS];
     bool header = false;
@@ -145,7 +136,6 @@ int rm_dmon_csv_row(struct rm_dmon_map *m, const struct rm_csv_row *row, struct 
         rm_dmon_map_header(m, f, n);
         return 0;
     }
-    if (row->n > RM_DMON_MAX_FIELDS)
-        return -(1 + RM_SKIP_BAD_FIELD_COUNT);
+    if (row->n > RM_DMON_MAX_FIELDS) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
     return rm_dmon_map_row(m, f, n, out);
 }

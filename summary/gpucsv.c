@@ -30,8 +30,8 @@ static const struct name_map names[] = {
 };
 
 /* Names that only tell a header apart from data (never mapped to a metric). */
-static const char *const other_known[] = {"driver_version", "pstate", "count", "serial",
-                                          "fan.speed", "power.limit", "memory.free"};
+static const char *const other_known[] = {"driver_version", "pstate",      "count",      "serial",
+                                          "fan.speed",      "power.limit", "memory.free"};
 
 int rm_gpucsv_name_role(const char *s, size_t len, int *metric)
 {
@@ -47,11 +47,9 @@ int rm_gpucsv_name_role(const char *s, size_t len, int *metric)
 static bool known_name(const char *s, size_t len)
 {
     int m;
-    if (rm_gpucsv_name_role(s, len, &m) != RM_COL_IGNORE)
-        return true;
+    if (rm_gpucsv_name_role(s, len, &m) != RM_COL_IGNORE) return true;
     for (size_t i = 0; i < sizeof other_known / sizeof other_known[0]; i++)
-        if (strlen(other_known[i]) == len && !memcmp(other_known[i], s, len))
-            return true;
+        if (strlen(other_known[i]) == len && !memcmp(other_known[i], s, len)) return true;
     return false;
 }
 
@@ -63,37 +61,31 @@ void rm_gpucsv_init(struct rm_gpucsv *g, const char *fields)
 
 static void map_add(struct rm_gpucsv *g, size_t col, const char *s, size_t len)
 {
-    if (col >= RM_GPUCSV_MAX_COLS)
-        return;
+    if (col >= RM_GPUCSV_MAX_COLS) return;
     int metric;
     int role = rm_gpucsv_name_role(s, len, &metric);
     /* The first column naming a metric wins (a header could repeat one). */
     if (role == RM_COL_METRIC)
         for (size_t k = 0; k < col; k++)
-            if (g->role[k] == RM_COL_METRIC && g->metric[k] == metric)
-                role = RM_COL_IGNORE;
+            if (g->role[k] == RM_COL_METRIC && g->metric[k] == metric) role = RM_COL_IGNORE;
     g->role[col] = (unsigned char)role;
     g->metric[col] = (unsigned char)metric;
-    if (role == RM_COL_TS)
-        g->has_ts = true;
+    if (role == RM_COL_TS) g->has_ts = true;
 }
 
 static bool map_header(struct rm_gpucsv *g, const struct rm_csv_row *row)
 {
-    if (row->n == 0)
-        return false;
+    if (row->n == 0) return false;
     /* Once a header is known, only that same header again (a restarted nvidia-smi appending)
      * re-maps: one comparison per row instead of a name lookup per field. */
     if (g->mapped && !g->assumed &&
         (row->len[0] != g->first_len || memcmp(row->f[0], g->first, g->first_len)))
         return false;
-    if (g->assumed && row->len[0] && row->f[0][0] >= '0' && row->f[0][0] <= '9')
-        return false;
+    if (g->assumed && row->len[0] && row->f[0][0] >= '0' && row->f[0][0] <= '9') return false;
     bool header = false;
     for (size_t i = 0; i < row->n && !header; i++)
         header = known_name(row->f[i], rm_header_name_len(row->f[i], row->len[i]));
-    if (!header)
-        return false;
+    if (!header) return false;
     memset(g->role, 0, sizeof g->role);
     g->has_ts = false;
     g->ncols = row->n;
@@ -146,8 +138,7 @@ static int row_time(struct rm_gpucsv *g, const char *s, size_t len, bool local, 
         *ns = g->last_time_ns;
         return 0;
     }
-    if (rm_parse_time_field(s, len, local, &g->tz, ns))
-        return -1;
+    if (rm_parse_time_field(s, len, local, &g->tz, ns)) return -1;
     if (len < sizeof g->last_time) {
         memcpy(g->last_time, s, len);
         g->last_time_len = len;
@@ -158,14 +149,10 @@ static int row_time(struct rm_gpucsv *g, const char *s, size_t len, bool local, 
 
 int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_gpu_sample *out)
 {
-    if (row->overflow)
-        return -(1 + RM_SKIP_LONG_LINE);
-    if (row->torn)
-        return -(1 + RM_SKIP_TORN);
-    if (map_header(g, row))
-        return 0;
-    if (row->n == 0)
-        return -(1 + RM_SKIP_NOT_DATA);
+    if (row->overflow) return -(1 + RM_SKIP_LONG_LINE);
+    if (row->torn) return -(1 + RM_SKIP_TORN);
+    if (map_header(g, row)) return 0;
+    if (row->n == 0) return -(1 + RM_SKIP_NOT_DATA);
     if (!g->mapped) {
         map_assumed(g, row);
     }
@@ -213,8 +200,7 @@ int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_g
         }
     }
     /* A value that is neither number nor missing spelling: this row is not trusted. */
-    if (bad)
-        return -(1 + RM_SKIP_GARBAGE);
+    if (bad) return -(1 + RM_SKIP_GARBAGE);
     if (ts_col >= 0) {
         if (row_time(g, row->f[ts_col], row->len[ts_col], false, &out->t_ns))
             return -(1 + RM_SKIP_BAD_TIME);
@@ -222,7 +208,6 @@ int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_g
         if (row_time(g, row->f[stamp_col], row->len[stamp_col], true, &out->t_ns))
             return -(1 + RM_SKIP_BAD_TIME);
     }
-    if (out->index.len && rm_value_is_missing(out->index.s, out->index.len))
-        out->index.len = 0;
+    if (out->index.len && rm_value_is_missing(out->index.s, out->index.len)) out->index.len = 0;
     return 1;
 }

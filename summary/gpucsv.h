@@ -14,8 +14,8 @@
 #include "summary/csvread.h"
 #include "summary/sample.h"
 
-#define RM_GPUCSV_LEGACY_FIELDS                                                                  \
-    "timestamp,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"          \
+#define RM_GPUCSV_LEGACY_FIELDS                                                                    \
+    "timestamp,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"            \
     "temperature.gpu,clocks.current.sm,clocks.current.memory"
 
 enum rm_col_role {

@@ -12,14 +12,27 @@ struct alias {
 
 /* runmon's names first, then spellings seen in other monitors' CSVs. */
 static const struct alias aliases[] = {
-    {"usr_pct", RM_HM_USR},       {"user_pct", RM_HM_USR},        {"cpu_usr_pct", RM_HM_USR},
-    {"%usr", RM_HM_USR},          {"sys_pct", RM_HM_SYS},         {"system_pct", RM_HM_SYS},
-    {"%sys", RM_HM_SYS},          {"iowait_pct", RM_HM_IOWAIT},   {"%iowait", RM_HM_IOWAIT},
-    {"steal_pct", RM_HM_STEAL},   {"%steal", RM_HM_STEAL},        {"idle_pct", RM_HM_IDLE},
-    {"%idle", RM_HM_IDLE},        {"cpu_idle_pct", RM_HM_IDLE},   {"mem_used_mb", RM_HM_MEM_USED},
-    {"memory_used_mb", RM_HM_MEM_USED}, {"mem_total_mb", RM_HM_MEM_TOTAL},
-    {"memory_total_mb", RM_HM_MEM_TOTAL}, {"rss_mb", RM_HM_PROC_RSS},
-    {"cpu_pct", RM_HM_PROC_CPU},  {"nprocs", RM_HM_PROC_NPROCS},
+    {"usr_pct", RM_HM_USR},
+    {"user_pct", RM_HM_USR},
+    {"cpu_usr_pct", RM_HM_USR},
+    {"%usr", RM_HM_USR},
+    {"sys_pct", RM_HM_SYS},
+    {"system_pct", RM_HM_SYS},
+    {"%sys", RM_HM_SYS},
+    {"iowait_pct", RM_HM_IOWAIT},
+    {"%iowait", RM_HM_IOWAIT},
+    {"steal_pct", RM_HM_STEAL},
+    {"%steal", RM_HM_STEAL},
+    {"idle_pct", RM_HM_IDLE},
+    {"%idle", RM_HM_IDLE},
+    {"cpu_idle_pct", RM_HM_IDLE},
+    {"mem_used_mb", RM_HM_MEM_USED},
+    {"memory_used_mb", RM_HM_MEM_USED},
+    {"mem_total_mb", RM_HM_MEM_TOTAL},
+    {"memory_total_mb", RM_HM_MEM_TOTAL},
+    {"rss_mb", RM_HM_PROC_RSS},
+    {"cpu_pct", RM_HM_PROC_CPU},
+    {"nprocs", RM_HM_PROC_NPROCS},
 };
 
 void rm_hostcsv_init(struct rm_hostcsv *h)
@@ -57,14 +70,12 @@ static bool map_header(struct rm_hostcsv *h, const struct rm_csv_row *row)
                     bool dup = false;
                     for (size_t k = 0; k < i; k++)
                         dup |= m.metric[k] == aliases[a].metric;
-                    if (!dup)
-                        m.metric[i] = (signed char)aliases[a].metric;
+                    if (!dup) m.metric[i] = (signed char)aliases[a].metric;
                     known++;
                     break;
                 }
     }
-    if (!known)
-        return false;
+    if (!known) return false;
     m.mapped = true;
     *h = m;
     return true;
@@ -72,16 +83,11 @@ static bool map_header(struct rm_hostcsv *h, const struct rm_csv_row *row)
 
 int rm_hostcsv_row(struct rm_hostcsv *h, const struct rm_csv_row *row, struct rm_host_sample *out)
 {
-    if (row->overflow)
-        return -(1 + RM_SKIP_LONG_LINE);
-    if (row->torn)
-        return -(1 + RM_SKIP_TORN);
-    if (map_header(h, row))
-        return 0;
-    if (!h->mapped || row->n <= 1)
-        return -(1 + RM_SKIP_NOT_DATA);
-    if (row->n != h->ncols)
-        return -(1 + RM_SKIP_BAD_FIELD_COUNT);
+    if (row->overflow) return -(1 + RM_SKIP_LONG_LINE);
+    if (row->torn) return -(1 + RM_SKIP_TORN);
+    if (map_header(h, row)) return 0;
+    if (!h->mapped || row->n <= 1) return -(1 + RM_SKIP_NOT_DATA);
+    if (row->n != h->ncols) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
     if (h->cpu_col >= 0 && !eq(row->f[h->cpu_col], row->len[h->cpu_col], "all"))
         return -(1 + RM_SKIP_PER_CPU);
     memset(out, 0, sizeof *out);
@@ -91,14 +97,11 @@ int rm_hostcsv_row(struct rm_hostcsv *h, const struct rm_csv_row *row, struct rm
     bool have_avail = false;
     for (size_t i = 0; i < n; i++) {
         int m = h->metric[i];
-        if (m < 0 && (int)i != h->avail_col)
-            continue;
+        if (m < 0 && (int)i != h->avail_col) continue;
         double v;
         int rc = rm_value_parse(row->f[i], row->len[i], &v);
-        if (rc == RM_VALUE_BAD)
-            return -(1 + RM_SKIP_GARBAGE);
-        if (rc != RM_VALUE_OK)
-            continue;
+        if (rc == RM_VALUE_BAD) return -(1 + RM_SKIP_GARBAGE);
+        if (rc != RM_VALUE_OK) continue;
         if ((int)i == h->avail_col) {
             avail = v;
             have_avail = true;

@@ -13,8 +13,7 @@ static const json_t *at(const json_t *o, const char *path)
     while (v && *path) {
         const char *dot = strchr(path, '.');
         size_t n = dot ? (size_t)(dot - path) : strlen(path);
-        if (n >= sizeof key)
-            return NULL;
+        if (n >= sizeof key) return NULL;
         memcpy(key, path, n);
         key[n] = '\0';
         v = json_object_get(v, key);
@@ -30,8 +29,7 @@ static const char *fmt(const json_t *o, const char *path, int dec)
     static _Thread_local char ring[24][32];
     static _Thread_local unsigned next;
     const json_t *v = at(o, path);
-    if (!json_is_number(v))
-        return "-";
+    if (!json_is_number(v)) return "-";
     char *buf = ring[next++ % 24];
     snprintf(buf, sizeof ring[0], "%.*f", dec, json_number_value(v));
     return buf;
@@ -45,8 +43,7 @@ static const char *str(const json_t *o, const char *path)
 
 int rm_summary_print_json(FILE *out, const json_t *summary)
 {
-    if (json_dumpf(summary, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15)))
-        return -1;
+    if (json_dumpf(summary, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15))) return -1;
     return fputc('\n', out) == EOF ? -1 : 0;
 }
 
@@ -82,7 +79,9 @@ void rm_summary_print_text(FILE *out, const json_t *s)
     const json_t *g = s;
     const json_t *ses = json_object_get(s, "session");
     fprintf(out, "runmon summary%s%s\n", json_is_string(json_object_get(s, "path")) ? ": " : "",
-            json_is_string(json_object_get(s, "path")) ? json_string_value(json_object_get(s, "path")) : "");
+            json_is_string(json_object_get(s, "path"))
+                ? json_string_value(json_object_get(s, "path"))
+                : "");
     if (json_is_object(ses)) {
         g = ses;
         fprintf(out, "session %s  status %s  host %s  duration %s s  exit %s\n", str(ses, "id"),
@@ -95,9 +94,11 @@ void rm_summary_print_text(FILE *out, const json_t *s)
     g = t;
     fprintf(out, "\nTotals\n  GPU power mean %s W  max %s W  energy %s Wh\n", F("power_w.mean", 1),
             F("power_w.max", 1), F("energy_wh", 3));
-    fprintf(out, "  CPU %%  usr %s  sys %s  iowait %s  steal %s  idle %s (means)   host mem peak %s MiB\n",
-            F("cpu.usr_pct.mean", 1), F("cpu.sys_pct.mean", 1), F("cpu.iowait_pct.mean", 1),
-            F("cpu.steal_pct.mean", 1), F("cpu.idle_pct.mean", 1), F("host_mem_peak_mb", 0));
+    fprintf(
+        out,
+        "  CPU %%  usr %s  sys %s  iowait %s  steal %s  idle %s (means)   host mem peak %s MiB\n",
+        F("cpu.usr_pct.mean", 1), F("cpu.sys_pct.mean", 1), F("cpu.iowait_pct.mean", 1),
+        F("cpu.steal_pct.mean", 1), F("cpu.idle_pct.mean", 1), F("host_mem_peak_mb", 0));
     fprintf(out, "  process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
             F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1), F("proc.cpu_pct.max", 1));
     const json_t *phases = json_object_get(s, "phases");
@@ -121,23 +122,16 @@ void rm_summary_print_text(FILE *out, const json_t *s)
             json_array_foreach(pg, k, x)
             {
                 const json_t *v;
-                if (json_is_number(v = at(x, "util_pct.mean")))
-                    util += json_number_value(v), nu++;
-                if (json_is_number(v = at(x, "power_w.mean")))
-                    pw += json_number_value(v), np++;
-                if (json_is_number(v = at(x, "energy_wh")))
-                    en += json_number_value(v), ne++;
+                if (json_is_number(v = at(x, "util_pct.mean"))) util += json_number_value(v), nu++;
+                if (json_is_number(v = at(x, "power_w.mean"))) pw += json_number_value(v), np++;
+                if (json_is_number(v = at(x, "energy_wh"))) en += json_number_value(v), ne++;
             }
             char us[32] = "-", ps[32] = "-", es[32] = "-";
-            if (nu)
-                snprintf(us, sizeof us, "%.1f", util / nu);
-            if (np)
-                snprintf(ps, sizeof ps, "%.1f", pw);
-            if (ne)
-                snprintf(es, sizeof es, "%.3f", en);
+            if (nu) snprintf(us, sizeof us, "%.1f", util / nu);
+            if (np) snprintf(ps, sizeof ps, "%.1f", pw);
+            if (ne) snprintf(es, sizeof es, "%.3f", en);
             fprintf(out, "  %-40.40s %6s %10s %12s %9s %9s %10s %8s\n", str(p, "path"),
-                    F("count", 0), F("total_seconds", 3), st, us, ps, es,
-                    F("cpu.usr_pct.mean", 1));
+                    F("count", 0), F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
         }
     }
     const json_t *col = json_object_get(s, "collectors");
@@ -149,7 +143,8 @@ void rm_summary_print_text(FILE *out, const json_t *s)
         {
             g = c;
             fprintf(out, "  %-5s %-11s failures %s%s%s\n", k, str(c, "health"),
-                    F("failure_event_count", 0), json_is_string(json_object_get(c, "last_error")) ? "  last error: " : "",
+                    F("failure_event_count", 0),
+                    json_is_string(json_object_get(c, "last_error")) ? "  last error: " : "",
                     json_is_string(json_object_get(c, "last_error")) ? str(c, "last_error") : "");
         }
     }
@@ -168,8 +163,8 @@ void rm_summary_print_text(FILE *out, const json_t *s)
             any = 1;
         }
     }
-    fprintf(out, "%s\n  gaps %s (%s s)  coverage %s of %s s\n", any ? "" : " none", F("gaps.count", 0),
-            F("gaps.seconds", 1), F("coverage", 3), F("session_seconds", 1));
+    fprintf(out, "%s\n  gaps %s (%s s)  coverage %s of %s s\n", any ? "" : " none",
+            F("gaps.count", 0), F("gaps.seconds", 1), F("coverage", 3), F("session_seconds", 1));
     g = json_object_get(dq, "runlog");
     if (json_integer_value(json_object_get(g, "lines")))
         fprintf(out, "  run log: %s lines, %s torn, %s garbage\n", F("lines", 0), F("torn_line", 0),
@@ -187,8 +182,7 @@ static void csv_str(FILE *out, const char *s)
     if (strpbrk(s, ",\"\r\n")) {
         fputc('"', out);
         for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', out);
+            if (*s == '"') fputc('"', out);
             fputc(*s, out);
         }
         fputc('"', out);
@@ -208,10 +202,13 @@ static void csv_num(FILE *out, const json_t *o, const char *path)
 }
 
 static const char *const gpu_cols[] = {
-    "samples",      "util_pct.mean",     "util_pct.max",   "util_pct.p50",  "util_pct.p95",
-    "mem_util_pct.mean", "mem_util_pct.max", "vram_mb.peak", "vram_mb.mean", "vram_mb.total",
-    "power_w.mean", "power_w.max",       "energy_wh",      "temp_c_max",    "sm_clock_mhz.mean",
-    "sm_clock_mhz.max", "mem_clock_mhz.mean", "mem_clock_mhz.max", "idle_share"};
+    "samples",          "util_pct.mean",      "util_pct.max",
+    "util_pct.p50",     "util_pct.p95",       "mem_util_pct.mean",
+    "mem_util_pct.max", "vram_mb.peak",       "vram_mb.mean",
+    "vram_mb.total",    "power_w.mean",       "power_w.max",
+    "energy_wh",        "temp_c_max",         "sm_clock_mhz.mean",
+    "sm_clock_mhz.max", "mem_clock_mhz.mean", "mem_clock_mhz.max",
+    "idle_share"};
 
 static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t *g,
                     const json_t *p)
@@ -221,8 +218,7 @@ static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t
     csv_str(out, phase);
     fputc(',', out);
     const json_t *ix = json_object_get(g, "index");
-    if (json_is_integer(ix))
-        fprintf(out, "%lld", (long long)json_integer_value(ix));
+    if (json_is_integer(ix)) fprintf(out, "%lld", (long long)json_integer_value(ix));
     fputc(',', out);
     const json_t *u = json_object_get(g, "uuid");
     csv_str(out, json_is_string(u) ? json_string_value(u) : NULL);
@@ -249,10 +245,10 @@ void rm_summary_print_csv(FILE *out, const json_t *s)
     fputs(",count,total_seconds,cpu_usr_mean_pct,cpu_idle_mean_pct\n", out);
     size_t i, k;
     const json_t *g, *p;
-    json_array_foreach(json_object_get(s, "gpus"), i, g)
-        csv_gpu(out, "gpu", NULL, g, NULL);
-    json_t *tot = json_pack("{s:O,s:O}", "power_w", json_object_get(json_object_get(s, "totals"), "power_w"),
-                            "energy_wh", json_object_get(json_object_get(s, "totals"), "energy_wh"));
+    json_array_foreach(json_object_get(s, "gpus"), i, g) csv_gpu(out, "gpu", NULL, g, NULL);
+    json_t *tot =
+        json_pack("{s:O,s:O}", "power_w", json_object_get(json_object_get(s, "totals"), "power_w"),
+                  "energy_wh", json_object_get(json_object_get(s, "totals"), "energy_wh"));
     if (tot) {
         csv_gpu(out, "total", NULL, tot, json_object_get(s, "totals"));
         json_decref(tot);
@@ -266,7 +262,6 @@ void rm_summary_print_csv(FILE *out, const json_t *s)
             csv_gpu(out, "phase", path, empty, p);
             json_decref(empty);
         }
-        json_array_foreach(pg, k, g)
-            csv_gpu(out, "phase", path, g, p);
+        json_array_foreach(pg, k, g) csv_gpu(out, "phase", path, g, p);
     }
 }

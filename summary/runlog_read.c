@@ -32,14 +32,12 @@ void rm_runlog_free(struct rm_runlog *r)
 
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return p;
+    if (need <= *cap) return p;
     size_t c = *cap ? *cap * 2 : 16;
     while (c < need)
         c *= 2;
     void *np = realloc(p, c * elem);
-    if (!np)
-        abort(); /* bounded by the run log's size; nothing sensible to do without memory */
+    if (!np) abort(); /* bounded by the run log's size; nothing sensible to do without memory */
     *cap = c;
     return np;
 }
@@ -56,8 +54,7 @@ static void rehash(struct rm_runlog *r)
 {
     size_t cap = r->hashcap ? r->hashcap * 2 : 64;
     size_t *h = calloc(cap, sizeof *h);
-    if (!h)
-        abort();
+    if (!h) abort();
     for (size_t i = 0; i < r->nphases; i++) {
         size_t j = fnv(r->phases[i].path) & (cap - 1);
         while (h[j])
@@ -74,8 +71,7 @@ static size_t phase_id(struct rm_runlog *r, const char *path, int depth)
     if (r->hashcap) {
         size_t j = fnv(path) & (r->hashcap - 1);
         while (r->hash[j]) {
-            if (!strcmp(r->phases[r->hash[j] - 1].path, path))
-                return r->hash[j] - 1;
+            if (!strcmp(r->phases[r->hash[j] - 1].path, path)) return r->hash[j] - 1;
             j = (j + 1) & (r->hashcap - 1);
         }
     }
@@ -83,8 +79,7 @@ static size_t phase_id(struct rm_runlog *r, const char *path, int depth)
     struct rm_phase *p = &r->phases[r->nphases];
     memset(p, 0, sizeof *p);
     p->path = strdup(path);
-    if (!p->path)
-        abort();
+    if (!p->path) abort();
     p->depth = depth;
     p->first_start_ns = p->last_end_ns = RM_NO_TIME;
     r->nphases++;
@@ -104,8 +99,7 @@ static void add_window(struct rm_runlog *r, size_t ph, int64_t start, int64_t en
     r->win = grow(r->win, &r->capwin, r->nwin + 1, sizeof *r->win);
     r->win[r->nwin++] = (struct rm_phase_window){start, end, ph};
     struct rm_phase *p = &r->phases[ph];
-    if (p->first_start_ns == RM_NO_TIME || start < p->first_start_ns)
-        p->first_start_ns = start;
+    if (p->first_start_ns == RM_NO_TIME || start < p->first_start_ns) p->first_start_ns = start;
     if (end != RM_OPEN_END && (p->last_end_ns == RM_NO_TIME || end > p->last_end_ns))
         p->last_end_ns = end;
 }
@@ -126,11 +120,9 @@ static const char *str(json_t *line, const char *key)
 
 static int64_t seconds_ns(json_t *v)
 {
-    if (!json_is_number(v))
-        return -1;
+    if (!json_is_number(v)) return -1;
     double s = json_number_value(v);
-    if (!(s >= 0 && s < 1e9))
-        return -1;
+    if (!(s >= 0 && s < 1e9)) return -1;
     return (int64_t)llround(s * 1e9);
 }
 
@@ -154,8 +146,7 @@ static void on_event(struct rm_runlog *r, json_t *line, const char *ev, int64_t 
 {
     r->events++;
     if (!strcmp(ev, "session_start")) {
-        if (r->session_start_ns == RM_NO_TIME)
-            r->session_start_ns = t;
+        if (r->session_start_ns == RM_NO_TIME) r->session_start_ns = t;
     } else if (!strcmp(ev, "session_end")) {
         r->session_end_ns = t;
     } else if (!strcmp(ev, "collector_degraded") || !strcmp(ev, "collector_recovered") ||
@@ -164,8 +155,7 @@ static void on_event(struct rm_runlog *r, json_t *line, const char *ev, int64_t 
         json_t *c = collector(r, name ? name : "unknown");
         bump(c, ev + strlen("collector_"));
         const char *why = str(line, "reason");
-        if (!why)
-            why = str(line, "last_error");
+        if (!why) why = str(line, "last_error");
         if (why && strcmp(ev, "collector_recovered"))
             json_object_set_new(c, "last_error", json_string(why));
     } else if (!strcmp(ev, "warning") || !strcmp(ev, "critical")) {
@@ -179,8 +169,8 @@ static void on_event(struct rm_runlog *r, json_t *line, const char *ev, int64_t 
             rm_format_ts(t, ts);
             json_object_set_new(a, "ts", json_string(ts));
             json_object_set_new(a, "level", json_string(ev));
-            static const char *const keys[] = {"gpu", "uuid", "memory_used_mb",
-                                               "memory_total_mb", "pct", "threshold_pct"};
+            static const char *const keys[] = {
+                "gpu", "uuid", "memory_used_mb", "memory_total_mb", "pct", "threshold_pct"};
             for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
                 json_t *v = field(line, keys[i]);
                 json_object_set(a, keys[i], v ? v : json_null());
@@ -189,9 +179,8 @@ static void on_event(struct rm_runlog *r, json_t *line, const char *ev, int64_t 
         }
     } else if (!strcmp(ev, "nonconforming_output")) {
         json_t *n = field(line, "count");
-        r->nonconforming += json_is_integer(n) && json_integer_value(n) > 0
-                                ? (uint64_t)json_integer_value(n)
-                                : 1;
+        r->nonconforming +=
+            json_is_integer(n) && json_integer_value(n) > 0 ? (uint64_t)json_integer_value(n) : 1;
     }
     static const char *const peaks[] = {"jax_peak_bytes", "peak_bytes", "peak_bytes_in_use"};
     json_t *d = json_object_get(line, "data");
@@ -199,8 +188,7 @@ static void on_event(struct rm_runlog *r, json_t *line, const char *ev, int64_t 
         json_t *v = json_object_get(d, peaks[i]);
         if (json_is_number(v) && isfinite(json_number_value(v))) {
             double b = json_number_value(v);
-            if (!r->has_jax || b > r->jax_peak_bytes)
-                r->jax_peak_bytes = b;
+            if (!r->has_jax || b > r->jax_peak_bytes) r->jax_peak_bytes = b;
             r->has_jax = true;
         }
     }
@@ -231,8 +219,7 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
 {
     while (len && (s[len - 1] == '\r' || s[len - 1] == ' '))
         len--;
-    if (len == 0)
-        return;
+    if (len == 0) return;
     r->lines++;
     if (torn) {
         r->torn++;
@@ -246,8 +233,7 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
     }
     int64_t t;
     json_t *ts = json_object_get(line, "ts"), *tn = json_object_get(line, "t");
-    if (json_is_string(ts) &&
-        !rm_parse_ts(json_string_value(ts), json_string_length(ts), &t)) {
+    if (json_is_string(ts) && !rm_parse_ts(json_string_value(ts), json_string_length(ts), &t)) {
     } else if (json_is_number(tn) && json_number_value(tn) > 0 && json_number_value(tn) < 1e11) {
         t = (int64_t)llround(json_number_value(tn) * 1e9);
     } else {
@@ -255,10 +241,8 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
         json_decref(line);
         return;
     }
-    if (r->first_ns == RM_NO_TIME || t < r->first_ns)
-        r->first_ns = t;
-    if (r->last_ns == RM_NO_TIME || t > r->last_ns)
-        r->last_ns = t;
+    if (r->first_ns == RM_NO_TIME || t < r->first_ns) r->first_ns = t;
+    if (r->last_ns == RM_NO_TIME || t > r->last_ns) r->last_ns = t;
     const char *type = str(line, "type");
     json_t *pidv = json_object_get(line, "pid");
     long long pid = json_is_integer(pidv) ? (long long)json_integer_value(pidv) : 0;
@@ -300,8 +284,7 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
             int64_t dur = seconds_ns(field(line, "seconds"));
             if (start == RM_NO_TIME) {
                 r->unmatched_exits++;
-                if (dur >= 0)
-                    start = t - dur;
+                if (dur >= 0) start = t - dur;
             }
             if (start != RM_NO_TIME) {
                 count_status(&r->phases[ph], str(line, "status"));
@@ -355,18 +338,16 @@ void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, 
     if (keep) {
         size_t k = 0;
         for (size_t i = 0; i < r->nwin; i++)
-            if (keep(keep_ctx, r->phases[r->win[i].phase].path))
-                r->win[k++] = r->win[i];
+            if (keep(keep_ctx, r->phases[r->win[i].phase].path)) r->win[k++] = r->win[i];
         r->nwin = k;
     }
-    if (r->nwin)
-        qsort(r->win, r->nwin, sizeof *r->win, cmp_win);
+    if (r->nwin) qsort(r->win, r->nwin, sizeof *r->win, cmp_win);
     free(r->maxend);
     r->maxend = malloc((r->nwin ? r->nwin : 1) * sizeof *r->maxend);
-    if (!r->maxend)
-        abort();
+    if (!r->maxend) abort();
     for (size_t i = 0; i < r->nwin; i++)
-        r->maxend[i] = i && r->maxend[i - 1] > r->win[i].end_ns ? r->maxend[i - 1] : r->win[i].end_ns;
+        r->maxend[i] =
+            i && r->maxend[i - 1] > r->win[i].end_ns ? r->maxend[i - 1] : r->win[i].end_ns;
 }
 
 void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void *, size_t),
@@ -382,9 +363,7 @@ void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void 
             hi = mid;
     }
     for (size_t i = lo; i-- > 0;) {
-        if (r->maxend[i] <= t)
-            break;
-        if (r->win[i].end_ns > t)
-            fn(ctx, r->win[i].phase);
+        if (r->maxend[i] <= t) break;
+        if (r->win[i].end_ns > t) fn(ctx, r->win[i].phase);
     }
 }

@@ -65,7 +65,7 @@ int rm_runlog_read_file(struct rm_runlog *r, const char *path, char *err, size_t
 void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, const char *),
                       void *keep_ctx);
 /* Calls fn for each window containing t (start <= t < end); after finish only. */
-void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t,
-                          void (*fn)(void *ctx, size_t phase), void *ctx);
+void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void *ctx, size_t phase),
+                          void *ctx);
 
 #endif

@@ -11,8 +11,8 @@ const char *const rm_skip_names[RM_SKIP_COUNT] = {
     "not_data", "torn_line", "bad_field_count", "bad_time", "garbage", "long_line", "per_cpu"};
 
 const char *const rm_host_metric_names[RM_HM_COUNT] = {
-    "usr_pct", "sys_pct", "iowait_pct", "steal_pct", "idle_pct", "mem_used_mb",
-    "mem_total_mb", "proc_rss_mb", "proc_cpu_pct", "proc_nprocs"};
+    "usr_pct",     "sys_pct",      "iowait_pct",  "steal_pct",    "idle_pct",
+    "mem_used_mb", "mem_total_mb", "proc_rss_mb", "proc_cpu_pct", "proc_nprocs"};
 
 void rm_host_stats_add(struct rm_host_stats *h, const struct rm_host_sample *s, bool proc)
 {
@@ -21,8 +21,7 @@ void rm_host_stats_add(struct rm_host_stats *h, const struct rm_host_sample *s, 
     else
         h->cpu_samples++;
     for (int m = 0; m < RM_HM_COUNT; m++)
-        if (s->valid & (1u << m))
-            rm_stat_add(&h->m[m], s->v[m]);
+        if (s->valid & (1u << m)) rm_stat_add(&h->m[m], s->v[m]);
 }
 
 void rm_host_stats_merge(struct rm_host_stats *a, const struct rm_host_stats *b)
@@ -53,8 +52,7 @@ int rm_host_stats_from_json(const json_t *j, struct rm_host_stats *h)
     h->cpu_samples = (uint64_t)json_integer_value(c);
     h->proc_samples = (uint64_t)json_integer_value(p);
     for (int i = 0; i < RM_HM_COUNT; i++)
-        if (rm_stat_from_json(json_object_get(m, rm_host_metric_names[i]), &h->m[i]))
-            return -1;
+        if (rm_stat_from_json(json_object_get(m, rm_host_metric_names[i]), &h->m[i])) return -1;
     return 0;
 }
 
@@ -62,8 +60,7 @@ int rm_host_stats_from_json(const json_t *j, struct rm_host_stats *h)
 static int64_t local_offset(int64_t naive_s, struct rm_tzcache *tz)
 {
     int64_t key = naive_s / 1800; /* zones change offset on the half hour at the finest */
-    if (tz && tz->key == key + 1)
-        return tz->offset_s;
+    if (tz && tz->key == key + 1) return tz->offset_s;
     time_t t = (time_t)naive_s;
     struct tm tm;
     gmtime_r(&t, &tm);
@@ -81,13 +78,11 @@ static bool has_offset(const char *s, size_t len)
 {
     /* Past "YYYY-MM-DD": a 'Z' or a sign can only be an offset. */
     for (size_t i = 10; i < len; i++)
-        if (s[i] == 'Z' || s[i] == 'z' || s[i] == '+' || s[i] == '-')
-            return true;
+        if (s[i] == 'Z' || s[i] == 'z' || s[i] == '+' || s[i] == '-') return true;
     return false;
 }
 
-int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache *tz,
-                        int64_t *ns)
+int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache *tz, int64_t *ns)
 {
     while (len && (*s == ' ' || *s == '\t')) {
         s++;
@@ -95,21 +90,17 @@ int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache
     }
     while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
         len--;
-    if (len == 0)
-        return -1;
+    if (len == 0) return -1;
     if (len >= 10 && (s[4] == '-' || s[4] == '/')) {
         int64_t v;
-        if (rm_parse_ts(s, len, &v))
-            return -1;
-        if (local && !has_offset(s, len))
-            v -= local_offset(v / RM_NS_PER_SEC, tz) * RM_NS_PER_SEC;
+        if (rm_parse_ts(s, len, &v)) return -1;
+        if (local && !has_offset(s, len)) v -= local_offset(v / RM_NS_PER_SEC, tz) * RM_NS_PER_SEC;
         *ns = v;
         return 0;
     }
     double d;
     size_t n = rm_parse_decimal(s, len, &d);
-    if (n != len || !(d > 1e8 && d < 1e11))
-        return -1;
+    if (n != len || !(d > 1e8 && d < 1e11)) return -1;
     *ns = (int64_t)(d * 1e9 + (d >= 0 ? 0.5 : -0.5));
     return 0;
 }

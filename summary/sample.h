@@ -74,7 +74,6 @@ struct rm_tzcache {
 /* Parses a time field: epoch seconds (a number above 1e8), or a date-time as rm_parse_ts
  * accepts it. A date-time without a UTC offset is taken as local time in the TZ of this
  * process when local is true (nvidia-smi's `timestamp`), as UTC otherwise. Returns 0 or -1. */
-int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache *tz,
-                        int64_t *ns);
+int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache *tz, int64_t *ns);
 
 #endif

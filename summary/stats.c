@@ -4,50 +4,50 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const rm_gpu_metric_names[RM_GM_COUNT] = {
-    "util", "memutil", "vram_used", "vram_total", "power", "temp", "smclk", "memclk"};
+const char *const rm_gpu_metric_names[RM_GM_COUNT] = {"util",  "memutil", "vram_used", "vram_total",
+                                                      "power", "temp",    "smclk",     "memclk"};
 
 void rm_stat_add(struct rm_stat *s, double v)
 {
-    if (s->n == 0 || v < s->min)
-        s->min = v;
-    if (s->n == 0 || v > s->max)
-        s->max = v;
+    if (s->n == 0 || v < s->min) s->min = v;
+    if (s->n == 0 || v > s->max) s->max = v;
     s->n++;
     s->sum += v;
 }
 
 void rm_stat_merge(struct rm_stat *a, const struct rm_stat *b)
 {
-    if (b->n == 0)
-        return;
+    if (b->n == 0) return;
     if (a->n == 0) {
         *a = *b;
         return;
     }
     a->n += b->n;
     a->sum += b->sum;
-    if (b->min < a->min)
-        a->min = b->min;
-    if (b->max > a->max)
-        a->max = b->max;
+    if (b->min < a->min) a->min = b->min;
+    if (b->max > a->max) a->max = b->max;
 }
 
-double rm_stat_mean(const struct rm_stat *s) { return s->n ? s->sum / (double)s->n : NAN; }
+double rm_stat_mean(const struct rm_stat *s)
+{
+    return s->n ? s->sum / (double)s->n : NAN;
+}
 
-static json_t *real_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+static json_t *real_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
 
 json_t *rm_stat_to_json(const struct rm_stat *s)
 {
-    return json_pack("{s:I,s:o,s:o,s:o}", "n", (json_int_t)s->n, "sum", real_or_null(s->sum),
-                     "min", s->n ? json_real(s->min) : json_null(), "max",
+    return json_pack("{s:I,s:o,s:o,s:o}", "n", (json_int_t)s->n, "sum", real_or_null(s->sum), "min",
+                     s->n ? json_real(s->min) : json_null(), "max",
                      s->n ? json_real(s->max) : json_null());
 }
 
 static int num(const json_t *j, double *out)
 {
-    if (!json_is_number(j))
-        return -1;
+    if (!json_is_number(j)) return -1;
     *out = json_number_value(j);
     return 0;
 }
@@ -59,7 +59,8 @@ int rm_stat_from_json(const json_t *j, struct rm_stat *s)
     if (!json_is_integer(n) || json_integer_value(n) < 0 || num(json_object_get(j, "sum"), &s->sum))
         return -1;
     s->n = (uint64_t)json_integer_value(n);
-    if (s->n && (num(json_object_get(j, "min"), &s->min) || num(json_object_get(j, "max"), &s->max)))
+    if (s->n &&
+        (num(json_object_get(j, "min"), &s->min) || num(json_object_get(j, "max"), &s->max)))
         return -1;
     return 0;
 }
@@ -98,22 +99,19 @@ static void bridge(struct rm_gpu_stats *s, int64_t t0, double p0, int64_t t1, do
     s->energy_j += p * sec;
 }
 
-void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT],
-                  uint32_t valid, int64_t gap_ns)
+void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT], uint32_t valid,
+                  int64_t gap_ns)
 {
     s->samples++;
     for (int m = 0; m < RM_GM_COUNT; m++)
-        if (valid & (1u << m))
-            rm_stat_add(&s->m[m], v[m]);
+        if (valid & (1u << m)) rm_stat_add(&s->m[m], v[m]);
     if (valid & (1u << RM_GM_UTIL)) {
         double u = v[RM_GM_UTIL];
         int b = u <= 0 ? 0 : u >= 100 ? 100 : (int)lround(u);
         s->util_hist[b]++;
-        if (u == 0)
-            s->idle_samples++;
+        if (u == 0) s->idle_samples++;
     }
-    if (t_ns == RM_NO_TIME)
-        return;
+    if (t_ns == RM_NO_TIME) return;
     double p = (valid & (1u << RM_GM_POWER)) ? v[RM_GM_POWER] : NAN;
     if (s->last_ns == RM_NO_TIME) {
         s->first_ns = t_ns;
@@ -179,8 +177,7 @@ json_t *rm_stats_to_json(const struct rm_gpu_stats *s)
 static int get_u64(const json_t *o, const char *k, uint64_t *out)
 {
     json_t *v = json_object_get(o, k);
-    if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return -1;
+    if (!json_is_integer(v) || json_integer_value(v) < 0) return -1;
     *out = (uint64_t)json_integer_value(v);
     return 0;
 }
@@ -188,8 +185,7 @@ static int get_u64(const json_t *o, const char *k, uint64_t *out)
 static int get_i64(const json_t *o, const char *k, int64_t *out)
 {
     json_t *v = json_object_get(o, k);
-    if (!json_is_integer(v))
-        return -1;
+    if (!json_is_integer(v)) return -1;
     *out = json_integer_value(v);
     return 0;
 }
@@ -213,8 +209,7 @@ int rm_stats_from_json(const json_t *j, struct rm_gpu_stats *s, char *err, size_
             bad = "bad metric";
     size_t k;
     json_t *pair;
-    if (!bad)
-        json_array_foreach(h, k, pair)
+    if (!bad) json_array_foreach(h, k, pair)
         {
             json_t *b = json_array_get(pair, 0), *c = json_array_get(pair, 1);
             if (!json_is_integer(b) || !json_is_integer(c) || json_integer_value(b) < 0 ||
@@ -246,16 +241,13 @@ double rm_hist_quantile(const uint64_t *hist, size_t nb, double q)
     uint64_t n = 0;
     for (size_t i = 0; i < nb; i++)
         n += hist[i];
-    if (n == 0)
-        return NAN;
+    if (n == 0) return NAN;
     uint64_t rank = (uint64_t)ceil(q * (double)n);
-    if (rank < 1)
-        rank = 1;
+    if (rank < 1) rank = 1;
     uint64_t c = 0;
     for (size_t i = 0; i < nb; i++) {
         c += hist[i];
-        if (c >= rank)
-            return (double)i;
+        if (c >= rank) return (double)i;
     }
     return (double)(nb - 1);
 }

@@ -47,11 +47,12 @@ struct rm_gpu_stats {
     struct rm_stat m[RM_GM_COUNT];
     uint64_t util_hist[RM_UTIL_BUCKETS]; /* utilization rounded to an integer, clamped 0..100 */
     uint64_t idle_samples;               /* utilization == 0 */
-    double energy_j;   /* trapezoids of power over bridged spacings (rectangles if one end lacks power) */
+    double energy_j;    /* trapezoids of power over bridged spacings (rectangles if one end lacks
+                           power) */
     int64_t covered_ns; /* time spanned by bridged spacings */
     uint64_t gaps;      /* spacings longer than the gap threshold: left out, never bridged */
     int64_t gap_ns;
-    uint64_t backwards; /* spacings < 0 (clock stepped back): neither bridged nor a gap */
+    uint64_t backwards;        /* spacings < 0 (clock stepped back): neither bridged nor a gap */
     int64_t first_ns, last_ns; /* RM_NO_TIME if no timed sample */
     double first_power, last_power; /* NaN when that sample had no power */
 };
@@ -59,8 +60,8 @@ struct rm_gpu_stats {
 void rm_stats_init(struct rm_gpu_stats *s);
 /* Adds one sample. t_ns may be RM_NO_TIME (then no energy or coverage is counted); v[m] is
  * used when bit m of valid is set. gap_ns: spacings above it are gaps (0 = never a gap). */
-void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT],
-                  uint32_t valid, int64_t gap_ns);
+void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT], uint32_t valid,
+                  int64_t gap_ns);
 /* Folds b (a later stretch of the same GPU) into a, bridging a's last sample to b's first
  * unless that spacing is a gap. */
 void rm_stats_merge(struct rm_gpu_stats *a, const struct rm_gpu_stats *b, int64_t gap_ns);

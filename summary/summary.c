@@ -109,16 +109,14 @@ struct rm_summary {
 static void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q)
-        abort(); /* every growth here is bounded by GPUs, phases or the run log */
+    if (!q) abort(); /* every growth here is bounded by GPUs, phases or the run log */
     return q;
 }
 
 static void copy_ref(char *dst, size_t cap, const struct rm_strref *r)
 {
     size_t n = r->len < cap - 1 ? r->len : cap - 1;
-    if (n)
-        memcpy(dst, r->s, n);
+    if (n) memcpy(dst, r->s, n);
     dst[n] = '\0';
 }
 
@@ -127,8 +125,7 @@ static size_t table_find(struct gpu_table *t, const char *key, size_t len)
     if (t->hint < t->n && t->s[t->hint].keylen == len && !memcmp(t->s[t->hint].key, key, len))
         return t->hint;
     for (size_t i = 0; i < t->n; i++)
-        if (t->s[i].keylen == len && !memcmp(t->s[i].key, key, len))
-            return i;
+        if (t->s[i].keylen == len && !memcmp(t->s[i].key, key, len)) return i;
     return (size_t)-1;
 }
 
@@ -150,12 +147,10 @@ static size_t table_add(struct gpu_table *t, const char *key, size_t len)
 
 static int parse_index(const struct rm_strref *r)
 {
-    if (r->len == 0 || r->len > 6)
-        return -1;
+    if (r->len == 0 || r->len > 6) return -1;
     int v = 0;
     for (size_t i = 0; i < r->len; i++) {
-        if (r->s[i] < '0' || r->s[i] > '9')
-            return -1;
+        if (r->s[i] < '0' || r->s[i] > '9') return -1;
         v = v * 10 + (r->s[i] - '0');
     }
     return v;
@@ -167,8 +162,7 @@ static void phase_hit(void *ctx, size_t phase)
 {
     struct file_agg *f = ctx;
     struct phase_acc *p = &f->ph[phase];
-    if (p->stamp == f->stamp)
-        return; /* overlapping windows of one phase count a sample once */
+    if (p->stamp == f->stamp) return; /* overlapping windows of one phase count a sample once */
     p->stamp = f->stamp;
     if (f->nplist == f->capplist) {
         f->capplist = f->capplist ? f->capplist * 2 : 16;
@@ -184,13 +178,11 @@ static void phases_at(struct file_agg *f, int64_t t)
         f->nplist = 0;
         return;
     }
-    if (t == f->phase_t && f->stamp)
-        return;
+    if (t == f->phase_t && f->stamp) return;
     if (!f->ph) {
         f->nph = f->rl->nphases;
         f->ph = calloc(f->nph ? f->nph : 1, sizeof *f->ph);
-        if (!f->ph)
-            abort();
+        if (!f->ph) abort();
     }
     f->phase_t = t;
     f->stamp++;
@@ -200,10 +192,8 @@ static void phases_at(struct file_agg *f, int64_t t)
 
 static void note_time(struct file_agg *f, int64_t t)
 {
-    if (t == RM_NO_TIME)
-        return;
-    if (f->first_ns == RM_NO_TIME)
-        f->first_ns = t;
+    if (t == RM_NO_TIME) return;
+    if (f->first_ns == RM_NO_TIME) f->first_ns = t;
     if (f->prev_t != RM_NO_TIME && t != f->prev_t) {
         int64_t dt = t - f->prev_t;
         if (f->gap_ns > 0 && dt > f->gap_ns) {
@@ -211,15 +201,13 @@ static void note_time(struct file_agg *f, int64_t t)
             f->gap_total_ns += dt;
         }
     }
-    if (f->last_ns == RM_NO_TIME || t > f->last_ns)
-        f->last_ns = t;
+    if (f->last_ns == RM_NO_TIME || t > f->last_ns) f->last_ns = t;
     f->prev_t = t;
 }
 
 static void flush_group(struct file_agg *f)
 {
-    if (f->group_open && f->group_has_power)
-        rm_stat_add(&f->total_power, f->group_power);
+    if (f->group_open && f->group_has_power) rm_stat_add(&f->total_power, f->group_power);
     f->group_open = true;
     f->group_has_power = false;
     f->group_power = 0;
@@ -230,14 +218,14 @@ static void flush_group(struct file_agg *f)
 static void add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
 {
     f->rows++;
-    if (!f->group_open || s->t_ns != f->group_t)
-        flush_group(f);
+    if (!f->group_open || s->t_ns != f->group_t) flush_group(f);
     f->group_t = s->t_ns;
     char key[KEY_MAX];
     size_t klen;
-    const struct rm_strref *id = s->index.len ? &s->index : s->uuid.len ? &s->uuid
-                                                      : s->pci.len      ? &s->pci
-                                                                        : NULL;
+    const struct rm_strref *id = s->index.len  ? &s->index
+                                 : s->uuid.len ? &s->uuid
+                                 : s->pci.len  ? &s->pci
+                                               : NULL;
     if (id) {
         key[0] = id == &s->index ? 'i' : id == &s->uuid ? 'u' : 'p';
         key[1] = ':';
@@ -299,8 +287,7 @@ static void add_host_sample(struct file_agg *f, const struct rm_host_sample *s)
 static void skip(struct file_agg *f, int rc)
 {
     int why = -rc - 1;
-    if (why >= 0 && why < RM_SKIP_COUNT)
-        f->skipped[why]++;
+    if (why >= 0 && why < RM_SKIP_COUNT) f->skipped[why]++;
 }
 
 static void on_csv_row(void *ctx, const struct rm_csv_row *row)
@@ -310,21 +297,17 @@ static void on_csv_row(void *ctx, const struct rm_csv_row *row)
     if (f->kind == RM_INPUT_GPU_CSV) {
         struct rm_gpu_sample s;
         rc = rm_gpucsv_row(&f->parser->gpu, row, &s);
-        if (rc == 1)
-            add_gpu_sample(f, &s);
+        if (rc == 1) add_gpu_sample(f, &s);
     } else if (f->kind == RM_INPUT_DMON_CSV) {
         struct rm_gpu_sample s;
         rc = rm_dmon_csv_row(&f->parser->dmon, row, &s);
-        if (rc == 1)
-            add_gpu_sample(f, &s);
+        if (rc == 1) add_gpu_sample(f, &s);
     } else {
         struct rm_host_sample s;
         rc = rm_hostcsv_row(&f->parser->host, row, &s);
-        if (rc == 1)
-            add_host_sample(f, &s);
+        if (rc == 1) add_host_sample(f, &s);
     }
-    if (rc < 0)
-        skip(f, rc);
+    if (rc < 0) skip(f, rc);
 }
 
 static void on_dmon_line(void *ctx, const char *line, size_t len, bool torn)
@@ -380,16 +363,14 @@ static void prescan_csv_row(void *ctx, const struct rm_csv_row *row)
         rc = rm_hostcsv_row(&c->f->parser->host, row, &h);
         s.t_ns = h.t_ns;
     }
-    if (rc == 1)
-        prescan_gpu(&c->ps, &s);
+    if (rc == 1) prescan_gpu(&c->ps, &s);
 }
 
 static void prescan_line(void *ctx, const char *line, size_t len, bool torn)
 {
     struct prescan_ctx *c = ctx;
     struct rm_gpu_sample s;
-    if (rm_dmon_text_line(&c->f->parser->dmon, line, len, torn, &s) == 1)
-        prescan_gpu(&c->ps, &s);
+    if (rm_dmon_text_line(&c->f->parser->dmon, line, len, torn, &s) == 1) prescan_gpu(&c->ps, &s);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -402,16 +383,13 @@ static int64_t prescan_interval(struct file_agg *f)
 {
     enum { N = 256 * 1024 };
     int fd = open(f->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
+    if (fd < 0) return 0;
     char *buf = malloc(N);
     ssize_t got = 0;
     while (buf && got < N) {
         ssize_t r = read(fd, buf + got, (size_t)(N - got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
         got += r;
     }
     close(fd);
@@ -432,10 +410,8 @@ static int64_t prescan_interval(struct file_agg *f)
     int64_t d[64];
     int n = 0;
     for (int i = 1; i < c.ps.n; i++)
-        if (c.ps.t[i] > c.ps.t[i - 1])
-            d[n++] = c.ps.t[i] - c.ps.t[i - 1];
-    if (n == 0)
-        return 0;
+        if (c.ps.t[i] > c.ps.t[i - 1]) d[n++] = c.ps.t[i] - c.ps.t[i - 1];
+    if (n == 0) return 0;
     qsort(d, (size_t)n, sizeof d[0], cmp_i64);
     return d[n / 2];
 }
@@ -450,8 +426,7 @@ static void file_agg_init(struct file_agg *f, enum rm_input_kind kind, const cha
 
 static void file_agg_free(struct file_agg *f)
 {
-    if (!f)
-        return;
+    if (!f) return;
     free(f->path);
     free(f->gpus.s);
     for (size_t i = 0; f->ph && i < f->nph; i++)
@@ -476,16 +451,14 @@ static void scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t 
     uint64_t longl = 0;
     int rc;
     struct stat st;
-    if (stat(f->path, &st) == 0)
-        f->bytes = (uint64_t)st.st_size;
+    if (stat(f->path, &st) == 0) f->bytes = (uint64_t)st.st_size;
     if (f->kind == RM_INPUT_DMON_TEXT)
-        rc = rm_read_lines(f->path, 65536, on_dmon_line, f, progress, &longl, f->err,
-                           sizeof f->err);
+        rc =
+            rm_read_lines(f->path, 65536, on_dmon_line, f, progress, &longl, f->err, sizeof f->err);
     else
         rc = rm_csv_read_file(f->path, on_csv_row, f, progress, &longl, f->err, sizeof f->err);
     f->skipped[RM_SKIP_LONG_LINE] += longl;
-    if (f->group_open)
-        flush_group(f);
+    if (f->group_open) flush_group(f);
     if (f->kind == RM_INPUT_GPU_CSV && f->parser->gpu.assumed)
         snprintf(f->note, sizeof f->note, "%s: %s", f->path, f->parser->gpu.note);
     if (rc) {
@@ -504,18 +477,15 @@ static void scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t 
 struct rm_summary *rm_summary_new(const struct rm_summary_opts *opts)
 {
     struct rm_summary *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    if (opts)
-        s->opts = *opts;
+    if (!s) return NULL;
+    if (opts) s->opts = *opts;
     rm_runlog_init(&s->rl);
     return s;
 }
 
 void rm_summary_free(struct rm_summary *s)
 {
-    if (!s)
-        return;
+    if (!s) return;
     for (size_t i = 0; i < s->njobs; i++)
         file_agg_free(s->jobs[i]);
     free(s->jobs);
@@ -523,10 +493,8 @@ void rm_summary_free(struct rm_summary *s)
         free(s->runlogs[i]);
     free(s->runlogs);
     json_decref(s->session);
-    if (s->md)
-        pcre2_match_data_free(s->md);
-    if (s->re)
-        pcre2_code_free(s->re);
+    if (s->md) pcre2_match_data_free(s->md);
+    if (s->re) pcre2_code_free(s->re);
     rm_runlog_free(&s->rl);
     free(s);
 }
@@ -534,8 +502,7 @@ void rm_summary_free(struct rm_summary *s)
 static struct file_agg *push_job(struct rm_summary *s, enum rm_input_kind kind, const char *path)
 {
     struct file_agg *f = malloc(sizeof *f);
-    if (!f)
-        abort();
+    if (!f) abort();
     file_agg_init(f, kind, path);
     if (s->njobs == s->capjobs) {
         s->capjobs = s->capjobs ? s->capjobs * 2 : 8;
@@ -547,8 +514,7 @@ static struct file_agg *push_job(struct rm_summary *s, enum rm_input_kind kind, 
 
 static int add_file(struct rm_summary *s, enum rm_input_kind kind, const char *path, bool strict)
 {
-    if ((int)kind < 0 || kind >= RM_INPUT_COUNT || !path)
-        return -1;
+    if ((int)kind < 0 || kind >= RM_INPUT_COUNT || !path) return -1;
     push_job(s, kind, path)->strict = strict;
     return 0;
 }
@@ -562,8 +528,7 @@ int rm_summary_add_runlog(struct rm_summary *s, const char *path)
 {
     s->runlogs = xrealloc(s->runlogs, (s->nrunlogs + 1) * sizeof *s->runlogs);
     s->runlogs[s->nrunlogs] = strdup(path);
-    if (!s->runlogs[s->nrunlogs])
-        abort();
+    if (!s->runlogs[s->nrunlogs]) abort();
     s->nrunlogs++;
     s->runlog_strict = true;
     return 0;
@@ -577,7 +542,10 @@ void rm_summary_set_session(struct rm_summary *s, json_t *session)
 
 /* ---- segments (serialized per-file aggregates) ------------------------------------ */
 
-static json_t *str_or_null(const char *v) { return v && *v ? json_string(v) : json_null(); }
+static json_t *str_or_null(const char *v)
+{
+    return v && *v ? json_string(v) : json_null();
+}
 
 static json_t *file_agg_to_json(const struct file_agg *f)
 {
@@ -592,8 +560,10 @@ static json_t *file_agg_to_json(const struct file_agg *f)
     json_object_set_new(o, "skipped", sk);
     json_object_set_new(o, "gaps", json_integer((json_int_t)f->gaps));
     json_object_set_new(o, "gap_total_ns", json_integer(f->gap_total_ns));
-    json_object_set_new(o, "first_ns", f->first_ns == RM_NO_TIME ? json_null() : json_integer(f->first_ns));
-    json_object_set_new(o, "last_ns", f->last_ns == RM_NO_TIME ? json_null() : json_integer(f->last_ns));
+    json_object_set_new(o, "first_ns",
+                        f->first_ns == RM_NO_TIME ? json_null() : json_integer(f->first_ns));
+    json_object_set_new(o, "last_ns",
+                        f->last_ns == RM_NO_TIME ? json_null() : json_integer(f->last_ns));
     for (size_t i = 0; i < f->gpus.n; i++) {
         const struct gpu_slot *sl = &f->gpus.s[i];
         json_array_append_new(
@@ -619,8 +589,7 @@ static int file_agg_from_json(struct file_agg *f, const json_t *j, char *err, si
     const char *kind = json_string_value(json_object_get(j, "kind"));
     int k = -1;
     for (int i = 0; kind && i < RM_INPUT_COUNT; i++)
-        if (!strcmp(kind, kind_names[i]))
-            k = i;
+        if (!strcmp(kind, kind_names[i])) k = i;
     json_t *g = json_object_get(j, "gpus");
     if (k < 0 || !json_is_array(g)) {
         snprintf(err, errsz, "segment: unknown kind or no gpus array");
@@ -630,18 +599,13 @@ static int file_agg_from_json(struct file_agg *f, const json_t *j, char *err, si
     json_t *v;
     if (json_is_integer(v = json_object_get(j, "interval_ns")))
         f->interval_ns = json_integer_value(v);
-    if (json_is_integer(v = json_object_get(j, "gap_ns")))
-        f->gap_ns = json_integer_value(v);
-    if (json_is_integer(v = json_object_get(j, "rows")))
-        f->rows = (uint64_t)json_integer_value(v);
-    if (json_is_integer(v = json_object_get(j, "gaps")))
-        f->gaps = (uint64_t)json_integer_value(v);
+    if (json_is_integer(v = json_object_get(j, "gap_ns"))) f->gap_ns = json_integer_value(v);
+    if (json_is_integer(v = json_object_get(j, "rows"))) f->rows = (uint64_t)json_integer_value(v);
+    if (json_is_integer(v = json_object_get(j, "gaps"))) f->gaps = (uint64_t)json_integer_value(v);
     if (json_is_integer(v = json_object_get(j, "gap_total_ns")))
         f->gap_total_ns = json_integer_value(v);
-    if (json_is_integer(v = json_object_get(j, "first_ns")))
-        f->first_ns = json_integer_value(v);
-    if (json_is_integer(v = json_object_get(j, "last_ns")))
-        f->last_ns = json_integer_value(v);
+    if (json_is_integer(v = json_object_get(j, "first_ns"))) f->first_ns = json_integer_value(v);
+    if (json_is_integer(v = json_object_get(j, "last_ns"))) f->last_ns = json_integer_value(v);
     for (int i = 0; i < RM_SKIP_COUNT; i++)
         if (json_is_integer(v = json_object_get(json_object_get(j, "skipped"), rm_skip_names[i])))
             f->skipped[i] = (uint64_t)json_integer_value(v);
@@ -661,8 +625,7 @@ static int file_agg_from_json(struct file_agg *f, const json_t *j, char *err, si
         copy_str(sl->uuid, sizeof sl->uuid, json_object_get(e, "uuid"));
         copy_str(sl->name, sizeof sl->name, json_object_get(e, "name"));
         copy_str(sl->pci, sizeof sl->pci, json_object_get(e, "pci_bus_id"));
-        if (rm_stats_from_json(json_object_get(e, "stats"), &sl->st, err, errsz))
-            return -1;
+        if (rm_stats_from_json(json_object_get(e, "stats"), &sl->st, err, errsz)) return -1;
     }
     if (rm_stat_from_json(json_object_get(j, "total_power"), &f->total_power) ||
         rm_host_stats_from_json(json_object_get(j, "host"), &f->host)) {
@@ -690,8 +653,7 @@ json_t *rm_summary_segment_from_file(enum rm_input_kind kind, const char *path, 
                                      char *err, size_t errsz)
 {
     struct file_agg *f = malloc(sizeof *f);
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     file_agg_init(f, kind, path);
     scan_file(f, (int64_t)llround(interval_s * 1e9), NULL);
     json_t *j = NULL;
@@ -710,8 +672,7 @@ static void *worker(void *arg)
     struct rm_summary *s = arg;
     for (;;) {
         size_t i = atomic_fetch_add(&s->next_job, 1);
-        if (i >= s->njobs)
-            break;
+        if (i >= s->njobs) break;
         struct file_agg *f = s->jobs[i];
         if (f->path) {
             f->rl = &s->rl;
@@ -727,25 +688,23 @@ static void run_jobs(struct rm_summary *s)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nt = s->opts.threads > 0 ? (size_t)s->opts.threads : ncpu > 0 ? (size_t)ncpu : 1;
-    if (nt > s->njobs)
-        nt = s->njobs;
+    if (nt > s->njobs) nt = s->njobs;
     uint64_t total = 0;
     for (size_t i = 0; i < s->njobs; i++) {
         struct stat st;
-        if (s->jobs[i]->path && stat(s->jobs[i]->path, &st) == 0)
-            total += (uint64_t)st.st_size;
+        if (s->jobs[i]->path && stat(s->jobs[i]->path, &st) == 0) total += (uint64_t)st.st_size;
     }
-    pthread_t *th = calloc(nt ? nt : 1, sizeof *th);
+    /* With progress wanted on a terminal, this thread only reports (once a second has
+     * passed) and nt threads scan; otherwise it scans beside nt - 1 others. */
+    bool report = s->opts.progress && isatty(2) && nt > 0;
+    size_t nspawn = report ? nt : nt ? nt - 1 : 0;
+    pthread_t *th = calloc(nspawn ? nspawn : 1, sizeof *th);
     size_t started = 0;
-    for (size_t i = 0; th && i + 1 < nt; i++)
-        if (pthread_create(&th[i], NULL, worker, s) == 0)
-            started++;
-    if (nt <= 1 || !s->opts.progress || !isatty(2)) {
-        worker(s); /* this thread takes its share too */
+    for (size_t i = 0; th && i < nspawn; i++)
+        if (pthread_create(&th[i], NULL, worker, s) == 0) started++;
+    if (!report || started == 0) {
+        worker(s);
     } else {
-        /* This thread reports progress instead of scanning, once a second has passed. */
-        if (started == 0)
-            worker(s);
         int64_t t0 = rm_now_monotonic_ns();
         bool shown = false;
         while ((size_t)atomic_load(&s->done_jobs) < s->njobs) {
@@ -758,8 +717,7 @@ static void run_jobs(struct rm_summary *s)
                 shown = true;
             }
         }
-        if (shown)
-            fprintf(stderr, "\n");
+        if (shown) fprintf(stderr, "\n");
     }
     for (size_t i = 0; i < started; i++)
         pthread_join(th[i], NULL);
@@ -792,8 +750,7 @@ static void source_merge(struct source *src, const struct file_agg *f, size_t np
     src->files++;
     int64_t gap = f->gap_ns > src->gap_ns ? f->gap_ns : src->gap_ns;
     size_t *map = calloc(f->gpus.n ? f->gpus.n : 1, sizeof *map);
-    if (!map)
-        abort();
+    if (!map) abort();
     for (size_t i = 0; i < f->gpus.n; i++) {
         const struct gpu_slot *g = &f->gpus.s[i];
         size_t j = table_find(&src->t, g->key, g->keylen);
@@ -814,14 +771,12 @@ static void source_merge(struct source *src, const struct file_agg *f, size_t np
             src->nph = nph;
             src->ph = calloc(nph, sizeof *src->ph);
             src->phn = calloc(nph, sizeof *src->phn);
-            if (!src->ph || !src->phn)
-                abort();
+            if (!src->ph || !src->phn) abort();
         }
         for (size_t p = 0; p < nph && p < f->nph; p++) {
             const struct phase_acc *a = &f->ph[p];
             for (size_t i = 0; a->used && i < a->ngpu; i++) {
-                if (!a->gpu[i].samples)
-                    continue;
+                if (!a->gpu[i].samples) continue;
                 size_t j = map[i];
                 if (src->phn[p] <= j) {
                     src->ph[p] = xrealloc(src->ph[p], src->t.n * sizeof **src->ph);
@@ -840,8 +795,7 @@ static void source_merge(struct source *src, const struct file_agg *f, size_t np
 
 static json_t *jnum(double v, int decimals)
 {
-    if (!isfinite(v))
-        return json_null();
+    if (!isfinite(v)) return json_null();
     double k = pow(10, decimals);
     double r = round(v * k) / k;
     return json_real(r == 0 ? 0 : r); /* no "-0.0" */
@@ -849,15 +803,20 @@ static json_t *jnum(double v, int decimals)
 
 static json_t *jts(int64_t ns)
 {
-    if (ns == RM_NO_TIME || ns == RM_OPEN_END)
-        return json_null();
+    if (ns == RM_NO_TIME || ns == RM_OPEN_END) return json_null();
     char b[RM_TS_BUFSZ];
     rm_format_ts(ns, b);
     return json_string(b);
 }
 
-static double st_mean(const struct rm_stat *s) { return rm_stat_mean(s); }
-static double st_max(const struct rm_stat *s) { return s->n ? s->max : NAN; }
+static double st_mean(const struct rm_stat *s)
+{
+    return rm_stat_mean(s);
+}
+static double st_max(const struct rm_stat *s)
+{
+    return s->n ? s->max : NAN;
+}
 
 /* The stats reporting metric m: query-gpu first, dmon for memory-controller use. */
 static const struct rm_gpu_stats *pick(const struct rm_gpu_stats *q, const struct rm_gpu_stats *d,
@@ -916,20 +875,21 @@ static json_t *gpu_json(int index, const char *uuid, const char *name, const cha
     json_object_set_new(o, "pci_bus_id", str_or_null(pci));
     json_object_set_new(o, "samples", json_integer((json_int_t)samples));
     json_t *uo = mean_max(u, RM_GM_UTIL, 3);
-    json_object_set_new(uo, "p50", jnum(u ? rm_hist_quantile(u->util_hist, RM_UTIL_BUCKETS, 0.5) : NAN, 0));
-    json_object_set_new(uo, "p95", jnum(u ? rm_hist_quantile(u->util_hist, RM_UTIL_BUCKETS, 0.95) : NAN, 0));
+    json_object_set_new(uo, "p50",
+                        jnum(u ? rm_hist_quantile(u->util_hist, RM_UTIL_BUCKETS, 0.5) : NAN, 0));
+    json_object_set_new(uo, "p95",
+                        jnum(u ? rm_hist_quantile(u->util_hist, RM_UTIL_BUCKETS, 0.95) : NAN, 0));
     json_object_set_new(uo, "source", str_or_null(su));
     json_object_set_new(o, "util_pct", uo);
     json_t *mo = mean_max(mu, RM_GM_MEMUTIL, 3);
     json_object_set_new(mo, "source", str_or_null(sm));
     json_object_set_new(o, "mem_util_pct", mo);
     const struct rm_gpu_stats *vt = q && q->m[RM_GM_VRAM_TOTAL].n ? q : NULL;
-    json_object_set_new(o, "vram_mb",
-                        json_pack("{s:o,s:o,s:o,s:o}", "peak",
-                                  jnum(v ? st_max(&v->m[RM_GM_VRAM_USED]) : NAN, 3), "mean",
-                                  jnum(v ? st_mean(&v->m[RM_GM_VRAM_USED]) : NAN, 3), "total",
-                                  jnum(vt ? st_max(&vt->m[RM_GM_VRAM_TOTAL]) : NAN, 3), "source",
-                                  str_or_null(sv)));
+    json_object_set_new(
+        o, "vram_mb",
+        json_pack("{s:o,s:o,s:o,s:o}", "peak", jnum(v ? st_max(&v->m[RM_GM_VRAM_USED]) : NAN, 3),
+                  "mean", jnum(v ? st_mean(&v->m[RM_GM_VRAM_USED]) : NAN, 3), "total",
+                  jnum(vt ? st_max(&vt->m[RM_GM_VRAM_TOTAL]) : NAN, 3), "source", str_or_null(sv)));
     json_t *po = mean_max(p, RM_GM_POWER, 3);
     json_object_set_new(po, "source", str_or_null(sp));
     json_object_set_new(o, "power_w", po);
@@ -951,8 +911,7 @@ static json_t *gpu_json(int index, const char *uuid, const char *name, const cha
     (void)sc;
     (void)smc;
     if (tot) {
-        if (u)
-            rm_stat_merge(&tot->util, &u->m[RM_GM_UTIL]);
+        if (u) rm_stat_merge(&tot->util, &u->m[RM_GM_UTIL]);
         if (mu) {
             rm_stat_merge(&tot->memutil, &mu->m[RM_GM_MEMUTIL]);
             if (sm[0] == 'd')
@@ -960,16 +919,13 @@ static json_t *gpu_json(int index, const char *uuid, const char *name, const cha
             else
                 tot->memutil_query = true;
         }
-        if (p)
-            rm_stat_merge(&tot->power, &p->m[RM_GM_POWER]);
-        if (v)
-            rm_stat_merge(&tot->vram, &v->m[RM_GM_VRAM_USED]);
+        if (p) rm_stat_merge(&tot->power, &p->m[RM_GM_POWER]);
+        if (v) rm_stat_merge(&tot->vram, &v->m[RM_GM_VRAM_USED]);
         if (timed) {
             tot->energy_j += p->energy_j;
             tot->has_energy = true;
         }
-        if (t2 && timing->covered_ns > tot->covered_ns)
-            tot->covered_ns = timing->covered_ns;
+        if (t2 && timing->covered_ns > tot->covered_ns) tot->covered_ns = timing->covered_ns;
     }
     return o;
 }
@@ -982,16 +938,16 @@ static json_t *host_json(const struct rm_host_stats *h, bool proc)
         json_object_set_new(o, "samples", json_integer((json_int_t)h->cpu_samples));
         for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
             json_object_set_new(o, rm_host_metric_names[m[i]],
-                                json_pack("{s:o,s:o}", "mean", jnum(st_mean(&h->m[m[i]]), 3),
-                                          "max", jnum(st_max(&h->m[m[i]]), 3)));
+                                json_pack("{s:o,s:o}", "mean", jnum(st_mean(&h->m[m[i]]), 3), "max",
+                                          jnum(st_max(&h->m[m[i]]), 3)));
         json_object_set_new(o, "mem_used_peak_mb", jnum(st_max(&h->m[RM_HM_MEM_USED]), 3));
         json_object_set_new(o, "mem_total_mb", jnum(st_max(&h->m[RM_HM_MEM_TOTAL]), 3));
     } else {
         json_object_set_new(o, "samples", json_integer((json_int_t)h->proc_samples));
         json_object_set_new(o, "rss_peak_mb", jnum(st_max(&h->m[RM_HM_PROC_RSS]), 3));
-        json_object_set_new(o, "cpu_pct", json_pack("{s:o,s:o}", "mean",
-                                                     jnum(st_mean(&h->m[RM_HM_PROC_CPU]), 3), "max",
-                                                     jnum(st_max(&h->m[RM_HM_PROC_CPU]), 3)));
+        json_object_set_new(o, "cpu_pct",
+                            json_pack("{s:o,s:o}", "mean", jnum(st_mean(&h->m[RM_HM_PROC_CPU]), 3),
+                                      "max", jnum(st_max(&h->m[RM_HM_PROC_CPU]), 3)));
         json_object_set_new(o, "nprocs_max", jnum(st_max(&h->m[RM_HM_PROC_NPROCS]), 0));
     }
     return o;
@@ -1012,8 +968,8 @@ static int session_index_of(json_t *session, const char *uuid, const char *pci)
         const char *u = json_string_value(json_object_get(g, "uuid"));
         const char *p = json_string_value(json_object_get(g, "pci_bus_id"));
         json_t *ix = json_object_get(g, "index");
-        if (json_is_integer(ix) && ((u && uuid[0] && !strcmp(u, uuid)) ||
-                                    (p && pci[0] && !strcmp(p, pci))))
+        if (json_is_integer(ix) &&
+            ((u && uuid[0] && !strcmp(u, uuid)) || (p && pci[0] && !strcmp(p, pci))))
             return (int)json_integer_value(ix);
     }
     return -1;
@@ -1024,8 +980,7 @@ static size_t pair_gpus(json_t *session, const struct source *q, const struct so
 {
     size_t n = 0;
     struct final_gpu *f = calloc(q->t.n + d->t.n + 1, sizeof *f);
-    if (!f)
-        abort();
+    if (!f) abort();
     for (size_t i = 0; i < q->t.n; i++) {
         const struct gpu_slot *g = &q->t.s[i];
         int ix = g->index >= 0 ? g->index : session_index_of(session, g->uuid, g->pci);
@@ -1036,8 +991,7 @@ static size_t pair_gpus(json_t *session, const struct source *q, const struct so
         size_t k = 0;
         while (k < n && !(g->index >= 0 && f[k].index == g->index && !f[k].d))
             k++;
-        if (k == n)
-            f[n++] = (struct final_gpu){g->index, NULL, NULL, 0, 0};
+        if (k == n) f[n++] = (struct final_gpu){g->index, NULL, NULL, 0, 0};
         f[k].d = g;
         f[k].di = i;
     }
@@ -1045,8 +999,7 @@ static size_t pair_gpus(json_t *session, const struct source *q, const struct so
     for (size_t a = 1; a < n; a++)
         for (size_t b = a; b > 0; b--) {
             unsigned x = (unsigned)f[b - 1].index, y = (unsigned)f[b].index;
-            if (x <= y)
-                break;
+            if (x <= y) break;
             struct final_gpu t = f[b];
             f[b] = f[b - 1];
             f[b - 1] = t;
@@ -1059,8 +1012,7 @@ static const char *ident(const struct final_gpu *g, int which)
 {
     const struct gpu_slot *s = g->q ? g->q : g->d;
     const char *v = which == 0 ? s->uuid : which == 1 ? s->name : s->pci;
-    if (!v[0] && g->q && g->d)
-        v = which == 0 ? g->d->uuid : which == 1 ? g->d->name : g->d->pci;
+    if (!v[0] && g->q && g->d) v = which == 0 ? g->d->uuid : which == 1 ? g->d->name : g->d->pci;
     return v;
 }
 
@@ -1073,8 +1025,7 @@ static void ident_from_session(json_t *session, int index, const char **uuid, co
     json_array_foreach(json_object_get(session, "gpus"), i, g)
     {
         json_t *ix = json_object_get(g, "index");
-        if (!json_is_integer(ix) || json_integer_value(ix) != index)
-            continue;
+        if (!json_is_integer(ix) || json_integer_value(ix) != index) continue;
         if (!**uuid && json_is_string(json_object_get(g, "uuid")))
             *uuid = json_string_value(json_object_get(g, "uuid"));
         if (!**name && json_is_string(json_object_get(g, "name")))
@@ -1096,19 +1047,17 @@ static int64_t session_time(json_t *session, const char *key)
 static bool keep_phase(void *ctx, const char *path)
 {
     struct rm_summary *s = ctx;
-    if (!s->re)
-        return true;
+    if (!s->re) return true;
     return pcre2_match(s->re, (PCRE2_SPTR)path, PCRE2_ZERO_TERMINATED, 0, 0, s->md, NULL) >= 0;
 }
 
 static json_t *session_json(json_t *ses)
 {
-    if (!ses)
-        return json_null();
+    if (!ses) return json_null();
     json_t *o = json_object();
-    static const char *const keys[] = {"session_id", "status",     "host",     "command",
-                                       "exit_code",  "started_at", "ended_at", "interval_s",
-                                       "driver_version"};
+    static const char *const keys[] = {"session_id", "status",     "host",
+                                       "command",    "exit_code",  "started_at",
+                                       "ended_at",   "interval_s", "driver_version"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         json_t *v = json_object_get(ses, keys[i]);
         json_object_set(o, i == 0 ? "id" : keys[i], v ? v : json_null());
@@ -1127,8 +1076,7 @@ static json_t *collectors_json(json_t *ses, const struct rm_runlog *rl, const bo
     for (size_t i = 0; i < 4; i++) {
         json_t *from = json_object_get(sc, names[i]);
         json_t *ev = json_object_get(rl->collectors, names[i]);
-        if (!from && !ev && !present[i])
-            continue;
+        if (!from && !ev && !present[i]) continue;
         json_int_t deg = json_integer_value(json_object_get(ev, "degraded"));
         json_int_t rec = json_integer_value(json_object_get(ev, "recovered"));
         json_int_t una = json_integer_value(json_object_get(ev, "unavailable"));
@@ -1143,8 +1091,7 @@ static json_t *collectors_json(json_t *ses, const struct rm_runlog *rl, const bo
         json_object_set_new(c, "recovered_events", json_integer(rec));
         json_object_set_new(c, "unavailable_events", json_integer(una));
         json_t *le = json_object_get(from, "last_error");
-        if (!json_is_string(le))
-            le = json_object_get(ev, "last_error");
+        if (!json_is_string(le)) le = json_object_get(ev, "last_error");
         json_object_set_new(c, "last_error", json_is_string(le) ? json_copy(le) : json_null());
         json_object_set_new(o, names[i], c);
     }
@@ -1164,8 +1111,8 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     if (s->opts.phase_regex) {
         int ec;
         PCRE2_SIZE off;
-        s->re = pcre2_compile((PCRE2_SPTR)s->opts.phase_regex, PCRE2_ZERO_TERMINATED, 0, &ec,
-                              &off, NULL);
+        s->re = pcre2_compile((PCRE2_SPTR)s->opts.phase_regex, PCRE2_ZERO_TERMINATED, 0, &ec, &off,
+                              NULL);
         if (!s->re) {
             PCRE2_UCHAR msg[256];
             pcre2_get_error_message(ec, msg, sizeof msg);
@@ -1179,16 +1126,14 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     /* Interval: option, then session.json; otherwise each file finds its own. */
     double iv = s->opts.interval_s;
     json_t *siv = json_object_get(s->session, "interval_s");
-    if (iv <= 0 && json_is_number(siv))
-        iv = json_number_value(siv);
+    if (iv <= 0 && json_is_number(siv)) iv = json_number_value(siv);
     s->interval_ns = iv > 0 && iv < 1e6 ? (int64_t)llround(iv * 1e9) : 0;
     if (!s->opts.gpu_fields && json_is_array(json_object_get(s->session, "gpu_fields"))) {
         size_t i, used = 0;
         json_t *v;
         json_array_foreach(json_object_get(s->session, "gpu_fields"), i, v)
         {
-            if (!json_is_string(v))
-                continue;
+            if (!json_is_string(v)) continue;
             int n = snprintf(s->gpu_fields + used, sizeof s->gpu_fields - used, "%s%s",
                              used ? "," : "", json_string_value(v));
             if (n < 0 || (size_t)n >= sizeof s->gpu_fields - used) {
@@ -1203,8 +1148,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
 
     /* The run log first: the phase windows decide where each sample goes. */
     for (size_t i = 0; i < s->nrunlogs; i++) {
-        if (rm_runlog_read_file(&s->rl, s->runlogs[i], err, errsz))
-            return 2;
+        if (rm_runlog_read_file(&s->rl, s->runlogs[i], err, errsz)) return 2;
         if (s->runlog_strict && s->rl.lines == 0) {
             snprintf(err, errsz, "%s: holds no run-log lines", s->runlogs[i]);
             return 2;
@@ -1212,10 +1156,8 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     }
     int64_t s_start = session_time(s->session, "started_at");
     int64_t s_end = session_time(s->session, "ended_at");
-    if (s_start == RM_NO_TIME)
-        s_start = s->rl.session_start_ns;
-    if (s_end == RM_NO_TIME)
-        s_end = s->rl.session_end_ns;
+    if (s_start == RM_NO_TIME) s_start = s->rl.session_start_ns;
+    if (s_end == RM_NO_TIME) s_end = s->rl.session_end_ns;
     rm_runlog_finish(&s->rl, s_end, keep_phase, s);
 
     run_jobs(s);
@@ -1233,8 +1175,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
             json_decref(files);
             return f->rc;
         }
-        if (f->rc && f->err[0])
-            json_array_append_new(notes, json_string(f->err));
+        if (f->rc && f->err[0]) json_array_append_new(notes, json_string(f->err));
         if (f->note[0]) {
             json_array_append_new(notes, json_string(f->note));
             fprintf(stderr, "runmon summary: %s\n", f->note);
@@ -1248,16 +1189,18 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
             data_first = f->first_ns;
         if (f->last_ns != RM_NO_TIME && (data_last == RM_NO_TIME || f->last_ns > data_last))
             data_last = f->last_ns;
-        int c = f->kind == RM_INPUT_GPU_CSV ? 0 : f->kind <= RM_INPUT_DMON_CSV ? 1
-                                          : f->kind == RM_INPUT_CPU_CSV   ? 2
-                                                                          : 3;
-        if (f->rows)
-            present[c] = true;
+        int c = f->kind == RM_INPUT_GPU_CSV    ? 0
+                : f->kind <= RM_INPUT_DMON_CSV ? 1
+                : f->kind == RM_INPUT_CPU_CSV  ? 2
+                                               : 3;
+        if (f->rows) present[c] = true;
         if (f->rows && (f->kind == RM_INPUT_DMON_TEXT || f->kind == RM_INPUT_DMON_CSV) &&
             f->first_ns == RM_NO_TIME && f->path) {
             char b[600];
-            snprintf(b, sizeof b, "%s: dmon output without time columns: no energy, "
-                     "coverage or phase figures from it", f->path);
+            snprintf(b, sizeof b,
+                     "%s: dmon output without time columns: no energy, "
+                     "coverage or phase figures from it",
+                     f->path);
             json_array_append_new(notes, json_string(b));
         }
         json_t *sk = json_object();
@@ -1265,13 +1208,13 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
             if (f->skipped[k])
                 json_object_set_new(sk, rm_skip_names[k], json_integer((json_int_t)f->skipped[k]));
         json_array_append_new(
-            files, json_pack("{s:o,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:o}}", "path",
-                             str_or_null(f->path), "kind", kind_names[f->kind], "bytes",
-                             (json_int_t)f->bytes, "rows", (json_int_t)f->rows, "rows_skipped", sk,
-                             "first", jts(f->first_ns), "last", jts(f->last_ns), "interval_s",
-                             jnum(f->interval_ns ? (double)f->interval_ns / 1e9 : NAN, 3), "gaps",
-                             "count", (json_int_t)f->gaps, "seconds",
-                             jnum((double)f->gap_total_ns / 1e9, 3)));
+            files,
+            json_pack("{s:o,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:o}}", "path", str_or_null(f->path),
+                      "kind", kind_names[f->kind], "bytes", (json_int_t)f->bytes, "rows",
+                      (json_int_t)f->rows, "rows_skipped", sk, "first", jts(f->first_ns), "last",
+                      jts(f->last_ns), "interval_s",
+                      jnum(f->interval_ns ? (double)f->interval_ns / 1e9 : NAN, 3), "gaps", "count",
+                      (json_int_t)f->gaps, "seconds", jnum((double)f->gap_total_ns / 1e9, 3)));
     }
     if (s->njobs && rows == 0) {
         char names[400] = "";
@@ -1290,8 +1233,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     struct rm_host_stats host = {0};
     size_t nph = s->rl.nphases;
     struct rm_host_stats *phost = calloc(nph ? nph : 1, sizeof *phost);
-    if (!phost)
-        abort();
+    if (!phost) abort();
     for (size_t i = 0; i < s->njobs; i++) {
         struct file_agg *f = s->jobs[i];
         if (f->kind == RM_INPUT_GPU_CSV)
@@ -1300,8 +1242,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
             source_merge(&d, f, nph);
         rm_host_stats_merge(&host, &f->host);
         for (size_t p = 0; f->ph && p < nph && p < f->nph; p++)
-            if (f->ph[p].used)
-                rm_host_stats_merge(&phost[p], &f->ph[p].host);
+            if (f->ph[p].used) rm_host_stats_merge(&phost[p], &f->ph[p].host);
     }
 
     json_t *o = json_object();
@@ -1316,9 +1257,9 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     for (size_t i = 0; i < nfg; i++) {
         const char *uuid = ident(&fg[i], 0), *name = ident(&fg[i], 1), *pci = ident(&fg[i], 2);
         ident_from_session(s->session, fg[i].index, &uuid, &name, &pci);
-        json_array_append_new(gpus, gpu_json(fg[i].index, uuid, name, pci,
-                                             fg[i].q ? &fg[i].q->st : NULL,
-                                             fg[i].d ? &fg[i].d->st : NULL, &tot));
+        json_array_append_new(gpus,
+                              gpu_json(fg[i].index, uuid, name, pci, fg[i].q ? &fg[i].q->st : NULL,
+                                       fg[i].d ? &fg[i].d->st : NULL, &tot));
     }
     json_object_set_new(o, "peak_vram_mb", jnum(st_max(&tot.vram), 3));
     json_object_set_new(o, "gpu_util_mean_pct", jnum(st_mean(&tot.util), 3));
@@ -1342,8 +1283,9 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     const struct rm_stat *tp = q.total_power.n ? &q.total_power : &d.total_power;
     json_t *totals = json_object();
     json_object_set_new(totals, "gpu_count", json_integer((json_int_t)nfg));
-    json_object_set_new(totals, "power_w", json_pack("{s:o,s:o}", "mean", jnum(st_mean(tp), 3),
-                                                     "max", jnum(st_max(tp), 3)));
+    json_object_set_new(
+        totals, "power_w",
+        json_pack("{s:o,s:o}", "mean", jnum(st_mean(tp), 3), "max", jnum(st_max(tp), 3)));
     json_object_set_new(totals, "energy_wh", jnum(tot.has_energy ? tot.energy_j / 3600 : NAN, 6));
     json_object_set_new(totals, "cpu", host_json(&host, false));
     json_object_set_new(totals, "host_mem_peak_mb", jnum(st_max(&host.m[RM_HM_MEM_USED]), 3));
@@ -1354,8 +1296,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_t *phases = json_array();
     for (size_t p = 0; p < nph; p++) {
         const struct rm_phase *ph = &s->rl.phases[p];
-        if (!keep_phase(s, ph->path))
-            continue;
+        if (!keep_phase(s, ph->path)) continue;
         json_t *po = json_object();
         const char *slash = strrchr(ph->path, '/');
         int depth = ph->depth;
@@ -1369,9 +1310,10 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
         json_object_set_new(po, "depth", json_integer(depth));
         json_object_set_new(po, "count", json_integer((json_int_t)ph->count));
         json_object_set_new(po, "total_seconds", jnum(ph->total_s, 3));
-        json_object_set_new(po, "status", json_pack("{s:I,s:I,s:I}", "ok", (json_int_t)ph->ok,
-                                                    "error", (json_int_t)ph->error, "unterminated",
-                                                    (json_int_t)ph->unterminated));
+        json_object_set_new(po, "status",
+                            json_pack("{s:I,s:I,s:I}", "ok", (json_int_t)ph->ok, "error",
+                                      (json_int_t)ph->error, "unterminated",
+                                      (json_int_t)ph->unterminated));
         json_object_set_new(po, "first_start", jts(ph->first_start_ns));
         json_object_set_new(po, "last_end", jts(ph->last_end_ns));
         json_t *pg = json_array();
@@ -1381,8 +1323,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
                 qs = &q.ph[p][fg[i].qi];
             if (fg[i].d && d.ph && d.phn[p] > fg[i].di && d.ph[p][fg[i].di].samples)
                 ds = &d.ph[p][fg[i].di];
-            if (!qs && !ds)
-                continue;
+            if (!qs && !ds) continue;
             const char *uuid = ident(&fg[i], 0), *name = ident(&fg[i], 1), *pci = ident(&fg[i], 2);
             ident_from_session(s->session, fg[i].index, &uuid, &name, &pci);
             json_array_append_new(pg, gpu_json(fg[i].index, uuid, name, pci, qs, ds, NULL));
@@ -1394,9 +1335,9 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     }
     json_object_set_new(o, "phases", phases);
     json_object_set_new(o, "collectors", collectors_json(s->session, &s->rl, present));
-    json_object_set_new(o, "alerts", json_pack("{s:I,s:I,s:O}", "warning",
-                                               (json_int_t)s->rl.warnings, "critical",
-                                               (json_int_t)s->rl.criticals, "events", s->rl.alerts));
+    json_object_set_new(o, "alerts",
+                        json_pack("{s:I,s:I,s:O}", "warning", (json_int_t)s->rl.warnings,
+                                  "critical", (json_int_t)s->rl.criticals, "events", s->rl.alerts));
 
     /* Data quality. */
     json_t *dq = json_object(), *sk = json_object();
@@ -1404,11 +1345,13 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     for (int k = 0; k < RM_SKIP_COUNT; k++)
         json_object_set_new(sk, rm_skip_names[k], json_integer((json_int_t)skipped[k]));
     json_object_set_new(dq, "rows_skipped", sk);
-    json_object_set_new(dq, "gaps", json_pack("{s:I,s:o}", "count", (json_int_t)gaps, "seconds",
-                                              jnum((double)gap_ns / 1e9, 3)));
+    json_object_set_new(dq, "gaps",
+                        json_pack("{s:I,s:o}", "count", (json_int_t)gaps, "seconds",
+                                  jnum((double)gap_ns / 1e9, 3)));
     int64_t span_a = s_start != RM_NO_TIME ? s_start : data_first;
     int64_t span_b = s_end != RM_NO_TIME ? s_end : data_last;
-    if (span_b == RM_NO_TIME || (data_last != RM_NO_TIME && s_end == RM_NO_TIME && data_last > span_b))
+    if (span_b == RM_NO_TIME ||
+        (data_last != RM_NO_TIME && s_end == RM_NO_TIME && data_last > span_b))
         span_b = data_last;
     double sess_s = span_a != RM_NO_TIME && span_b != RM_NO_TIME && span_b > span_a
                         ? (double)(span_b - span_a) / 1e9
@@ -1416,18 +1359,16 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     double sampled_s = tot.covered_ns ? (double)tot.covered_ns / 1e9 : (nfg ? 0 : NAN);
     json_object_set_new(dq, "sampled_seconds", jnum(sampled_s, 3));
     json_object_set_new(dq, "session_seconds", jnum(sess_s, 3));
-    json_object_set_new(dq, "coverage", jnum(isfinite(sess_s) && isfinite(sampled_s)
-                                                 ? fmin(1.0, sampled_s / sess_s)
-                                                 : NAN,
-                                             4));
+    json_object_set_new(
+        dq, "coverage",
+        jnum(isfinite(sess_s) && isfinite(sampled_s) ? fmin(1.0, sampled_s / sess_s) : NAN, 4));
     json_object_set_new(
         dq, "runlog",
         json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "lines", (json_int_t)s->rl.lines, "events",
                   (json_int_t)s->rl.events, "torn_line", (json_int_t)s->rl.torn, "garbage",
                   (json_int_t)s->rl.garbage, "bad_time", (json_int_t)s->rl.bad_time, "long_line",
-                  (json_int_t)s->rl.long_lines, "unmatched_exit",
-                  (json_int_t)s->rl.unmatched_exits, "nonconforming_output",
-                  (json_int_t)s->rl.nonconforming));
+                  (json_int_t)s->rl.long_lines, "unmatched_exit", (json_int_t)s->rl.unmatched_exits,
+                  "nonconforming_output", (json_int_t)s->rl.nonconforming));
     json_object_set_new(dq, "notes", notes);
     json_object_set_new(dq, "files", files);
     json_object_set_new(o, "data_quality", dq);
@@ -1453,8 +1394,7 @@ static void add_family(struct rm_summary *s, const char *dir, const char *stem, 
                        enum rm_input_kind kind, size_t *found)
 {
     DIR *dp = opendir(dir);
-    if (!dp)
-        return;
+    if (!dp) return;
     char **names = NULL;
     size_t n = 0, stemlen = strlen(stem), extlen = strlen(ext);
     struct dirent *e;
@@ -1467,14 +1407,12 @@ static void add_family(struct rm_summary *s, const char *dir, const char *stem, 
         bool digits = true;
         for (size_t i = stemlen + 1; i < len - extlen; i++)
             digits &= nm[i] >= '0' && nm[i] <= '9';
-        if (!digits)
-            continue;
+        if (!digits) continue;
         names = xrealloc(names, (n + 1) * sizeof *names);
         names[n++] = strdup(nm);
     }
     closedir(dp);
-    if (n)
-        qsort(names, n, sizeof *names, cmp_str);
+    if (n) qsort(names, n, sizeof *names, cmp_str);
     char path[4096];
     for (size_t i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -1540,14 +1478,15 @@ int rm_summary_session_dir(const char *dir, const struct rm_summary_opts *opts, 
         found++;
     }
     if (!found) {
-        snprintf(err, errsz, "%s: not a runmon session (no session.json, gpu.csv, dmon.csv, "
-                 "cpu.csv, proc.csv or runlog.jsonl)", dir);
+        snprintf(err, errsz,
+                 "%s: not a runmon session (no session.json, gpu.csv, dmon.csv, "
+                 "cpu.csv, proc.csv or runlog.jsonl)",
+                 dir);
         rm_summary_free(s);
         return 2;
     }
     int rc = rm_summary_build(s, out, err, errsz);
-    if (rc == 0)
-        json_object_set_new(*out, "path", json_string(dir));
+    if (rc == 0) json_object_set_new(*out, "path", json_string(dir));
     rm_summary_free(s);
     return rc;
 }

@@ -39,9 +39,10 @@ static void header_with_units(void **state)
 {
     (void)state;
     struct ctx c;
-    parse(&c, "timestamp, index, utilization.gpu [%], memory.used [MiB], power.draw [W]\n"
-              "2026/11/21 10:15:02.113, 0, 53 %, 80257 MiB, 123.00 W\n"
-              "2026/11/21 10:15:02.113, 1, [N/A], [Unknown Error], 99.5 W\n",
+    parse(&c,
+          "timestamp, index, utilization.gpu [%], memory.used [MiB], power.draw [W]\n"
+          "2026/11/21 10:15:02.113, 0, 53 %, 80257 MiB, 123.00 W\n"
+          "2026/11/21 10:15:02.113, 1, [N/A], [Unknown Error], 99.5 W\n",
           NULL);
     assert_int_equal(c.n, 3);
     assert_int_equal(c.rc[0], 0);
@@ -57,12 +58,14 @@ static void no_header_with_ts(void **state)
 {
     (void)state;
     struct ctx c;
-    parse(&c, "2026-11-21T10:15:02.200+00:00,2026/11/21 10:15:02.113,0,53,7,100,200,300.5,40,1980,2619\n"
-              "Xid 79 notice\n"
-              "2026-11-21T10:15:03.200+00:00,2026/11/21 10:15:03.113,0,54,7\n"
-              "2026-11-21T10:15:04.200+00:00,2026/11/21 10:15:03.113,0,54,7,100,200,300.5,40,1980,2619",
-          "timestamp,index,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"
-          "temperature.gpu,clocks.current.sm,clocks.current.memory");
+    parse(
+        &c,
+        "2026-11-21T10:15:02.200+00:00,2026/11/21 10:15:02.113,0,53,7,100,200,300.5,40,1980,2619\n"
+        "Xid 79 notice\n"
+        "2026-11-21T10:15:03.200+00:00,2026/11/21 10:15:03.113,0,54,7\n"
+        "2026-11-21T10:15:04.200+00:00,2026/11/21 10:15:03.113,0,54,7,100,200,300.5,40,1980,2619",
+        "timestamp,index,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"
+        "temperature.gpu,clocks.current.sm,clocks.current.memory");
     assert_int_equal(c.rc[0], 1);
     assert_true(c.g.assumed && c.g.has_ts);
     assert_true(c.s[0].v[RM_GM_POWER] == 300.5);
@@ -78,10 +81,11 @@ static void bad_time_and_repeated_header(void **state)
 {
     (void)state;
     struct ctx c;
-    parse(&c, "ts,index,power.draw\n"
-              "yesterday,0,5\n"
-              "ts,index,utilization.gpu,power.draw\n"
-              "2026-11-21T10:15:02.200+00:00,0,9,5\n",
+    parse(&c,
+          "ts,index,power.draw\n"
+          "yesterday,0,5\n"
+          "ts,index,utilization.gpu,power.draw\n"
+          "2026-11-21T10:15:02.200+00:00,0,9,5\n",
           NULL);
     assert_int_equal(c.rc[1], -1 - RM_SKIP_BAD_TIME);
     assert_int_equal(c.rc[2], 0);
@@ -94,11 +98,12 @@ static void quoted_and_plain_lines_agree(void **state)
 {
     (void)state;
     struct ctx c;
-    parse(&c, "index,name,power.draw [W]\r\n"
-              "0, \"GPU, big\" , 10.5 W\r\n"
-              "\n"
-              "1,  GPU small\t, 20.5 W\r\n"
-              "2,\"multi\nline\",30 W\n",
+    parse(&c,
+          "index,name,power.draw [W]\r\n"
+          "0, \"GPU, big\" , 10.5 W\r\n"
+          "\n"
+          "1,  GPU small\t, 20.5 W\r\n"
+          "2,\"multi\nline\",30 W\n",
           NULL);
     assert_int_equal(c.n, 4);
     assert_int_equal(c.rc[1], 1);

@@ -11,20 +11,31 @@
 
 #define SEC 1000000000LL
 
-static void feed(struct rm_runlog *r, const char *s) { rm_runlog_line(r, s, strlen(s), false); }
+static void feed(struct rm_runlog *r, const char *s)
+{
+    rm_runlog_line(r, s, strlen(s), false);
+}
 
-static void hit(void *ctx, size_t phase) { ((int *)ctx)[phase]++; }
+static void hit(void *ctx, size_t phase)
+{
+    ((int *)ctx)[phase]++;
+}
 
 static void phases_by_pid_and_path(void **state)
 {
     (void)state;
     struct rm_runlog r;
     rm_runlog_init(&r);
-    feed(&r, "{\"ts\":\"2026-11-21T10:00:00.000+00:00\",\"type\":\"phase_enter\",\"pid\":1,\"t\":0,\"name\":\"a\",\"path\":\"a\",\"depth\":0}");
-    feed(&r, "{\"ts\":\"2026-11-21T10:00:01.000+00:00\",\"type\":\"phase_enter\",\"pid\":2,\"t\":0,\"name\":\"a\",\"path\":\"a\",\"depth\":0}");
-    feed(&r, "{\"ts\":\"2026-11-21T10:00:03.000+00:00\",\"type\":\"phase_exit\",\"pid\":1,\"t\":0,\"name\":\"a\",\"path\":\"a\",\"depth\":0,\"seconds\":3.0,\"status\":\"error\"}");
-    feed(&r, "{\"ts\":\"2026-11-21T10:00:05.000+00:00\",\"type\":\"phase\",\"pid\":1,\"t\":0,\"name\":\"b\",\"seconds\":1.0}");
-    feed(&r, "{\"ts\":\"2026-11-21T10:00:06.000+00:00\",\"type\":\"event\",\"pid\":1,\"t\":0,\"event\":\"x\",\"data\":{\"peak_bytes\":1048576}}");
+    feed(&r, "{\"ts\":\"2026-11-21T10:00:00.000+00:00\",\"type\":\"phase_enter\",\"pid\":1,\"t\":0,"
+             "\"name\":\"a\",\"path\":\"a\",\"depth\":0}");
+    feed(&r, "{\"ts\":\"2026-11-21T10:00:01.000+00:00\",\"type\":\"phase_enter\",\"pid\":2,\"t\":0,"
+             "\"name\":\"a\",\"path\":\"a\",\"depth\":0}");
+    feed(&r, "{\"ts\":\"2026-11-21T10:00:03.000+00:00\",\"type\":\"phase_exit\",\"pid\":1,\"t\":0,"
+             "\"name\":\"a\",\"path\":\"a\",\"depth\":0,\"seconds\":3.0,\"status\":\"error\"}");
+    feed(&r, "{\"ts\":\"2026-11-21T10:00:05.000+00:00\",\"type\":\"phase\",\"pid\":1,\"t\":0,"
+             "\"name\":\"b\",\"seconds\":1.0}");
+    feed(&r, "{\"ts\":\"2026-11-21T10:00:06.000+00:00\",\"type\":\"event\",\"pid\":1,\"t\":0,"
+             "\"event\":\"x\",\"data\":{\"peak_bytes\":1048576}}");
     feed(&r, "not json");
     rm_runlog_line(&r, "{\"ts\":", 6, true);
     assert_int_equal(r.nphases, 2);

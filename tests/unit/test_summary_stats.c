@@ -27,10 +27,10 @@ static void energy_and_gaps(void **state)
     rm_stats_init(&s);
     uint32_t both = (1u << RM_GM_UTIL) | (1u << RM_GM_POWER);
     add(&s, 0, 0, 100, both);
-    add(&s, 1 * SEC, 50, 200, both);   /* +150 J */
+    add(&s, 1 * SEC, 50, 200, both);            /* +150 J */
     add(&s, 2 * SEC, 100, 0, 1u << RM_GM_UTIL); /* power missing: rectangle of 200 J */
-    add(&s, 10 * SEC, 100, 300, both); /* 8 s > 3 s: a gap, not bridged */
-    add(&s, 11 * SEC, 100, 300, both); /* +300 J */
+    add(&s, 10 * SEC, 100, 300, both);          /* 8 s > 3 s: a gap, not bridged */
+    add(&s, 11 * SEC, 100, 300, both);          /* +300 J */
     assert_true(fabs(s.energy_j - 650) < 1e-9);
     assert_int_equal(s.gaps, 1);
     assert_int_equal(s.gap_ns, 8 * SEC);

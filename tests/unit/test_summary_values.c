@@ -16,9 +16,19 @@
 static void every_missing_spelling(void **state)
 {
     (void)state;
-    const char *m[] = {"[N/A]", "N/A", "[Not Supported]", "[Unknown Error]", "[GPU is lost]",
-                       "[Requested functionality has been deprecated]", "[Function Not Found]",
-                       "", "  ", "-", " - ", "[Insufficient Permissions]", " [N/A] "};
+    const char *m[] = {"[N/A]",
+                       "N/A",
+                       "[Not Supported]",
+                       "[Unknown Error]",
+                       "[GPU is lost]",
+                       "[Requested functionality has been deprecated]",
+                       "[Function Not Found]",
+                       "",
+                       "  ",
+                       "-",
+                       " - ",
+                       "[Insufficient Permissions]",
+                       " [N/A] "};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         assert_true(MISSING(m[i]));
         double v = 42;
@@ -37,10 +47,20 @@ static void numbers_with_units(void **state)
     struct {
         const char *s;
         double v;
-    } ok[] = {{"53 %", 53},         {"123.00 W", 123},   {"80257 MiB", 80257}, {"1980 MHz", 1980},
-              {" 69.85 W ", 69.85}, {"-3.5", -3.5},      {"0", 0},             {"1e3", 1000},
-              {"2619", 2619},       {"12.5MB/s", 12.5},  {"0.1", 0.1},         {"+7", 7},
-              {"143771 MiB", 143771}, {"1.25e-2", 0.0125}};
+    } ok[] = {{"53 %", 53},
+              {"123.00 W", 123},
+              {"80257 MiB", 80257},
+              {"1980 MHz", 1980},
+              {" 69.85 W ", 69.85},
+              {"-3.5", -3.5},
+              {"0", 0},
+              {"1e3", 1000},
+              {"2619", 2619},
+              {"12.5MB/s", 12.5},
+              {"0.1", 0.1},
+              {"+7", 7},
+              {"143771 MiB", 143771},
+              {"1.25e-2", 0.0125}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         double v = -1;
         assert_int_equal(rm_value_parse(ok[i].s, strlen(ok[i].s), &v), RM_VALUE_OK);
@@ -63,8 +83,7 @@ static void decimal_matches_strtod(void **state)
         int digits = rand() % 8, frac = rand() % 6;
         int n = snprintf(buf, sizeof buf, "%s%d", rand() % 5 ? "" : "-", rand() % 1000000);
         (void)digits;
-        if (frac)
-            n += snprintf(buf + n, sizeof buf - (size_t)n, ".%0*d", frac, rand() % 100000);
+        if (frac) n += snprintf(buf + n, sizeof buf - (size_t)n, ".%0*d", frac, rand() % 100000);
         double a, b = strtod(buf, NULL);
         assert_int_equal(rm_parse_decimal(buf, (size_t)n, &a), (size_t)n);
         assert_true(a == b);
