@@ -586,6 +586,7 @@ static void copy_str(char *dst, size_t cap, json_t *v)
 
 static int file_agg_from_json(struct file_agg *f, const json_t *j, char *err, size_t errsz)
 {
+    file_agg_init(f, RM_INPUT_GPU_CSV, NULL); /* so the caller can always free it */
     const char *kind = json_string_value(json_object_get(j, "kind"));
     int k = -1;
     for (int i = 0; kind && i < RM_INPUT_COUNT; i++)
@@ -595,7 +596,7 @@ static int file_agg_from_json(struct file_agg *f, const json_t *j, char *err, si
         snprintf(err, errsz, "segment: unknown kind or no gpus array");
         return -1;
     }
-    file_agg_init(f, (enum rm_input_kind)k, NULL);
+    f->kind = (enum rm_input_kind)k;
     json_t *v;
     if (json_is_integer(v = json_object_get(j, "interval_ns")))
         f->interval_ns = json_integer_value(v);
