@@ -6,6 +6,7 @@
 
 #include "runlog/rm_time.h"
 #include "summary/csvread.h"
+#include "summary/sample.h"
 #include "summary/stats.h"
 
 void rm_runlog_init(struct rm_runlog *r)
@@ -233,8 +234,10 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
     }
     int64_t t;
     json_t *ts = json_object_get(line, "ts"), *tn = json_object_get(line, "t");
-    if (json_is_string(ts) && !rm_parse_ts(json_string_value(ts), json_string_length(ts), &t)) {
-    } else if (json_is_number(tn) && json_number_value(tn) > 0 && json_number_value(tn) < 1e11) {
+    if (json_is_string(ts) &&
+        !rm_parse_ts_checked(json_string_value(ts), json_string_length(ts), &t)) {
+    } else if (json_is_number(tn) && json_number_value(tn) > 0 &&
+               json_number_value(tn) < RM_MAX_EPOCH_S) {
         t = (int64_t)llround(json_number_value(tn) * 1e9);
     } else {
         r->bad_time++;

@@ -56,6 +56,18 @@ int rm_host_stats_from_json(const json_t *j, struct rm_host_stats *h)
     return 0;
 }
 
+int rm_parse_ts_checked(const char *s, size_t len, int64_t *ns)
+{
+    if (len < 4) return -1;
+    int y = 0;
+    for (int i = 0; i < 4; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        y = y * 10 + (s[i] - '0');
+    }
+    if (y < 1970 || y > 2199) return -1;
+    return rm_parse_ts(s, len, ns);
+}
+
 /* Seconds to subtract from a local wall-clock reading (as if it were UTC) to get UTC. */
 static int64_t local_offset(int64_t naive_s, struct rm_tzcache *tz)
 {
@@ -93,14 +105,14 @@ int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache
     if (len == 0) return -1;
     if (len >= 10 && (s[4] == '-' || s[4] == '/')) {
         int64_t v;
-        if (rm_parse_ts(s, len, &v)) return -1;
+        if (rm_parse_ts_checked(s, len, &v)) return -1;
         if (local && !has_offset(s, len)) v -= local_offset(v / RM_NS_PER_SEC, tz) * RM_NS_PER_SEC;
         *ns = v;
         return 0;
     }
     double d;
     size_t n = rm_parse_decimal(s, len, &d);
-    if (n != len || !(d > 1e8 && d < 1e11)) return -1;
+    if (n != len || !(d > 1e8 && d < RM_MAX_EPOCH_S)) return -1;
     *ns = (int64_t)(d * 1e9 + (d >= 0 ? 0.5 : -0.5));
     return 0;
 }

@@ -65,6 +65,11 @@ struct json_t;
 struct json_t *rm_host_stats_to_json(const struct rm_host_stats *h);
 int rm_host_stats_from_json(const struct json_t *j, struct rm_host_stats *h);
 
+/* Times the summary accepts: years 1970 to 2199, so nanosecond values and their differences
+ * never overflow int64 (rm_parse_ts itself takes any four-digit year). */
+#define RM_MAX_EPOCH_S 7000000000.0
+int rm_parse_ts_checked(const char *s, size_t len, int64_t *ns);
+
 /* Local-time conversion cache (one per thread). */
 struct rm_tzcache {
     int64_t key;

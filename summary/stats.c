@@ -72,21 +72,27 @@ void rm_stats_init(struct rm_gpu_stats *s)
     s->first_power = s->last_power = NAN;
 }
 
+/* Nanosecond sums saturate: hostile inputs may jump centuries back and forth. */
+static void add_sat(int64_t *a, int64_t b)
+{
+    if (__builtin_add_overflow(*a, b, a)) *a = INT64_MAX;
+}
+
 /* Energy and coverage of one spacing between consecutive samples. */
 static void bridge(struct rm_gpu_stats *s, int64_t t0, double p0, int64_t t1, double p1,
                    int64_t gap_ns)
 {
-    int64_t dt = t1 - t0;
-    if (dt < 0) {
+    int64_t dt;
+    if (__builtin_sub_overflow(t1, t0, &dt) || dt < 0) {
         s->backwards++;
         return;
     }
     if (gap_ns > 0 && dt > gap_ns) {
         s->gaps++;
-        s->gap_ns += dt;
+        add_sat(&s->gap_ns, dt);
         return;
     }
-    s->covered_ns += dt;
+    add_sat(&s->covered_ns, dt);
     double sec = (double)dt / 1e9, p;
     if (!isnan(p0) && !isnan(p1))
         p = (p0 + p1) / 2;
@@ -134,9 +140,9 @@ void rm_stats_merge(struct rm_gpu_stats *a, const struct rm_gpu_stats *b, int64_
         a->util_hist[i] += b->util_hist[i];
     a->idle_samples += b->idle_samples;
     a->energy_j += b->energy_j;
-    a->covered_ns += b->covered_ns;
+    add_sat(&a->covered_ns, b->covered_ns);
     a->gaps += b->gaps;
-    a->gap_ns += b->gap_ns;
+    add_sat(&a->gap_ns, b->gap_ns);
     a->backwards += b->backwards;
     if (b->first_ns != RM_NO_TIME) {
         if (a->first_ns == RM_NO_TIME) {

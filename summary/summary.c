@@ -198,7 +198,8 @@ static void note_time(struct file_agg *f, int64_t t)
         int64_t dt = t - f->prev_t;
         if (f->gap_ns > 0 && dt > f->gap_ns) {
             f->gaps++;
-            f->gap_total_ns += dt;
+            if (__builtin_add_overflow(f->gap_total_ns, dt, &f->gap_total_ns))
+                f->gap_total_ns = INT64_MAX;
         }
     }
     if (f->last_ns == RM_NO_TIME || t > f->last_ns) f->last_ns = t;
@@ -446,6 +447,8 @@ static void scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t 
         return;
     }
     f->interval_ns = interval_ns > 0 ? interval_ns : prescan_interval(f);
+    if (f->interval_ns > 86400 * RM_NS_PER_SEC)
+        f->interval_ns = 86400 * RM_NS_PER_SEC; /* keeps 3 x interval far from overflow */
     f->gap_ns = 3 * f->interval_ns;
     reset_parser(f);
     uint64_t longl = 0;
@@ -1040,7 +1043,7 @@ static int64_t session_time(json_t *session, const char *key)
 {
     json_t *v = json_object_get(session, key);
     int64_t ns;
-    if (json_is_string(v) && !rm_parse_ts(json_string_value(v), json_string_length(v), &ns))
+    if (json_is_string(v) && !rm_parse_ts_checked(json_string_value(v), json_string_length(v), &ns))
         return ns;
     return RM_NO_TIME;
 }
@@ -1185,7 +1188,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
         for (int k = 0; k < RM_SKIP_COUNT; k++)
             skipped[k] += f->skipped[k];
         gaps += f->gaps;
-        gap_ns += f->gap_total_ns;
+        if (__builtin_add_overflow(gap_ns, f->gap_total_ns, &gap_ns)) gap_ns = INT64_MAX;
         if (f->first_ns != RM_NO_TIME && (data_first == RM_NO_TIME || f->first_ns < data_first))
             data_first = f->first_ns;
         if (f->last_ns != RM_NO_TIME && (data_last == RM_NO_TIME || f->last_ns > data_last))
