@@ -38,6 +38,10 @@ static void phases_by_pid_and_path(void **state)
              "\"event\":\"x\",\"data\":{\"peak_bytes\":1048576}}");
     feed(&r, "not json");
     rm_runlog_line(&r, "{\"ts\":", 6, true);
+    /* A year no int64 nanosecond count holds is a bad time, not an overflow. */
+    feed(&r, "{\"ts\":\"9999-01-01T00:00:00.000+00:00\",\"type\":\"event\",\"event\":\"x\"}");
+    feed(&r, "{\"t\":1e300,\"type\":\"event\",\"event\":\"x\"}");
+    assert_int_equal(r.bad_time, 2);
     assert_int_equal(r.nphases, 2);
     assert_int_equal(r.garbage, 1);
     assert_int_equal(r.torn, 1);
