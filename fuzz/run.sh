@@ -5,6 +5,8 @@ set -u
 cd "$(dirname "$0")/.."
 : "${BUILD:=$(pwd)/build}"
 : "${FUZZ_SECONDS:=60}"
+# UBSan findings count as crashes (the fuzz build recovers from them by default).
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 status=0
 for bin in "$BUILD"/fuzz/fuzz_*; do
     [ -x "$bin" ] || continue
