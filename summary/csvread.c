@@ -142,6 +142,30 @@ static int feed_piece(struct rm_csv_reader *r, const char *s, size_t len, bool h
     return 0;
 }
 
+/* Bytes of x equal to the byte in rep (0x0101.. * byte): their high bits set. The lowest
+ * flagged byte is always a true match (borrows only run upwards). */
+static inline uint64_t byte_eq(uint64_t x, uint64_t rep)
+{
+    uint64_t y = x ^ rep;
+    return (y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull;
+}
+
+/* Index of the first ',', '\n' or '"' at or after i, or len: eight bytes per step. */
+static inline size_t next_special(const char *s, size_t i, size_t len)
+{
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t m = byte_eq(w, 0x2c2c2c2c2c2c2c2cull) | byte_eq(w, 0x0a0a0a0a0a0a0a0aull) |
+                     byte_eq(w, 0x2222222222222222ull);
+        if (m) return i + (size_t)(__builtin_ctzll(m) >> 3);
+        i += 8;
+    }
+    while (i < len && s[i] != ',' && s[i] != '\n' && s[i] != '"')
+        i++;
+    return i;
+}
+
 /* The common case, a whole line with no quote while libcsv holds nothing: split it here in
  * one pass, fields pointing into the input (no copy), trimmed of blanks as libcsv trims
  * them. This is what makes the summary faster than libcsv alone; a line with a quote, or one
@@ -153,12 +177,10 @@ static size_t fast_line(struct rm_csv_reader *r, const char *s, size_t len)
     size_t n = 0, fs = 0, i = 0;
     bool overflow = false;
     for (;; i++) {
+        i = next_special(s, i, len);
         if (i == len) return 0; /* no line end here */
         char c = s[i];
-        if (c != ',' && c != '\n') {
-            if (c == '"') return 0;
-            continue;
-        }
+        if (c == '"') return 0;
         size_t fe = i;
         if (c == '\n' && fe > fs && s[fe - 1] == '\r') fe--;
         if (c == '\n' && n == 0 && fe == fs) break; /* empty line: libcsv reports no row */
