@@ -1,0 +1,141 @@
+#include "summary/dmon_read.h"
+
+#include <string.h>
+
+#include "runlog/rm_time.h"
+#include "summary/values.h"
+
+void rm_dmon_map_init(struct rm_dmon_map *m)
+{
+    memset(m, 0, sizeof *m);
+    m->gpu_col = m->ts_col = m->date_col = m->time_col = -1;
+}
+
+static bool is(const struct rm_strref *r, const char *s)
+{
+    size_t n = strlen(s);
+    return r->len == n && !memcmp(r->s, s, n);
+}
+
+void rm_dmon_map_header(struct rm_dmon_map *m, const struct rm_strref *names, size_t n)
+{
+    rm_dmon_map_init(m);
+    m->ncols = n > RM_DMON_MAX_FIELDS ? RM_DMON_MAX_FIELDS : n;
+    m->mapped = true;
+    for (size_t i = 0; i < m->ncols; i++) {
+        const struct rm_strref *r = &names[i];
+        int metric = -1;
+        if (is(r, "gpu"))
+            m->gpu_col = (int)i;
+        else if (is(r, "ts"))
+            m->ts_col = (int)i;
+        else if (is(r, "Date"))
+            m->date_col = (int)i;
+        else if (is(r, "Time"))
+            m->time_col = (int)i;
+        else if (is(r, "sm"))
+            metric = RM_GM_UTIL;
+        else if (is(r, "mem"))
+            metric = RM_GM_MEMUTIL;
+        else if (is(r, "fb"))
+            metric = RM_GM_VRAM_USED;
+        else if (is(r, "pwr"))
+            metric = RM_GM_POWER;
+        else if (is(r, "gtemp") || is(r, "temp"))
+            metric = RM_GM_TEMP;
+        else if (is(r, "pclk"))
+            metric = RM_GM_SMCLK;
+        else if (is(r, "mclk"))
+            metric = RM_GM_MEMCLK;
+        m->metric[i] = (signed char)metric;
+    }
+}
+
+/* dmon -o D prints 20261121, -o T 10:15:02: local time, whole seconds. */
+static int date_time(struct rm_dmon_map *m, const struct rm_strref *d, const struct rm_strref *t,
+                     int64_t *ns)
+{
+    char buf[32];
+    if (d->len != 8 || t->len != 8) return -1;
+    memcpy(buf, d->s, 4);
+    buf[4] = '-';
+    memcpy(buf + 5, d->s + 4, 2);
+    buf[7] = '-';
+    memcpy(buf + 8, d->s + 6, 2);
+    buf[10] = ' ';
+    memcpy(buf + 11, t->s, 8);
+    return rm_parse_time_field(buf, 19, true, &m->tz, ns);
+}
+
+int rm_dmon_map_row(struct rm_dmon_map *m, const struct rm_strref *f, size_t n,
+                    struct rm_gpu_sample *out)
+{
+    if (!m->mapped) return -(1 + RM_SKIP_NOT_DATA);
+    if (n != m->ncols) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
+    memset(out, 0, sizeof *out);
+    out->t_ns = RM_NO_TIME;
+    for (size_t i = 0; i < n; i++) {
+        if (m->metric[i] < 0) continue;
+        double v;
+        int rc = rm_value_parse(f[i].s, f[i].len, &v);
+        if (rc == RM_VALUE_BAD) return -(1 + RM_SKIP_GARBAGE);
+        if (rc == RM_VALUE_OK) {
+            out->v[m->metric[i]] = v;
+            out->valid |= 1u << m->metric[i];
+        }
+    }
+    if (m->gpu_col >= 0) out->index = (struct rm_strref){f[m->gpu_col].s, f[m->gpu_col].len};
+    if (m->ts_col >= 0) {
+        if (rm_parse_time_field(f[m->ts_col].s, f[m->ts_col].len, false, &m->tz, &out->t_ns))
+            return -(1 + RM_SKIP_BAD_TIME);
+    } else if (m->date_col >= 0 && m->time_col >= 0) {
+        if (date_time(m, &f[m->date_col], &f[m->time_col], &out->t_ns))
+            return -(1 + RM_SKIP_BAD_TIME);
+    }
+    return 1;
+}
+
+int rm_dmon_text_line(struct rm_dmon_map *m, const char *line, size_t len, bool torn,
+                      struct rm_gpu_sample *out)
+{
+    struct rm_dmon_line *l = &m->line;
+    int kind = rm_dmon_classify(line, len, l);
+    struct rm_strref toks[RM_DMON_MAX_FIELDS];
+    for (size_t i = 0; i < l->n; i++)
+        toks[i] = (struct rm_strref){l->tok[i].s, l->tok[i].len};
+    switch (kind) {
+    case RM_DMON_HEADER:
+        rm_dmon_map_header(m, toks, l->n);
+        return 0;
+    case RM_DMON_UNITS:
+        return 0;
+    case RM_DMON_DATA:
+        if (torn) return -(1 + RM_SKIP_TORN);
+        return rm_dmon_map_row(m, toks, l->n, out);
+    default: {
+        size_t i = 0;
+        while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+            i++;
+        return i == len ? 0 : -(1 + RM_SKIP_NOT_DATA);
+    }
+    }
+}
+
+int rm_dmon_csv_row(struct rm_dmon_map *m, const struct rm_csv_row *row, struct rm_gpu_sample *out)
+{
+    if (row->overflow) return -(1 + RM_SKIP_LONG_LINE);
+    if (row->torn) return -(1 + RM_SKIP_TORN);
+    size_t n = row->n > RM_DMON_MAX_FIELDS ? RM_DMON_MAX_FIELDS : row->n;
+    struct rm_strref f[RM_DMON_MAX_FIELDS];
+    bool header = false;
+    for (size_t i = 0; i < n; i++) {
+        f[i] = (struct rm_strref){row->f[i], row->len[i]};
+        header |= is(&f[i], "gpu");
+    }
+    if (header) {
+        rm_dmon_map_header(m, f, n);
+        return 0;
+    }
+    if (row->n > RM_DMON_MAX_FIELDS) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
+    return rm_dmon_map_row(m, f, n, out);
+}

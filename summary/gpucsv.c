@@ -1,0 +1,213 @@
+#include "summary/gpucsv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "summary/values.h"
+
+struct name_map {
+    const char *name;
+    int role, metric;
+};
+
+static const struct name_map names[] = {
+    {"ts", RM_COL_TS, 0},
+    {"timestamp", RM_COL_TIMESTAMP, 0},
+    {"index", RM_COL_INDEX, 0},
+    {"uuid", RM_COL_UUID, 0},
+    {"name", RM_COL_NAME, 0},
+    {"pci.bus_id", RM_COL_PCI, 0},
+    {"utilization.gpu", RM_COL_METRIC, RM_GM_UTIL},
+    {"utilization.memory", RM_COL_METRIC, RM_GM_MEMUTIL},
+    {"memory.used", RM_COL_METRIC, RM_GM_VRAM_USED},
+    {"memory.total", RM_COL_METRIC, RM_GM_VRAM_TOTAL},
+    {"power.draw", RM_COL_METRIC, RM_GM_POWER},
+    {"temperature.gpu", RM_COL_METRIC, RM_GM_TEMP},
+    {"clocks.current.sm", RM_COL_METRIC, RM_GM_SMCLK},
+    {"clocks.sm", RM_COL_METRIC, RM_GM_SMCLK},
+    {"clocks.current.memory", RM_COL_METRIC, RM_GM_MEMCLK},
+    {"clocks.mem", RM_COL_METRIC, RM_GM_MEMCLK},
+};
+
+/* Names that only tell a header apart from data (never mapped to a metric). */
+static const char *const other_known[] = {"driver_version", "pstate",      "count",      "serial",
+                                          "fan.speed",      "power.limit", "memory.free"};
+
+int rm_gpucsv_name_role(const char *s, size_t len, int *metric)
+{
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i].name) == len && !memcmp(names[i].name, s, len)) {
+            *metric = names[i].metric;
+            return names[i].role;
+        }
+    *metric = 0;
+    return RM_COL_IGNORE;
+}
+
+static bool known_name(const char *s, size_t len)
+{
+    int m;
+    if (rm_gpucsv_name_role(s, len, &m) != RM_COL_IGNORE) return true;
+    for (size_t i = 0; i < sizeof other_known / sizeof other_known[0]; i++)
+        if (strlen(other_known[i]) == len && !memcmp(other_known[i], s, len)) return true;
+    return false;
+}
+
+void rm_gpucsv_init(struct rm_gpucsv *g, const char *fields)
+{
+    memset(g, 0, sizeof *g);
+    g->fields = fields;
+}
+
+static void map_add(struct rm_gpucsv *g, size_t col, const char *s, size_t len)
+{
+    if (col >= RM_GPUCSV_MAX_COLS) return;
+    int metric;
+    int role = rm_gpucsv_name_role(s, len, &metric);
+    /* The first column naming a metric wins (a header could repeat one). */
+    if (role == RM_COL_METRIC)
+        for (size_t k = 0; k < col; k++)
+            if (g->role[k] == RM_COL_METRIC && g->metric[k] == metric) role = RM_COL_IGNORE;
+    g->role[col] = (unsigned char)role;
+    g->metric[col] = (unsigned char)metric;
+    if (role == RM_COL_TS) g->has_ts = true;
+}
+
+static bool map_header(struct rm_gpucsv *g, const struct rm_csv_row *row)
+{
+    if (row->n == 0) return false;
+    /* Once a header is known, only that same header again (a restarted nvidia-smi appending)
+     * re-maps: one comparison per row instead of a name lookup per field. */
+    if (g->mapped && !g->assumed &&
+        (row->len[0] != g->first_len || memcmp(row->f[0], g->first, g->first_len)))
+        return false;
+    if (g->assumed && row->len[0] && row->f[0][0] >= '0' && row->f[0][0] <= '9') return false;
+    bool header = false;
+    for (size_t i = 0; i < row->n && !header; i++)
+        header = known_name(row->f[i], rm_header_name_len(row->f[i], row->len[i]));
+    if (!header) return false;
+    memset(g->role, 0, sizeof g->role);
+    g->has_ts = false;
+    g->ncols = row->n;
+    for (size_t i = 0; i < row->n; i++)
+        map_add(g, i, row->f[i], rm_header_name_len(row->f[i], row->len[i]));
+    g->mapped = true;
+    g->assumed = false;
+    g->first_len = row->len[0] < sizeof g->first ? row->len[0] : 0;
+    memcpy(g->first, row->f[0], g->first_len);
+    return true;
+}
+
+/* First data row of a headerless file: take the given field list, plus a leading `ts` when
+ * the row has one more field than the list and its first field is a time. */
+static void map_assumed(struct rm_gpucsv *g, const struct rm_csv_row *row)
+{
+    const char *list = g->fields ? g->fields : RM_GPUCSV_LEGACY_FIELDS;
+    size_t nlist = 1;
+    for (const char *p = list; *p; p++)
+        nlist += *p == ',';
+    size_t col = 0;
+    int64_t t;
+    memset(g->role, 0, sizeof g->role);
+    g->has_ts = false;
+    if (row->n == nlist + 1 && !rm_parse_time_field(row->f[0], row->len[0], false, NULL, &t)) {
+        map_add(g, col++, "ts", 2);
+    }
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *s = p;
+        while (n && *s == ' ') {
+            s++;
+            n--;
+        }
+        map_add(g, col++, s, rm_header_name_len(s, n));
+        p = e ? e + 1 : p + strlen(p);
+    }
+    g->ncols = col;
+    g->mapped = true;
+    g->assumed = true;
+    snprintf(g->note, sizeof g->note, "no header: assumed columns %s%s (%s)",
+             g->has_ts ? "ts," : "", list, g->fields ? "session.json gpu_fields" : "legacy list");
+}
+
+static int row_time(struct rm_gpucsv *g, const char *s, size_t len, bool local, int64_t *ns)
+{
+    if (len == g->last_time_len && len < sizeof g->last_time && !memcmp(g->last_time, s, len)) {
+        *ns = g->last_time_ns;
+        return 0;
+    }
+    if (rm_parse_time_field(s, len, local, &g->tz, ns)) return -1;
+    if (len < sizeof g->last_time) {
+        memcpy(g->last_time, s, len);
+        g->last_time_len = len;
+        g->last_time_ns = *ns;
+    }
+    return 0;
+}
+
+int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_gpu_sample *out)
+{
+    if (row->overflow) return -(1 + RM_SKIP_LONG_LINE);
+    if (row->torn) return -(1 + RM_SKIP_TORN);
+    if (map_header(g, row)) return 0;
+    if (row->n == 0) return -(1 + RM_SKIP_NOT_DATA);
+    if (!g->mapped) {
+        map_assumed(g, row);
+    }
+    if (row->n != g->ncols)
+        return row->n == 1 ? -(1 + RM_SKIP_NOT_DATA) : -(1 + RM_SKIP_BAD_FIELD_COUNT);
+    memset(out, 0, sizeof *out);
+    out->t_ns = RM_NO_TIME;
+    int ts_col = -1, stamp_col = -1, bad = 0;
+    size_t n = row->n < RM_GPUCSV_MAX_COLS ? row->n : RM_GPUCSV_MAX_COLS;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = row->f[i];
+        size_t len = row->len[i];
+        switch (g->role[i]) {
+        case RM_COL_IGNORE:
+            break;
+        case RM_COL_METRIC: {
+            double v;
+            int rc = rm_value_parse(s, len, &v);
+            if (rc == RM_VALUE_OK) {
+                out->v[g->metric[i]] = v;
+                out->valid |= 1u << g->metric[i];
+            } else if (rc == RM_VALUE_BAD) {
+                bad++;
+            }
+            break;
+        }
+        case RM_COL_TS:
+            ts_col = (int)i;
+            break;
+        case RM_COL_TIMESTAMP:
+            stamp_col = (int)i;
+            break;
+        case RM_COL_INDEX:
+            out->index = (struct rm_strref){s, len};
+            break;
+        case RM_COL_UUID:
+            out->uuid = (struct rm_strref){s, len};
+            break;
+        case RM_COL_NAME:
+            out->name = (struct rm_strref){s, len};
+            break;
+        case RM_COL_PCI:
+            out->pci = (struct rm_strref){s, len};
+            break;
+        }
+    }
+    /* A value that is neither number nor missing spelling: this row is not trusted. */
+    if (bad) return -(1 + RM_SKIP_GARBAGE);
+    if (ts_col >= 0) {
+        if (row_time(g, row->f[ts_col], row->len[ts_col], false, &out->t_ns))
+            return -(1 + RM_SKIP_BAD_TIME);
+    } else if (stamp_col >= 0) {
+        if (row_time(g, row->f[stamp_col], row->len[stamp_col], true, &out->t_ns))
+            return -(1 + RM_SKIP_BAD_TIME);
+    }
+    if (out->index.len && rm_value_is_missing(out->index.s, out->index.len)) out->index.len = 0;
+    return 1;
+}

@@ -1,0 +1,267 @@
+/* The summary as text for a terminal, CSV rows, or JSON. All three read the JSON object, so
+ * a summary.json written earlier prints the same way. */
+#include <math.h>
+#include <string.h>
+
+#include "summary/summary.h"
+
+static const json_t *at(const json_t *o, const char *path)
+{
+    /* "a.b.c": nested object lookup. */
+    char key[64];
+    const json_t *v = o;
+    while (v && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        if (n >= sizeof key) return NULL;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        v = json_object_get(v, key);
+        path += n + (dot != NULL);
+    }
+    return v;
+}
+
+/* A number with the given decimals, or "-" when missing. */
+static const char *fmt(const json_t *o, const char *path, int dec)
+{
+    /* A ring of buffers so one printf can take many formatted numbers. */
+    static _Thread_local char ring[24][32];
+    static _Thread_local unsigned next;
+    const json_t *v = at(o, path);
+    if (!json_is_number(v)) return "-";
+    char *buf = ring[next++ % 24];
+    snprintf(buf, sizeof ring[0], "%.*f", dec, json_number_value(v));
+    return buf;
+}
+
+static const char *str(const json_t *o, const char *path)
+{
+    const json_t *v = at(o, path);
+    return json_is_string(v) ? json_string_value(v) : "-";
+}
+
+int rm_summary_print_json(FILE *out, const json_t *summary)
+{
+    if (json_dumpf(summary, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15))) return -1;
+    return fputc('\n', out) == EOF ? -1 : 0;
+}
+
+#define F(p, d) fmt(g, p, d)
+
+static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
+{
+    fprintf(out, "%s%-4s %-28s %8s %29s %7s %17s %9s %10s %5s %5s\n", indent, "GPU", "NAME",
+            "SAMPLES", "UTIL% mean/p50/p95/max", "MEM%", "VRAM MiB pk/total", "POWER W",
+            "ENERGY Wh", "TEMP", "IDLE");
+    size_t i;
+    const json_t *g;
+    json_array_foreach(gpus, i, g)
+    {
+        char util[64], vram[48], pw[40];
+        snprintf(util, sizeof util, "%s/%s/%s/%s", F("util_pct.mean", 1), F("util_pct.p50", 0),
+                 F("util_pct.p95", 0), F("util_pct.max", 0));
+        snprintf(vram, sizeof vram, "%s/%s", F("vram_mb.peak", 0), F("vram_mb.total", 0));
+        snprintf(pw, sizeof pw, "%s/%s", F("power_w.mean", 0), F("power_w.max", 0));
+        const json_t *ix = json_object_get(g, "index");
+        char ixs[16];
+        snprintf(ixs, sizeof ixs, "%s", json_is_integer(ix) ? "" : "?");
+        if (json_is_integer(ix))
+            snprintf(ixs, sizeof ixs, "%lld", (long long)json_integer_value(ix));
+        fprintf(out, "%s%-4s %-28.28s %8s %29s %7s %17s %9s %10s %5s %5s\n", indent, ixs,
+                str(g, "name"), F("samples", 0), util, F("mem_util_pct.mean", 1), vram, pw,
+                F("energy_wh", 3), F("temp_c_max", 0), F("idle_share", 2));
+    }
+}
+
+void rm_summary_print_text(FILE *out, const json_t *s)
+{
+    const json_t *g = s;
+    const json_t *ses = json_object_get(s, "session");
+    fprintf(out, "runmon summary%s%s\n", json_is_string(json_object_get(s, "path")) ? ": " : "",
+            json_is_string(json_object_get(s, "path"))
+                ? json_string_value(json_object_get(s, "path"))
+                : "");
+    if (json_is_object(ses)) {
+        g = ses;
+        fprintf(out, "session %s  status %s  host %s  duration %s s  exit %s\n", str(ses, "id"),
+                str(ses, "status"), str(ses, "host"), F("duration_s", 1), F("exit_code", 0));
+        g = s;
+    }
+    fprintf(out, "\nGPUs\n");
+    print_gpu_table(out, json_object_get(s, "gpus"), "  ");
+    const json_t *t = json_object_get(s, "totals");
+    g = t;
+    fprintf(out, "\nTotals\n  GPU power mean %s W  max %s W  energy %s Wh\n", F("power_w.mean", 1),
+            F("power_w.max", 1), F("energy_wh", 3));
+    fprintf(
+        out,
+        "  CPU %%  usr %s  sys %s  iowait %s  steal %s  idle %s (means)   host mem peak %s MiB\n",
+        F("cpu.usr_pct.mean", 1), F("cpu.sys_pct.mean", 1), F("cpu.iowait_pct.mean", 1),
+        F("cpu.steal_pct.mean", 1), F("cpu.idle_pct.mean", 1), F("host_mem_peak_mb", 0));
+    fprintf(out, "  process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
+            F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1), F("proc.cpu_pct.max", 1));
+    const json_t *phases = json_object_get(s, "phases");
+    if (json_array_size(phases)) {
+        fprintf(out, "\nPhases\n  %-40s %6s %10s %12s %9s %9s %10s %8s\n", "PATH", "COUNT",
+                "SECONDS", "ok/err/open", "UTIL%", "POWER W", "ENERGY Wh", "CPU usr%");
+        size_t i;
+        const json_t *p;
+        json_array_foreach(phases, i, p)
+        {
+            g = p;
+            char st[48];
+            snprintf(st, sizeof st, "%s/%s/%s", F("status.ok", 0), F("status.error", 0),
+                     F("status.unterminated", 0));
+            /* Over the phase's GPUs: mean utilization and power of the first, summed energy. */
+            const json_t *pg = json_object_get(p, "gpus");
+            double util = 0, pw = 0, en = 0;
+            int nu = 0, np = 0, ne = 0;
+            size_t k;
+            const json_t *x;
+            json_array_foreach(pg, k, x)
+            {
+                const json_t *v;
+                if (json_is_number(v = at(x, "util_pct.mean"))) util += json_number_value(v), nu++;
+                if (json_is_number(v = at(x, "power_w.mean"))) pw += json_number_value(v), np++;
+                if (json_is_number(v = at(x, "energy_wh"))) en += json_number_value(v), ne++;
+            }
+            char us[32] = "-", ps[32] = "-", es[32] = "-";
+            if (nu) snprintf(us, sizeof us, "%.1f", util / nu);
+            if (np) snprintf(ps, sizeof ps, "%.1f", pw);
+            if (ne) snprintf(es, sizeof es, "%.3f", en);
+            fprintf(out, "  %-40.40s %6s %10s %12s %9s %9s %10s %8s\n", str(p, "path"),
+                    F("count", 0), F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
+        }
+    }
+    const json_t *col = json_object_get(s, "collectors");
+    if (json_object_size(col)) {
+        fprintf(out, "\nCollectors\n");
+        const char *k;
+        const json_t *c;
+        json_object_foreach((json_t *)col, k, c)
+        {
+            g = c;
+            fprintf(out, "  %-5s %-11s failures %s%s%s\n", k, str(c, "health"),
+                    F("failure_event_count", 0),
+                    json_is_string(json_object_get(c, "last_error")) ? "  last error: " : "",
+                    json_is_string(json_object_get(c, "last_error")) ? str(c, "last_error") : "");
+        }
+    }
+    g = json_object_get(s, "alerts");
+    fprintf(out, "\nAlerts: %s warning, %s critical\n", F("warning", 0), F("critical", 0));
+    const json_t *dq = json_object_get(s, "data_quality");
+    g = dq;
+    fprintf(out, "\nData quality: %s rows read; skipped:", F("rows_read", 0));
+    const char *k;
+    const json_t *v;
+    int any = 0;
+    json_object_foreach((json_t *)json_object_get(dq, "rows_skipped"), k, v)
+    {
+        if (json_integer_value(v)) {
+            fprintf(out, " %s %lld", k, (long long)json_integer_value(v));
+            any = 1;
+        }
+    }
+    fprintf(out, "%s\n  gaps %s (%s s)  coverage %s of %s s\n", any ? "" : " none",
+            F("gaps.count", 0), F("gaps.seconds", 1), F("coverage", 3), F("session_seconds", 1));
+    g = json_object_get(dq, "runlog");
+    if (json_integer_value(json_object_get(g, "lines")))
+        fprintf(out, "  run log: %s lines, %s torn, %s garbage\n", F("lines", 0), F("torn_line", 0),
+                F("garbage", 0));
+    size_t i;
+    json_array_foreach(json_object_get(dq, "notes"), i, v)
+        fprintf(out, "  note: %s\n", json_string_value(v));
+}
+
+static void csv_str(FILE *out, const char *s)
+{
+    if (!s) {
+        return;
+    }
+    if (strpbrk(s, ",\"\r\n")) {
+        fputc('"', out);
+        for (; *s; s++) {
+            if (*s == '"') fputc('"', out);
+            fputc(*s, out);
+        }
+        fputc('"', out);
+    } else {
+        fputs(s, out);
+    }
+}
+
+static void csv_num(FILE *out, const json_t *o, const char *path)
+{
+    const json_t *v = at(o, path);
+    fputc(',', out);
+    if (json_is_integer(v))
+        fprintf(out, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        fprintf(out, "%.15g", json_real_value(v));
+}
+
+static const char *const gpu_cols[] = {
+    "samples",          "util_pct.mean",      "util_pct.max",
+    "util_pct.p50",     "util_pct.p95",       "mem_util_pct.mean",
+    "mem_util_pct.max", "vram_mb.peak",       "vram_mb.mean",
+    "vram_mb.total",    "power_w.mean",       "power_w.max",
+    "energy_wh",        "temp_c_max",         "sm_clock_mhz.mean",
+    "sm_clock_mhz.max", "mem_clock_mhz.mean", "mem_clock_mhz.max",
+    "idle_share"};
+
+static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t *g,
+                    const json_t *p)
+{
+    fputs(kind, out);
+    fputc(',', out);
+    csv_str(out, phase);
+    fputc(',', out);
+    const json_t *ix = json_object_get(g, "index");
+    if (json_is_integer(ix)) fprintf(out, "%lld", (long long)json_integer_value(ix));
+    fputc(',', out);
+    const json_t *u = json_object_get(g, "uuid");
+    csv_str(out, json_is_string(u) ? json_string_value(u) : NULL);
+    fputc(',', out);
+    const json_t *n = json_object_get(g, "name");
+    csv_str(out, json_is_string(n) ? json_string_value(n) : NULL);
+    for (size_t i = 0; i < sizeof gpu_cols / sizeof gpu_cols[0]; i++)
+        csv_num(out, g, gpu_cols[i]);
+    csv_num(out, p, "count");
+    csv_num(out, p, "total_seconds");
+    csv_num(out, p, "cpu.usr_pct.mean");
+    csv_num(out, p, "cpu.idle_pct.mean");
+    fputc('\n', out);
+}
+
+void rm_summary_print_csv(FILE *out, const json_t *s)
+{
+    fputs("kind,phase,gpu,uuid,name", out);
+    for (size_t i = 0; i < sizeof gpu_cols / sizeof gpu_cols[0]; i++) {
+        fputc(',', out);
+        for (const char *c = gpu_cols[i]; *c; c++)
+            fputc(*c == '.' ? '_' : *c, out);
+    }
+    fputs(",count,total_seconds,cpu_usr_mean_pct,cpu_idle_mean_pct\n", out);
+    size_t i, k;
+    const json_t *g, *p;
+    json_array_foreach(json_object_get(s, "gpus"), i, g) csv_gpu(out, "gpu", NULL, g, NULL);
+    json_t *tot =
+        json_pack("{s:O,s:O}", "power_w", json_object_get(json_object_get(s, "totals"), "power_w"),
+                  "energy_wh", json_object_get(json_object_get(s, "totals"), "energy_wh"));
+    if (tot) {
+        csv_gpu(out, "total", NULL, tot, json_object_get(s, "totals"));
+        json_decref(tot);
+    }
+    json_array_foreach(json_object_get(s, "phases"), i, p)
+    {
+        const char *path = json_string_value(json_object_get(p, "path"));
+        const json_t *pg = json_object_get(p, "gpus");
+        if (json_array_size(pg) == 0) {
+            json_t *empty = json_object();
+            csv_gpu(out, "phase", path, empty, p);
+            json_decref(empty);
+        }
+        json_array_foreach(pg, k, g) csv_gpu(out, "phase", path, g, p);
+    }
+}

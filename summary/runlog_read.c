@@ -1,0 +1,372 @@
+#include "summary/runlog_read.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runlog/rm_time.h"
+#include "summary/csvread.h"
+#include "summary/sample.h"
+#include "summary/stats.h"
+
+void rm_runlog_init(struct rm_runlog *r)
+{
+    memset(r, 0, sizeof *r);
+    r->first_ns = r->last_ns = r->session_start_ns = r->session_end_ns = RM_NO_TIME;
+    r->collectors = json_object();
+    r->alerts = json_array();
+}
+
+void rm_runlog_free(struct rm_runlog *r)
+{
+    for (size_t i = 0; i < r->nphases; i++)
+        free(r->phases[i].path);
+    free(r->phases);
+    free(r->hash);
+    free(r->win);
+    free(r->maxend);
+    free(r->open);
+    json_decref(r->collectors);
+    json_decref(r->alerts);
+    memset(r, 0, sizeof *r);
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return p;
+    size_t c = *cap ? *cap * 2 : 16;
+    while (c < need)
+        c *= 2;
+    void *np = realloc(p, c * elem);
+    if (!np) abort(); /* bounded by the run log's size; nothing sensible to do without memory */
+    *cap = c;
+    return np;
+}
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static void rehash(struct rm_runlog *r)
+{
+    size_t cap = r->hashcap ? r->hashcap * 2 : 64;
+    size_t *h = calloc(cap, sizeof *h);
+    if (!h) abort();
+    for (size_t i = 0; i < r->nphases; i++) {
+        size_t j = fnv(r->phases[i].path) & (cap - 1);
+        while (h[j])
+            j = (j + 1) & (cap - 1);
+        h[j] = i + 1;
+    }
+    free(r->hash);
+    r->hash = h;
+    r->hashcap = cap;
+}
+
+static size_t phase_id(struct rm_runlog *r, const char *path, int depth)
+{
+    if (r->hashcap) {
+        size_t j = fnv(path) & (r->hashcap - 1);
+        while (r->hash[j]) {
+            if (!strcmp(r->phases[r->hash[j] - 1].path, path)) return r->hash[j] - 1;
+            j = (j + 1) & (r->hashcap - 1);
+        }
+    }
+    r->phases = grow(r->phases, &r->capphases, r->nphases + 1, sizeof *r->phases);
+    struct rm_phase *p = &r->phases[r->nphases];
+    memset(p, 0, sizeof *p);
+    p->path = strdup(path);
+    if (!p->path) abort();
+    p->depth = depth;
+    p->first_start_ns = p->last_end_ns = RM_NO_TIME;
+    r->nphases++;
+    if (r->nphases * 2 > r->hashcap)
+        rehash(r);
+    else {
+        size_t j = fnv(path) & (r->hashcap - 1);
+        while (r->hash[j])
+            j = (j + 1) & (r->hashcap - 1);
+        r->hash[j] = r->nphases;
+    }
+    return r->nphases - 1;
+}
+
+static void add_window(struct rm_runlog *r, size_t ph, int64_t start, int64_t end)
+{
+    r->win = grow(r->win, &r->capwin, r->nwin + 1, sizeof *r->win);
+    r->win[r->nwin++] = (struct rm_phase_window){start, end, ph};
+    struct rm_phase *p = &r->phases[ph];
+    if (p->first_start_ns == RM_NO_TIME || start < p->first_start_ns) p->first_start_ns = start;
+    if (end != RM_OPEN_END && (p->last_end_ns == RM_NO_TIME || end > p->last_end_ns))
+        p->last_end_ns = end;
+}
+
+/* A field of the event's data object, else of the line itself. */
+static json_t *field(json_t *line, const char *key)
+{
+    json_t *d = json_object_get(line, "data");
+    json_t *v = json_is_object(d) ? json_object_get(d, key) : NULL;
+    return v ? v : json_object_get(line, key);
+}
+
+static const char *str(json_t *line, const char *key)
+{
+    json_t *v = field(line, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int64_t seconds_ns(json_t *v)
+{
+    if (!json_is_number(v)) return -1;
+    double s = json_number_value(v);
+    if (!(s >= 0 && s < 1e9)) return -1;
+    return (int64_t)llround(s * 1e9);
+}
+
+static json_t *collector(struct rm_runlog *r, const char *name)
+{
+    json_t *c = json_object_get(r->collectors, name);
+    if (!c) {
+        c = json_pack("{s:i,s:i,s:i,s:n}", "degraded", 0, "recovered", 0, "unavailable", 0,
+                      "last_error");
+        json_object_set_new(r->collectors, name, c);
+    }
+    return c;
+}
+
+static void bump(json_t *o, const char *k)
+{
+    json_object_set_new(o, k, json_integer(json_integer_value(json_object_get(o, k)) + 1));
+}
+
+static void on_event(struct rm_runlog *r, json_t *line, const char *ev, int64_t t)
+{
+    r->events++;
+    if (!strcmp(ev, "session_start")) {
+        if (r->session_start_ns == RM_NO_TIME) r->session_start_ns = t;
+    } else if (!strcmp(ev, "session_end")) {
+        r->session_end_ns = t;
+    } else if (!strcmp(ev, "collector_degraded") || !strcmp(ev, "collector_recovered") ||
+               !strcmp(ev, "collector_unavailable")) {
+        const char *name = str(line, "collector");
+        json_t *c = collector(r, name ? name : "unknown");
+        bump(c, ev + strlen("collector_"));
+        const char *why = str(line, "reason");
+        if (!why) why = str(line, "last_error");
+        if (why && strcmp(ev, "collector_recovered"))
+            json_object_set_new(c, "last_error", json_string(why));
+    } else if (!strcmp(ev, "warning") || !strcmp(ev, "critical")) {
+        if (ev[0] == 'w')
+            r->warnings++;
+        else
+            r->criticals++;
+        if (json_array_size(r->alerts) < RM_RUNLOG_MAX_ALERTS) {
+            json_t *a = json_object();
+            char ts[RM_TS_BUFSZ];
+            rm_format_ts(t, ts);
+            json_object_set_new(a, "ts", json_string(ts));
+            json_object_set_new(a, "level", json_string(ev));
+            static const char *const keys[] = {
+                "gpu", "uuid", "memory_used_mb", "memory_total_mb", "pct", "threshold_pct"};
+            for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+                json_t *v = field(line, keys[i]);
+                json_object_set(a, keys[i], v ? v : json_null());
+            }
+            json_array_append_new(r->alerts, a);
+        }
+    } else if (!strcmp(ev, "nonconforming_output")) {
+        json_t *n = field(line, "count");
+        r->nonconforming +=
+            json_is_integer(n) && json_integer_value(n) > 0 ? (uint64_t)json_integer_value(n) : 1;
+    }
+    static const char *const peaks[] = {"jax_peak_bytes", "peak_bytes", "peak_bytes_in_use"};
+    json_t *d = json_object_get(line, "data");
+    for (size_t i = 0; json_is_object(d) && i < sizeof peaks / sizeof peaks[0]; i++) {
+        json_t *v = json_object_get(d, peaks[i]);
+        if (json_is_number(v) && isfinite(json_number_value(v))) {
+            double b = json_number_value(v);
+            if (!r->has_jax || b > r->jax_peak_bytes) r->jax_peak_bytes = b;
+            r->has_jax = true;
+        }
+    }
+}
+
+static const char *phase_path(json_t *line)
+{
+    const char *p = str(line, "path");
+    return p ? p : str(line, "name");
+}
+
+static int depth_of(json_t *line)
+{
+    json_t *d = field(line, "depth");
+    return json_is_integer(d) ? (int)json_integer_value(d) : -1;
+}
+
+static void count_status(struct rm_phase *p, const char *status)
+{
+    p->count++;
+    if (status && !strcmp(status, "error"))
+        p->error++;
+    else
+        p->ok++;
+}
+
+void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
+{
+    while (len && (s[len - 1] == '\r' || s[len - 1] == ' '))
+        len--;
+    if (len == 0) return;
+    r->lines++;
+    if (torn) {
+        r->torn++;
+        return;
+    }
+    json_t *line = json_loadb(s, len, 0, NULL);
+    if (!json_is_object(line)) {
+        r->garbage++;
+        json_decref(line);
+        return;
+    }
+    int64_t t;
+    json_t *ts = json_object_get(line, "ts"), *tn = json_object_get(line, "t");
+    if (json_is_string(ts) &&
+        !rm_parse_ts_checked(json_string_value(ts), json_string_length(ts), &t)) {
+    } else if (json_is_number(tn) && json_number_value(tn) > 0 &&
+               json_number_value(tn) < RM_MAX_EPOCH_S) {
+        t = (int64_t)llround(json_number_value(tn) * 1e9);
+    } else {
+        r->bad_time++;
+        json_decref(line);
+        return;
+    }
+    if (r->first_ns == RM_NO_TIME || t < r->first_ns) r->first_ns = t;
+    if (r->last_ns == RM_NO_TIME || t > r->last_ns) r->last_ns = t;
+    const char *type = str(line, "type");
+    json_t *pidv = json_object_get(line, "pid");
+    long long pid = json_is_integer(pidv) ? (long long)json_integer_value(pidv) : 0;
+    if (!type) {
+        r->garbage++;
+    } else if (!strcmp(type, "phase")) {
+        const char *path = phase_path(line);
+        int64_t dur = seconds_ns(field(line, "seconds"));
+        if (!path || dur < 0) {
+            r->garbage++;
+        } else {
+            size_t ph = phase_id(r, path, depth_of(line));
+            count_status(&r->phases[ph], str(line, "status"));
+            r->phases[ph].total_s += (double)dur / 1e9;
+            add_window(r, ph, t - dur, t);
+        }
+    } else if (!strcmp(type, "phase_enter")) {
+        const char *path = phase_path(line);
+        if (!path) {
+            r->garbage++;
+        } else {
+            r->open = grow(r->open, &r->capopen, r->nopen + 1, sizeof *r->open);
+            r->open[r->nopen++] = (struct rm_open_phase){pid, phase_id(r, path, depth_of(line)), t};
+        }
+    } else if (!strcmp(type, "phase_exit")) {
+        const char *path = phase_path(line);
+        if (!path) {
+            r->garbage++;
+        } else {
+            size_t ph = phase_id(r, path, depth_of(line));
+            int64_t start = RM_NO_TIME;
+            for (size_t i = r->nopen; i-- > 0;)
+                if (r->open[i].pid == pid && r->open[i].phase == ph) {
+                    start = r->open[i].start_ns;
+                    memmove(&r->open[i], &r->open[i + 1], (r->nopen - i - 1) * sizeof *r->open);
+                    r->nopen--;
+                    break;
+                }
+            int64_t dur = seconds_ns(field(line, "seconds"));
+            if (start == RM_NO_TIME) {
+                r->unmatched_exits++;
+                if (dur >= 0) start = t - dur;
+            }
+            if (start != RM_NO_TIME) {
+                count_status(&r->phases[ph], str(line, "status"));
+                r->phases[ph].total_s += (double)(dur >= 0 ? dur : t - start) / 1e9;
+                add_window(r, ph, start, t);
+            }
+        }
+    } else if (!strcmp(type, "event")) {
+        const char *ev = str(line, "event");
+        if (ev)
+            on_event(r, line, ev, t);
+        else
+            r->garbage++;
+    }
+    json_decref(line);
+}
+
+static void line_cb(void *ctx, const char *line, size_t len, bool torn)
+{
+    rm_runlog_line(ctx, line, len, torn);
+}
+
+int rm_runlog_read_file(struct rm_runlog *r, const char *path, char *err, size_t errsz)
+{
+    uint64_t longl = 0;
+    int rc = rm_read_lines(path, RM_RUNLOG_MAX_LINE, line_cb, r, NULL, &longl, err, errsz);
+    r->long_lines += longl;
+    return rc;
+}
+
+static int cmp_win(const void *a, const void *b)
+{
+    const struct rm_phase_window *x = a, *y = b;
+    return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, const char *),
+                      void *keep_ctx)
+{
+    for (size_t i = 0; i < r->nopen; i++) {
+        struct rm_phase *p = &r->phases[r->open[i].phase];
+        p->count++;
+        p->unterminated++;
+        int64_t end = end_ns != RM_NO_TIME && end_ns >= r->open[i].start_ns ? end_ns : RM_OPEN_END;
+        int64_t last = end != RM_OPEN_END ? end : r->last_ns;
+        if (last != RM_NO_TIME && last > r->open[i].start_ns)
+            p->total_s += (double)(last - r->open[i].start_ns) / 1e9;
+        add_window(r, r->open[i].phase, r->open[i].start_ns, end);
+    }
+    r->nopen = 0;
+    if (keep) {
+        size_t k = 0;
+        for (size_t i = 0; i < r->nwin; i++)
+            if (keep(keep_ctx, r->phases[r->win[i].phase].path)) r->win[k++] = r->win[i];
+        r->nwin = k;
+    }
+    if (r->nwin) qsort(r->win, r->nwin, sizeof *r->win, cmp_win);
+    free(r->maxend);
+    r->maxend = malloc((r->nwin ? r->nwin : 1) * sizeof *r->maxend);
+    if (!r->maxend) abort();
+    for (size_t i = 0; i < r->nwin; i++)
+        r->maxend[i] =
+            i && r->maxend[i - 1] > r->win[i].end_ns ? r->maxend[i - 1] : r->win[i].end_ns;
+}
+
+void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void *, size_t),
+                          void *ctx)
+{
+    /* Last window starting at or before t, then back while some earlier one may reach t. */
+    size_t lo = 0, hi = r->nwin;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->win[mid].start_ns <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0;) {
+        if (r->maxend[i] <= t) break;
+        if (r->win[i].end_ns > t) fn(ctx, r->win[i].phase);
+    }
+}

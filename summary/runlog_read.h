@@ -1,0 +1,71 @@
+/* The RunLog (runlog.jsonl) as the summary needs it: phase windows and monitor events.
+ *
+ * Phases come from `phase` lines (a completed phase: window [ts - seconds, ts)) and from
+ * phase_enter/phase_exit pairs matched by (pid, path); an enter never closed is closed at
+ * the session end (or left open-ended) and counted `unterminated`. A last line without "\n"
+ * is torn and skipped; other lines that are not JSON objects with a time are garbage.
+ */
+#ifndef RUNMON_SUMMARY_RUNLOG_READ_H
+#define RUNMON_SUMMARY_RUNLOG_READ_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RM_OPEN_END INT64_MAX
+#define RM_RUNLOG_MAX_LINE (1u << 20)
+#define RM_RUNLOG_MAX_ALERTS 100
+
+struct rm_phase {
+    char *path;
+    int depth; /* -1 when unknown (`phase` lines) */
+    uint64_t count, ok, error, unterminated;
+    double total_s; /* from the lines' seconds; unterminated ones are added at finish */
+    int64_t first_start_ns, last_end_ns;
+};
+
+struct rm_phase_window {
+    int64_t start_ns, end_ns; /* [start, end); end may be RM_OPEN_END */
+    size_t phase;
+};
+
+struct rm_open_phase {
+    long long pid;
+    size_t phase;
+    int64_t start_ns;
+};
+
+struct rm_runlog {
+    struct rm_phase *phases;
+    size_t nphases, capphases;
+    size_t *hash; /* open addressing over phases by path, 0 = empty, else index + 1 */
+    size_t hashcap;
+    struct rm_phase_window *win;
+    size_t nwin, capwin;
+    int64_t *maxend; /* after rm_runlog_finish: windows sorted by start, prefix max of end */
+    struct rm_open_phase *open;
+    size_t nopen, capopen;
+
+    int64_t first_ns, last_ns, session_start_ns, session_end_ns; /* RM_NO_TIME when unknown */
+    bool has_jax;
+    double jax_peak_bytes;
+    json_t *collectors; /* name -> {degraded, recovered, unavailable, last_error} */
+    json_t *alerts;     /* the first RM_RUNLOG_MAX_ALERTS warning/critical events */
+    uint64_t warnings, criticals, nonconforming;
+    uint64_t lines, events, torn, garbage, bad_time, long_lines, unmatched_exits;
+};
+
+void rm_runlog_init(struct rm_runlog *r);
+void rm_runlog_free(struct rm_runlog *r);
+void rm_runlog_line(struct rm_runlog *r, const char *line, size_t len, bool torn);
+int rm_runlog_read_file(struct rm_runlog *r, const char *path, char *err, size_t errsz);
+/* Closes phases still open at end_ns (RM_NO_TIME: open-ended), keeps only phases whose path
+ * keep() accepts (NULL keeps all), and builds the window index. */
+void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, const char *),
+                      void *keep_ctx);
+/* Calls fn for each window containing t (start <= t < end); after finish only. */
+void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void *ctx, size_t phase),
+                          void *ctx);
+
+#endif

@@ -1,0 +1,118 @@
+#include "summary/sample.h"
+
+#include <jansson.h>
+#include <string.h>
+#include <time.h>
+
+#include "runlog/rm_time.h"
+#include "summary/values.h"
+
+const char *const rm_skip_names[RM_SKIP_COUNT] = {
+    "not_data", "torn_line", "bad_field_count", "bad_time", "garbage", "long_line", "per_cpu"};
+
+const char *const rm_host_metric_names[RM_HM_COUNT] = {
+    "usr_pct",     "sys_pct",      "iowait_pct",  "steal_pct",    "idle_pct",
+    "mem_used_mb", "mem_total_mb", "proc_rss_mb", "proc_cpu_pct", "proc_nprocs"};
+
+void rm_host_stats_add(struct rm_host_stats *h, const struct rm_host_sample *s, bool proc)
+{
+    if (proc)
+        h->proc_samples++;
+    else
+        h->cpu_samples++;
+    for (int m = 0; m < RM_HM_COUNT; m++)
+        if (s->valid & (1u << m)) rm_stat_add(&h->m[m], s->v[m]);
+}
+
+void rm_host_stats_merge(struct rm_host_stats *a, const struct rm_host_stats *b)
+{
+    a->cpu_samples += b->cpu_samples;
+    a->proc_samples += b->proc_samples;
+    for (int m = 0; m < RM_HM_COUNT; m++)
+        rm_stat_merge(&a->m[m], &b->m[m]);
+}
+
+json_t *rm_host_stats_to_json(const struct rm_host_stats *h)
+{
+    json_t *m = json_object();
+    for (int i = 0; i < RM_HM_COUNT; i++)
+        json_object_set_new(m, rm_host_metric_names[i], rm_stat_to_json(&h->m[i]));
+    return json_pack("{s:I,s:I,s:o}", "cpu_samples", (json_int_t)h->cpu_samples, "proc_samples",
+                     (json_int_t)h->proc_samples, "metrics", m);
+}
+
+int rm_host_stats_from_json(const json_t *j, struct rm_host_stats *h)
+{
+    memset(h, 0, sizeof *h);
+    json_t *c = json_object_get(j, "cpu_samples"), *p = json_object_get(j, "proc_samples");
+    json_t *m = json_object_get(j, "metrics");
+    if (!json_is_integer(c) || !json_is_integer(p) || !json_is_object(m) ||
+        json_integer_value(c) < 0 || json_integer_value(p) < 0)
+        return -1;
+    h->cpu_samples = (uint64_t)json_integer_value(c);
+    h->proc_samples = (uint64_t)json_integer_value(p);
+    for (int i = 0; i < RM_HM_COUNT; i++)
+        if (rm_stat_from_json(json_object_get(m, rm_host_metric_names[i]), &h->m[i])) return -1;
+    return 0;
+}
+
+int rm_parse_ts_checked(const char *s, size_t len, int64_t *ns)
+{
+    if (len < 4) return -1;
+    int y = 0;
+    for (int i = 0; i < 4; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        y = y * 10 + (s[i] - '0');
+    }
+    if (y < 1970 || y > 2199) return -1;
+    return rm_parse_ts(s, len, ns);
+}
+
+/* Seconds to subtract from a local wall-clock reading (as if it were UTC) to get UTC. */
+static int64_t local_offset(int64_t naive_s, struct rm_tzcache *tz)
+{
+    int64_t key = naive_s / 1800; /* zones change offset on the half hour at the finest */
+    if (tz && tz->key == key + 1) return tz->offset_s;
+    time_t t = (time_t)naive_s;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    tm.tm_isdst = -1;
+    time_t utc = mktime(&tm);
+    int64_t off = utc == (time_t)-1 ? 0 : naive_s - (int64_t)utc;
+    if (tz) {
+        tz->key = key + 1; /* +1 so a zeroed cache never matches */
+        tz->offset_s = off;
+    }
+    return off;
+}
+
+static bool has_offset(const char *s, size_t len)
+{
+    /* Past "YYYY-MM-DD": a 'Z' or a sign can only be an offset. */
+    for (size_t i = 10; i < len; i++)
+        if (s[i] == 'Z' || s[i] == 'z' || s[i] == '+' || s[i] == '-') return true;
+    return false;
+}
+
+int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache *tz, int64_t *ns)
+{
+    while (len && (*s == ' ' || *s == '\t')) {
+        s++;
+        len--;
+    }
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+        len--;
+    if (len == 0) return -1;
+    if (len >= 10 && (s[4] == '-' || s[4] == '/')) {
+        int64_t v;
+        if (rm_parse_ts_checked(s, len, &v)) return -1;
+        if (local && !has_offset(s, len)) v -= local_offset(v / RM_NS_PER_SEC, tz) * RM_NS_PER_SEC;
+        *ns = v;
+        return 0;
+    }
+    double d;
+    size_t n = rm_parse_decimal(s, len, &d);
+    if (n != len || !(d > 1e8 && d < RM_MAX_EPOCH_S)) return -1;
+    *ns = (int64_t)(d * 1e9 + (d >= 0 ? 0.5 : -0.5));
+    return 0;
+}

@@ -1,0 +1,84 @@
+/* What the readers hand to the summary engine: one GPU sample or one host sample per row,
+ * plus the reasons a row can be skipped. */
+#ifndef RUNMON_SUMMARY_SAMPLE_H
+#define RUNMON_SUMMARY_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "summary/stats.h"
+
+enum rm_skip {
+    RM_SKIP_NOT_DATA,        /* header repeat, units line, notice, blank, unknown layout */
+    RM_SKIP_TORN,            /* last line of the file without a line end */
+    RM_SKIP_BAD_FIELD_COUNT, /* not as many fields as the header */
+    RM_SKIP_BAD_TIME,        /* a time column that does not parse */
+    RM_SKIP_GARBAGE,         /* a value that is neither a number nor a missing spelling */
+    RM_SKIP_LONG_LINE,       /* a line over the reader's limit */
+    RM_SKIP_PER_CPU,         /* cpu.csv per-CPU rows (only "all" rows make the totals) */
+    RM_SKIP_COUNT
+};
+extern const char *const rm_skip_names[RM_SKIP_COUNT];
+
+struct rm_strref {
+    const char *s;
+    size_t len;
+};
+
+struct rm_gpu_sample {
+    int64_t t_ns; /* RM_NO_TIME when the row has no usable time */
+    double v[RM_GM_COUNT];
+    uint32_t valid; /* bit m set: v[m] holds a value */
+    struct rm_strref index, uuid, name, pci;
+};
+
+enum rm_host_metric {
+    RM_HM_USR,
+    RM_HM_SYS,
+    RM_HM_IOWAIT,
+    RM_HM_STEAL,
+    RM_HM_IDLE,
+    RM_HM_MEM_USED,  /* MiB */
+    RM_HM_MEM_TOTAL, /* MiB */
+    RM_HM_PROC_RSS,  /* MiB, whole process tree */
+    RM_HM_PROC_CPU,  /* % of one core */
+    RM_HM_PROC_NPROCS,
+    RM_HM_COUNT
+};
+extern const char *const rm_host_metric_names[RM_HM_COUNT];
+
+struct rm_host_sample {
+    int64_t t_ns;
+    double v[RM_HM_COUNT];
+    uint32_t valid;
+};
+
+/* Host aggregates, mergeable and serializable like struct rm_gpu_stats. */
+struct rm_host_stats {
+    uint64_t cpu_samples, proc_samples;
+    struct rm_stat m[RM_HM_COUNT];
+};
+void rm_host_stats_add(struct rm_host_stats *h, const struct rm_host_sample *s, bool proc);
+void rm_host_stats_merge(struct rm_host_stats *a, const struct rm_host_stats *b);
+struct json_t;
+struct json_t *rm_host_stats_to_json(const struct rm_host_stats *h);
+int rm_host_stats_from_json(const struct json_t *j, struct rm_host_stats *h);
+
+/* Times the summary accepts: years 1970 to 2199, so nanosecond values and their differences
+ * never overflow int64 (rm_parse_ts itself takes any four-digit year). */
+#define RM_MAX_EPOCH_S 7000000000.0
+int rm_parse_ts_checked(const char *s, size_t len, int64_t *ns);
+
+/* Local-time conversion cache (one per thread). */
+struct rm_tzcache {
+    int64_t key;
+    int64_t offset_s;
+};
+
+/* Parses a time field: epoch seconds (a number above 1e8), or a date-time as rm_parse_ts
+ * accepts it. A date-time without a UTC offset is taken as local time in the TZ of this
+ * process when local is true (nvidia-smi's `timestamp`), as UTC otherwise. Returns 0 or -1. */
+int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache *tz, int64_t *ns);
+
+#endif

@@ -1,0 +1,259 @@
+#include "summary/stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const rm_gpu_metric_names[RM_GM_COUNT] = {"util",  "memutil", "vram_used", "vram_total",
+                                                      "power", "temp",    "smclk",     "memclk"};
+
+void rm_stat_add(struct rm_stat *s, double v)
+{
+    if (s->n == 0 || v < s->min) s->min = v;
+    if (s->n == 0 || v > s->max) s->max = v;
+    s->n++;
+    s->sum += v;
+}
+
+void rm_stat_merge(struct rm_stat *a, const struct rm_stat *b)
+{
+    if (b->n == 0) return;
+    if (a->n == 0) {
+        *a = *b;
+        return;
+    }
+    a->n += b->n;
+    a->sum += b->sum;
+    if (b->min < a->min) a->min = b->min;
+    if (b->max > a->max) a->max = b->max;
+}
+
+double rm_stat_mean(const struct rm_stat *s)
+{
+    return s->n ? s->sum / (double)s->n : NAN;
+}
+
+static json_t *real_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *rm_stat_to_json(const struct rm_stat *s)
+{
+    return json_pack("{s:I,s:o,s:o,s:o}", "n", (json_int_t)s->n, "sum", real_or_null(s->sum), "min",
+                     s->n ? json_real(s->min) : json_null(), "max",
+                     s->n ? json_real(s->max) : json_null());
+}
+
+static int num(const json_t *j, double *out)
+{
+    if (!json_is_number(j)) return -1;
+    *out = json_number_value(j);
+    return 0;
+}
+
+int rm_stat_from_json(const json_t *j, struct rm_stat *s)
+{
+    memset(s, 0, sizeof *s);
+    json_t *n = json_object_get(j, "n");
+    if (!json_is_integer(n) || json_integer_value(n) < 0 || num(json_object_get(j, "sum"), &s->sum))
+        return -1;
+    s->n = (uint64_t)json_integer_value(n);
+    if (s->n &&
+        (num(json_object_get(j, "min"), &s->min) || num(json_object_get(j, "max"), &s->max)))
+        return -1;
+    return 0;
+}
+
+void rm_stats_init(struct rm_gpu_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->first_ns = s->last_ns = RM_NO_TIME;
+    s->first_power = s->last_power = NAN;
+}
+
+/* Nanosecond sums saturate: hostile inputs may jump centuries back and forth. */
+static void add_sat(int64_t *a, int64_t b)
+{
+    if (__builtin_add_overflow(*a, b, a)) *a = INT64_MAX;
+}
+
+/* Energy and coverage of one spacing between consecutive samples. */
+static void bridge(struct rm_gpu_stats *s, int64_t t0, double p0, int64_t t1, double p1,
+                   int64_t gap_ns)
+{
+    int64_t dt;
+    if (__builtin_sub_overflow(t1, t0, &dt) || dt < 0) {
+        s->backwards++;
+        return;
+    }
+    if (gap_ns > 0 && dt > gap_ns) {
+        s->gaps++;
+        add_sat(&s->gap_ns, dt);
+        return;
+    }
+    add_sat(&s->covered_ns, dt);
+    double sec = (double)dt / 1e9, p;
+    if (!isnan(p0) && !isnan(p1))
+        p = (p0 + p1) / 2;
+    else if (!isnan(p0))
+        p = p0;
+    else if (!isnan(p1))
+        p = p1;
+    else
+        return;
+    s->energy_j += p * sec;
+}
+
+void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT], uint32_t valid,
+                  int64_t gap_ns)
+{
+    s->samples++;
+    for (int m = 0; m < RM_GM_COUNT; m++)
+        if (valid & (1u << m)) rm_stat_add(&s->m[m], v[m]);
+    if (valid & (1u << RM_GM_UTIL)) {
+        double u = v[RM_GM_UTIL];
+        int b = u <= 0 ? 0 : u >= 100 ? 100 : (int)lround(u);
+        s->util_hist[b]++;
+        if (u == 0) s->idle_samples++;
+    }
+    if (t_ns == RM_NO_TIME) return;
+    double p = (valid & (1u << RM_GM_POWER)) ? v[RM_GM_POWER] : NAN;
+    if (s->last_ns == RM_NO_TIME) {
+        s->first_ns = t_ns;
+        s->first_power = p;
+    } else {
+        bridge(s, s->last_ns, s->last_power, t_ns, p, gap_ns);
+    }
+    s->last_ns = t_ns;
+    s->last_power = p;
+}
+
+void rm_stats_merge(struct rm_gpu_stats *a, const struct rm_gpu_stats *b, int64_t gap_ns)
+{
+    if (a->last_ns != RM_NO_TIME && b->first_ns != RM_NO_TIME)
+        bridge(a, a->last_ns, a->last_power, b->first_ns, b->first_power, gap_ns);
+    a->samples += b->samples;
+    for (int m = 0; m < RM_GM_COUNT; m++)
+        rm_stat_merge(&a->m[m], &b->m[m]);
+    for (int i = 0; i < RM_UTIL_BUCKETS; i++)
+        a->util_hist[i] += b->util_hist[i];
+    a->idle_samples += b->idle_samples;
+    a->energy_j += b->energy_j;
+    add_sat(&a->covered_ns, b->covered_ns);
+    a->gaps += b->gaps;
+    add_sat(&a->gap_ns, b->gap_ns);
+    a->backwards += b->backwards;
+    if (b->first_ns != RM_NO_TIME) {
+        if (a->first_ns == RM_NO_TIME) {
+            a->first_ns = b->first_ns;
+            a->first_power = b->first_power;
+        }
+        a->last_ns = b->last_ns;
+        a->last_power = b->last_power;
+    }
+}
+
+json_t *rm_stats_to_json(const struct rm_gpu_stats *s)
+{
+    json_t *o = json_object(), *m = json_object(), *h = json_array();
+    for (int i = 0; i < RM_GM_COUNT; i++)
+        json_object_set_new(m, rm_gpu_metric_names[i], rm_stat_to_json(&s->m[i]));
+    /* Sparse [value, count] pairs: a histogram is mostly zeros. */
+    for (int i = 0; i < RM_UTIL_BUCKETS; i++)
+        if (s->util_hist[i])
+            json_array_append_new(h, json_pack("[i,I]", i, (json_int_t)s->util_hist[i]));
+    json_object_set_new(o, "samples", json_integer((json_int_t)s->samples));
+    json_object_set_new(o, "metrics", m);
+    json_object_set_new(o, "util_hist", h);
+    json_object_set_new(o, "idle_samples", json_integer((json_int_t)s->idle_samples));
+    json_object_set_new(o, "energy_j", real_or_null(s->energy_j));
+    json_object_set_new(o, "covered_ns", json_integer(s->covered_ns));
+    json_object_set_new(o, "gaps", json_integer((json_int_t)s->gaps));
+    json_object_set_new(o, "gap_ns", json_integer(s->gap_ns));
+    json_object_set_new(o, "backwards", json_integer((json_int_t)s->backwards));
+    bool timed = s->first_ns != RM_NO_TIME;
+    json_object_set_new(o, "first_ns", timed ? json_integer(s->first_ns) : json_null());
+    json_object_set_new(o, "last_ns", timed ? json_integer(s->last_ns) : json_null());
+    json_object_set_new(o, "first_power", real_or_null(s->first_power));
+    json_object_set_new(o, "last_power", real_or_null(s->last_power));
+    return o;
+}
+
+static int get_u64(const json_t *o, const char *k, uint64_t *out)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v) || json_integer_value(v) < 0) return -1;
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+static int get_i64(const json_t *o, const char *k, int64_t *out)
+{
+    json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v)) return -1;
+    *out = json_integer_value(v);
+    return 0;
+}
+
+int rm_stats_from_json(const json_t *j, struct rm_gpu_stats *s, char *err, size_t errsz)
+{
+    rm_stats_init(s);
+    const char *bad = NULL;
+    json_t *m = json_object_get(j, "metrics"), *h = json_object_get(j, "util_hist");
+    if (!json_is_object(j))
+        bad = "not an object";
+    else if (get_u64(j, "samples", &s->samples) || get_u64(j, "idle_samples", &s->idle_samples) ||
+             get_u64(j, "gaps", &s->gaps) || get_u64(j, "backwards", &s->backwards) ||
+             get_i64(j, "covered_ns", &s->covered_ns) || get_i64(j, "gap_ns", &s->gap_ns) ||
+             num(json_object_get(j, "energy_j"), &s->energy_j))
+        bad = "a counter is missing or not a number";
+    else if (!json_is_object(m) || !json_is_array(h))
+        bad = "metrics or util_hist missing";
+    for (int i = 0; !bad && i < RM_GM_COUNT; i++)
+        if (rm_stat_from_json(json_object_get(m, rm_gpu_metric_names[i]), &s->m[i]))
+            bad = "bad metric";
+    size_t k;
+    json_t *pair;
+    if (!bad) json_array_foreach(h, k, pair)
+        {
+            json_t *b = json_array_get(pair, 0), *c = json_array_get(pair, 1);
+            if (!json_is_integer(b) || !json_is_integer(c) || json_integer_value(b) < 0 ||
+                json_integer_value(b) >= RM_UTIL_BUCKETS || json_integer_value(c) < 0) {
+                bad = "bad util_hist entry";
+                break;
+            }
+            s->util_hist[json_integer_value(b)] += (uint64_t)json_integer_value(c);
+        }
+    if (!bad) {
+        json_t *f = json_object_get(j, "first_ns"), *l = json_object_get(j, "last_ns");
+        if (json_is_integer(f) && json_is_integer(l)) {
+            s->first_ns = json_integer_value(f);
+            s->last_ns = json_integer_value(l);
+        }
+        num(json_object_get(j, "first_power"), &s->first_power);
+        num(json_object_get(j, "last_power"), &s->last_power);
+    }
+    if (bad) {
+        snprintf(err, errsz, "gpu stats: %s", bad);
+        rm_stats_init(s);
+        return -1;
+    }
+    return 0;
+}
+
+double rm_hist_quantile(const uint64_t *hist, size_t nb, double q)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < nb; i++)
+        n += hist[i];
+    if (n == 0) return NAN;
+    uint64_t rank = (uint64_t)ceil(q * (double)n);
+    if (rank < 1) rank = 1;
+    uint64_t c = 0;
+    for (size_t i = 0; i < nb; i++) {
+        c += hist[i];
+        if (c >= rank) return (double)i;
+    }
+    return (double)(nb - 1);
+}

@@ -1,0 +1,79 @@
+/* Streaming, mergeable, serializable statistics.
+ *
+ * Every aggregate here is fixed-size (memory does not grow with the input), can be merged
+ * with another covering a later stretch of time, and round-trips through JSON, so the
+ * recorder can store one per sealed segment in a manifest and the summary can combine them
+ * without the raw rows. Quantiles come from a 101-bucket histogram of integer percentages.
+ */
+#ifndef RUNMON_SUMMARY_STATS_H
+#define RUNMON_SUMMARY_STATS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RM_NO_TIME INT64_MIN
+
+struct rm_stat {
+    uint64_t n;
+    double sum, min, max;
+};
+
+void rm_stat_add(struct rm_stat *s, double v);
+void rm_stat_merge(struct rm_stat *a, const struct rm_stat *b);
+/* {"n","sum","min","max"}; min/max are null when n == 0. */
+json_t *rm_stat_to_json(const struct rm_stat *s);
+int rm_stat_from_json(const json_t *j, struct rm_stat *s);
+
+/* Per-GPU metrics, whichever tool reported them (query-gpu or dmon). */
+enum rm_gpu_metric {
+    RM_GM_UTIL,       /* utilization.gpu / dmon sm, % */
+    RM_GM_MEMUTIL,    /* utilization.memory / dmon mem, % */
+    RM_GM_VRAM_USED,  /* memory.used / dmon fb, MiB */
+    RM_GM_VRAM_TOTAL, /* memory.total, MiB */
+    RM_GM_POWER,      /* power.draw / dmon pwr, W */
+    RM_GM_TEMP,       /* temperature.gpu / dmon gtemp or temp, C */
+    RM_GM_SMCLK,      /* clocks.current.sm / dmon pclk, MHz */
+    RM_GM_MEMCLK,     /* clocks.current.memory / dmon mclk, MHz */
+    RM_GM_COUNT
+};
+extern const char *const rm_gpu_metric_names[RM_GM_COUNT];
+
+#define RM_UTIL_BUCKETS 101
+
+struct rm_gpu_stats {
+    uint64_t samples;
+    struct rm_stat m[RM_GM_COUNT];
+    uint64_t util_hist[RM_UTIL_BUCKETS]; /* utilization rounded to an integer, clamped 0..100 */
+    uint64_t idle_samples;               /* utilization == 0 */
+    double energy_j;    /* trapezoids of power over bridged spacings (rectangles if one end lacks
+                           power) */
+    int64_t covered_ns; /* time spanned by bridged spacings */
+    uint64_t gaps;      /* spacings longer than the gap threshold: left out, never bridged */
+    int64_t gap_ns;
+    uint64_t backwards;        /* spacings < 0 (clock stepped back): neither bridged nor a gap */
+    int64_t first_ns, last_ns; /* RM_NO_TIME if no timed sample */
+    double first_power, last_power; /* NaN when that sample had no power */
+};
+
+void rm_stats_init(struct rm_gpu_stats *s);
+/* Adds one sample. t_ns may be RM_NO_TIME (then no energy or coverage is counted); v[m] is
+ * used when bit m of valid is set. gap_ns: spacings above it are gaps (0 = never a gap). */
+void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT], uint32_t valid,
+                  int64_t gap_ns);
+/* Folds b (a later stretch of the same GPU) into a, bridging a's last sample to b's first
+ * unless that spacing is a gap. */
+void rm_stats_merge(struct rm_gpu_stats *a, const struct rm_gpu_stats *b, int64_t gap_ns);
+json_t *rm_stats_to_json(const struct rm_gpu_stats *s);
+/* Returns 0, or -1 with a message in err when j is not what rm_stats_to_json writes. */
+int rm_stats_from_json(const json_t *j, struct rm_gpu_stats *s, char *err, size_t errsz);
+
+/* Nearest-rank quantile (the smallest bucket whose cumulative count reaches ceil(q*n)),
+ * NaN when empty. */
+double rm_hist_quantile(const uint64_t *hist, size_t nbuckets, double q);
+
+/* Mean of a stat, NaN when empty. */
+double rm_stat_mean(const struct rm_stat *s);
+
+#endif

@@ -1,0 +1,70 @@
+/* ResourceSummary: what the GPUs and CPUs did during a run, per GPU, per phase, in total.
+ *
+ * The engine is fed inputs (files, or per-segment aggregates already computed by the
+ * recorder), scans the files in parallel with bounded memory, merges everything in the
+ * order it was added (segments oldest first) and builds the summary as a JSON object whose
+ * layout docs/FORMATS.md describes ("format": "runmon-summary", "schema_version": 1).
+ */
+#ifndef RUNMON_SUMMARY_SUMMARY_H
+#define RUNMON_SUMMARY_SUMMARY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define RM_SUMMARY_SCHEMA_VERSION 1
+
+enum rm_input_kind {
+    RM_INPUT_GPU_CSV,   /* nvidia-smi --query-gpu CSV (runmon's gpu.csv or a bare file) */
+    RM_INPUT_DMON_TEXT, /* nvidia-smi dmon's own output */
+    RM_INPUT_DMON_CSV,  /* runmon's dmon.csv */
+    RM_INPUT_CPU_CSV,
+    RM_INPUT_PROC_CSV,
+    RM_INPUT_COUNT
+};
+
+struct rm_summary_opts {
+    const char *phase_regex; /* PCRE2; keep phases whose path matches (NULL: all) */
+    int threads;             /* 0: one per file up to the number of online CPUs */
+    bool progress;           /* progress on stderr when a scan takes over a second */
+    double interval_s;       /* sampling interval; 0: session.json, else median spacing */
+    const char *gpu_fields;  /* field list for headerless gpu CSVs (NULL: session.json/legacy) */
+};
+
+struct rm_summary;
+
+struct rm_summary *rm_summary_new(const struct rm_summary_opts *opts);
+void rm_summary_free(struct rm_summary *s);
+/* Files are read in the order added within each kind (sealed segments first). */
+int rm_summary_add_file(struct rm_summary *s, enum rm_input_kind kind, const char *path);
+int rm_summary_add_runlog(struct rm_summary *s, const char *path);
+/* session.json's object (borrowed; a reference is kept). */
+void rm_summary_set_session(struct rm_summary *s, json_t *session);
+/* A pre-aggregated segment, as rm_summary_segment_to_json writes it (for sink manifests).
+ * Such a segment adds to gpus and totals but not to phases (it has no samples). */
+int rm_summary_add_segment(struct rm_summary *s, const json_t *segment, char *err, size_t errsz);
+/* Scans everything and builds the summary. Returns 0, 1 on a runtime failure, 2 when an
+ * input is unusable (no data at all, unreadable); err says which file. */
+int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz);
+
+/* Aggregates one file into a segment object (what the recorder stores per sealed segment).
+ * interval_s as in the options. Returns NULL with err set. */
+json_t *rm_summary_segment_from_file(enum rm_input_kind kind, const char *path, double interval_s,
+                                     char *err, size_t errsz);
+
+/* The whole summary of a session folder (session.json, gpu*.csv, dmon*.csv, cpu*.csv,
+ * proc*.csv, runlog.jsonl, whichever exist). The recorder calls this at the end of a
+ * session. Returns as rm_summary_build. */
+int rm_summary_session_dir(const char *dir, const struct rm_summary_opts *opts, json_t **out,
+                           char *err, size_t errsz);
+
+/* Output (summary/output.c). */
+void rm_summary_print_text(FILE *out, const json_t *summary);
+void rm_summary_print_csv(FILE *out, const json_t *summary);
+/* Compact-free, stable JSON with a final newline. */
+int rm_summary_print_json(FILE *out, const json_t *summary);
+
+/* `runmon summary` (summary/cmd_summary.c). */
+int rm_cmd_summary(int argc, char **argv);
+
+#endif

@@ -1,0 +1,128 @@
+/* query-gpu rows: header with units, no header (legacy list, leading ts), repeated header. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "summary/gpucsv.h"
+
+struct ctx {
+    struct rm_gpucsv g;
+    int rc[16];
+    struct rm_gpu_sample s[16];
+    int n;
+};
+
+static void row(void *p, const struct rm_csv_row *r)
+{
+    struct ctx *c = p;
+    if (c->n < 16) {
+        c->rc[c->n] = rm_gpucsv_row(&c->g, r, &c->s[c->n]);
+        c->n++;
+    }
+}
+
+static void parse(struct ctx *c, const char *text, const char *fields)
+{
+    memset(c, 0, sizeof *c);
+    rm_gpucsv_init(&c->g, fields);
+    struct rm_csv_reader *r = rm_csv_new(row, c);
+    rm_csv_feed(r, text, strlen(text));
+    rm_csv_finish(r);
+    rm_csv_free(r);
+}
+
+static void header_with_units(void **state)
+{
+    (void)state;
+    struct ctx c;
+    parse(&c,
+          "timestamp, index, utilization.gpu [%], memory.used [MiB], power.draw [W]\n"
+          "2026/11/21 10:15:02.113, 0, 53 %, 80257 MiB, 123.00 W\n"
+          "2026/11/21 10:15:02.113, 1, [N/A], [Unknown Error], 99.5 W\n",
+          NULL);
+    assert_int_equal(c.n, 3);
+    assert_int_equal(c.rc[0], 0);
+    assert_int_equal(c.rc[1], 1);
+    assert_true(c.s[1].v[RM_GM_UTIL] == 53 && c.s[1].v[RM_GM_VRAM_USED] == 80257);
+    assert_true(c.s[1].v[RM_GM_POWER] == 123);
+    assert_int_equal(c.rc[2], 1);
+    assert_int_equal(c.s[2].valid, 1u << RM_GM_POWER);
+    assert_false(c.g.assumed);
+}
+
+static void no_header_with_ts(void **state)
+{
+    (void)state;
+    struct ctx c;
+    parse(
+        &c,
+        "2026-11-21T10:15:02.200+00:00,2026/11/21 10:15:02.113,0,53,7,100,200,300.5,40,1980,2619\n"
+        "Xid 79 notice\n"
+        "2026-11-21T10:15:03.200+00:00,2026/11/21 10:15:03.113,0,54,7\n"
+        "2026-11-21T10:15:04.200+00:00,2026/11/21 10:15:03.113,0,54,7,100,200,300.5,40,1980,2619",
+        "timestamp,index,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,"
+        "temperature.gpu,clocks.current.sm,clocks.current.memory");
+    assert_int_equal(c.rc[0], 1);
+    assert_true(c.g.assumed && c.g.has_ts);
+    assert_true(c.s[0].v[RM_GM_POWER] == 300.5);
+    /* ts wins over timestamp: 10:15:02.200 UTC */
+    assert_int_equal(c.s[0].t_ns % 1000000000LL, 200000000LL);
+    assert_int_equal(c.rc[1], -1 - RM_SKIP_NOT_DATA);
+    assert_int_equal(c.rc[2], -1 - RM_SKIP_BAD_FIELD_COUNT);
+    assert_int_equal(c.rc[3], -1 - RM_SKIP_TORN);
+    assert_non_null(strstr(c.g.note, "assumed"));
+}
+
+static void bad_time_and_repeated_header(void **state)
+{
+    (void)state;
+    struct ctx c;
+    parse(&c,
+          "ts,index,power.draw\n"
+          "yesterday,0,5\n"
+          "ts,index,utilization.gpu,power.draw\n"
+          "2026-11-21T10:15:02.200+00:00,0,9,5\n",
+          NULL);
+    assert_int_equal(c.rc[1], -1 - RM_SKIP_BAD_TIME);
+    assert_int_equal(c.rc[2], 0);
+    assert_int_equal(c.rc[3], 1);
+    assert_true(c.s[3].v[RM_GM_UTIL] == 9);
+}
+
+/* A quoted line takes libcsv's path, the others the fast splitter: same fields either way. */
+static void quoted_and_plain_lines_agree(void **state)
+{
+    (void)state;
+    struct ctx c;
+    parse(&c,
+          "index,name,power.draw [W]\r\n"
+          "0, \"GPU, big\" , 10.5 W\r\n"
+          "\n"
+          "1,  GPU small\t, 20.5 W\r\n"
+          "2,\"multi\nline\",30 W\n",
+          NULL);
+    assert_int_equal(c.n, 4);
+    assert_int_equal(c.rc[1], 1);
+    assert_int_equal(c.s[1].name.len, 8); /* "GPU, big" */
+    assert_true(c.s[1].v[RM_GM_POWER] == 10.5);
+    assert_int_equal(c.rc[2], 1);
+    assert_int_equal(c.s[2].name.len, 9); /* "GPU small": blanks trimmed like libcsv */
+    assert_true(c.s[2].v[RM_GM_POWER] == 20.5);
+    assert_int_equal(c.rc[3], 1);
+    assert_true(c.s[3].v[RM_GM_POWER] == 30);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(header_with_units),
+        cmocka_unit_test(no_header_with_ts),
+        cmocka_unit_test(bad_time_and_repeated_header),
+        cmocka_unit_test(quoted_and_plain_lines_agree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
