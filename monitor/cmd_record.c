@@ -26,6 +26,7 @@
 #include "monitor/recorder.h"
 #include "runlog/rm_time.h"
 #include "runlog/runlog.h"
+#include "summary/summary.h"
 
 #define DEFAULT_WARN_PCT 90.0
 #define DEFAULT_CRIT_PCT 98.0
@@ -378,6 +379,35 @@ static void save_session(struct rm_recorder *rec)
                 strerror(errno));
 }
 
+/* summary.json in the session folder, and the text summary on stderr unless --quiet. */
+static void write_summary(struct rm_recorder *rec)
+{
+    struct rm_summary_opts so = {.interval_s = rec->opts.interval_s};
+    json_t *sum = NULL;
+    char err[1024] = "";
+    int rc = rm_summary_session_dir(rec->sess.dir, &so, &sum, err, sizeof err);
+    if (rc != 0 || !sum) {
+        if (!rec->opts.quiet)
+            fprintf(stderr, "runmon record: no summary: %s\n", err[0] ? err : "no data");
+        json_decref(sum);
+        return;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/summary.json", rec->sess.dir);
+    if (!mem || rm_summary_print_json(mem, sum) < 0 || fclose(mem) != 0 ||
+        rm_write_file_atomic(path, buf, len) < 0) {
+        if (!rec->opts.quiet)
+            fprintf(stderr, "runmon record: cannot write %s: %s\n", path, strerror(errno));
+    }
+    free(buf);
+    if (!rec->opts.quiet)
+        rm_summary_print_text(stderr, sum);
+    json_decref(sum);
+}
+
 /* Runs the workload: its stdio and process group are runmon's own, so a terminal sees it
  * as usual, and no pdeathsig: killing runmon must not kill the work. */
 static int spawn_workload(struct rm_recorder *rec, rm_child *w)
@@ -532,6 +562,9 @@ finish:
     }
     save_session(&rec);
     rm_runlog_close(rec.log);
+    rec.log = NULL;
+    if (rec.sess.id[0])
+        write_summary(&rec);
     rec.log = NULL;
     close(sfd);
     pthread_mutex_destroy(&rec.lock);
