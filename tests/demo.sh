@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# make demo: the run log in action. A tiny scripted "sweep" writes phases and events with
-# `runmon phase` and `runmon log`, then the file is shown as written and through jq.
-# Needs no input; everything happens in a temporary directory.
+# make demo: the main job. Part 1 shows the run log on its own (a tiny scripted "sweep"
+# with `runmon phase` and `runmon log`, shown as written and through jq). Part 2 records a
+# sweep with `runmon record`: on this machine's nvidia-smi when there is a GPU, else on the
+# bundled fake nvidia-smi replaying real H200 captures, and prints the session's summary.
+# Needs no input. Part 1 works in a temporary directory; part 2 keeps its session in
+# ./runmon-demo/ so it can be looked at afterwards.
 set -euo pipefail
 : "${BUILD:?run through make demo}"
 RUNMON=$BUILD/runmon
@@ -47,3 +50,43 @@ jq -c 'select(.event == "checkpoint") | {ts, epoch: .data.epoch, loss: .data.los
 echo
 echo "== jq: total seconds per top-level run"
 jq -s -r 'map(select(.type == "phase_exit" and .depth == 0)) | .[] | "\(.name): \(.seconds)s (exit \(.exit_code))"' "$RUNMON_RUNLOG"
+
+echo
+echo "================================================================================"
+echo "== part 2: a recorded sweep (runmon record), GPU + CPU + phases"
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+SINK=$REPO/runmon-demo
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    echo "== using this machine's nvidia-smi: $(command -v nvidia-smi)"
+else
+    echo "== no GPU here: using the fake nvidia-smi (2 H200s replaying real captures)"
+    export PATH=$BUILD/fakebin:$PATH
+    export FAKE_SMI_CAPTURES=$REPO/fixtures/captures FAKE_SMI_GPUS=2 FAKE_SMI_VARY=1
+fi
+cat >"$D/sweep.sh" <<'SH'
+#!/usr/bin/env bash
+# One session, one phase per configuration: what a hyper-parameter sweep looks like.
+set -e
+runmon phase setup -- sleep 0.4
+for bs in 32 64; do
+    runmon phase "bs$bs" batch_size=$bs -- sh -c 'runmon phase forward -- sleep 0.6; runmon phase backward -- sleep 0.6'
+    runmon log event eval "batch_size=$bs" "accuracy=0.9$((bs / 8))"
+done
+SH
+chmod +x "$D/sweep.sh"
+unset RUNMON_RUNLOG
+runmon record -o "$SINK" -i 0.2 -- "$D/sweep.sh"
+SESSION=$(ls -1dt "$SINK"/*/ | head -n 1)
+SESSION=${SESSION%/}
+echo
+echo "== the session folder: $SESSION"
+ls -l "$SESSION"
+echo
+echo "== jq: peak VRAM, mean GPU utilization and energy per configuration (from summary.json)"
+jq -r '.phases[] | select(.path | test("^bs[0-9]+$"))
+        | [.path, ([.gpus[].vram_mb.peak] | max), (([.gpus[].util_pct.mean] | add) / (.gpus | length) | . * 10 | round / 10), ([.gpus[].energy_wh] | add | . * 1000 | round / 1000)]
+        | @tsv' "$SESSION/summary.json" | awk -F'\t' 'BEGIN { printf "%-8s %14s %12s %10s\n", "config", "peak VRAM MiB", "mean util %", "energy Wh" }
+                                            { printf "%-8s %14s %12s %10s\n", $1, $2, $3, $4 }'
+echo
+echo "== jq: the monitor's own events in the run log"
+jq -c 'select(.type == "event" and (.event | test("^(session|collector)"))) | {ts, event, data}' "$SESSION/runlog.jsonl"
