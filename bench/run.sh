@@ -52,3 +52,62 @@ if want runlog; then
     ratio "runmon log / /bin/true" "$cli_ms" "$true_ms"
     [ "$(wc -l <"$F")" -eq "$RUNS" ] || { echo "bench: CLI lines missing" >&2; exit 1; }
 fi
+
+# ---- /proc sampler --------------------------------------------------------------------------
+if want procfs; then
+    section "/proc sampler: one full sample (cpu + meminfo + process tree)"
+    build_bench bench_procfs
+    "$BUILD/bench/bench_procfs" | sed 's/^/  /'
+fi
+
+# ---- Recorder cost --------------------------------------------------------------------------
+# runmon's own CPU time and peak RSS (its children excluded) while recording 8 fake GPUs at
+# 0.1 s, against the cost of the nvidia-smi children it supervises, measured in the same run.
+if want record; then
+    SECS=${BENCH_RECORD_SECONDS:-60}
+    section "Recorder: 8 fake GPUs at 0.1 s for $SECS s"
+    st=$B/record-state; mkdir -p "$st"
+    # CPU time in ns from schedstat, summed over threads (jiffies are too coarse here).
+    cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
+    PATH=$BUILD/fakebin:$PATH FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR=$st \
+        FAKE_SMI_CAPTURES=$(pwd)/fixtures/captures \
+        "$BUILD/runmon" record -q -o "$B/record" -i 0.1 ${BENCH_RECORD_ARGS:-} &
+    rpid=$!
+    sleep "$SECS"
+    own=$(cpu_ns "$rpid")
+    hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$rpid/status")
+    kids=0
+    while read -r pid kind; do
+        [ "$kind" = inventory ] && continue
+        kids=$((kids + $(cpu_ns "$pid")))
+    done <"$st/pids"
+    kill -INT "$rpid"; wait "$rpid" || true
+    s=$(ls -d "$B"/record/*/ | head -n 1)
+    own_pct=$(awk -v t="$own" -v s="$SECS" 'BEGIN { printf "%.3f", t / 1e9 / s * 100 }')
+    kid_pct=$(awk -v t="$kids" -v s="$SECS" 'BEGIN { printf "%.3f", t / 1e9 / s * 100 }')
+    figure "runmon itself: CPU" "$own_pct" "% of one core"
+    figure "runmon itself: peak RSS" "$((hwm / 1024)).$(((hwm % 1024) * 10 / 1024))" "MiB"
+    figure "baseline: its nvidia-smi children: CPU" "$kid_pct" "% of one core"
+    [ "$kids" -gt 0 ] && ratio "runmon / children CPU" "$own" "$kids"
+    figure "gpu.csv rows written" "$(($(wc -l <"$s/gpu.csv") - 1))" "rows"
+    figure "CPU sampler: worst lateness (session.json)" "$(jq .cpu_sampler.max_lateness_ms "$s/session.json")" "ms"
+    # Drift check: distance of each cpu.csv row from the ideal 0.1 s grid, first vs last
+    # minute (a drifting schedule grows; an absolute one stays flat).
+    awk -F, 'NR > 1 && $2 == "all" {
+            split(substr($1, 12, 12), t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]
+            if (n == 0) base = s
+            e = (s - base) - n * 0.1; e = e < 0 ? -e : e; e = e - int(e / 0.1 + 0.5) * 0.1; e = e < 0 ? -e : e
+            if (n < 600 && e > first) first = e
+            last_e[n % 600] = e; n++
+        } END {
+            for (i in last_e) if (last_e[i] > last) last = last_e[i]
+            printf "  %-44s %12.2f %s\n", "schedule error, worst in first minute", first * 1000, "ms"
+            printf "  %-44s %12.2f %s\n", "schedule error, worst in last minute", last * 1000, "ms"
+        }' "$s/cpu.csv"
+fi
+
+# ---- Summary --------------------------------------------------------------------------------
+if want summary; then
+    section "Summary: 8-GPU --query-gpu file (BENCH_SUMMARY_MB, default 1024)"
+    BUILD=$BUILD bash bench/bench_summary.sh | sed 's/^/  /'
+fi
