@@ -23,6 +23,7 @@
 #include "monitor/cpu_sampler.h"
 #include "monitor/fileio.h"
 #include "monitor/gpu_collectors.h"
+#include "monitor/prom.h"
 #include "monitor/recorder.h"
 #include "runlog/rm_time.h"
 #include "runlog/runlog.h"
@@ -76,6 +77,8 @@ static void usage(FILE *out)
             "      --warning-threshold PCT   GPU memory use that raises a warning event (default %g)\n"
             "      --critical-threshold PCT  ... a critical event (default %g)\n"
             "      --duration SECONDS    stop after this long (without a COMMAND)\n"
+            "      --prom-textfile PATH  keep PATH (e.g. DIR/runmon.prom for node_exporter's\n"
+            "                            textfile collector) rewritten with the latest values\n"
             "  -q, --quiet               print no summary and no notes\n"
             "  -h, --help                this text\n"
             "\n"
@@ -103,6 +106,7 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
 {
     enum { OPT_FIELDS = 256, OPT_DMON, OPT_NOGPU, OPT_PERCPU, OPT_SMI, OPT_WARN, OPT_CRIT,
            OPT_DURATION };
+    enum { OPT_PROM = 300 }; /* --prom-textfile */
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'},
         {"interval", required_argument, 0, 'i'},
@@ -114,6 +118,7 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
         {"warning-threshold", required_argument, 0, OPT_WARN},
         {"critical-threshold", required_argument, 0, OPT_CRIT},
         {"duration", required_argument, 0, OPT_DURATION},
+        {"prom-textfile", required_argument, 0, OPT_PROM},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
@@ -124,7 +129,8 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
                                  .dmon_metrics = RM_DEFAULT_DMON_METRICS,
                                  .nvidia_smi = "nvidia-smi",
                                  .warn_pct = DEFAULT_WARN_PCT,
-                                 .crit_pct = DEFAULT_CRIT_PCT};
+                                 .crit_pct = DEFAULT_CRIT_PCT,
+                                 .flush_s = 2.0};
     optind = 1;
     opterr = 0;
     int c;
@@ -175,6 +181,13 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
         case OPT_DURATION:
             if (parse_seconds("--duration", optarg, 0.001, 1e9, &o->duration_s) < 0)
                 return -1;
+            break;
+        case OPT_PROM:
+            if (!*optarg) {
+                fprintf(stderr, "runmon record: --prom-textfile is empty\n");
+                return -1;
+            }
+            o->prom_textfile = optarg;
             break;
         case 'q':
             o->quiet = 1;
@@ -452,6 +465,8 @@ int rm_cmd_record(int argc, char **argv)
     memset(&sup, 0, sizeof sup);
     struct rm_cpu_sampler cpu;
     memset(&cpu, 0, sizeof cpu);
+    struct rm_prom prom; /* --prom-textfile */
+    memset(&prom, 0, sizeof prom);
     if (sfd < 0) {
         fprintf(stderr, "runmon record: signalfd: %s\n", strerror(errno));
         return 1;
@@ -481,6 +496,10 @@ int rm_cmd_record(int argc, char **argv)
         goto finish;
     }
     save_session(&rec);
+    if (rm_prom_open(&prom, &rec) < 0) {
+        fprintf(stderr, "runmon record: --prom-textfile: out of memory\n");
+        goto finish;
+    }
     if (rm_cpu_sampler_start(&cpu) < 0) {
         fprintf(stderr, "runmon record: cannot start the CPU sampler\n");
         goto finish;
@@ -514,8 +533,10 @@ int rm_cmd_record(int argc, char **argv)
             if (timeout > 1000)
                 timeout = 1000;
         }
+        timeout = rm_prom_timeout_ms(&prom, timeout);
         struct pollfd p = {.fd = sfd, .events = POLLIN};
         poll(&p, 1, timeout);
+        rm_prom_poll(&prom);
         struct signalfd_siginfo si;
         while (read(sfd, &si, sizeof si) == sizeof si) {
             int sig = (int)si.ssi_signo;
@@ -561,6 +582,7 @@ finish:
         rm_recorder_event(&rec, "session_end", d);
     }
     save_session(&rec);
+    rm_prom_close(&prom); /* the last values and the final status */
     rm_runlog_close(rec.log);
     rec.log = NULL;
     if (rec.sess.id[0])

@@ -83,6 +83,13 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono)
         rm_stream_flush(&s->cpu);
         pthread_mutex_lock(&s->rec->lock);
         s->rec->sess.cpu_samples++;
+        struct rm_latest *l = &s->rec->latest; /* for the Prometheus export */
+        l->cpu_valid = 1;
+        l->cpu_ts_ns = ts;
+        l->cpu_busy_ratio = (all.usr + all.nice + all.sys + all.irq + all.softirq) / 100.0;
+        l->cpu_iowait_ratio = all.iowait / 100.0;
+        l->mem_used_bytes = have_mem ? (double)rm_mem_used_kib(&mem) * 1024.0 : NAN;
+        l->mem_total_bytes = have_mem ? (double)mem.total_kib * 1024.0 : NAN;
         pthread_mutex_unlock(&s->rec->lock);
     }
     pid_t root = (pid_t)atomic_load(&s->rec->workload_pid);
@@ -96,6 +103,12 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono)
             rm_stream_field_double(&s->proc, t.cpu_pct, 2);
             rm_stream_end_row(&s->proc);
             rm_stream_flush(&s->proc);
+            pthread_mutex_lock(&s->rec->lock); /* for the Prometheus export */
+            s->rec->latest.proc_valid = t.nprocs > 0;
+            s->rec->latest.proc_ts_ns = ts;
+            s->rec->latest.proc_rss_bytes = (double)t.rss_bytes;
+            s->rec->latest.proc_cpu_ratio = t.cpu_pct / 100.0;
+            pthread_mutex_unlock(&s->rec->lock);
         }
     }
 }

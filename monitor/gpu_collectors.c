@@ -111,7 +111,9 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *f
             g->col_mem_used = i;
         else if (!strcmp(tok, "memory.total"))
             g->col_mem_total = i;
+        g->prom_field[i] = (signed char)rm_prom_gpu_field(tok);
     }
+    g->prom_max_gap_ns = 3 * (int64_t)llround(rec->opts.interval_s * 1e9);
     if (g->nnames == 0) {
         snprintf(err, errlen, "--gpu-fields: no field names");
         return -1;
@@ -154,6 +156,23 @@ static void threshold_check(struct rm_gpu_ctx *g, int slot)
     rm_recorder_event(g->rec, crossed == RM_LEVEL_CRITICAL ? "critical" : "warning", d);
 }
 
+/* Keeps this row as the GPU's latest values for the Prometheus export: in place, no
+ * allocation. */
+static void latest_update(struct rm_gpu_ctx *g, int slot, int64_t ts_ns)
+{
+    double v[RM_PG_COUNT];
+    for (int k = 0; k < RM_PG_COUNT; k++)
+        v[k] = NAN;
+    for (int i = 0; i < g->nnames; i++)
+        if (g->prom_field[i] >= 0)
+            v[g->prom_field[i]] = rm_smi_number(g->field[i], g->field_len[i]);
+    const char *uuid = g->col_uuid >= 0 ? g->field[g->col_uuid] : NULL;
+    size_t uuid_len = g->col_uuid >= 0 ? g->field_len[g->col_uuid] : 0;
+    pthread_mutex_lock(&g->rec->lock);
+    rm_latest_gpu_update(&g->rec->latest.gpu[slot], ts_ns, v, uuid, uuid_len, g->prom_max_gap_ns);
+    pthread_mutex_unlock(&g->rec->lock);
+}
+
 enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns)
 {
     struct rm_gpu_ctx *g = ctx;
@@ -183,8 +202,10 @@ enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_n
     int slot = g->row_in_group++;
     if (g->col_index >= 0)
         slot = atoi(g->field[g->col_index]);
-    if (slot >= 0 && slot < RM_MAX_GPUS)
+    if (slot >= 0 && slot < RM_MAX_GPUS) {
         threshold_check(g, slot);
+        latest_update(g, slot, ts_ns);
+    }
     return RM_LINE_DATA;
 }
 

@@ -35,6 +35,9 @@ struct rm_gpu_ctx {
     int row_in_group;
     int64_t last_row_ts;
     enum rm_level level[RM_MAX_GPUS];
+    /* Prometheus export: the field (RM_PG_*) each column feeds, -1 for none. */
+    signed char prom_field[RM_GPU_MAX_FIELDS];
+    int64_t prom_max_gap_ns; /* 3 intervals: longer power gaps are not integrated */
 };
 
 struct rm_dmon_ctx {

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "monitor/prom.h"
 #include "monitor/session.h"
 
 struct rm_runlog;
@@ -25,6 +26,8 @@ struct rm_record_opts {
     double duration_s; /* 0: until a signal (or the command's end) */
     char *const *command;
     const char *proc_root;
+    const char *prom_textfile; /* --prom-textfile PATH, NULL: no export */
+    double flush_s;            /* how often outputs are flushed (default 2 s) */
 };
 
 struct rm_recorder {
@@ -35,6 +38,9 @@ struct rm_recorder {
     pthread_mutex_t lock;
     atomic_int stop;
     atomic_int workload_pid; /* 0 until the command runs; read by the CPU sampler */
+    /* The latest value of each GPU, the CPU and the command's tree (monitor/prom.h), for
+     * the Prometheus export; written by the collector threads, under lock. */
+    struct rm_latest latest;
 };
 
 /* Writes {"type":"event","event":name,"data":data} to the session's run log. Takes

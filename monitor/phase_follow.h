@@ -1,0 +1,54 @@
+/* Follows a run log (runlog.jsonl) for the phase that is open now.
+ *
+ * Incremental and bounded: the file offset is remembered, each poll reads only what was
+ * appended since (at most RM_PF_MAX_READ bytes; the rest waits for the next poll), a partial
+ * last line is kept for the next poll, and a line longer than RM_PF_MAX_LINE is skipped.
+ * Only phase_enter / phase_exit lines are parsed. Open phases are tracked by (pid, path) in a
+ * fixed table (the oldest is forgotten when it is full); the current phase is the most
+ * recently entered one still open. `phase` lines (completed phases) change nothing.
+ */
+#ifndef RUNMON_PHASE_FOLLOW_H
+#define RUNMON_PHASE_FOLLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define RM_PF_MAX_OPEN 64
+#define RM_PF_MAX_PATH 512
+#define RM_PF_MAX_LINE 16384
+#define RM_PF_MAX_READ (1024 * 1024)
+
+struct rm_pf_open {
+    int64_t pid;
+    uint64_t seq;
+    char path[RM_PF_MAX_PATH];
+};
+
+struct rm_phase_follow {
+    int fd; /* -1 until the file could be opened */
+    char file[4096];
+    off_t offset;
+    char line[RM_PF_MAX_LINE];
+    size_t line_len;
+    int skipping; /* inside an over-long line: drop bytes up to its newline */
+    struct rm_pf_open open[RM_PF_MAX_OPEN];
+    int nopen;
+    uint64_t seq;
+    int check_pids; /* drop open phases whose writer is gone (kill -9 leaves no exit) */
+};
+
+void rm_phase_follow_init(struct rm_phase_follow *f, const char *file, int check_pids);
+void rm_phase_follow_fini(struct rm_phase_follow *f);
+
+/* Reads what was appended since the last poll. Returns the number of lines handled, or -1
+ * when the file cannot be read (it may not exist yet; the next poll tries again). */
+int rm_phase_follow_poll(struct rm_phase_follow *f);
+
+/* Handles one complete line (without its newline). Exposed for tests. */
+void rm_phase_follow_line(struct rm_phase_follow *f, const char *line, size_t len);
+
+/* The current phase path, or NULL when none is open. */
+const char *rm_phase_follow_current(struct rm_phase_follow *f);
+
+#endif

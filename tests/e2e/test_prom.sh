@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# runmon record --prom-textfile against the real consumers: promtool (the Prometheus
+# project's own checker of the text format) and a real prometheus-node-exporter whose
+# textfile collector reads the file and serves it on /metrics.
+. "$(dirname "$0")/lib.sh"
+
+SYSPATH=/usr/local/bin:/usr/bin:/bin
+export PATH="$FAKEBIN:$SYSPATH"
+export FAKE_SMI_CAPTURES="$FIXTURES/captures"
+unset FAKE_SMI_GPUS FAKE_SMI_OVERRIDE FAKE_SMI_NVML_ERROR FAKE_SMI_FAULT_ONLY RUNMON_RUNLOG \
+    RUNMON_PHASE_PATH
+
+# The real tools are required: a missing one fails loudly instead of skipping.
+missing=""
+for tool in promtool prometheus-node-exporter curl; do
+    command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+done
+if [ -n "$missing" ]; then
+    not_ok "tools for the Prometheus tests are installed" "missing:$missing" \
+        "install them with: .ci/deps.sh test  (Debian packages prometheus prometheus-node-exporter curl)"
+    done_testing
+    exit 1
+fi
+ok "promtool, prometheus-node-exporter and curl are installed"
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+        echo $((20000 + RANDOM % 20000))
+}
+# An exposition has no line that promtool rejects (it prints nothing and exits 0).
+lint() { promtool check metrics <"$1" >"$T/lint.out" 2>&1 || { sed 's/^/#   /' "$T/lint.out"; return 1; }; }
+
+TF=$T/textfile
+mkdir -p "$TF"
+PROM=$TF/runmon.prom
+
+# --- node_exporter reads the file while runmon records -----------------------------------
+port=$(free_port)
+ne_args=(--collector.textfile.directory="$TF" --web.listen-address="127.0.0.1:$port")
+if prometheus-node-exporter --help 2>&1 | grep -q -- '--collector.disable-defaults'; then
+    ne_args+=(--collector.disable-defaults --collector.textfile)
+fi
+prometheus-node-exporter "${ne_args[@]}" >"$T/ne.log" 2>&1 &
+ne_pid=$!
+track "$ne_pid"
+check "node_exporter answers on 127.0.0.1:$port" \
+    wait_for "curl -fsS http://127.0.0.1:$port/metrics -o /dev/null" 15
+
+FAKE_SMI_GPUS=2 FAKE_SMI_DMON_MS=200 "$RUNMON" record -q -o "$T/s" -i 0.2 --prom-textfile "$PROM" \
+    -- sh -c 'sleep 0.5; "$0" phase train -- "$0" phase forward -- sleep 3.5; sleep 2.5' "$RUNMON" &
+rec_pid=$!
+track "$rec_pid"
+check "the textfile appears within a flush period" wait_for "test -s '$PROM'" 6
+check "the phase label follows 'runmon phase' inside the command" \
+    wait_for "grep -q 'runmon_phase_info{.*phase=\"train/forward\"} 1' '$PROM'" 6
+cp "$PROM" "$T/live.prom"
+check "promtool accepts the live file" lint "$T/live.prom"
+scrape() { curl -fsS "http://127.0.0.1:$port/metrics" >"$T/scrape.txt" 2>/dev/null; }
+check "node_exporter serves runmon_gpu_utilization_ratio for gpu 1" \
+    wait_for "scrape && grep -q '^runmon_gpu_utilization_ratio{.*gpu=\"1\"' '$T/scrape.txt'" 6
+expect_eq "node_exporter reports no textfile error" "0" \
+    "$(grep '^node_textfile_scrape_error' "$T/scrape.txt" | awk '{print $2}')"
+expect_eq "two GPUs exported" "2" "$(grep -c '^runmon_gpu_power_watts{' "$T/live.prom")"
+check "the phase label goes once the phases exit" \
+    wait_for "! grep -q 'runmon_phase_info' '$PROM'" 8
+wait "$rec_pid"
+rc=$?
+expect_eq "record exits 0" 0 "$rc"
+check "promtool accepts the final file" lint "$PROM"
+f=$(cat "$PROM")
+expect_match "final file says the session completed" 'runmon_session_info\{[^}]*status="completed"\} 1' "$f"
+expect_match "GPU metrics carry gpu, uuid, host and session" \
+    'runmon_gpu_memory_used_bytes\{gpu="1",uuid="GPU-[^"]*",host="[^"]+",session="[^"]+"\} [0-9]+' "$f"
+expect_match "energy is a counter" '# TYPE runmon_gpu_energy_joules_total counter' "$f"
+expect_match "energy grew (about 627 W x 6 s)" 'runmon_gpu_energy_joules_total\{gpu="0"[^}]*\} [0-9]{4}' "$f"
+expect_match "CPU busy ratio" 'runmon_cpu_busy_ratio\{host="[^"]+",session="[^"]+"\} [0-9.e-]+' "$f"
+expect_match "process tree memory" 'runmon_process_resident_bytes\{[^}]*\} [0-9]+' "$f"
+expect_eq "all four collectors up" "gpu=1 dmon=1 cpu=1 proc=1" \
+    "$(sed -n 's/^runmon_collector_up{collector="\([a-z]*\)".*} \([01]\)$/\1=\2/p' "$PROM" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "every family has HELP and TYPE" \
+    "$(grep -v '^#' "$PROM" | sed 's/[{ ].*//' | sort -u)" \
+    "$(grep '^# TYPE' "$PROM" | awk '{print $3}' | sort -u)"
+expect_eq "the file ends with a newline" "" "$(tail -c 1 "$PROM")"
+expect_eq "no temp file left beside it" "runmon.prom" "$(ls "$TF")"
+expect_eq "session id label matches the session folder" \
+    "$(basename "$(ls -d "$T"/s/*/)")" "$(sed -n 's/^runmon_session_info{.*session="\([^"]*\)".*/\1/p' "$PROM")"
+
+kill -TERM "$ne_pid" 2>/dev/null
+wait "$ne_pid" 2>/dev/null
+check "node_exporter is stopped" test ! -e "/proc/$ne_pid/status"
+
+# --- a degraded gpu collector: its metrics are removed, collector_up says 0 ---------------
+P2=$T/degraded.prom
+FAKE_SMI_GPUS=2 FAKE_SMI_NVML_ERROR=1 FAKE_SMI_FAULT_ONLY=gpu FAKE_SMI_DMON_MS=200 \
+    "$RUNMON" record -q -o "$T/d" -i 0.2 --prom-textfile "$P2" -- sleep 3
+rc=$?
+expect_eq "degraded: record exits 0" 0 "$rc"
+check "degraded: promtool accepts the file" lint "$P2"
+f=$(cat "$P2")
+check "degraded: no runmon_gpu_utilization_ratio lines" test -z "$(grep runmon_gpu_utilization_ratio "$P2")"
+check "degraded: no GPU sample metric at all" test -z "$(grep '^runmon_gpu_' "$P2")"
+expect_match "degraded: collector_up{collector=\"gpu\"} 0" 'runmon_collector_up\{collector="gpu",[^}]*\} 0' "$f"
+expect_match "degraded: dmon still up" 'runmon_collector_up\{collector="dmon",[^}]*\} 1' "$f"
+
+# A collector that did deliver rows and then went down: its last values are not left stale.
+P4=$T/went-down.prom
+FAKE_SMI_GPUS=2 FAKE_SMI_EXIT_AFTER=4 FAKE_SMI_FAULT_ONLY=gpu FAKE_SMI_DMON_MS=200 \
+    "$RUNMON" record -q -o "$T/w" -i 0.2 --prom-textfile "$P4" -- sleep 2.5
+rc=$?
+expect_eq "went down: record exits 0" 0 "$rc"
+s=$(ls -d "$T"/w/*/)
+check "went down: gpu rows were recorded before" test "$(wc -l <"$s/gpu.csv")" -ge 3
+check "went down: promtool accepts the file" lint "$P4"
+check "went down: no GPU sample metric left behind" test -z "$(grep '^runmon_gpu_' "$P4")"
+expect_match "went down: collector_up{collector=\"gpu\"} 0" 'runmon_collector_up\{collector="gpu",[^}]*\} 0' "$(cat "$P4")"
+
+# --- missing values are left out, never 0 ------------------------------------------------
+P3=$T/missing.prom
+FAKE_SMI_GPUS=1 FAKE_SMI_OVERRIDE='power.draw=[N/A]' FAKE_SMI_DMON_MS=200 \
+    "$RUNMON" record -q -o "$T/m" -i 0.2 --prom-textfile "$P3" --duration 1.5
+rc=$?
+expect_eq "missing: record exits 0" 0 "$rc"
+check "missing: promtool accepts the file" lint "$P3"
+check "missing: [N/A] power gives no power line" test -z "$(grep '^runmon_gpu_power_watts' "$P3")"
+check "missing: ... and no energy" test -z "$(grep '^runmon_gpu_energy' "$P3")"
+check "missing: utilization still there" grep -q '^runmon_gpu_utilization_ratio{gpu="0"' "$P3"
+check "missing: no process metrics without a command" test -z "$(grep '^runmon_process_' "$P3")"
+
+# --- options ------------------------------------------------------------------------------
+"$RUNMON" record -q -o "$T/e" --prom-textfile "" -- true 2>"$T/e.err"
+expect_eq "an empty --prom-textfile is refused with 2" 2 "$?"
+"$RUNMON" record --help >"$T/help.txt"
+expect_match "--help lists --prom-textfile" "--prom-textfile PATH" "$(cat "$T/help.txt")"
+"$RUNMON" record -o "$T/u" -i 0.2 --no-gpu --prom-textfile "$T/no/such/dir/x.prom" -- sleep 0.3 \
+    2>"$T/u.err"
+expect_eq "an unwritable textfile does not stop the recording" 0 "$?"
+expect_eq "... and is reported once" 1 "$(grep -c 'cannot write .*x.prom' "$T/u.err")"
+
+done_testing
