@@ -57,6 +57,8 @@ struct rm_sink {
     int64_t manifest_retry_at;
     int manifest_backoff_s;
     uint64_t manifest_errors;
+    uint64_t werr_seen;    /* stream write errors already reported */
+    uint64_t dropped_seen; /* rows dropped as of the last round */
     char last_error[256];
     pthread_t th;
     int started;
@@ -255,18 +257,29 @@ static void check_health(struct rm_sink *k, struct slot *snap, int nsnap, int ma
     uint64_t dropped = 0;
     const char *stream = manifest_failed ? "manifest" : NULL;
     int err = manifest_errno;
+    uint64_t werr = 0;
+    for (int i = 0; i < nsnap; i++)
+        werr += snap[i].werr;
+    /* A failure and its recovery may both fall between two rounds: new errors count. */
+    if (werr > k->werr_seen) {
+        failing = 1;
+        k->werr_seen = werr;
+    }
     for (int i = 0; i < nsnap; i++) {
         dropped += snap[i].dropped;
-        if (snap[i].failing) {
+        if (snap[i].failing || (failing && !stream && snap[i].werr)) {
             failing = 1;
             stream = rm_sink_streams[snap[i].stream_ix];
             err = snap[i].last_errno;
         }
     }
+    uint64_t before = k->dropped_seen;
+    k->dropped_seen = dropped;
+
     if (failing && !k->degraded) {
         k->degraded = 1;
         k->degraded_since = rm_now_monotonic_ns();
-        k->dropped_at_degrade = dropped;
+        k->dropped_at_degrade = before; /* the rows lost in this episode count */
         snprintf(k->last_error, sizeof k->last_error, "%s: %s", stream ? stream : "?",
                  strerror(err));
         json_t *d = json_object();

@@ -281,11 +281,14 @@ int rm_stream_flush(struct rm_stream *s)
         return 0;
     }
     if (n > 0) {
+        /* The rest, once, to learn why (EFBIG for a size limit, ENOSPC, EDQUOT). */
+        ssize_t m = write(s->fd, s->buf + n, s->len - (size_t)n);
+        int why = m < 0 ? errno : ENOSPC;
         if (ftruncate(s->fd, (off_t)s->bytes) < 0) {
             /* Could not cut it back: at least end the torn row so later rows parse. */
             (void)!write(s->fd, "\n", 1);
         }
-        errno = ENOSPC;
+        errno = why;
     }
 dropped:
     s->last_errno = errno;
@@ -294,7 +297,13 @@ dropped:
     s->len = 0;
     s->pending_rows = 0;
     s->failing = 1;
+    /* A file-size limit (EFBIG): the next segment starts small, so rolling over now is the
+     * way back to writing. */
+    if (s->last_errno == EFBIG && s->rollover_bytes && s->bytes > 0 && s->fd >= 0 &&
+        rm_stream_seal(s) == 0)
+        rewrite_header(s);
     notify(s);
+    errno = s->last_errno;
     return -1;
 }
 
