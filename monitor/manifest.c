@@ -481,19 +481,18 @@ static void mark_interrupted(const char *sink_dir, json_t *m, json_t *e)
     char sdir[PATH_MAX + 512];
     snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, sid);
     int64_t last = 0;
-    size_t i;
-    json_t *seg;
-    json_array_foreach(json_object_get(m, "segments"), i, seg)
-    {
-        if (strcmp(jstr(seg, "session_id"), sid) || strcmp(jstr(seg, "state"), "active")) continue;
+    for (int k = 0; k < RM_SINK_NSTREAMS; k++) {
+        char file[32];
+        snprintf(file, sizeof file, "%s.csv", rm_sink_streams[k]);
+        json_t *seg = rm_manifest_find_segment(m, sid, file);
         char path[2 * PATH_MAX + 512];
-        snprintf(path, sizeof path, "%s/%s", sdir, jstr(seg, "file"));
+        snprintf(path, sizeof path, "%s/%s", sdir, file);
         int fd = open(path, O_RDWR | O_CLOEXEC);
         if (fd < 0) continue;
         rm_file_trim_torn(fd);
         struct stat st;
         if (fstat(fd, &st) == 0) {
-            json_object_set_new(seg, "bytes", json_integer((json_int_t)st.st_size));
+            if (seg) json_object_set_new(seg, "bytes", json_integer((json_int_t)st.st_size));
             int64_t t = (int64_t)st.st_mtim.tv_sec * RM_NS_PER_SEC + st.st_mtim.tv_nsec;
             if (t > last) last = t;
         }
