@@ -76,7 +76,7 @@ int rm_manifest_save(const char *sink_dir, json_t *m)
     }
     json_object_set_new(m, "updated_at", ts_json(rm_now_realtime_ns()));
     rm_manifest_update_counters(m);
-    char *text = json_dumps(m, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
+    char *text = json_dumps(m, JSON_COMPACT | JSON_REAL_PRECISION(15));
     if (!text) {
         errno = ENOMEM;
         return -1;
