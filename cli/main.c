@@ -5,12 +5,14 @@
 
 #include "cli/commands.h"
 #include "monitor/cmd_record.h"
+#include "monitor/cmd_sessions.h"
 #include "runlog/cmd_log.h"
 #include "summary/summary.h"
 
 static const struct rm_command commands[] = {
     {"record", rm_cmd_record, "record GPU and CPU use beside a command, or until stopped"},
     {"summary", rm_cmd_summary, "summarize a recorded session (per GPU, per phase, totals)"},
+    {"sessions", rm_cmd_sessions, "list the sessions of a sink directory (status, size)"},
     {"log", rm_cmd_log, "append a phase or an event to the run log"},
     {"phase", rm_cmd_phase, "run a command as a phase of the run log"},
     {NULL, NULL, NULL},

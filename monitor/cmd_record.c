@@ -25,6 +25,7 @@
 #include "monitor/gpu_collectors.h"
 #include "monitor/prom.h"
 #include "monitor/recorder.h"
+#include "monitor/sink.h"
 #include "runlog/rm_time.h"
 #include "runlog/runlog.h"
 #include "summary/summary.h"
@@ -79,6 +80,16 @@ static void usage(FILE *out)
             "      --duration SECONDS    stop after this long (without a COMMAND)\n"
             "      --prom-textfile PATH  keep PATH (e.g. DIR/runmon.prom for node_exporter's\n"
             "                            textfile collector) rewritten with the latest values\n"
+            "      --flush-seconds S     fdatasync the active files and update manifest.json at\n"
+            "                            least every S seconds (default 2)\n"
+            "      --rollover-mb MB      seal the active file at this size and start the next\n"
+            "                            (default 64; fractions allowed; 0: never)\n"
+            "      --retention-files N   sealed segments kept per stream in the sink, oldest\n"
+            "                            pruned first (default 8; 0: keep all)\n"
+            "      --retention-total-mb MB  bytes of segments kept in the whole sink (default\n"
+            "                            512; 0: no limit)\n"
+            "      --telemetry-sink-dir, --telemetry-flush-seconds, --telemetry-rollover-mb,\n"
+            "      --telemetry-retention-files, --telemetry-retention-total-mb: the same\n"
             "  -q, --quiet               print no summary and no notes\n"
             "  -h, --help                this text\n"
             "\n"
@@ -105,7 +116,7 @@ static int parse_seconds(const char *opt, const char *v, double lo, double hi, d
 static int parse_args(int argc, char **argv, struct rm_record_opts *o)
 {
     enum { OPT_FIELDS = 256, OPT_DMON, OPT_NOGPU, OPT_PERCPU, OPT_SMI, OPT_WARN, OPT_CRIT,
-           OPT_DURATION };
+           OPT_DURATION, OPT_FLUSH_S, OPT_ROLLOVER, OPT_RET_FILES, OPT_RET_TOTAL };
     enum { OPT_PROM = 300 }; /* --prom-textfile */
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'},
@@ -119,6 +130,15 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
         {"critical-threshold", required_argument, 0, OPT_CRIT},
         {"duration", required_argument, 0, OPT_DURATION},
         {"prom-textfile", required_argument, 0, OPT_PROM},
+        {"telemetry-sink-dir", required_argument, 0, 'o'},
+        {"flush-seconds", required_argument, 0, OPT_FLUSH_S},
+        {"telemetry-flush-seconds", required_argument, 0, OPT_FLUSH_S},
+        {"rollover-mb", required_argument, 0, OPT_ROLLOVER},
+        {"telemetry-rollover-mb", required_argument, 0, OPT_ROLLOVER},
+        {"retention-files", required_argument, 0, OPT_RET_FILES},
+        {"telemetry-retention-files", required_argument, 0, OPT_RET_FILES},
+        {"retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
+        {"telemetry-retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
@@ -130,7 +150,10 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
                                  .nvidia_smi = "nvidia-smi",
                                  .warn_pct = DEFAULT_WARN_PCT,
                                  .crit_pct = DEFAULT_CRIT_PCT,
-                                 .flush_s = 2.0};
+                                 .flush_s = RM_SINK_DEFAULT_FLUSH_S,
+                                 .rollover_mb = RM_SINK_DEFAULT_ROLLOVER_MB,
+                                 .retention_files = RM_SINK_DEFAULT_RETENTION_FILES,
+                                 .retention_total_mb = RM_SINK_DEFAULT_RETENTION_TOTAL_MB};
     optind = 1;
     opterr = 0;
     int c;
@@ -188,6 +211,29 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
                 return -1;
             }
             o->prom_textfile = optarg;
+            break;
+        case OPT_FLUSH_S:
+            if (parse_seconds("--flush-seconds", optarg, 0.01, 86400, &o->flush_s) < 0)
+                return -1;
+            break;
+        case OPT_ROLLOVER:
+            if (parse_seconds("--rollover-mb", optarg, 0, 1048576, &o->rollover_mb) < 0)
+                return -1;
+            break;
+        case OPT_RET_FILES: {
+            double n;
+            if (parse_seconds("--retention-files", optarg, 0, 1e6, &n) < 0)
+                return -1;
+            if (n != floor(n)) {
+                fprintf(stderr, "runmon record: --retention-files must be a whole number\n");
+                return -1;
+            }
+            o->retention_files = (int)n;
+            break;
+        }
+        case OPT_RET_TOTAL:
+            if (parse_seconds("--retention-total-mb", optarg, 0, 1e9, &o->retention_total_mb) < 0)
+                return -1;
             break;
         case 'q':
             o->quiet = 1;
@@ -292,6 +338,8 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
         snprintf(err, errlen, "cannot write in %s: %s", sess->dir, strerror(errno));
         return -1;
     }
+    rm_sink_attach(rec->sink, &s->gpu.out);
+    rm_sink_attach(rec->sink, &s->dmon.out);
     int64_t interval_ns = (int64_t)llround(rec->opts.interval_s * 1e9);
     snprintf(s->query, sizeof s->query, "--query-gpu=%s", rec->opts.gpu_fields);
     snprintf(s->lms, sizeof s->lms, "%lld", (long long)(interval_ns / RM_NS_PER_MS));
@@ -392,13 +440,16 @@ static void save_session(struct rm_recorder *rec)
                 strerror(errno));
 }
 
-/* summary.json in the session folder, and the text summary on stderr unless --quiet. */
-static void write_summary(struct rm_recorder *rec)
+/* summary.json in the session folder, and the text summary on stderr unless --quiet.
+ * Sealed segments come from the manifest's aggregates (no rescan). */
+static void write_summary(struct rm_recorder *rec, int have_sink)
 {
     struct rm_summary_opts so = {.interval_s = rec->opts.interval_s};
     json_t *sum = NULL;
     char err[1024] = "";
-    int rc = rm_summary_session_dir(rec->sess.dir, &so, &sum, err, sizeof err);
+    int rc = have_sink ? rm_sink_summary(rec->opts.output_dir, rec->sess.id, 0, &so, &sum, err,
+                                         sizeof err)
+                       : rm_summary_session_dir(rec->sess.dir, &so, &sum, err, sizeof err);
     if (rc != 0 || !sum) {
         if (!rec->opts.quiet)
             fprintf(stderr, "runmon record: no summary: %s\n", err[0] ? err : "no data");
@@ -486,11 +537,20 @@ int rm_cmd_record(int argc, char **argv)
     if (!rec.opts.quiet)
         fprintf(stderr, "runmon record: session %s in %s\n", rec.sess.id, rec.sess.dir);
     save_session(&rec);
+    rec.sink = rm_sink_open(&rec, err, sizeof err);
+    if (!rec.sink && !rec.opts.quiet)
+        fprintf(stderr, "runmon record: no sink manifest: %s\n", err);
+    int have_sink = rec.sink != NULL;
 
     if (rm_cpu_sampler_open(&cpu, &rec, rec.opts.proc_root, rec.opts.per_cpu, err, sizeof err) < 0) {
         fprintf(stderr, "runmon record: %s\n", err);
         goto finish;
     }
+    rm_sink_attach(rec.sink, &cpu.cpu);
+    if (cpu.proc.buf)
+        rm_sink_attach(rec.sink, &cpu.proc);
+    if (rm_sink_start(rec.sink) < 0)
+        fprintf(stderr, "runmon record: cannot start the sink thread\n");
     if (!rec.opts.no_gpu && start_gpu(&sup, &rec, err, sizeof err) < 0) {
         fprintf(stderr, "runmon record: %s\n", err);
         goto finish;
@@ -583,10 +643,12 @@ finish:
     }
     save_session(&rec);
     rm_prom_close(&prom); /* the last values and the final status */
+    rm_sink_close(rec.sink); /* the final manifest, with the session's status */
+    rec.sink = NULL;
     rm_runlog_close(rec.log);
     rec.log = NULL;
     if (rec.sess.id[0])
-        write_summary(&rec);
+        write_summary(&rec, have_sink);
     rec.log = NULL;
     close(sfd);
     pthread_mutex_destroy(&rec.lock);

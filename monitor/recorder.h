@@ -12,6 +12,7 @@
 #include "monitor/session.h"
 
 struct rm_runlog;
+struct rm_sink;
 
 struct rm_record_opts {
     const char *output_dir;
@@ -27,13 +28,18 @@ struct rm_record_opts {
     char *const *command;
     const char *proc_root;
     const char *prom_textfile; /* --prom-textfile PATH, NULL: no export */
-    double flush_s;            /* how often outputs are flushed (default 2 s) */
+    /* The telemetry sink (monitor/sink.h). */
+    double flush_s;            /* --flush-seconds: fdatasync + manifest at least this often */
+    double rollover_mb;        /* --rollover-mb: seal the active file at this size (0: never) */
+    int retention_files;       /* --retention-files: sealed segments kept per stream (0: all) */
+    double retention_total_mb; /* --retention-total-mb: retained bytes in the sink (0: all) */
 };
 
 struct rm_recorder {
     struct rm_record_opts opts;
     struct rm_session sess;
     struct rm_runlog *log;
+    struct rm_sink *sink; /* NULL when the sink could not be opened */
     /* Guards sess.collectors against the writers of session.json. */
     pthread_mutex_t lock;
     atomic_int stop;

@@ -32,6 +32,7 @@ int rm_stream_open(struct rm_stream *s, const char *dir, const char *name)
         errno = e;
         return -1;
     }
+    rm_file_trim_torn(s->fd);
     struct stat st;
     if (fstat(s->fd, &st) == 0) {
         s->bytes = (uint64_t)st.st_size;
@@ -49,6 +50,34 @@ void rm_stream_close(struct rm_stream *s)
     s->fd = -1;
     free(s->buf);
     s->buf = NULL;
+    free(s->header);
+    s->header = NULL;
+}
+
+long rm_file_trim_torn(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 0;
+    char c;
+    if (pread(fd, &c, 1, st.st_size - 1) != 1 || c == '\n')
+        return 0;
+    /* Walk back in blocks to the last newline. */
+    char blk[4096];
+    off_t end = st.st_size;
+    while (end > 0) {
+        off_t start = end > (off_t)sizeof blk ? end - (off_t)sizeof blk : 0;
+        ssize_t n = pread(fd, blk, (size_t)(end - start), start);
+        if (n <= 0)
+            return -1;
+        for (ssize_t i = n - 1; i >= 0; i--)
+            if (blk[i] == '\n') {
+                off_t keep = start + i + 1;
+                return ftruncate(fd, keep) < 0 ? -1 : (long)(st.st_size - keep);
+            }
+        end = start;
+    }
+    return ftruncate(fd, 0) < 0 ? -1 : (long)st.st_size;
 }
 
 size_t rm_csv_put_field(char *out, size_t cap, const char *v, size_t n)
@@ -182,6 +211,13 @@ int rm_stream_header(struct rm_stream *s, const char *const *names, int n)
         len += w;
     }
     line[len++] = '\n';
+    char *copy = malloc(len);
+    if (copy) {
+        memcpy(copy, line, len);
+        free(s->header);
+        s->header = copy;
+        s->header_len = len;
+    }
     if (rm_write_all(s->fd, line, len) < 0) {
         s->write_errors++;
         s->last_errno = errno;
@@ -194,6 +230,28 @@ int rm_stream_header(struct rm_stream *s, const char *const *names, int n)
 
 int rm_stream_has_header(const struct rm_stream *s) { return s->has_header; }
 
+static void notify(struct rm_stream *s)
+{
+    if (s->hook)
+        s->hook(s->hook_ctx, s, RM_STREAM_FLUSHED, NULL);
+}
+
+/* After a rollover the new active file gets the same header row before any data. */
+static int rewrite_header(struct rm_stream *s)
+{
+    if (s->has_header || !s->header)
+        return 0;
+    if (rm_write_all(s->fd, s->header, s->header_len) < 0) {
+        int e = errno;
+        (void)!ftruncate(s->fd, 0); /* never leave half a header */
+        errno = e;
+        return -1;
+    }
+    s->bytes = s->header_len;
+    s->has_header = 1;
+    return 0;
+}
+
 int rm_stream_flush(struct rm_stream *s)
 {
     if (s->len == 0)
@@ -202,6 +260,8 @@ int rm_stream_flush(struct rm_stream *s)
         errno = EBADF;
         goto dropped;
     }
+    if (rewrite_header(s) < 0)
+        goto dropped;
     /* One write: whole rows or (on failure) nothing we keep relying on. A short write to a
      * regular file means the file hit a limit (EFBIG/ENOSPC); the partial tail is cut back so
      * the next row starts on a fresh line. */
@@ -215,14 +275,20 @@ int rm_stream_flush(struct rm_stream *s)
         s->len = 0;
         s->pending_rows = 0;
         s->failing = 0;
+        if (s->rollover_bytes && s->bytes >= s->rollover_bytes && rm_stream_seal(s) == 0)
+            rewrite_header(s); /* a failure here is retried by the next flush */
+        notify(s);
         return 0;
     }
     if (n > 0) {
+        /* The rest, once, to learn why (EFBIG for a size limit, ENOSPC, EDQUOT). */
+        ssize_t m = write(s->fd, s->buf + n, s->len - (size_t)n);
+        int why = m < 0 ? errno : ENOSPC;
         if (ftruncate(s->fd, (off_t)s->bytes) < 0) {
             /* Could not cut it back: at least end the torn row so later rows parse. */
             (void)!write(s->fd, "\n", 1);
         }
-        errno = ENOSPC;
+        errno = why;
     }
 dropped:
     s->last_errno = errno;
@@ -231,6 +297,13 @@ dropped:
     s->len = 0;
     s->pending_rows = 0;
     s->failing = 1;
+    /* A file-size limit (EFBIG): the next segment starts small, so rolling over now is the
+     * way back to writing. */
+    if (s->last_errno == EFBIG && s->rollover_bytes && s->bytes > 0 && s->fd >= 0 &&
+        rm_stream_seal(s) == 0)
+        rewrite_header(s);
+    notify(s);
+    errno = s->last_errno;
     return -1;
 }
 
@@ -261,6 +334,14 @@ int rm_stream_seal(struct rm_stream *s)
     }
     close(s->fd);
     s->fd = fd;
+    if (s->hook) {
+        struct rm_stream_seg seg = {.file = strrchr(sealed, '/') ? strrchr(sealed, '/') + 1 : sealed,
+                                    .rows = s->rows,
+                                    .bytes = s->bytes,
+                                    .first_ts_ns = s->first_ts_ns,
+                                    .last_ts_ns = s->last_ts_ns};
+        s->hook(s->hook_ctx, s, RM_STREAM_SEALED, &seg);
+    }
     s->next_segment++;
     s->bytes = 0;
     s->has_header = 0;

@@ -18,6 +18,20 @@
 #define RM_STREAM_BUFSZ (256 * 1024)
 #define RM_STREAM_MAX_ROW (64 * 1024)
 
+/* What a stream tells its observer (the sink): after each flush, and after each seal. */
+enum rm_stream_event { RM_STREAM_FLUSHED, RM_STREAM_SEALED };
+
+struct rm_stream_seg {
+    const char *file; /* the sealed file's base name (SEALED only) */
+    uint64_t rows, bytes;
+    int64_t first_ts_ns, last_ts_ns;
+};
+
+struct rm_stream;
+/* Called on the stream's own thread; must be quick (it only copies numbers). */
+typedef void (*rm_stream_hook)(void *ctx, const struct rm_stream *s, enum rm_stream_event ev,
+                               const struct rm_stream_seg *sealed);
+
 struct rm_stream {
     char name[16];       /* "gpu", "dmon", "cpu", "proc" */
     char path[PATH_MAX]; /* the active file */
@@ -38,9 +52,15 @@ struct rm_stream {
     int next_segment; /* number the next sealed file gets */
     int64_t first_ts_ns, last_ts_ns; /* of rows written, 0 when none */
     int64_t pending_first_ts, pending_last_ts;
+    char *header;            /* the header row (with '\n'), rewritten after each rollover */
+    size_t header_len;
+    uint64_t rollover_bytes; /* 0: never; else seal once the active file reaches this size */
+    rm_stream_hook hook;     /* NULL: nobody listens */
+    void *hook_ctx;
 };
 
-/* Opens (appending) dir/name.csv. 0, or -1 with errno (nothing to close then). */
+/* Opens (appending) dir/name.csv; a torn last line (no '\n') left by a killed writer is cut
+ * off first, so new rows never glue onto it. 0, or -1 with errno (nothing to close then). */
 int rm_stream_open(struct rm_stream *s, const char *dir, const char *name);
 void rm_stream_close(struct rm_stream *s);
 
@@ -60,6 +80,9 @@ void rm_stream_end_row(struct rm_stream *s);
  * empty active file is opened in its place, so `tail -F name.csv` follows on. 0, or -1 with
  * errno (the stream then keeps writing to the old file). */
 int rm_stream_seal(struct rm_stream *s);
+
+/* Cuts a file back to its last '\n' (a torn last row). Returns the bytes cut, or -1. */
+long rm_file_trim_torn(int fd);
 
 /* Hands pending rows to the kernel. 0, or -1 when they were dropped (errno saved). */
 int rm_stream_flush(struct rm_stream *s);

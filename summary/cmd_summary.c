@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "monitor/sink.h"
 #include "summary/summary.h"
 
 static void usage(FILE *out)
@@ -14,7 +15,9 @@ static void usage(FILE *out)
             "usage: runmon summary [PATH ...] [OPTIONS]\n\n"
             "Summarize what the GPUs and CPUs did during a recorded run: per GPU, per phase,\n"
             "in total. PATH is a session folder (session.json, gpu.csv, dmon.csv, cpu.csv,\n"
-            "proc.csv, runlog.jsonl) or a single file (its kind guessed from its name).\n\n"
+            "proc.csv, runlog.jsonl), a sink directory (manifest.json; one session of it, named\n"
+            "on stderr), or a single file (its kind guessed from its name). Several sink\n"
+            "directories (the nodes of one job) give one summary each plus totals per host.\n\n"
             "options:\n"
             "  --format text|json|csv  output format (default: text on a terminal, else json)\n"
             "  -o FILE                 write there (atomically) instead of stdout\n"
@@ -27,7 +30,10 @@ static void usage(FILE *out)
             "  --interval SEC          sampling interval for gap detection (default: from\n"
             "                          session.json, else the median sample spacing)\n"
             "  --threads N             files scanned in parallel (default: CPU count)\n"
-            "  --session ID, --rescan  for sink directories (not supported yet)\n"
+            "  --session ID            in a sink directory (runmon record -o DIR): that session\n"
+            "                          (default: the newest completed one, else the newest)\n"
+            "  --rescan                read sealed segments again instead of using the\n"
+            "                          manifest's aggregates\n"
             "  -h, --help              this text\n\n"
             "exit status: 0 success, 1 a write failure, 2 a usage error or unusable input\n"
             "(missing path, a file without data).\n");
@@ -166,6 +172,7 @@ int rm_cmd_summary(int argc, char **argv)
     };
     struct rm_summary_opts opts = {.progress = true};
     const char *format = NULL, *outfile = NULL, *session_id = NULL;
+    int rescan = 0;
     struct {
         int kind; /* enum rm_input_kind, or -1 for a run log */
         const char *path;
@@ -212,7 +219,8 @@ int rm_cmd_summary(int argc, char **argv)
             session_id = optarg;
             break;
         case OPT_RESCAN:
-            break; /* meaningful once sink directories are summarized from their manifest */
+            rescan = 1;
+            break;
         case OPT_INTERVAL: {
             char *end;
             opts.interval_s = strtod(optarg, &end);
@@ -239,12 +247,15 @@ int rm_cmd_summary(int argc, char **argv)
             files[nfiles++].path = optarg;
         }
     }
-    if (session_id) {
-        fprintf(stderr, "runmon summary: --session %s: sink directories are not supported yet\n",
-                session_id);
+    int npaths = argc - optind;
+    int nsinks = 0;
+    for (int i = 0; i < npaths; i++)
+        nsinks += rm_sink_is_sink_dir(argv[optind + i]);
+    if ((session_id || rescan) && nsinks == 0) {
+        fprintf(stderr, "runmon summary: --session and --rescan need a sink directory "
+                        "(runmon record -o DIR)\n");
         return 2;
     }
-    int npaths = argc - optind;
     if (npaths == 0 && nfiles == 0) {
         usage(stderr);
         return 2;
@@ -298,7 +309,16 @@ int rm_cmd_summary(int argc, char **argv)
     for (int i = 0; i < npaths; i++) {
         struct stat st;
         if (stat(argv[optind + i], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-        rc = rm_summary_session_dir(argv[optind + i], &opts, &result, err, sizeof err);
+        if (rm_sink_is_sink_dir(argv[optind + i])) {
+            rc = rm_sink_summary(argv[optind + i], session_id, rescan, &opts, &result, err,
+                                 sizeof err);
+            if (rc == 0)
+                fprintf(stderr, "runmon summary: %s: session %s\n", argv[optind + i],
+                        json_string_value(json_object_get(json_object_get(result, "sink"),
+                                                          "session_id")));
+        } else {
+            rc = rm_summary_session_dir(argv[optind + i], &opts, &result, err, sizeof err);
+        }
         if (rc) {
             fprintf(stderr, "runmon summary: %s\n", err);
             json_decref(list);

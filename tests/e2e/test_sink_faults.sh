@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# The sink under faults: a recorder killed with SIGKILL (interrupted, every row kept), a torn
+# last line, a deleted or corrupt manifest (rebuilt), a file-size limit (degraded, then
+# recovered, the command's status intact), and two recorders writing into one sink at once.
+. "$(dirname "$0")/lib.sh"
+
+export FAKE_SMI_CAPTURES="$FIXTURES/captures"
+export PATH="$FAKEBIN:/usr/local/bin:/usr/bin:/bin"
+export FAKE_SMI_GPUS=4 FAKE_SMI_VARY=1
+rows() { local n=0; [ -f "$1" ] && n=$(wc -l <"$1"); [ "$n" -gt 0 ] && n=$((n - 1)); echo "$n"; }
+count_event() { jq -r 'select(.type=="event") | .event' "$1/runlog.jsonl" | grep -cx "$2"; }
+
+# --- kill -9 of the recorder ------------------------------------------------------------
+K=$T/kill
+"$RUNMON" record -q -o "$K" -i 0.1 --rollover-mb 0.01 --retention-files 0 -- sleep 30 &
+rp=$!
+track $rp
+wait_for "test -f '$K/latest/gpu-000002.csv'" 20
+sleep 0.3
+kill -9 $rp
+wait $rp 2>/dev/null
+pkill -9 -P $rp 2>/dev/null # nothing should be left, but never leave the sleep behind
+s=$(readlink "$K/latest")
+S=$K/$s
+expect_eq "manifest still says running before anyone looks" running "$(jq -r .sessions[0].status "$K/manifest.json")"
+gpu_disk=0
+for x in "$S"/gpu*.csv; do gpu_disk=$((gpu_disk + $(rows "$x"))); done
+all_disk=0
+for x in "$S"/*.csv; do all_disk=$((all_disk + $(rows "$x"))); done
+j=$("$RUNMON" sessions "$K" --format json)
+expect_eq "sessions: interrupted" interrupted "$(jq -r .sessions[0].status <<<"$j")"
+expect_eq "session.json updated too" interrupted "$(jq -r .status "$S/session.json")"
+check "ended_at set" test "$(jq -r .ended_at "$S/session.json")" != null
+"$RUNMON" summary "$K" --format json >"$T/k.json" 2>/dev/null
+expect_eq "summary of the interrupted session: exit 0" 0 $?
+expect_eq "summary: status interrupted" interrupted "$(jq -r .sink.status "$T/k.json")"
+expect_eq "summary: every row written before the kill" "$all_disk" "$(jq .data_quality.rows_read "$T/k.json")"
+check "summary: used aggregates for the sealed segments it knew" test "$(jq '.sink.segments_from_manifest + .sink.files_read > 2' "$T/k.json")" = true
+"$RUNMON" summary "$K" --rescan --format json >"$T/k2.json" 2>/dev/null
+norm='del(.generated_at, .data_quality.files, .sink)'
+expect_eq "interrupted: manifest == rescan" "$(jq -S "$norm" "$T/k2.json")" "$(jq -S "$norm" "$T/k.json")"
+
+# --- a torn last line: ignored by readers, trimmed when a recorder reopens the sink ------
+printf '2026-01-01T00:00:00.000+00:00,2026/01/01 00:00:00.000,0,GPU-x,NVIDIA H2' >>"$S/gpu.csv"
+"$RUNMON" summary "$K" --format json >"$T/t.json" 2>/dev/null
+expect_eq "torn line: summary still works" 0 $?
+expect_eq "torn line: not counted as data" "$all_disk" "$(jq .data_quality.rows_read "$T/t.json")"
+# An interrupted session's torn line is trimmed by recovery: make one.
+"$RUNMON" record -q -o "$K" -i 0.1 -- sleep 30 &
+rp=$!
+track $rp
+wait_for "test \"\$(readlink '$K/latest')\" != '$s' && test -s '$K/latest/gpu.csv'" 20
+sleep 0.3
+kill -9 $rp
+wait $rp 2>/dev/null
+s2=$(readlink "$K/latest")
+printf '2026-01-01T00:00:00.000,torn' >>"$K/$s2/cpu.csv"
+"$RUNMON" record -q -o "$K" -i 0.2 --no-gpu --duration 0.5
+expect_eq "recovery trimmed the torn line" "$(printf '\n' | od -c | head -1)" "$(tail -c 1 "$K/$s2/cpu.csv" | od -c | head -1)"
+expect_eq "and marked it interrupted" interrupted "$(jq -r --arg s "$s2" '.sessions[] | select(.session_id==$s) | .status' "$K/manifest.json")"
+
+# --- deleted, then corrupt, manifest: rebuilt -------------------------------------------
+before=$(jq '[.sessions[] | .session_id] | sort' -c "$K/manifest.json")
+pruned_before=$(jq '.segments | length' "$K/manifest.json")
+rm "$K/manifest.json"
+"$RUNMON" sessions "$K" --format json >"$T/r.json"
+expect_eq "deleted manifest: sessions still listed" "$before" "$(jq '[.sessions[] | .session_id] | sort' -c "$T/r.json")"
+check "deleted manifest: rebuilt on disk" test -f "$K/manifest.json"
+expect_eq "rebuilt: segments adopted" "$pruned_before" "$(jq '.segments | length' "$K/manifest.json")"
+check "rebuilt: sealed segments have aggregates again" test "$(jq '[.segments[] | select(.state=="sealed") | .aggregate != null] | all' "$K/manifest.json")" = true
+echo '{"format": "runmon-sink-manif' >"$K/manifest.json"
+"$RUNMON" summary "$K" --session "$s" --format json >"$T/r2.json" 2>"$T/r2.err"
+expect_eq "corrupt manifest: summary works" 0 $?
+expect_match "corrupt manifest: said so" "rebuilding" "$(cat "$T/r2.err")"
+expect_eq "corrupt manifest: same rows" "$all_disk" "$(jq .data_quality.rows_read "$T/r2.json")"
+expect_eq "corrupt manifest: valid again" runmon-sink-manifest "$(jq -r .format "$K/manifest.json")"
+"$RUNMON" sessions "$K" --rebuild --format json >/dev/null
+expect_eq "--rebuild: exit 0" 0 $?
+# A stray sealed file (say, copied back from a backup) is adopted.
+cp "$S/gpu-000001.csv" "$S/gpu-000900.csv"
+"$RUNMON" sessions "$K" --format json >/dev/null
+check "stray segment adopted" test "$(jq --arg s "$s" '[.segments[] | select(.session_id==$s and .file=="gpu-000900.csv")] | length' "$K/manifest.json")" = 1
+rm "$S/gpu-000900.csv"
+
+# --- a file-size limit (disk full for that file): degraded, recovered, status intact ----
+F=$T/full
+(
+    ulimit -f 20
+    exec "$RUNMON" record -q -o "$F" -i 0.1 --rollover-mb 0.03 --flush-seconds 0.5 -- sh -c 'sleep 5; exit 3'
+)
+expect_eq "full: the command's exit status" 3 $?
+S=$F/$(readlink "$F/latest")
+expect_eq "full: one sink_degraded" 1 "$(count_event "$S" sink_degraded)"
+expect_eq "full: one sink_recovered" 1 "$(count_event "$S" sink_recovered)"
+expect_eq "full: reason" "File too large" "$(jq -r 'select(.event=="sink_degraded") | .data.error' "$S/runlog.jsonl")"
+dropped=$(jq '.sessions[0].sink.rows_dropped.gpu' "$F/manifest.json")
+check "full: dropped rows counted ($dropped)" test "$dropped" -gt 0
+expect_eq "full: counters agree" "$dropped" "$(jq .counters.rows_dropped "$F/manifest.json")"
+expect_eq "full: summary.json says what was lost" "$dropped" "$(jq .sink.rows_dropped.gpu "$S/summary.json")"
+check "full: recording went on after the limit" test "$(rows "$S/gpu.csv")" -gt 0
+expect_eq "full: session failed (the command's status)" failed "$(jq -r .status "$S/session.json")"
+
+# --- two recorders into one sink at once --------------------------------------------------
+C=$T/conc
+"$RUNMON" record -q -o "$C" -i 0.1 --rollover-mb 0.01 --retention-files 3 --flush-seconds 0.2 -- sleep 4 &
+p1=$!
+track $p1
+"$RUNMON" record -q -o "$C" -i 0.1 --rollover-mb 0.01 --retention-files 3 --flush-seconds 0.2 -- sleep 4 &
+p2=$!
+track $p2
+wait $p1
+r1=$?
+wait $p2
+r2=$?
+expect_eq "concurrent: both exit 0" "0 0" "$r1 $r2"
+expect_eq "concurrent: manifest valid" runmon-sink-manifest "$(jq -r .format "$C/manifest.json")"
+expect_eq "concurrent: both sessions completed" "completed completed" "$(jq -r '[.sessions[] | .status] | join(" ")' "$C/manifest.json")"
+for d in "$C"/2*/; do
+    sid=$(basename "$d")
+    n=$(jq --arg s "$sid" '[.segments[] | select(.session_id==$s and .state=="sealed")] | length' "$C/manifest.json")
+    check "concurrent: $sid has its sealed segments listed ($n)" test "$n" -ge 1
+    check "concurrent: $sid active files intact" test -s "$d/gpu.csv" -a -s "$d/cpu.csv"
+done
+sealed_gpu=$(ls "$C"/2*/gpu-*.csv | wc -l)
+check "concurrent: retention across sessions ($sealed_gpu gpu segments)" test "$sealed_gpu" -le 3
+listed=$(jq '[.segments[] | select(.pruned|not)] | length' "$C/manifest.json")
+expect_eq "concurrent: unpruned entries = csv files" "$(ls "$C"/2*/*.csv | wc -l)" "$listed"
+
+done_testing
