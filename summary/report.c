@@ -536,8 +536,8 @@ static void time_axis(struct report *r, double top, double ph)
         fmt_elapsed(lab, sizeof lab, s, step, span);
         fprintf(o,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
-                x, top, x, top + ph, x, top + ph + 14, lab);
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
+                x, top, x, top + ph, x, top + ph + 14, x > PL + PW - 30 ? "end" : "middle", lab);
     }
     fprintf(o, "</g>");
 }
@@ -546,11 +546,7 @@ static void time_axis(struct report *r, double top, double ph)
 
 static int phase_depth(const struct rm_phase *p)
 {
-    if (p->depth >= 0) return p->depth;
-    int d = 0;
-    for (const char *s = p->path; *s; s++)
-        d += *s == '/';
-    return d;
+    return p->depth > 0 ? p->depth : 0; /* `phase` lines (-1) are top-level */
 }
 
 static int cmp_band(const void *x, const void *y)
@@ -720,7 +716,9 @@ static void write_lane(struct report *r, const struct band *bands, size_t nb, si
     for (size_t i = 0; i < nb; i++) {
         const struct band *b = &bands[i];
         const char *path = r->rl.phases[b->phase].path;
-        const char *name = strrchr(path, '/');
+        /* Nested phases show their own name; a top-level one its whole path (a name may
+         * hold a '/' where it is not part of a path). */
+        const char *name = r->rl.phases[b->phase].depth > 0 ? strrchr(path, '/') : NULL;
         name = name ? name + 1 : path;
         double x0 = xpos(r, b->a), x1 = xpos(r, b->b), w = x1 - x0 < 1 ? 1 : x1 - x0;
         double y = PT + lane[i] * rh;
@@ -1235,7 +1233,8 @@ static const char css[] =
     "body{font:14px/1.4 'DejaVu Sans',Helvetica,Arial,sans-serif;margin:0;background:#f4f5f7;"
     "color:#222}header{background:#20242c;color:#eee;padding:14px 24px}header h1{margin:0;"
     "font-size:20px}header .meta{font-size:13px;color:#bbb;margin-top:4px;word-break:break-all}"
-    "main{padding:12px 24px;max-width:1400px}.cards{display:flex;flex-wrap:wrap;gap:10px;"
+    "main{padding:12px "
+    "24px;max-width:1400px;box-sizing:border-box}.cards{display:flex;flex-wrap:wrap;gap:10px;"
     "margin:8px 0}.card{background:#fff;border-radius:6px;padding:10px 14px;min-width:140px;"
     "box-shadow:0 1px 2px #0002}.card .label{font-size:12px;color:#666}.card .value{"
     "font-size:20px;font-weight:600}.panel{background:#fff;border-radius:6px;padding:8px 12px;"
@@ -1250,7 +1249,8 @@ static const char css[] =
     "display:inline-block;width:14px;height:4px;margin-right:4px;vertical-align:middle}"
     "table{border-collapse:collapse;font-size:13px;width:100%}td,th{padding:3px 8px;"
     "border-bottom:1px solid #eee;text-align:right;white-space:nowrap}th{background:#fafafa;"
-    "font-weight:600}td.l{text-align:left;white-space:normal;word-break:break-all}.warn{"
+    "font-weight:600}td.l{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:8em}."
+    "warn{"
     "color:#b07000}.crit{color:#c01010}.note{color:#777;font-size:12px}#tip{position:fixed;"
     "display:none;background:#222d;color:#fff;font-size:12px;padding:6px 8px;border-radius:4px;"
     "pointer-events:none;white-space:pre;z-index:9}";
@@ -1298,11 +1298,11 @@ static void write_page(struct report *r)
         fprintf(o, " &#8212; ");
         esc(o, json_string_value(id));
     }
-    fprintf(o, "</h1><div class=\"meta\">host <b>");
+    fprintf(o, "</h1><div class=\"meta\">host <strong>");
     str_or_dash(o, get(ses, "host"));
-    fprintf(o, "</b> &#183; status <b>");
+    fprintf(o, "</strong> &#183; status <strong>");
     str_or_dash(o, get(ses, "status"));
-    fprintf(o, "</b> &#183; exit code ");
+    fprintf(o, "</strong> &#183; exit code ");
     str_or_dash(o, get(ses, "exit_code"));
     fprintf(o, " &#183; ");
     str_or_dash(o, get(ses, "started_at"));
