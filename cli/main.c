@@ -7,12 +7,14 @@
 #include "monitor/cmd_record.h"
 #include "monitor/cmd_sessions.h"
 #include "runlog/cmd_log.h"
+#include "summary/report.h"
 #include "summary/summary.h"
 
 static const struct rm_command commands[] = {
     {"record", rm_cmd_record, "record GPU and CPU use beside a command, or until stopped"},
     {"summary", rm_cmd_summary, "summarize a recorded session (per GPU, per phase, totals)"},
     {"sessions", rm_cmd_sessions, "list the sessions of a sink directory (status, size)"},
+    {"report", rm_cmd_report, "write an HTML report of a recorded session (charts, tables)"},
     {"log", rm_cmd_log, "append a phase or an event to the run log"},
     {"phase", rm_cmd_phase, "run a command as a phase of the run log"},
     {NULL, NULL, NULL},
@@ -20,9 +22,10 @@ static const struct rm_command commands[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: runmon COMMAND [OPTIONS] [ARGS]\n\n"
-                 "Record what the GPUs and CPUs did beside a workload, and the phases of the run.\n\n"
-                 "commands:\n");
+    fprintf(out,
+            "usage: runmon COMMAND [OPTIONS] [ARGS]\n\n"
+            "Record what the GPUs and CPUs did beside a workload, and the phases of the run.\n\n"
+            "commands:\n");
     for (const struct rm_command *c = commands; c->name; c++)
         fprintf(out, "  %-9s %s\n", c->name, c->summary);
     fprintf(out, "\n'runmon COMMAND --help' describes each command; 'man runmon' all of them.\n");
@@ -45,8 +48,7 @@ int main(int argc, char **argv)
         return 0;
     }
     for (const struct rm_command *c = commands; c->name; c++)
-        if (!strcmp(argv[1], c->name))
-            return c->run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], c->name)) return c->run(argc - 1, argv + 1);
     fprintf(stderr, "runmon: unknown command '%s' (see 'runmon --help')\n", argv[1]);
     return 2;
 }

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# runmon report end to end: a session recorded with the fake nvidia-smi and the hostile
+# fixture (fixtures/report/hostile: markup in every name, a collector outage, alerts) are
+# turned into HTML and rendered by a real headless Chromium, which must draw the charts and
+# show the injected markup as text; a 24-hour, 8-GPU, 1-second session stays under 2 MB.
+. "$(dirname "$0")/lib.sh"
+
+SYSPATH=/usr/local/bin:/usr/bin:/bin
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+count() { grep -o -- "$1" "$2" | wc -l; }
+# chromium MODE FILE OUT: --dump-dom to OUT, or --screenshot=OUT.
+browse() {
+    local mode=$1 file=$2 out=$3 prof
+    prof=$(mktemp -d "$T/chrome.XXXXXX")
+    local args=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+        --disable-background-networking --disable-component-update --disable-sync
+        --disable-extensions --user-data-dir="$prof" --window-size=1400,2600)
+    if [ "$mode" = dom ]; then
+        timeout 90 "$CHROMIUM" "${args[@]}" --dump-dom "file://$file" >"$out" 2>"$T/chrome.err"
+    else
+        timeout 90 "$CHROMIUM" "${args[@]}" --screenshot="$out" "file://$file" >/dev/null 2>"$T/chrome.err"
+    fi
+}
+
+# --- usage and bad input -------------------------------------------------------------------
+"$RUNMON" report --help >"$T/help.txt"; rc=$?
+expect_eq "--help exits 0" 0 "$rc"
+expect_match "--help names --session" "--session ID" "$(cat "$T/help.txt")"
+"$RUNMON" report "$T/nonexistent" >"$T/out" 2>"$T/err"; rc=$?
+expect_eq "a missing path exits 2" 2 "$rc"
+expect_match "... naming it" "nonexistent: No such file" "$(cat "$T/err")"
+check "... and prints no path" test ! -s "$T/out"
+mkdir -p "$T/empty"
+"$RUNMON" report "$T/empty" 2>"$T/err"; rc=$?
+expect_eq "a folder without sessions exits 2" 2 "$rc"
+expect_match "... saying so" "no sessions" "$(cat "$T/err")"
+mkdir -p "$T/hollow"; : >"$T/hollow/cpu.csv"
+"$RUNMON" report "$T/hollow" 2>"$T/err"; rc=$?
+expect_eq "a session folder without data exits 2" 2 "$rc"
+check "... and writes no report" test ! -e "$T/hollow/report.html"
+for bad in "--bogus" "-o" "a b"; do
+    # shellcheck disable=SC2086
+    "$RUNMON" report $bad >/dev/null 2>&1; rc=$?
+    expect_eq "bad arguments '$bad' exit 2" 2 "$rc"
+done
+
+# --- a recorded session --------------------------------------------------------------------
+R=$RUNMON_REL
+PATH="$FAKEBIN:$SYSPATH" FAKE_SMI_GPUS=2 FAKE_SMI_VARY=1 FAKE_SMI_CAPTURES="$FIXTURES/captures" \
+    "$RUNMON" record -q -o "$T/sink" -i 0.2 -- sh -c "
+        '$R' phase train -- sh -c \"'$R' phase fwd -- sleep 0.8\"
+        '$R' log phase '<script>alert(1)</script>' 0.4
+        '$R' phase '<img src=x onerror=alert(2)>' -- sleep 0.6"
+rc=$?
+expect_eq "record with phases exits 0" 0 "$rc"
+s=$(for d in "$T/sink"/*/; do echo "${d%/}"; done | tail -n 1)
+out=$("$RUNMON" report "$s" 2>"$T/err"); rc=$?
+expect_eq "report of a session folder exits 0" 0 "$rc"
+expect_eq "it prints the path written, by default <session>/report.html" "$s/report.html" "$out"
+html=$s/report.html
+check "the report exists" test -s "$html"
+check "no temporary file left beside it" test -z "$(find "$s" -name '*.tmp*')"
+expect_eq "one SVG chart per timeline (7)" 7 "$(count '<svg class="chart"' "$html")"
+check "a line per GPU and metric (2 GPUs x 5 + host 5 >= 15)" test "$(grep -o 'data-series="[^"]*"' "$html" | sort -u | wc -l)" -ge 15
+expect_eq "utilization of both GPUs" "gpu0.util gpu1.util" "$(grep -o 'data-series="gpu[0-9]*\.util"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
+check "the phase lane has train, fwd and the others" test "$(count '<g class="phase"' "$html")" -ge 4
+expect_match "a nested phase is drawn one row down" '<g class="phase" data-depth="1">' "$(cat "$html")"
+expect_eq "the script-named phase is escaped" 0 "$(count '<script>alert' "$html")"
+check "... and shown as text" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$html"
+expect_eq "no <img> injected from a phase name" 0 "$(count '<img' "$html")"
+expect_eq "self-contained: no http(s) reference" 0 "$(grep -Eci '(src|href)="(https?:)?//' "$html")"
+expect_eq "one script element, our own" 1 "$(count '<script' "$html")"
+check "the session end is marked" grep -q '<g class="end">' "$html"
+check "per-GPU table" grep -q '<th>VRAM peak GiB</th>' "$html"
+check "summary cards" grep -q 'Mean GPU utilization' "$html"
+echo "# recorded session report: $(wc -c <"$html") bytes"
+
+# Sink directory: --session ID, then latest, else the newest session.
+"$RUNMON" report "$T/sink" -o "$T/newest.html" >/dev/null; rc=$?
+expect_eq "a sink directory without latest: the newest session" 0 "$rc"
+ln -s "$(basename "$s")" "$T/sink/latest"
+out=$("$RUNMON" report "$T/sink" -o "$T/latest.html"); rc=$?
+expect_eq "a sink directory: PATH/latest" "0 $T/latest.html" "$rc $out"
+out=$("$RUNMON" report "$T/sink" --session "$(basename "$s")" -o "$T/byid.html"); rc=$?
+expect_eq "--session ID picks PATH/ID" "0 $T/byid.html" "$rc $out"
+"$RUNMON" report "$T/sink" --session nosuch 2>"$T/err"; rc=$?
+expect_eq "--session with an unknown id exits 2" 2 "$rc"
+expect_match "... naming it" "nosuch" "$(cat "$T/err")"
+mkdir -p "$T/ro"; chmod 555 "$T/ro"
+if [ "$(id -u)" -ne 0 ]; then
+    "$RUNMON" report "$s" -o "$T/ro/r.html" 2>/dev/null; rc=$?
+    expect_eq "an unwritable -o exits 1" 1 "$rc"
+else
+    "$RUNMON" report "$s" -o "$T/nodir/r.html" 2>/dev/null; rc=$?
+    expect_eq "an unwritable -o exits 1" 1 "$rc"
+fi
+
+# --- the hostile fixture -------------------------------------------------------------------
+cp -r "$FIXTURES/report/hostile" "$T/hostile"
+"$RUNMON" report "$T/hostile" >/dev/null; rc=$?
+expect_eq "hostile fixture: exit 0" 0 "$rc"
+h=$T/hostile/report.html
+expect_eq "hostile: no raw markup from names, host, command or reasons" 0 "$(grep -Ec '<(script|img|b)[ >]' <(sed 's#<script>(function#SCRIPT#' "$h"))"
+check "hostile: GPU name escaped" grep -q 'H200 &lt;b&gt;&quot;x&quot;&lt;/b&gt; &amp; &#39;y&#39;' "$h"
+check "hostile: host escaped" grep -q 'evil&lt;host&gt;' "$h"
+check "hostile: degraded reason escaped inside an SVG title" grep -q '<title>gpu collector degraded: nvidia-smi exited: &lt;/title&gt;&lt;script&gt;alert(3)' "$h"
+expect_eq "hostile: one shaded degraded span" 1 "$(count 'class="degraded"' "$h")"
+expect_eq "hostile: a warning and a critical marker" "1 1" "$(count 'class="alert warning"' "$h") $(count 'class="alert critical"' "$h")"
+# Samples stop from 60 s to 76 s: every GPU line breaks there (two polylines per series).
+expect_eq "hostile: the outage breaks each GPU line in two" 2 "$(count 'data-series="gpu0.util"' "$h")"
+expect_eq "hostile: host lines are unbroken" 1 "$(count 'data-series="cpu.busy"' "$h")"
+# The 100 % sample at 40 s of GPU 0 reaches the top of the plot (y = 8).
+check "hostile: the one-sample spike is drawn" grep -Eq 'data-series="gpu0.util"[^>]* points="[^"]*,8\.0( |")' "$h"
+expect_match "hostile: nested phases sit in their own row" 'data-depth="1"><rect x="[0-9.]+" y="29.0"' "$(cat "$h")"
+
+# --- a real browser -------------------------------------------------------------------------
+if [ -z "$CHROMIUM" ] || [ ! -x "$CHROMIUM" ]; then
+    not_ok "chromium is installed for the browser tests" \
+        "no chromium found: install it (Debian: apt-get install -y chromium), or set CHROMIUM=PATH"
+else
+    browse dom "$h" "$T/h.dom"; rc=$?
+    expect_eq "chromium --dump-dom exits 0" 0 "$rc"
+    [ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/chrome.err" | tail -5
+    body=$(grep -o '<body[^>]*>' "$T/h.dom")
+    expect_match "browser: every chart has a drawn line (data-ok)" 'data-ok="1"' "$body"
+    expect_match "browser: seven charts measured" 'data-charts="7"' "$body"
+    check "browser: polylines in the DOM" test "$(count '<polyline' "$T/h.dom")" -ge 20
+    check "browser: the phase name is text" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/h.dom"
+    expect_eq "browser: no injected script or img element" 0 "$(grep -Ec '<script>alert|<img' "$T/h.dom")"
+    browse dom "$html" "$T/r.dom"
+    expect_match "browser: the recorded session's charts draw too" 'data-ok="1"' "$(grep -o '<body[^>]*>' "$T/r.dom")"
+    browse png "$h" "$T/h.png"; rc=$?
+    expect_eq "chromium --screenshot exits 0" 0 "$rc"
+    expect_eq "a PNG is written" "89504e47" "$(od -An -tx1 -N4 "$T/h.png" 2>/dev/null | tr -d ' ')"
+    # A blank 1400x2600 page compresses to a few KB; charts, text and hatching do not.
+    sz=$(wc -c <"$T/h.png" 2>/dev/null || echo 0)
+    check "the screenshot is not blank ($sz bytes > 60 KB)" test "$sz" -gt 61440
+    mkdir -p "$T/blank" && echo '<html><body></body></html>' >"$T/blank/b.html"
+    browse png "$T/blank/b.html" "$T/blank.png"
+    bz=$(wc -c <"$T/blank.png" 2>/dev/null || echo 0)
+    check "... four times a blank page's ($bz bytes)" test "$bz" -gt 0 -a "$sz" -gt $((4 * bz))
+fi
+
+# --- 24 hours, 8 GPUs, one sample a second -------------------------------------------------
+big=$T/big
+mkdir -p "$big"
+start=$(date +%s)
+# Day 2026-11-21 UTC; a 2-second spike to 100 % on GPU 3 at 13:00:00; GPU samples stop
+# 20:00:00-20:10:00 (the collector was down): 86,400 x 8 - 600 x 8 GPU rows.
+awk -v dir="$big" 'function ts(s) { return sprintf("2026-11-21T%02d:%02d:%02d.000+00:00", int(s / 3600), int(s / 60) % 60, s % 60) }
+BEGIN {
+    g = dir "/gpu.csv"; c = dir "/cpu.csv"; p = dir "/proc.csv"
+    print "ts,index,uuid,name,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu" > g
+    print "ts,cpu,usr_pct,nice_pct,sys_pct,iowait_pct,irq_pct,softirq_pct,steal_pct,idle_pct,mem_total_mb,mem_available_mb,mem_used_mb" > c
+    print "ts,root_pid,nprocs,rss_mb,cpu_pct" > p
+    for (s = 0; s < 86400; s++) {
+        t = ts(s)
+        if (s < 72000 || s >= 72600)
+            for (i = 0; i < 8; i++) {
+                u = 30 + (s * 7 + i * 13) % 21
+                if (i == 3 && (s == 46800 || s == 46801)) u = 100
+                printf "%s,%d,GPU-%d,NVIDIA H200,%d,%d,143771,%d.%02d,%d\n", t, i, i, u, 60000 + u * 100, 200 + u * 4, s % 100, 40 + u % 20 > g
+            }
+        idle = 40 + s % 50
+        printf "%s,all,%d.00,0.00,5.00,1.00,0.00,0.00,0.00,%d.00,515000.00,400000.00,115000.00\n", t, 54 - s % 50, idle > c
+        printf "%s,777,4,%d.50,%d.00\n", t, 9000 + s % 300, 100 + s % 50 > p
+    }
+}'
+{
+    echo '{"ts":"2026-11-21T00:00:00.000+00:00","type":"event","event":"session_start","pid":1,"t":1795219200.000}'
+    for h in $(seq 0 23); do
+        printf '{"ts":"2026-11-21T%02d:59:59.000+00:00","type":"phase","name":"epoch%d","seconds":3599.0,"pid":2,"t":%d.000}\n' "$h" "$h" $((1795219200 + h * 3600 + 3599))
+    done
+    awk 'BEGIN { for (k = 0; k < 20000; k++) { s = 10 + k * 4; printf "{\"ts\":\"2026-11-21T%02d:%02d:%02d.000+00:00\",\"type\":\"phase\",\"name\":\"step\",\"seconds\":2.0,\"pid\":3,\"t\":%d.000}\n", int(s / 3600), int(s / 60) % 60, s % 60, 1795219200 + s } }'
+    echo '{"ts":"2026-11-21T13:00:01.000+00:00","type":"event","event":"warning","pid":1,"t":1795266001.000,"data":{"gpu":3,"pct":91.0,"threshold_pct":90.0}}'
+    echo '{"ts":"2026-11-21T20:00:01.000+00:00","type":"event","event":"collector_degraded","pid":1,"t":1795291201.000,"data":{"collector":"gpu","reason":"hung"}}'
+    echo '{"ts":"2026-11-21T20:10:00.000+00:00","type":"event","event":"collector_recovered","pid":1,"t":1795291800.000,"data":{"collector":"gpu","down_s":599.0}}'
+    echo '{"ts":"2026-11-22T00:00:00.000+00:00","type":"event","event":"session_end","pid":1,"t":1795305600.000}'
+} >"$big/runlog.jsonl"
+cat >"$big/session.json" <<'EOF'
+{"format": "runmon-session", "schema_version": 1, "session_id": "20261121T000000Z-big-1",
+ "status": "completed", "host": "big", "started_at": "2026-11-21T00:00:00.000+00:00",
+ "ended_at": "2026-11-22T00:00:00.000+00:00", "command": ["train.sh"], "exit_code": 0,
+ "interval_s": 1.0, "gpus": []}
+EOF
+gen=$(($(date +%s) - start))
+expect_eq "24h x 8 GPUs: 686,400 GPU rows generated (in ${gen}s)" 686401 "$(wc -l <"$big/gpu.csv")"
+start=$(date +%s)
+# The optimised build: this measures the report's size and the work it does, not ASan.
+timeout 120 "$RUNMON_REL" report "$big" -o "$T/big.html" >/dev/null 2>"$T/big.err"; rc=$?
+took=$(($(date +%s) - start))
+expect_eq "24h x 8 GPUs: report exits 0 (in ${took}s)" 0 "$rc"
+bsz=$(wc -c <"$T/big.html" 2>/dev/null || echo 0)
+echo "# 24h x 8 GPU report: $bsz bytes in ${took}s (gpu.csv $(wc -c <"$big/gpu.csv") bytes)"
+check "24h x 8 GPUs: under 2 MB ($bsz bytes)" test "$bsz" -gt 0 -a "$bsz" -lt 2000000
+check "24h x 8 GPUs: finishes within 60 s (${took}s)" test "$took" -lt 60
+pts=$(grep -o 'data-series="gpu0.util"[^>]* points="[^"]*"' "$T/big.html" | sed 's/.*points="//; s/"$//' | tr ' ' '\n' | grep -c .)
+check "24h x 8 GPUs: at most ~1000 points per series ($pts)" test "$pts" -gt 100 -a "$pts" -le 1000
+check "24h x 8 GPUs: the 2-second spike of GPU 3 reaches the top" grep -Eq 'data-series="gpu3.util"[^>]* points="[^"]*,8\.0( |")' "$T/big.html"
+check "24h x 8 GPUs: GPU 0 never does" test -z "$(grep -Eo 'data-series="gpu0.util"[^>]* points="[^"]*,8\.0( |")' "$T/big.html")"
+expect_eq "24h x 8 GPUs: the outage breaks each GPU line" 2 "$(count 'data-series="gpu5.power"' "$T/big.html")"
+check "24h x 8 GPUs: 20,000 steps merged into few bands" test "$(count '<g class="phase"' "$T/big.html")" -le 3000
+expect_eq "24h x 8 GPUs: the alert is marked" 1 "$(count 'class="alert warning"' "$T/big.html")"
+if [ -n "$CHROMIUM" ] && [ -x "$CHROMIUM" ]; then
+    browse dom "$T/big.html" "$T/big.dom"
+    expect_match "browser: the 24-hour report renders" 'data-ok="1"' "$(grep -o '<body[^>]*>' "$T/big.dom")"
+fi
+
+done_testing

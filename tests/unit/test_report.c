@@ -1,0 +1,230 @@
+/* runmon report: the downsampler (peaks, troughs, gaps, bounded size) and the HTML escaper. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "summary/report.h"
+
+#define S 1000000000LL
+
+static size_t count_breaks(const struct rm_ds_point *p, size_t n)
+{
+    size_t b = 0;
+    for (size_t i = 0; i < n; i++)
+        b += p[i].brk;
+    return b;
+}
+
+static bool has_point(const struct rm_ds_point *p, size_t n, int64_t t, double v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i].t == t && p[i].v == v) return true;
+    return false;
+}
+
+static void keeps_global_min_and_max(void **state)
+{
+    (void)state;
+    struct rm_series s;
+    const int64_t n = 200000;
+    assert_int_equal(rm_series_init(&s, 0, (n - 1) * S, 500, S * 3), 0);
+    srand(7);
+    double lo = INFINITY, hi = -INFINITY;
+    int64_t tlo = 0, thi = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = 40 + (rand() % 2000) / 100.0;
+        if (i == 123457) v = 97.5;
+        if (i == 77) v = 1.25;
+        if (v < lo) lo = v, tlo = i * S;
+        if (v > hi) hi = v, thi = i * S;
+        rm_series_add(&s, i * S, v);
+    }
+    struct rm_ds_point *p;
+    size_t np = rm_series_points(&s, &p);
+    assert_true(np <= 1000);
+    assert_true(np >= 500);
+    assert_true(has_point(p, np, tlo, lo));
+    assert_true(has_point(p, np, thi, hi));
+    assert_true(has_point(p, np, 123457 * S, 97.5));
+    assert_true(has_point(p, np, 77 * S, 1.25));
+    for (size_t i = 1; i < np; i++)
+        assert_true(p[i].t > p[i - 1].t);
+    assert_int_equal(count_breaks(p, np), 0);
+    assert_true(s.vmin == lo && s.vmax == hi);
+    free(p);
+    rm_series_free(&s);
+}
+
+/* Three days at one second, idle at 3 %, one two-second spike to 100 % and one dip to 0. */
+static void lone_spike_in_three_days(void **state)
+{
+    (void)state;
+    struct rm_series s;
+    const int64_t n = 3 * 86400;
+    assert_int_equal(rm_series_init(&s, 0, n * S, RM_REPORT_BUCKETS, 0), 0);
+    for (int64_t i = 0; i < n; i++) {
+        double v = 3;
+        if (i == 150001 || i == 150002) v = 100;
+        if (i == 200000) v = 0;
+        rm_series_add(&s, i * S, v);
+    }
+    struct rm_ds_point *p;
+    size_t np = rm_series_points(&s, &p);
+    assert_true(np <= 2 * RM_REPORT_BUCKETS);
+    size_t spikes = 0, dips = 0;
+    for (size_t i = 0; i < np; i++) {
+        spikes += p[i].v == 100;
+        dips += p[i].v == 0;
+    }
+    assert_true(spikes >= 1);
+    assert_int_equal(dips, 1);
+    assert_true(has_point(p, np, 200000 * S, 0));
+    assert_int_equal(count_breaks(p, np), 0); /* gap estimated from the spacing: 3 s */
+    free(p);
+    rm_series_free(&s);
+}
+
+/* Samples every second, nothing from 100 s to 200 s: the line breaks there, and only there,
+ * whether the interval is given or estimated. Missing values (NaN) are not zeros. */
+static void gaps_break_lines(void **state)
+{
+    (void)state;
+    for (int est = 0; est < 2; est++) {
+        struct rm_series s;
+        assert_int_equal(rm_series_init(&s, 0, 300 * S, 50, est ? 0 : 3 * S), 0);
+        for (int64_t i = 0; i < 300; i++) {
+            if (i >= 100 && i < 200) continue;
+            rm_series_add(&s, i * S, i == 250 ? NAN : (double)(i % 7));
+        }
+        struct rm_ds_point *p;
+        size_t np = rm_series_points(&s, &p);
+        assert_int_equal(count_breaks(p, np), 1);
+        for (size_t i = 0; i < np; i++) {
+            if (p[i].brk) {
+                assert_true(p[i].t >= 200 * S);
+                assert_true(p[i - 1].t < 100 * S);
+            }
+            assert_false(p[i].t == 250 * S); /* NaN is skipped, never drawn as 0 */
+        }
+        free(p);
+        rm_series_free(&s);
+    }
+    /* A gap inside one bucket, with the bucket's min and max on the same side. */
+    struct rm_series s;
+    assert_int_equal(rm_series_init(&s, 0, 100 * S, 1, S * 3), 0);
+    rm_series_add(&s, 0, 5);
+    rm_series_add(&s, 1 * S, 1);
+    rm_series_add(&s, 2 * S, 9);
+    rm_series_add(&s, 50 * S, 4);
+    rm_series_add(&s, 51 * S, 4);
+    struct rm_ds_point *p;
+    size_t np = rm_series_points(&s, &p);
+    assert_int_equal(np, 2);
+    assert_int_equal(count_breaks(p, np), 0); /* the gap 2..50 s is not between 1 s and 2 s */
+    free(p);
+    rm_series_free(&s);
+    /* The min before the gap and the max after it. */
+    assert_int_equal(rm_series_init(&s, 0, 100 * S, 1, S * 3), 0);
+    rm_series_add(&s, 0, 5);
+    rm_series_add(&s, 1 * S, 1);
+    rm_series_add(&s, 50 * S, 9);
+    rm_series_add(&s, 51 * S, 4);
+    np = rm_series_points(&s, &p);
+    assert_int_equal(np, 2);
+    assert_int_equal(count_breaks(p, np), 1);
+    assert_true(p[1].brk && p[1].v == 9);
+    free(p);
+    rm_series_free(&s);
+}
+
+/* Many gaps (more than the list holds): lines still break, never join across one. */
+static void many_gaps_stay_bounded(void **state)
+{
+    (void)state;
+    struct rm_series s;
+    const int64_t n = 100000;
+    assert_int_equal(rm_series_init(&s, 0, 2 * n * S, 500, 3 * S), 0);
+    for (int64_t i = 0; i < n; i++) /* pairs of samples 1 s apart, then 10 s of nothing */
+        rm_series_add(&s, (i / 2) * 11 * S + (i % 2) * S, (double)(i % 5));
+    assert_true(s.ngaps <= RM_SERIES_MAX_GAPS);
+    struct rm_ds_point *p;
+    size_t np = rm_series_points(&s, &p);
+    assert_true(np <= 1000);
+    for (size_t i = 1; i < np; i++)
+        if (p[i].t - p[i - 1].t > 3 * S) assert_true(p[i].brk);
+    free(p);
+    rm_series_free(&s);
+}
+
+static void empty_series(void **state)
+{
+    (void)state;
+    struct rm_series s;
+    assert_int_equal(rm_series_init(&s, 0, 10 * S, 10, 0), 0);
+    rm_series_add(&s, S, NAN);
+    rm_series_add(&s, S, INFINITY);
+    struct rm_ds_point *p;
+    assert_int_equal(rm_series_points(&s, &p), 0);
+    assert_null(p);
+    rm_series_free(&s);
+}
+
+static char *escaped(const char *s, size_t len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    assert_non_null(f);
+    rm_html_escape(f, s, len);
+    fclose(f);
+    return buf;
+}
+
+static void html_escaper(void **state)
+{
+    (void)state;
+    struct {
+        const char *in, *out;
+    } c[] = {
+        {"<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"},
+        {"a&b \"q\" 'x'", "a&amp;b &quot;q&quot; &#39;x&#39;"},
+        {"plain text", "plain text"},
+        {"&amp;", "&amp;amp;"},
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+        {"bad\xff\xfe", "bad\xef\xbf\xbd\xef\xbf\xbd"},
+        {"cut \xe2\x82", "cut \xef\xbf\xbd\xef\xbf\xbd"},
+        {"ctl\x01\x1b[31m\x7f", "ctl  [31m "},
+        {"tab\tnl\n", "tab\tnl\n"},
+        {"surrogate \xed\xa0\x80", "surrogate \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+        {"c1 \xc2\x85", "c1 \xef\xbf\xbd\xef\xbf\xbd"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char *e = escaped(c[i].in, strlen(c[i].in));
+        assert_string_equal(e, c[i].out);
+        free(e);
+    }
+    char *e = escaped("a\0<b", 4); /* an embedded NUL is a control character too */
+    assert_int_equal(strlen(e), 7);
+    assert_string_equal(e, "a &lt;b");
+    free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(keeps_global_min_and_max),
+        cmocka_unit_test(lone_spike_in_three_days),
+        cmocka_unit_test(gaps_break_lines),
+        cmocka_unit_test(many_gaps_stay_bounded),
+        cmocka_unit_test(empty_series),
+        cmocka_unit_test(html_escaper),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
