@@ -14,6 +14,7 @@
 #include "summary/gpucsv.h"
 #include "summary/hostcsv.h"
 #include "summary/report.h"
+#include "monitor/sink.h"
 #include "summary/runlog_read.h"
 #include "summary/sample.h"
 #include "summary/summary.h"
@@ -134,6 +135,16 @@ int rm_report_select_session(const char *path, const char *id, char *out, size_t
         snprintf(err, errsz, "%s: not a directory (give a session folder or a sink directory)",
                  path);
         return 2;
+    }
+    /* A sink directory: the sink's own rule (--session, else newest completed, ...), which
+     * also marks sessions whose recorder died as interrupted. */
+    if (!(id == NULL && is_session_dir(path)) && rm_sink_is_sink_dir(path)) {
+        int rc = rm_sink_select_session(path, id, out, outsz, err, errsz);
+        if (rc == 0) {
+            const char *slash = strrchr(out, '/');
+            fprintf(stderr, "runmon report: session %s\n", slash ? slash + 1 : out);
+        }
+        return rc;
     }
     if (id) {
         if (!*id || strchr(id, '/') || !strcmp(id, ".") || !strcmp(id, "..")) {

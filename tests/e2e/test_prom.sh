@@ -83,7 +83,7 @@ expect_eq "every family has HELP and TYPE" \
 expect_eq "the file ends with a newline" "" "$(tail -c 1 "$PROM")"
 expect_eq "no temp file left beside it" "runmon.prom" "$(ls "$TF")"
 expect_eq "session id label matches the session folder" \
-    "$(basename "$(ls -d "$T"/s/*/)")" "$(sed -n 's/^runmon_session_info{.*session="\([^"]*\)".*/\1/p' "$PROM")"
+    "$(basename "$(readlink -f "$T/s/latest")")" "$(sed -n 's/^runmon_session_info{.*session="\([^"]*\)".*/\1/p' "$PROM")"
 
 kill -TERM "$ne_pid" 2>/dev/null
 wait "$ne_pid" 2>/dev/null
@@ -108,7 +108,7 @@ FAKE_SMI_GPUS=2 FAKE_SMI_EXIT_AFTER=4 FAKE_SMI_FAULT_ONLY=gpu FAKE_SMI_DMON_MS=2
     "$RUNMON" record -q -o "$T/w" -i 0.2 --prom-textfile "$P4" -- sleep 2.5
 rc=$?
 expect_eq "went down: record exits 0" 0 "$rc"
-s=$(ls -d "$T"/w/*/)
+s=$(readlink -f "$T/w/latest")
 check "went down: gpu rows were recorded before" test "$(wc -l <"$s/gpu.csv")" -ge 3
 check "went down: promtool accepts the file" lint "$P4"
 check "went down: no GPU sample metric left behind" test -z "$(grep '^runmon_gpu_' "$P4")"
