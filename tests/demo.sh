@@ -90,3 +90,7 @@ jq -r '.phases[] | select(.path | test("^bs[0-9]+$"))
 echo
 echo "== jq: the monitor's own events in the run log"
 jq -c 'select(.type == "event" and (.event | test("^(session|collector)"))) | {ts, event, data}' "$SESSION/runlog.jsonl"
+
+echo
+echo "== the HTML report of this session (open it in any browser)"
+runmon report "$SINK"
