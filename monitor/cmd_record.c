@@ -46,57 +46,56 @@ void rm_recorder_set_health(struct rm_recorder *r, int collector, enum rm_health
     pthread_mutex_lock(&r->lock);
     struct rm_collector_health *c = &r->sess.collectors[collector];
     c->health = h;
-    if (last_error)
-        snprintf(c->last_error, sizeof c->last_error, "%s", last_error);
-    if (count_failure)
-        c->failure_event_count++;
+    if (last_error) snprintf(c->last_error, sizeof c->last_error, "%s", last_error);
+    if (count_failure) c->failure_event_count++;
     pthread_mutex_unlock(&r->lock);
 }
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: runmon record [OPTIONS] [-- COMMAND [ARG ...]]\n"
-            "\n"
-            "Record GPU and CPU use into a session folder. With a COMMAND, run it, stop when it\n"
-            "exits, and exit with its status (128+N if it died of signal N). Without one, record\n"
-            "until SIGINT/SIGTERM or --duration. The session's summary is written to\n"
-            "summary.json and printed to stderr at the end.\n"
-            "\n"
-            "options:\n"
-            "  -o, --output DIR          sink directory (default ./runmon); the session goes to\n"
-            "                            DIR/<session-id>/\n"
-            "  -i, --interval SECONDS    sampling interval, 0.1 to 3600 (default 1)\n"
-            "      --gpu-fields LIST     nvidia-smi --query-gpu fields (default:\n"
-            "                            " RM_DEFAULT_GPU_FIELDS ")\n"
-            "      --dmon-metrics GROUPS nvidia-smi dmon -s groups (default " RM_DEFAULT_DMON_METRICS
-            ": power/temperature,\n"
-            "                            utilization, clocks, framebuffer memory)\n"
-            "      --no-gpu              do not run nvidia-smi at all\n"
-            "      --per-cpu             also write one cpu.csv row per CPU\n"
-            "      --nvidia-smi PATH     the nvidia-smi to run (default: nvidia-smi on PATH)\n"
-            "      --warning-threshold PCT   GPU memory use that raises a warning event (default %g)\n"
-            "      --critical-threshold PCT  ... a critical event (default %g)\n"
-            "      --duration SECONDS    stop after this long (without a COMMAND)\n"
-            "      --prom-textfile PATH  keep PATH (e.g. DIR/runmon.prom for node_exporter's\n"
-            "                            textfile collector) rewritten with the latest values\n"
-            "      --flush-seconds S     fdatasync the active files and update manifest.json at\n"
-            "                            least every S seconds (default 2)\n"
-            "      --rollover-mb MB      seal the active file at this size and start the next\n"
-            "                            (default 64; fractions allowed; 0: never)\n"
-            "      --retention-files N   sealed segments kept per stream in the sink, oldest\n"
-            "                            pruned first (default 8; 0: keep all)\n"
-            "      --retention-total-mb MB  bytes of segments kept in the whole sink (default\n"
-            "                            512; 0: no limit)\n"
-            "      --telemetry-sink-dir, --telemetry-flush-seconds, --telemetry-rollover-mb,\n"
-            "      --telemetry-retention-files, --telemetry-retention-total-mb: the same\n"
-            "  -q, --quiet               print no summary and no notes\n"
-            "  -h, --help                this text\n"
-            "\n"
-            "The command gets RUNMON_RUNLOG, RUNMON_SESSION_ID and RUNMON_SESSION_DIR, so\n"
-            "'runmon log' and 'runmon phase' inside it need no --file. RUNMON_PROC_ROOT\n"
-            "(default /proc) points the CPU sampler at another /proc tree.\n",
-            DEFAULT_WARN_PCT, DEFAULT_CRIT_PCT);
+    fprintf(
+        out,
+        "usage: runmon record [OPTIONS] [-- COMMAND [ARG ...]]\n"
+        "\n"
+        "Record GPU and CPU use into a session folder. With a COMMAND, run it, stop when it\n"
+        "exits, and exit with its status (128+N if it died of signal N). Without one, record\n"
+        "until SIGINT/SIGTERM or --duration. The session's summary is written to\n"
+        "summary.json and printed to stderr at the end.\n"
+        "\n"
+        "options:\n"
+        "  -o, --output DIR          sink directory (default ./runmon); the session goes to\n"
+        "                            DIR/<session-id>/\n"
+        "  -i, --interval SECONDS    sampling interval, 0.1 to 3600 (default 1)\n"
+        "      --gpu-fields LIST     nvidia-smi --query-gpu fields (default:\n"
+        "                            " RM_DEFAULT_GPU_FIELDS ")\n"
+        "      --dmon-metrics GROUPS nvidia-smi dmon -s groups (default " RM_DEFAULT_DMON_METRICS
+        ": power/temperature,\n"
+        "                            utilization, clocks, framebuffer memory)\n"
+        "      --no-gpu              do not run nvidia-smi at all\n"
+        "      --per-cpu             also write one cpu.csv row per CPU\n"
+        "      --nvidia-smi PATH     the nvidia-smi to run (default: nvidia-smi on PATH)\n"
+        "      --warning-threshold PCT   GPU memory use that raises a warning event (default %g)\n"
+        "      --critical-threshold PCT  ... a critical event (default %g)\n"
+        "      --duration SECONDS    stop after this long (without a COMMAND)\n"
+        "      --prom-textfile PATH  keep PATH (e.g. DIR/runmon.prom for node_exporter's\n"
+        "                            textfile collector) rewritten with the latest values\n"
+        "      --flush-seconds S     fdatasync the active files and update manifest.json at\n"
+        "                            least every S seconds (default 2)\n"
+        "      --rollover-mb MB      seal the active file at this size and start the next\n"
+        "                            (default 64; fractions allowed; 0: never)\n"
+        "      --retention-files N   sealed segments kept per stream in the sink, oldest\n"
+        "                            pruned first (default 8; 0: keep all)\n"
+        "      --retention-total-mb MB  bytes of segments kept in the whole sink (default\n"
+        "                            512; 0: no limit)\n"
+        "      --telemetry-sink-dir, --telemetry-flush-seconds, --telemetry-rollover-mb,\n"
+        "      --telemetry-retention-files, --telemetry-retention-total-mb: the same\n"
+        "  -q, --quiet               print no summary and no notes\n"
+        "  -h, --help                this text\n"
+        "\n"
+        "The command gets RUNMON_RUNLOG, RUNMON_SESSION_ID and RUNMON_SESSION_DIR, so\n"
+        "'runmon log' and 'runmon phase' inside it need no --file. RUNMON_PROC_ROOT\n"
+        "(default /proc) points the CPU sampler at another /proc tree.\n",
+        DEFAULT_WARN_PCT, DEFAULT_CRIT_PCT);
 }
 
 static int parse_seconds(const char *opt, const char *v, double lo, double hi, double *out)
@@ -105,8 +104,8 @@ static int parse_seconds(const char *opt, const char *v, double lo, double hi, d
     errno = 0;
     double d = strtod(v, &end);
     if (end == v || *end || errno || !isfinite(d) || d < lo || d > hi) {
-        fprintf(stderr, "runmon record: %s must be a number from %g to %g, not '%s'\n", opt, lo,
-                hi, v);
+        fprintf(stderr, "runmon record: %s must be a number from %g to %g, not '%s'\n", opt, lo, hi,
+                v);
         return -1;
     }
     *out = d;
@@ -115,8 +114,20 @@ static int parse_seconds(const char *opt, const char *v, double lo, double hi, d
 
 static int parse_args(int argc, char **argv, struct rm_record_opts *o)
 {
-    enum { OPT_FIELDS = 256, OPT_DMON, OPT_NOGPU, OPT_PERCPU, OPT_SMI, OPT_WARN, OPT_CRIT,
-           OPT_DURATION, OPT_FLUSH_S, OPT_ROLLOVER, OPT_RET_FILES, OPT_RET_TOTAL };
+    enum {
+        OPT_FIELDS = 256,
+        OPT_DMON,
+        OPT_NOGPU,
+        OPT_PERCPU,
+        OPT_SMI,
+        OPT_WARN,
+        OPT_CRIT,
+        OPT_DURATION,
+        OPT_FLUSH_S,
+        OPT_ROLLOVER,
+        OPT_RET_FILES,
+        OPT_RET_TOTAL
+    };
     enum { OPT_PROM = 300 }; /* --prom-textfile */
     static const struct option longopts[] = {
         {"output", required_argument, 0, 'o'},
@@ -163,8 +174,7 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
             o->output_dir = optarg;
             break;
         case 'i':
-            if (parse_seconds("--interval", optarg, 0.1, 3600, &o->interval_s) < 0)
-                return -1;
+            if (parse_seconds("--interval", optarg, 0.1, 3600, &o->interval_s) < 0) return -1;
             break;
         case OPT_FIELDS:
             o->gpu_fields = optarg;
@@ -194,16 +204,14 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
             o->nvidia_smi = optarg;
             break;
         case OPT_WARN:
-            if (parse_seconds("--warning-threshold", optarg, 0.1, 100, &o->warn_pct) < 0)
-                return -1;
+            if (parse_seconds("--warning-threshold", optarg, 0.1, 100, &o->warn_pct) < 0) return -1;
             break;
         case OPT_CRIT:
             if (parse_seconds("--critical-threshold", optarg, 0.1, 100, &o->crit_pct) < 0)
                 return -1;
             break;
         case OPT_DURATION:
-            if (parse_seconds("--duration", optarg, 0.001, 1e9, &o->duration_s) < 0)
-                return -1;
+            if (parse_seconds("--duration", optarg, 0.001, 1e9, &o->duration_s) < 0) return -1;
             break;
         case OPT_PROM:
             if (!*optarg) {
@@ -213,17 +221,14 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
             o->prom_textfile = optarg;
             break;
         case OPT_FLUSH_S:
-            if (parse_seconds("--flush-seconds", optarg, 0.01, 86400, &o->flush_s) < 0)
-                return -1;
+            if (parse_seconds("--flush-seconds", optarg, 0.01, 86400, &o->flush_s) < 0) return -1;
             break;
         case OPT_ROLLOVER:
-            if (parse_seconds("--rollover-mb", optarg, 0, 1048576, &o->rollover_mb) < 0)
-                return -1;
+            if (parse_seconds("--rollover-mb", optarg, 0, 1048576, &o->rollover_mb) < 0) return -1;
             break;
         case OPT_RET_FILES: {
             double n;
-            if (parse_seconds("--retention-files", optarg, 0, 1e6, &n) < 0)
-                return -1;
+            if (parse_seconds("--retention-files", optarg, 0, 1e6, &n) < 0) return -1;
             if (n != floor(n)) {
                 fprintf(stderr, "runmon record: --retention-files must be a whole number\n");
                 return -1;
@@ -245,19 +250,18 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
             fprintf(stderr, "runmon record: %s needs a value\n", argv[optind - 1]);
             return -1;
         default:
-            fprintf(stderr, "runmon record: unknown option '%s' (see --help)\n",
-                    argv[optind - 1]);
+            fprintf(stderr, "runmon record: unknown option '%s' (see --help)\n", argv[optind - 1]);
             return -1;
         }
     }
     if (o->warn_pct > o->crit_pct) {
-        fprintf(stderr, "runmon record: --warning-threshold (%g) is above --critical-threshold (%g)\n",
+        fprintf(stderr,
+                "runmon record: --warning-threshold (%g) is above --critical-threshold (%g)\n",
                 o->warn_pct, o->crit_pct);
         return -1;
     }
     if (optind < argc) {
-        if (!strcmp(argv[optind - 1], "--") || argv[optind][0] != '-')
-            o->command = argv + optind;
+        if (!strcmp(argv[optind - 1], "--") || argv[optind][0] != '-') o->command = argv + optind;
         if (!o->command || !o->command[0][0]) {
             fprintf(stderr, "runmon record: expected '-- COMMAND', got '%s'\n", argv[optind]);
             return -1;
@@ -319,19 +323,16 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
                 rm_recorder_event(rec, "collector_unavailable", d);
                 rm_recorder_set_health(rec, id, RM_HEALTH_UNAVAILABLE, why, 0);
             }
-            if (!rec->opts.quiet)
-                fprintf(stderr, "runmon record: no GPU collectors: %s\n", why);
+            if (!rec->opts.quiet) fprintf(stderr, "runmon record: no GPU collectors: %s\n", why);
             return 0;
         }
         json_t *d = json_object();
         json_object_set_new(d, "reason", rm_jstr(why));
         rm_recorder_event(rec, "inventory_failed", d);
-        if (!rec->opts.quiet)
-            fprintf(stderr, "runmon record: GPU inventory failed: %s\n", why);
+        if (!rec->opts.quiet) fprintf(stderr, "runmon record: GPU inventory failed: %s\n", why);
     }
     s->rec = rec;
-    if (rm_gpu_ctx_init(&s->gpu, rec, rec->opts.gpu_fields, err, errlen) < 0)
-        return -1;
+    if (rm_gpu_ctx_init(&s->gpu, rec, rec->opts.gpu_fields, err, errlen) < 0) return -1;
     rm_dmon_ctx_init(&s->dmon, rec);
     if (rm_stream_open(&s->gpu.out, sess->dir, "gpu") < 0 ||
         rm_stream_open(&s->dmon.out, sess->dir, "dmon") < 0) {
@@ -362,8 +363,7 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     d->ctx = &s->dmon;
     s->ncols = 2;
 
-    if (rm_wakeup_open(&s->wake) < 0 ||
-        pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
+    if (rm_wakeup_open(&s->wake) < 0 || pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
         snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
         return -1;
     }
@@ -373,8 +373,7 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
 
 static void stop_gpu(struct supervisor *s)
 {
-    if (!s->started)
-        return;
+    if (!s->started) return;
     rm_wakeup_signal(&s->wake);
     pthread_join(s->thread, NULL);
     rm_wakeup_close(&s->wake);
@@ -390,11 +389,11 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     struct rm_session *s = &rec->sess;
     s->pid = getpid();
     s->started_ns = rm_now_realtime_ns();
-    if (gethostname(s->host, sizeof s->host) < 0)
-        snprintf(s->host, sizeof s->host, "unknown");
+    if (gethostname(s->host, sizeof s->host) < 0) snprintf(s->host, sizeof s->host, "unknown");
     s->host[sizeof s->host - 1] = '\0';
     rm_session_make_id(s->id, sizeof s->id, s->started_ns, s->host, s->pid);
-    if (snprintf(s->dir, sizeof s->dir, "%s/%s", rec->opts.output_dir, s->id) >= (int)sizeof s->dir) {
+    if (snprintf(s->dir, sizeof s->dir, "%s/%s", rec->opts.output_dir, s->id) >=
+        (int)sizeof s->dir) {
         snprintf(err, errlen, "output path is too long");
         return -1;
     }
@@ -409,8 +408,7 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     s->gpu_fields = rec->opts.no_gpu ? NULL : rec->opts.gpu_fields;
     s->dmon_metrics = rec->opts.no_gpu ? NULL : rec->opts.dmon_metrics;
     s->dmon_interval_s = (int)llround(rec->opts.interval_s);
-    if (s->dmon_interval_s < 1)
-        s->dmon_interval_s = 1;
+    if (s->dmon_interval_s < 1) s->dmon_interval_s = 1;
     s->warn_pct = rec->opts.warn_pct;
     s->crit_pct = rec->opts.crit_pct;
     static const char *const names[] = {"gpu", "dmon", "cpu", "proc"};
@@ -418,8 +416,7 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
         s->collectors[i].name = names[i];
     if (rec->opts.no_gpu)
         s->collectors[RM_COL_GPU].health = s->collectors[RM_COL_DMON].health = RM_HEALTH_DISABLED;
-    if (!rec->opts.command)
-        s->collectors[RM_COL_PROC].health = RM_HEALTH_DISABLED;
+    if (!rec->opts.command) s->collectors[RM_COL_PROC].health = RM_HEALTH_DISABLED;
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/runlog.jsonl", s->dir);
     rec->log = rm_runlog_open(path);
@@ -467,8 +464,7 @@ static void write_summary(struct rm_recorder *rec, int have_sink)
             fprintf(stderr, "runmon record: cannot write %s: %s\n", path, strerror(errno));
     }
     free(buf);
-    if (!rec->opts.quiet)
-        rm_summary_print_text(stderr, sum);
+    if (!rec->opts.quiet) rm_summary_print_text(stderr, sum);
     json_decref(sum);
 }
 
@@ -490,8 +486,7 @@ int rm_cmd_record(int argc, char **argv)
     struct rm_recorder rec;
     memset(&rec, 0, sizeof rec);
     int pr = parse_args(argc, argv, &rec.opts);
-    if (pr != 0)
-        return pr > 0 ? 0 : 2;
+    if (pr != 0) return pr > 0 ? 0 : 2;
     pthread_mutex_init(&rec.lock, NULL);
     json_object_seed(0); /* before any thread exists */
 
@@ -538,17 +533,16 @@ int rm_cmd_record(int argc, char **argv)
         fprintf(stderr, "runmon record: session %s in %s\n", rec.sess.id, rec.sess.dir);
     save_session(&rec);
     rec.sink = rm_sink_open(&rec, err, sizeof err);
-    if (!rec.sink && !rec.opts.quiet)
-        fprintf(stderr, "runmon record: no sink manifest: %s\n", err);
+    if (!rec.sink && !rec.opts.quiet) fprintf(stderr, "runmon record: no sink manifest: %s\n", err);
     int have_sink = rec.sink != NULL;
 
-    if (rm_cpu_sampler_open(&cpu, &rec, rec.opts.proc_root, rec.opts.per_cpu, err, sizeof err) < 0) {
+    if (rm_cpu_sampler_open(&cpu, &rec, rec.opts.proc_root, rec.opts.per_cpu, err, sizeof err) <
+        0) {
         fprintf(stderr, "runmon record: %s\n", err);
         goto finish;
     }
     rm_sink_attach(rec.sink, &cpu.cpu);
-    if (cpu.proc.buf)
-        rm_sink_attach(rec.sink, &cpu.proc);
+    if (cpu.proc.buf) rm_sink_attach(rec.sink, &cpu.proc);
     if (rm_sink_start(rec.sink) < 0)
         fprintf(stderr, "runmon record: cannot start the sink thread\n");
     if (!rec.opts.no_gpu && start_gpu(&sup, &rec, err, sizeof err) < 0) {
@@ -587,11 +581,9 @@ int rm_cmd_record(int argc, char **argv)
         int timeout = 1000;
         if (deadline) {
             int64_t left = deadline - rm_now_monotonic_ns();
-            if (left <= 0)
-                break;
+            if (left <= 0) break;
             timeout = (int)(left / RM_NS_PER_MS) + 1;
-            if (timeout > 1000)
-                timeout = 1000;
+            if (timeout > 1000) timeout = 1000;
         }
         timeout = rm_prom_timeout_ms(&prom, timeout);
         struct pollfd p = {.fd = sfd, .events = POLLIN};
@@ -600,13 +592,11 @@ int rm_cmd_record(int argc, char **argv)
         struct signalfd_siginfo si;
         while (read(sfd, &si, sizeof si) == sizeof si) {
             int sig = (int)si.ssi_signo;
-            if (sig == SIGCHLD)
-                continue;
+            if (sig == SIGCHLD) continue;
             if (have_work) {
                 /* A terminal's Ctrl-C already reached the command (same process group);
                  * a kill() aimed at runmon is passed on. */
-                if (si.ssi_code != SI_KERNEL)
-                    kill(work.pid, sig);
+                if (si.ssi_code != SI_KERNEL) kill(work.pid, sig);
             } else {
                 stopping = 1;
             }
@@ -624,8 +614,7 @@ int rm_cmd_record(int argc, char **argv)
 finish:
     atomic_store(&rec.stop, 1);
     stop_gpu(&sup);
-    if (cpu.procfs)
-        rm_cpu_sampler_stop(&cpu);
+    if (cpu.procfs) rm_cpu_sampler_stop(&cpu);
     rec.sess.ended_ns = rm_now_realtime_ns();
     if (rec.opts.command) {
         rec.sess.exit_code = status;
@@ -637,18 +626,21 @@ finish:
     {
         json_t *d = json_object();
         json_object_set_new(d, "status", json_string(rec.sess.status));
-        json_object_set_new(d, "exit_code", rec.sess.exit_code >= 0 ? json_integer(rec.sess.exit_code) : json_null());
-        json_object_set_new(d, "duration_s", json_real(rm_ns_to_seconds_ms(rec.sess.ended_ns - rec.sess.started_ns)));
+        json_object_set_new(d, "exit_code",
+                            rec.sess.exit_code >= 0 ? json_integer(rec.sess.exit_code)
+                                                    : json_null());
+        json_object_set_new(
+            d, "duration_s",
+            json_real(rm_ns_to_seconds_ms(rec.sess.ended_ns - rec.sess.started_ns)));
         rm_recorder_event(&rec, "session_end", d);
     }
     save_session(&rec);
-    rm_prom_close(&prom); /* the last values and the final status */
+    rm_prom_close(&prom);    /* the last values and the final status */
     rm_sink_close(rec.sink); /* the final manifest, with the session's status */
     rec.sink = NULL;
     rm_runlog_close(rec.log);
     rec.log = NULL;
-    if (rec.sess.id[0])
-        write_summary(&rec, have_sink);
+    if (rec.sess.id[0]) write_summary(&rec, have_sink);
     rec.log = NULL;
     close(sfd);
     pthread_mutex_destroy(&rec.lock);

@@ -15,8 +15,7 @@
 static void copy_text(char *dst, size_t cap, const char *src)
 {
     size_t n = strlen(src);
-    if (n >= cap)
-        n = cap - 1;
+    if (n >= cap) n = cap - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
 }
@@ -28,8 +27,7 @@ static void record_nonconforming(struct rm_collector *c, const char *stream, con
     pthread_mutex_lock(&c->rec->lock);
     c->rec->sess.collectors[c->id].nonconforming_lines = c->nonconforming;
     pthread_mutex_unlock(&c->rec->lock);
-    if (c->nonconforming_logged >= RM_NONCONFORMING_LOG_MAX)
-        return;
+    if (c->nonconforming_logged >= RM_NONCONFORMING_LOG_MAX) return;
     c->nonconforming_logged++;
     json_t *d = json_object();
     json_object_set_new(d, "collector", json_string(c->name));
@@ -50,16 +48,14 @@ static void on_stdout_line(void *ctx, char *line, size_t len, unsigned flags)
         record_nonconforming(c, "stdout", line);
         return;
     }
-    if (len == 0)
-        return;
+    if (len == 0) return;
     int64_t ts = rm_now_realtime_ns();
     enum rm_line_kind k = c->on_line(c->ctx, line, len, ts);
     if (k == RM_LINE_NONDATA) {
         record_nonconforming(c, "stdout", line);
         return;
     }
-    if (k != RM_LINE_DATA)
-        return;
+    if (k != RM_LINE_DATA) return;
     int64_t now = rm_now_monotonic_ns();
     c->last_row_mono = now;
     rm_backoff_row(&c->backoff, now);
@@ -79,16 +75,13 @@ static void on_stderr_line(void *ctx, char *line, size_t len, unsigned flags)
 {
     (void)flags;
     struct rm_collector *c = ctx;
-    if (len)
-        record_nonconforming(c, "stderr", line);
+    if (len) record_nonconforming(c, "stderr", line);
 }
 
 static void drain(struct rm_collector *c)
 {
-    if (c->child.out_fd >= 0)
-        rm_linebuf_read(&c->out_lb, c->child.out_fd, on_stdout_line, c);
-    if (c->child.err_fd >= 0)
-        rm_linebuf_read(&c->err_lb, c->child.err_fd, on_stderr_line, c);
+    if (c->child.out_fd >= 0) rm_linebuf_read(&c->out_lb, c->child.out_fd, on_stdout_line, c);
+    if (c->child.err_fd >= 0) rm_linebuf_read(&c->err_lb, c->child.err_fd, on_stderr_line, c);
 }
 
 /* Stops the child, keeps its last words, and schedules the restart. */
@@ -113,11 +106,11 @@ static void fail(struct rm_collector *c, const char *why, int64_t now)
     /* Truncation is fine here: this is a message for people. */
     int n = snprintf(c->last_error, sizeof c->last_error, "%s", why);
     if (c->last_text[0] && n >= 0 && (size_t)n < sizeof c->last_error)
-        n += snprintf(c->last_error + n, sizeof c->last_error - (size_t)n, ": %.400s", c->last_text);
+        n +=
+            snprintf(c->last_error + n, sizeof c->last_error - (size_t)n, ": %.400s", c->last_text);
     if (status[0] && n >= 0 && (size_t)n < sizeof c->last_error)
         snprintf(c->last_error + n, sizeof c->last_error - (size_t)n, " (%s)", status);
-    if (!c->degraded_since_mono)
-        c->degraded_since_mono = now;
+    if (!c->degraded_since_mono) c->degraded_since_mono = now;
     json_t *d = json_object();
     json_object_set_new(d, "collector", json_string(c->name));
     json_t *r = json_string(c->last_error);
@@ -131,7 +124,10 @@ static void fail(struct rm_collector *c, const char *why, int64_t now)
 
 static void start(struct rm_collector *c, int64_t now)
 {
-    rm_child_opts o = {.new_pgrp = true, .pdeathsig = true, .reap_group = true, .capture_stdout = true,
+    rm_child_opts o = {.new_pgrp = true,
+                       .pdeathsig = true,
+                       .reap_group = true,
+                       .capture_stdout = true,
                        .capture_stderr = true};
     rm_linebuf_init(&c->out_lb, c->out_store, sizeof c->out_store);
     rm_linebuf_init(&c->err_lb, c->err_store, sizeof c->err_store);
@@ -160,8 +156,7 @@ static void start(struct rm_collector *c, int64_t now)
 static void check_stale(struct rm_collector *c, int64_t now)
 {
     int64_t since = c->last_row_mono ? c->last_row_mono : c->started_mono;
-    if (now - since < c->stale_ns)
-        return;
+    if (now - since < c->stale_ns) return;
     char why[96];
     snprintf(why, sizeof why, "no valid row for %.1f s", (double)(now - since) / 1e9);
     fail(c, why, now);
@@ -171,36 +166,29 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
 {
     struct pollfd pfd[1 + 3 * 8];
     struct rm_collector *owner[1 + 3 * 8];
-    if (n > 8)
-        n = 8;
+    if (n > 8) n = 8;
     while (!atomic_load(&cols[0].rec->stop)) {
         int64_t now = rm_now_monotonic_ns();
         int64_t next_wake = now + RM_NS_PER_SEC;
         for (int i = 0; i < n; i++) {
             struct rm_collector *c = &cols[i];
-            if (c->unavailable)
-                continue;
-            if (!c->running && now >= c->next_start_mono)
-                start(c, now);
-            if (c->running)
-                check_stale(c, now);
-            int64_t due = c->running ? (c->last_row_mono ? c->last_row_mono : c->started_mono) +
-                                           c->stale_ns
-                                     : c->next_start_mono;
-            if (!c->unavailable && due < next_wake)
-                next_wake = due;
+            if (c->unavailable) continue;
+            if (!c->running && now >= c->next_start_mono) start(c, now);
+            if (c->running) check_stale(c, now);
+            int64_t due =
+                c->running ? (c->last_row_mono ? c->last_row_mono : c->started_mono) + c->stale_ns
+                           : c->next_start_mono;
+            if (!c->unavailable && due < next_wake) next_wake = due;
         }
         int np = 0;
         pfd[np] = (struct pollfd){.fd = wake->fd, .events = POLLIN};
         owner[np++] = NULL;
         for (int i = 0; i < n; i++) {
             struct rm_collector *c = &cols[i];
-            if (!c->running)
-                continue;
+            if (!c->running) continue;
             int fds[3] = {c->child.out_fd, c->child.err_fd, c->child.pidfd};
             for (int k = 0; k < 3; k++) {
-                if (fds[k] < 0)
-                    continue;
+                if (fds[k] < 0) continue;
                 pfd[np] = (struct pollfd){.fd = fds[k], .events = POLLIN};
                 owner[np++] = c;
             }
@@ -208,46 +196,36 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
         int64_t wait_ns = next_wake - now;
         int timeout_ms = wait_ns <= 0 ? 0 : (int)((wait_ns + RM_NS_PER_MS - 1) / RM_NS_PER_MS);
         int pr = poll(pfd, (nfds_t)np, timeout_ms);
-        if (pr < 0 && errno != EINTR)
-            break;
-        if (pr <= 0)
-            continue;
-        if (pfd[0].revents)
-            rm_wakeup_drain(wake);
+        if (pr < 0 && errno != EINTR) break;
+        if (pr <= 0) continue;
+        if (pfd[0].revents) rm_wakeup_drain(wake);
         now = rm_now_monotonic_ns();
         for (int i = 0; i < n; i++) {
             struct rm_collector *c = &cols[i];
-            if (!c->running)
-                continue;
+            if (!c->running) continue;
             int ready = 0, child_gone = 0, eof = 0;
             for (int k = 1; k < np; k++) {
-                if (owner[k] != c || !pfd[k].revents)
-                    continue;
+                if (owner[k] != c || !pfd[k].revents) continue;
                 ready = 1;
-                if (pfd[k].fd == c->child.pidfd)
-                    child_gone = 1;
+                if (pfd[k].fd == c->child.pidfd) child_gone = 1;
             }
-            if (!ready)
-                continue;
+            if (!ready) continue;
             if (c->child.out_fd >= 0 &&
                 rm_linebuf_read(&c->out_lb, c->child.out_fd, on_stdout_line, c) != RM_LB_AGAIN)
                 eof = 1;
             if (c->child.err_fd >= 0)
                 rm_linebuf_read(&c->err_lb, c->child.err_fd, on_stderr_line, c);
-            if (c->on_flush)
-                c->on_flush(c->ctx);
+            if (c->on_flush) c->on_flush(c->ctx);
             if (eof || child_gone || rm_child_try_reap(&c->child) == 1)
                 fail(c, "nvidia-smi exited", now);
         }
     }
     for (int i = 0; i < n; i++) {
         struct rm_collector *c = &cols[i];
-        if (!c->running)
-            continue;
+        if (!c->running) continue;
         rm_child_stop(&c->child, STOP_GRACE_MS);
         drain(c);
-        if (c->on_flush)
-            c->on_flush(c->ctx);
+        if (c->on_flush) c->on_flush(c->ctx);
         rm_child_release(&c->child);
         c->running = 0;
     }

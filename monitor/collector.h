@@ -20,9 +20,9 @@ struct rm_recorder;
 
 /* What a line handler says of a stdout line. */
 enum rm_line_kind {
-    RM_LINE_DATA,     /* a valid row: written, counts as a sign of life */
-    RM_LINE_HEADER,   /* a header the collector expects (dmon's '#' lines): not data */
-    RM_LINE_NONDATA,  /* anything else: event notices, error text, garbage */
+    RM_LINE_DATA,    /* a valid row: written, counts as a sign of life */
+    RM_LINE_HEADER,  /* a header the collector expects (dmon's '#' lines): not data */
+    RM_LINE_NONDATA, /* anything else: event notices, error text, garbage */
 };
 
 struct rm_collector {

@@ -10,10 +10,9 @@
 #include "monitor/recorder.h"
 #include "runlog/rm_time.h"
 
-static const char *const cpu_cols[] = {"cpu",         "usr_pct",      "nice_pct",
-                                       "sys_pct",     "iowait_pct",   "irq_pct",
-                                       "softirq_pct", "steal_pct",    "idle_pct",
-                                       "mem_total_mb", "mem_available_mb", "mem_used_mb"};
+static const char *const cpu_cols[] = {
+    "cpu",         "usr_pct",   "nice_pct", "sys_pct",      "iowait_pct",       "irq_pct",
+    "softirq_pct", "steal_pct", "idle_pct", "mem_total_mb", "mem_available_mb", "mem_used_mb"};
 static const char *const proc_cols[] = {"root_pid", "nprocs", "rss_mb", "cpu_pct"};
 
 int rm_cpu_sampler_open(struct rm_cpu_sampler *s, struct rm_recorder *rec, const char *proc_root,
@@ -25,16 +24,14 @@ int rm_cpu_sampler_open(struct rm_cpu_sampler *s, struct rm_recorder *rec, const
     s->cpu.fd = s->proc.fd = -1;
     s->interval_ns = (int64_t)llround(rec->opts.interval_s * 1e9);
     s->procfs = rm_procfs_open(proc_root, err, errlen);
-    if (!s->procfs)
-        return -1;
+    if (!s->procfs) return -1;
     if (rm_stream_open(&s->cpu, rec->sess.dir, "cpu") < 0 ||
         rm_stream_header(&s->cpu, cpu_cols, (int)(sizeof cpu_cols / sizeof *cpu_cols)) < 0) {
         snprintf(err, errlen, "cannot write %s/cpu.csv: %s", rec->sess.dir, strerror(errno));
         return -1;
     }
-    if (rec->opts.command &&
-        (rm_stream_open(&s->proc, rec->sess.dir, "proc") < 0 ||
-         rm_stream_header(&s->proc, proc_cols, 4) < 0)) {
+    if (rec->opts.command && (rm_stream_open(&s->proc, rec->sess.dir, "proc") < 0 ||
+                              rm_stream_header(&s->proc, proc_cols, 4) < 0)) {
         snprintf(err, errlen, "cannot write %s/proc.csv: %s", rec->sess.dir, strerror(errno));
         return -1;
     }
@@ -55,8 +52,7 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono)
     int n = 0;
     int64_t ts = rm_now_realtime_ns();
     int rc = rm_procfs_cpu_sample(s->procfs, &all, s->per_cpu ? s->percpu : NULL,
-                                  s->per_cpu ? s->cpu_ids : NULL, s->per_cpu ? RM_MAX_CPUS : 0,
-                                  &n);
+                                  s->per_cpu ? s->cpu_ids : NULL, s->per_cpu ? RM_MAX_CPUS : 0, &n);
     if (rc == 0) {
         struct rm_mem mem;
         int have_mem = rm_procfs_read_mem(s->procfs, &mem) == 0;
@@ -113,7 +109,10 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono)
     }
 }
 
-static void on_usr1(int sig) { (void)sig; }
+static void on_usr1(int sig)
+{
+    (void)sig;
+}
 
 static void *run(void *arg)
 {
@@ -148,8 +147,7 @@ static void *run(void *arg)
         /* Asleep (suspend) or starved for more than a period: skip the missed slots rather
          * than firing a burst of samples; the schedule stays on the same grid. */
         int64_t after = rm_now_monotonic_ns();
-        if (after > start + k * s->interval_ns)
-            k = (after - start) / s->interval_ns + 1;
+        if (after > start + k * s->interval_ns) k = (after - start) / s->interval_ns + 1;
     }
     return NULL;
 }
@@ -160,8 +158,7 @@ int rm_cpu_sampler_start(struct rm_cpu_sampler *s)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_usr1; /* no SA_RESTART: the sleep returns EINTR */
     sigaction(SIGUSR1, &sa, NULL);
-    if (pthread_create(&s->thread, NULL, run, s) != 0)
-        return -1;
+    if (pthread_create(&s->thread, NULL, run, s) != 0) return -1;
     s->started = 1;
     return 0;
 }
@@ -179,14 +176,12 @@ void rm_cpu_sampler_stop(struct rm_cpu_sampler *s)
                 ts.tv_sec++;
                 ts.tv_nsec -= RM_NS_PER_SEC;
             }
-            if (pthread_timedjoin_np(s->thread, NULL, &ts) == 0)
-                break;
+            if (pthread_timedjoin_np(s->thread, NULL, &ts) == 0) break;
         }
         s->started = 0;
     }
     rm_stream_close(&s->cpu);
-    if (s->proc.buf)
-        rm_stream_close(&s->proc);
+    if (s->proc.buf) rm_stream_close(&s->proc);
     rm_procfs_close(s->procfs);
     s->procfs = NULL;
 }

@@ -16,8 +16,7 @@ int rm_write_all(int fd, const void *data, size_t len)
     while (len > 0) {
         ssize_t n = write(fd, p, len);
         if (n < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             return -1;
         }
         if (n == 0) {
@@ -39,8 +38,7 @@ static int fsync_parent_dir(const char *path)
     }
     strcpy(copy, path);
     int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return -1;
+    if (dfd < 0) return -1;
     int rc = fsync(dfd);
     close(dfd);
     return rc;
@@ -54,8 +52,7 @@ int rm_write_file_atomic(const char *path, const void *data, size_t len)
         return -1;
     }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
+    if (fd < 0) return -1;
     if (rm_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
         int e = errno;
         close(fd);
@@ -82,18 +79,14 @@ int rm_mkdir_p(const char *path)
     }
     memcpy(buf, path, n + 1);
     for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
+        if (*p != '/') continue;
         *p = '\0';
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-            return -1;
+        if (mkdir(buf, 0755) < 0 && errno != EEXIST) return -1;
         *p = '/';
     }
-    if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-        return -1;
+    if (mkdir(buf, 0755) < 0 && errno != EEXIST) return -1;
     struct stat st;
-    if (stat(buf, &st) < 0)
-        return -1;
+    if (stat(buf, &st) < 0) return -1;
     if (!S_ISDIR(st.st_mode)) {
         errno = ENOTDIR;
         return -1;

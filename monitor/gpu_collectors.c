@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "monitor/recorder.h"
+#include "runlog/rm_time.h"
 #include "summary/dmon_text.h"
 #include "summary/values.h"
-#include "runlog/rm_time.h"
 
 struct split_ctx {
     char *store;
@@ -28,8 +28,7 @@ static void split_field(void *data, size_t len, void *vctx)
         return;
     }
     char *dst = s->store + s->used;
-    if (len)
-        memcpy(dst, data, len);
+    if (len) memcpy(dst, data, len);
     dst[len] = '\0';
     s->field[s->n] = dst;
     s->flen[s->n] = len;
@@ -58,16 +57,14 @@ double rm_smi_number(const char *s, size_t n)
 
 static int is_uint(const char *s, size_t n)
 {
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
+        if (s[i] < '0' || s[i] > '9') return 0;
     return 1;
 }
 
-int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *fields,
-                    char *err, size_t errlen)
+int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *fields, char *err,
+                    size_t errlen)
 {
     memset(g, 0, sizeof *g);
     g->rec = rec;
@@ -85,8 +82,7 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *f
         size_t n = strlen(tok);
         while (n && tok[n - 1] == ' ')
             tok[--n] = '\0';
-        if (!n)
-            continue;
+        if (!n) continue;
         for (size_t i = 0; i < n; i++) {
             char c = tok[i];
             if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -125,29 +121,30 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *f
     return 0;
 }
 
-void rm_gpu_ctx_fini(struct rm_gpu_ctx *g) { csv_free(&g->csv); }
+void rm_gpu_ctx_fini(struct rm_gpu_ctx *g)
+{
+    csv_free(&g->csv);
+}
 
 static void threshold_check(struct rm_gpu_ctx *g, int slot)
 {
     struct rm_session *s = &g->rec->sess;
-    double used = g->col_mem_used >= 0 ? rm_smi_number(g->field[g->col_mem_used],
-                                                       g->field_len[g->col_mem_used])
-                                       : NAN;
-    double total = g->col_mem_total >= 0 ? rm_smi_number(g->field[g->col_mem_total],
-                                                         g->field_len[g->col_mem_total])
-                                         : NAN;
-    if (!isfinite(total) && slot < s->ngpus)
-        total = s->gpus[slot].memory_total_mb;
+    double used = g->col_mem_used >= 0
+                      ? rm_smi_number(g->field[g->col_mem_used], g->field_len[g->col_mem_used])
+                      : NAN;
+    double total = g->col_mem_total >= 0
+                       ? rm_smi_number(g->field[g->col_mem_total], g->field_len[g->col_mem_total])
+                       : NAN;
+    if (!isfinite(total) && slot < s->ngpus) total = s->gpus[slot].memory_total_mb;
     enum rm_level crossed;
-    g->level[slot] = rm_threshold_step(g->level[slot], used, total, s->warn_pct, s->crit_pct,
-                                       &crossed);
-    if (crossed == RM_LEVEL_OK)
-        return;
+    g->level[slot] =
+        rm_threshold_step(g->level[slot], used, total, s->warn_pct, s->crit_pct, &crossed);
+    if (crossed == RM_LEVEL_OK) return;
     json_t *d = json_object();
     json_object_set_new(d, "gpu", json_integer(slot));
     if (g->col_uuid >= 0)
-        json_object_set_new(d, "uuid", json_stringn(g->field[g->col_uuid],
-                                                    g->field_len[g->col_uuid]));
+        json_object_set_new(d, "uuid",
+                            json_stringn(g->field[g->col_uuid], g->field_len[g->col_uuid]));
     json_object_set_new(d, "memory_used_mb", json_real(used));
     json_object_set_new(d, "memory_total_mb", json_real(total));
     json_object_set_new(d, "pct", json_real(round(used / total * 1000.0) / 10.0));
@@ -178,8 +175,7 @@ enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_n
     struct rm_gpu_ctx *g = ctx;
     int nf = rm_smi_split(&g->csv, line, len, g->fieldbuf, sizeof g->fieldbuf, g->field,
                           g->field_len, RM_GPU_MAX_FIELDS);
-    if (nf != g->nnames)
-        return RM_LINE_NONDATA;
+    if (nf != g->nnames) return RM_LINE_NONDATA;
     /* Event notices and error text rarely have the right number of commas; these checks
      * catch the ones that do. */
     if (g->col_index >= 0 && !is_uint(g->field[g->col_index], g->field_len[g->col_index]))
@@ -188,20 +184,17 @@ enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_n
     if (g->col_timestamp >= 0 &&
         rm_parse_ts(g->field[g->col_timestamp], g->field_len[g->col_timestamp], &t) != 0)
         return RM_LINE_NONDATA;
-    if (!rm_stream_has_header(&g->out))
-        rm_stream_header(&g->out, g->names, g->nnames);
+    if (!rm_stream_has_header(&g->out)) rm_stream_header(&g->out, g->names, g->nnames);
     rm_stream_begin_row(&g->out, ts_ns);
     for (int i = 0; i < nf; i++)
         rm_stream_field(&g->out, g->field[i], g->field_len[i]);
     rm_stream_end_row(&g->out);
 
     /* Which GPU: its index when asked for, else its place in this burst of rows. */
-    if (ts_ns - g->last_row_ts > 50 * RM_NS_PER_MS)
-        g->row_in_group = 0;
+    if (ts_ns - g->last_row_ts > 50 * RM_NS_PER_MS) g->row_in_group = 0;
     g->last_row_ts = ts_ns;
     int slot = g->row_in_group++;
-    if (g->col_index >= 0)
-        slot = atoi(g->field[g->col_index]);
+    if (g->col_index >= 0) slot = atoi(g->field[g->col_index]);
     if (slot >= 0 && slot < RM_MAX_GPUS) {
         threshold_check(g, slot);
         latest_update(g, slot, ts_ns);
@@ -236,7 +229,10 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
                           "--format=csv,noheader,nounits", NULL};
     rm_child c;
     rm_child_init(&c);
-    rm_child_opts o = {.new_pgrp = true, .pdeathsig = true, .reap_group = true, .capture_stdout = true,
+    rm_child_opts o = {.new_pgrp = true,
+                       .pdeathsig = true,
+                       .reap_group = true,
+                       .capture_stdout = true,
                        .capture_stderr = true};
     *spawn_errno = rm_child_spawn(&c, argv, &o);
     if (*spawn_errno) {
@@ -254,18 +250,13 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
             break;
         }
         struct pollfd p = {.fd = c.out_fd, .events = POLLIN};
-        if (poll(&p, 1, (int)(left / RM_NS_PER_MS) + 1) < 0 && errno != EINTR)
-            break;
-        if (!p.revents)
-            continue;
+        if (poll(&p, 1, (int)(left / RM_NS_PER_MS) + 1) < 0 && errno != EINTR) break;
+        if (!p.revents) continue;
         ssize_t n = read(c.out_fd, out + used, sizeof out - 1 - used);
-        if (n < 0 && (errno == EAGAIN || errno == EINTR))
-            continue;
-        if (n <= 0)
-            break;
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+        if (n <= 0) break;
         used += (size_t)n;
-        if (used == sizeof out - 1)
-            break;
+        if (used == sizeof out - 1) break;
     }
     out[used] = '\0';
     rm_child_stop(&c, 300);
@@ -284,17 +275,13 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
     size_t fl[8];
     for (char *line = out, *next; line && *line; line = next) {
         next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
+        if (next) *next++ = '\0';
         size_t n = strlen(line);
-        if (n && line[n - 1] == '\r')
-            line[--n] = '\0';
-        if (!n)
-            continue;
+        if (n && line[n - 1] == '\r') line[--n] = '\0';
+        if (!n) continue;
         int nf = rm_smi_split(&p, line, n, store, sizeof store, f, fl, 8);
         if (nf != 6 || !is_uint(f[0], fl[0]) || sess->ngpus >= RM_MAX_GPUS) {
-            if (!first_bad[0])
-                snprintf(first_bad, sizeof first_bad, "%.200s", line);
+            if (!first_bad[0]) snprintf(first_bad, sizeof first_bad, "%.200s", line);
             continue;
         }
         struct rm_gpu_info *g = &sess->gpus[sess->ngpus++];
@@ -306,15 +293,15 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
         snprintf(sess->driver_version, sizeof sess->driver_version, "%s", f[5]);
     }
     csv_free(&p);
-    if (sess->ngpus > 0)
-        return 0;
+    if (sess->ngpus > 0) return 0;
     if (timed_out)
         snprintf(err, errlen, "nvidia-smi inventory did not answer within %d ms", timeout_ms);
     else if (first_bad[0])
         snprintf(err, errlen, "%s", first_bad);
     else if (status != -1) {
         char d[96];
-        snprintf(err, errlen, "nvidia-smi printed no GPU (%s)", rm_status_describe(status, d, sizeof d));
+        snprintf(err, errlen, "nvidia-smi printed no GPU (%s)",
+                 rm_status_describe(status, d, sizeof d));
     } else
         snprintf(err, errlen, "nvidia-smi printed no GPU");
     return -1;
@@ -322,8 +309,7 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
 
 static int same_header(const struct rm_dmon_ctx *d, const struct rm_dmon_line *l)
 {
-    if ((int)l->n != d->nnames)
-        return 0;
+    if ((int)l->n != d->nnames) return 0;
     for (int i = 0; i < d->nnames; i++)
         if (strlen(d->names[i]) != l->tok[i].len || memcmp(d->names[i], l->tok[i].s, l->tok[i].len))
             return 0;
@@ -335,8 +321,7 @@ static int take_header(struct rm_dmon_ctx *d, const struct rm_dmon_line *l)
     size_t used = 0;
     d->nnames = 0;
     for (size_t i = 0; i < l->n && i < 64; i++) {
-        if (used + l->tok[i].len + 1 > sizeof d->names_store)
-            return -1;
+        if (used + l->tok[i].len + 1 > sizeof d->names_store) return -1;
         char *dst = d->names_store + used;
         memcpy(dst, l->tok[i].s, l->tok[i].len);
         dst[l->tok[i].len] = '\0';
@@ -353,23 +338,20 @@ enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_
     struct rm_dmon_line l;
     switch (rm_dmon_classify(line, len, &l)) {
     case RM_DMON_HEADER:
-        if (d->have_header && same_header(d, &l))
-            return RM_LINE_HEADER;
+        if (d->have_header && same_header(d, &l)) return RM_LINE_HEADER;
         if (d->have_header) {
             /* A restarted dmon with another layout (a driver update): a file never mixes
              * layouts, so the old one is sealed. */
             rm_stream_flush(&d->out);
             rm_stream_seal(&d->out);
         }
-        if (take_header(d, &l) < 0)
-            return RM_LINE_NONDATA;
+        if (take_header(d, &l) < 0) return RM_LINE_NONDATA;
         rm_stream_header(&d->out, d->names, d->nnames);
         return RM_LINE_HEADER;
     case RM_DMON_UNITS:
         return RM_LINE_HEADER;
     case RM_DMON_DATA:
-        if (!d->have_header || (int)l.n != d->nnames)
-            return RM_LINE_NONDATA;
+        if (!d->have_header || (int)l.n != d->nnames) return RM_LINE_NONDATA;
         rm_stream_begin_row(&d->out, ts_ns);
         for (size_t i = 0; i < l.n; i++)
             rm_stream_field(&d->out, l.tok[i].s, l.tok[i].len);

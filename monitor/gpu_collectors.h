@@ -12,8 +12,8 @@
 
 #define RM_GPU_MAX_FIELDS 64
 
-#define RM_DEFAULT_GPU_FIELDS                                                                    \
-    "timestamp,index,uuid,name,pci.bus_id,utilization.gpu,utilization.memory,memory.used,"       \
+#define RM_DEFAULT_GPU_FIELDS                                                                      \
+    "timestamp,index,uuid,name,pci.bus_id,utilization.gpu,utilization.memory,memory.used,"         \
     "memory.total,power.draw,temperature.gpu,clocks.current.sm,clocks.current.memory"
 /* p: power and temperature, u: utilization, c: clocks, m: framebuffer and BAR1 memory. */
 #define RM_DEFAULT_DMON_METRICS "pucm"
@@ -50,8 +50,8 @@ struct rm_dmon_ctx {
 };
 
 /* Splits the comma-separated field list into ctx->names. 0, or -1 (message in err). */
-int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *fields,
-                    char *err, size_t errlen);
+int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *fields, char *err,
+                    size_t errlen);
 void rm_gpu_ctx_fini(struct rm_gpu_ctx *g);
 enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_gpu_on_flush(void *ctx);

@@ -9,16 +9,14 @@ int64_t rm_backoff_failure(struct rm_backoff *b)
         b->delay_ns = RM_BACKOFF_FIRST_NS;
     else if (b->delay_ns < RM_BACKOFF_MAX_NS)
         b->delay_ns *= 2;
-    if (b->delay_ns > RM_BACKOFF_MAX_NS)
-        b->delay_ns = RM_BACKOFF_MAX_NS;
+    if (b->delay_ns > RM_BACKOFF_MAX_NS) b->delay_ns = RM_BACKOFF_MAX_NS;
     b->healthy_since_ns = 0;
     return b->delay_ns;
 }
 
 void rm_backoff_row(struct rm_backoff *b, int64_t now_ns)
 {
-    if (b->consecutive == 0)
-        return;
+    if (b->consecutive == 0) return;
     if (b->healthy_since_ns == 0) {
         b->healthy_since_ns = now_ns;
         return;
@@ -40,15 +38,13 @@ enum rm_level rm_threshold_step(enum rm_level prev, double used_mb, double total
                                 double warn_pct, double crit_pct, enum rm_level *crossed)
 {
     *crossed = RM_LEVEL_OK;
-    if (!isfinite(used_mb) || !isfinite(total_mb) || total_mb <= 0)
-        return prev;
+    if (!isfinite(used_mb) || !isfinite(total_mb) || total_mb <= 0) return prev;
     double pct = used_mb / total_mb * 100.0;
     enum rm_level now = RM_LEVEL_OK;
     if (pct >= crit_pct)
         now = RM_LEVEL_CRITICAL;
     else if (pct >= warn_pct)
         now = RM_LEVEL_WARNING;
-    if (now > prev)
-        *crossed = now;
+    if (now > prev) *crossed = now;
     return now;
 }

@@ -12,8 +12,8 @@
 #define RM_BACKOFF_RESET_NS (60000000000LL)
 
 struct rm_backoff {
-    int consecutive;         /* failures since the last reset */
-    int64_t delay_ns;        /* the delay given for the last failure */
+    int consecutive;          /* failures since the last reset */
+    int64_t delay_ns;         /* the delay given for the last failure */
     int64_t healthy_since_ns; /* monotonic time of the first good row after a restart; 0 none */
 };
 

@@ -33,8 +33,7 @@ void rm_session_make_id(char *out, size_t cap, int64_t epoch_ns, const char *hos
 
 static json_t *ts_or_null(int64_t ns)
 {
-    if (!ns)
-        return json_null();
+    if (!ns) return json_null();
     char buf[RM_TS_BUFSZ];
     rm_format_ts(ns, buf);
     return json_string(buf);
@@ -44,32 +43,30 @@ static json_t *ts_or_null(int64_t ns)
 json_t *rm_jstr(const char *v)
 {
     json_t *j = json_string(v);
-    if (j)
-        return j;
+    if (j) return j;
     char *copy = strdup(v);
-    if (!copy)
-        return json_string("?");
+    if (!copy) return json_string("?");
     for (char *p = copy; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
+        if ((unsigned char)*p >= 0x80) *p = '?';
     j = json_string(copy);
     free(copy);
     return j;
 }
 
-static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
 
 static json_t *split_fields(const char *list)
 {
     json_t *arr = json_array();
-    if (!list)
-        return arr;
+    if (!list) return arr;
     const char *p = list;
     while (*p) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n)
-            json_array_append_new(arr, json_stringn(p, n));
+        if (n) json_array_append_new(arr, json_stringn(p, n));
         p += n + (e ? 1 : 0);
     }
     return arr;
@@ -94,10 +91,12 @@ json_t *rm_session_to_json(const struct rm_session *s)
     } else {
         json_object_set_new(o, "command", json_null());
     }
-    json_object_set_new(o, "exit_code", s->exit_code >= 0 ? json_integer(s->exit_code) : json_null());
+    json_object_set_new(o, "exit_code",
+                        s->exit_code >= 0 ? json_integer(s->exit_code) : json_null());
     json_object_set_new(o, "interval_s", json_real(s->interval_s));
     json_object_set_new(o, "gpu_fields", split_fields(s->gpu_fields));
-    json_object_set_new(o, "dmon_metrics", s->dmon_metrics ? json_string(s->dmon_metrics) : json_null());
+    json_object_set_new(o, "dmon_metrics",
+                        s->dmon_metrics ? json_string(s->dmon_metrics) : json_null());
     json_object_set_new(o, "dmon_interval_s", json_integer(s->dmon_interval_s));
     json_t *gpus = json_array();
     for (int i = 0; i < s->ngpus; i++) {
@@ -116,23 +115,25 @@ json_t *rm_session_to_json(const struct rm_session *s)
     json_t *cols = json_object();
     for (int i = 0; i < RM_COL_COUNT; i++) {
         const struct rm_collector_health *c = &s->collectors[i];
-        if (!c->name)
-            continue;
+        if (!c->name) continue;
         json_t *cj = json_object();
         json_object_set_new(cj, "health", json_string(rm_health_names[c->health]));
-        json_object_set_new(cj, "failure_event_count", json_integer((json_int_t)c->failure_event_count));
-        json_object_set_new(cj, "nonconforming_lines", json_integer((json_int_t)c->nonconforming_lines));
-        json_object_set_new(cj, "last_error", c->last_error[0] ? rm_jstr(c->last_error) : json_null());
+        json_object_set_new(cj, "failure_event_count",
+                            json_integer((json_int_t)c->failure_event_count));
+        json_object_set_new(cj, "nonconforming_lines",
+                            json_integer((json_int_t)c->nonconforming_lines));
+        json_object_set_new(cj, "last_error",
+                            c->last_error[0] ? rm_jstr(c->last_error) : json_null());
         json_object_set_new(cols, c->name, cj);
     }
     json_object_set_new(o, "collectors", cols);
     json_t *sched = json_object();
-    static const char *const vars[] = {"SLURM_JOB_ID", "SLURM_PROCID", "SLURM_NODEID",
-                                       "SLURM_LOCALID", "RANK", "LOCAL_RANK", "WORLD_SIZE"};
+    static const char *const vars[] = {"SLURM_JOB_ID",  "SLURM_PROCID", "SLURM_NODEID",
+                                       "SLURM_LOCALID", "RANK",         "LOCAL_RANK",
+                                       "WORLD_SIZE"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *v = getenv(vars[i]);
-        if (v)
-            json_object_set_new(sched, vars[i], rm_jstr(v));
+        if (v) json_object_set_new(sched, vars[i], rm_jstr(v));
     }
     json_object_set_new(o, "scheduler", sched);
     json_t *th = json_object();
@@ -149,13 +150,11 @@ json_t *rm_session_to_json(const struct rm_session *s)
 int rm_session_save(const struct rm_session *s)
 {
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/session.json", s->dir) >= (int)sizeof path)
-        return -1;
+    if (snprintf(path, sizeof path, "%s/session.json", s->dir) >= (int)sizeof path) return -1;
     json_t *o = rm_session_to_json(s);
     char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
     json_decref(o);
-    if (!text)
-        return -1;
+    if (!text) return -1;
     size_t n = strlen(text);
     /* json_dumps leaves no newline; files end with one. */
     char *withnl = realloc(text, n + 2);

@@ -22,8 +22,7 @@ int rm_stream_open(struct rm_stream *s, const char *dir, const char *name)
         return -1;
     }
     s->buf = malloc(RM_STREAM_BUFSZ);
-    if (!s->buf)
-        return -1;
+    if (!s->buf) return -1;
     s->fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (s->fd < 0) {
         int e = errno;
@@ -57,19 +56,16 @@ void rm_stream_close(struct rm_stream *s)
 long rm_file_trim_torn(int fd)
 {
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-        return 0;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
     char c;
-    if (pread(fd, &c, 1, st.st_size - 1) != 1 || c == '\n')
-        return 0;
+    if (pread(fd, &c, 1, st.st_size - 1) != 1 || c == '\n') return 0;
     /* Walk back in blocks to the last newline. */
     char blk[4096];
     off_t end = st.st_size;
     while (end > 0) {
         off_t start = end > (off_t)sizeof blk ? end - (off_t)sizeof blk : 0;
         ssize_t n = pread(fd, blk, (size_t)(end - start), start);
-        if (n <= 0)
-            return -1;
+        if (n <= 0) return -1;
         for (ssize_t i = n - 1; i >= 0; i--)
             if (blk[i] == '\n') {
                 off_t keep = start + i + 1;
@@ -88,14 +84,11 @@ size_t rm_csv_put_field(char *out, size_t cap, const char *v, size_t n)
         char c = v[i];
         if (c == ',' || c == '"' || c == '\n' || c == '\r') {
             quote = 1;
-            if (c == '"')
-                need++;
+            if (c == '"') need++;
         }
     }
-    if (quote)
-        need += 2;
-    if (need > cap)
-        return 0;
+    if (quote) need += 2;
+    if (need > cap) return 0;
     if (!quote) {
         memcpy(out, v, n);
         return n;
@@ -103,8 +96,7 @@ size_t rm_csv_put_field(char *out, size_t cap, const char *v, size_t n)
     char *p = out;
     *p++ = '"';
     for (size_t i = 0; i < n; i++) {
-        if (v[i] == '"')
-            *p++ = '"';
+        if (v[i] == '"') *p++ = '"';
         *p++ = v[i];
     }
     *p++ = '"';
@@ -113,8 +105,7 @@ size_t rm_csv_put_field(char *out, size_t cap, const char *v, size_t n)
 
 static void row_put(struct rm_stream *s, const char *v, size_t n, int raw)
 {
-    if (s->row_overflow)
-        return;
+    if (s->row_overflow) return;
     size_t used = s->len + s->row_len;
     /* Keep one byte for the row's '\n'. */
     size_t cap = RM_STREAM_BUFSZ - used - 1;
@@ -149,26 +140,29 @@ void rm_stream_begin_row(struct rm_stream *s, int64_t ts_ns)
     s->row_fields = 0;
     s->row_overflow = 0;
     /* Make room: a full buffer is flushed before a new row starts. */
-    if (s->len + RM_STREAM_MAX_ROW + 1 > RM_STREAM_BUFSZ)
-        rm_stream_flush(s);
+    if (s->len + RM_STREAM_MAX_ROW + 1 > RM_STREAM_BUFSZ) rm_stream_flush(s);
     char ts[RM_TS_BUFSZ];
     size_t n = rm_format_ts(ts_ns, ts);
     row_put(s, ts, n, 1);
-    if (!s->pending_rows)
-        s->pending_first_ts = ts_ns;
+    if (!s->pending_rows) s->pending_first_ts = ts_ns;
     s->pending_last_ts = ts_ns;
 }
 
-void rm_stream_field(struct rm_stream *s, const char *v, size_t n) { row_put(s, v, n, 0); }
+void rm_stream_field(struct rm_stream *s, const char *v, size_t n)
+{
+    row_put(s, v, n, 0);
+}
 
-void rm_stream_field_str(struct rm_stream *s, const char *v) { row_put(s, v, strlen(v), 0); }
+void rm_stream_field_str(struct rm_stream *s, const char *v)
+{
+    row_put(s, v, strlen(v), 0);
+}
 
 void rm_stream_field_double(struct rm_stream *s, double v, int decimals)
 {
     char tmp[64];
     int n = 0;
-    if (isfinite(v))
-        n = snprintf(tmp, sizeof tmp, "%.*f", decimals, v);
+    if (isfinite(v)) n = snprintf(tmp, sizeof tmp, "%.*f", decimals, v);
     row_put(s, tmp, n > 0 ? (size_t)n : 0, 1);
 }
 
@@ -194,15 +188,13 @@ void rm_stream_end_row(struct rm_stream *s)
 
 int rm_stream_header(struct rm_stream *s, const char *const *names, int n)
 {
-    if (s->has_header)
-        return 0;
+    if (s->has_header) return 0;
     char line[RM_STREAM_MAX_ROW];
     size_t len = 0;
     const char *ts = "ts";
     for (int i = -1; i < n; i++) {
         const char *v = i < 0 ? ts : names[i];
-        if (i >= 0)
-            line[len++] = ',';
+        if (i >= 0) line[len++] = ',';
         size_t w = rm_csv_put_field(line + len, sizeof line - len - 2, v, strlen(v));
         if (w == 0) {
             errno = E2BIG;
@@ -228,19 +220,20 @@ int rm_stream_header(struct rm_stream *s, const char *const *names, int n)
     return 0;
 }
 
-int rm_stream_has_header(const struct rm_stream *s) { return s->has_header; }
+int rm_stream_has_header(const struct rm_stream *s)
+{
+    return s->has_header;
+}
 
 static void notify(struct rm_stream *s)
 {
-    if (s->hook)
-        s->hook(s->hook_ctx, s, RM_STREAM_FLUSHED, NULL);
+    if (s->hook) s->hook(s->hook_ctx, s, RM_STREAM_FLUSHED, NULL);
 }
 
 /* After a rollover the new active file gets the same header row before any data. */
 static int rewrite_header(struct rm_stream *s)
 {
-    if (s->has_header || !s->header)
-        return 0;
+    if (s->has_header || !s->header) return 0;
     if (rm_write_all(s->fd, s->header, s->header_len) < 0) {
         int e = errno;
         (void)!ftruncate(s->fd, 0); /* never leave half a header */
@@ -254,14 +247,12 @@ static int rewrite_header(struct rm_stream *s)
 
 int rm_stream_flush(struct rm_stream *s)
 {
-    if (s->len == 0)
-        return 0;
+    if (s->len == 0) return 0;
     if (s->fd < 0) {
         errno = EBADF;
         goto dropped;
     }
-    if (rewrite_header(s) < 0)
-        goto dropped;
+    if (rewrite_header(s) < 0) goto dropped;
     /* One write: whole rows or (on failure) nothing we keep relying on. A short write to a
      * regular file means the file hit a limit (EFBIG/ENOSPC); the partial tail is cut back so
      * the next row starts on a fresh line. */
@@ -269,8 +260,7 @@ int rm_stream_flush(struct rm_stream *s)
     if (n == (ssize_t)s->len) {
         s->bytes += s->len;
         s->rows += s->pending_rows;
-        if (!s->first_ts_ns)
-            s->first_ts_ns = s->pending_first_ts;
+        if (!s->first_ts_ns) s->first_ts_ns = s->pending_first_ts;
         s->last_ts_ns = s->pending_last_ts;
         s->len = 0;
         s->pending_rows = 0;
@@ -312,19 +302,16 @@ int rm_stream_seal(struct rm_stream *s)
     char sealed[PATH_MAX];
     size_t dl = strlen(s->path) - strlen(s->name) - strlen(".csv");
     for (;;) {
-        if (s->next_segment == 0)
-            s->next_segment = 1;
+        if (s->next_segment == 0) s->next_segment = 1;
         if (snprintf(sealed, sizeof sealed, "%.*s%s-%06d.csv", (int)dl, s->path, s->name,
                      s->next_segment) >= (int)sizeof sealed) {
             errno = ENAMETOOLONG;
             return -1;
         }
-        if (access(sealed, F_OK) != 0)
-            break;
+        if (access(sealed, F_OK) != 0) break;
         s->next_segment++;
     }
-    if (rename(s->path, sealed) < 0)
-        return -1;
+    if (rename(s->path, sealed) < 0) return -1;
     int fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
@@ -335,7 +322,8 @@ int rm_stream_seal(struct rm_stream *s)
     close(s->fd);
     s->fd = fd;
     if (s->hook) {
-        struct rm_stream_seg seg = {.file = strrchr(sealed, '/') ? strrchr(sealed, '/') + 1 : sealed,
+        struct rm_stream_seg seg = {.file =
+                                        strrchr(sealed, '/') ? strrchr(sealed, '/') + 1 : sealed,
                                     .rows = s->rows,
                                     .bytes = s->bytes,
                                     .first_ts_ns = s->first_ts_ns,

@@ -36,23 +36,23 @@ struct rm_stream {
     char name[16];       /* "gpu", "dmon", "cpu", "proc" */
     char path[PATH_MAX]; /* the active file */
     int fd;
-    char *buf;           /* pending whole rows, then the row being built */
-    size_t len;          /* bytes of whole rows pending */
-    size_t row_len;      /* bytes of the row being built (after len) */
-    int row_fields;      /* fields in the row being built */
-    int row_overflow;    /* the row being built did not fit: it will be dropped */
+    char *buf;        /* pending whole rows, then the row being built */
+    size_t len;       /* bytes of whole rows pending */
+    size_t row_len;   /* bytes of the row being built (after len) */
+    int row_fields;   /* fields in the row being built */
+    int row_overflow; /* the row being built did not fit: it will be dropped */
     uint64_t pending_rows;
     uint64_t rows;         /* data rows written to disk */
     uint64_t bytes;        /* bytes in the active file */
     uint64_t dropped_rows; /* rows lost to write errors or oversize */
     uint64_t write_errors;
     int last_errno;
-    int failing;           /* the last flush failed */
+    int failing; /* the last flush failed */
     int has_header;
-    int next_segment; /* number the next sealed file gets */
+    int next_segment;                /* number the next sealed file gets */
     int64_t first_ts_ns, last_ts_ns; /* of rows written, 0 when none */
     int64_t pending_first_ts, pending_last_ts;
-    char *header;            /* the header row (with '\n'), rewritten after each rollover */
+    char *header; /* the header row (with '\n'), rewritten after each rollover */
     size_t header_len;
     uint64_t rollover_bytes; /* 0: never; else seal once the active file reaches this size */
     rm_stream_hook hook;     /* NULL: nobody listens */

@@ -63,8 +63,7 @@ size_t rm_format_ts(int64_t epoch_ns, char *buf)
     int64_t y;
     unsigned mo, d;
     civil_from_days(days, &y, &mo, &d);
-    if (y < 0 || y > 9999)
-        y = y < 0 ? 0 : 9999; /* clamp: the format has four year digits */
+    if (y < 0 || y > 9999) y = y < 0 ? 0 : 9999; /* clamp: the format has four year digits */
     char *p = buf;
     p = put_digits(p, y, 4);
     *p++ = '-';
@@ -90,8 +89,7 @@ static int take_digits(const char **p, const char *end, int n, int *out)
 {
     int v = 0;
     for (int i = 0; i < n; i++) {
-        if (*p >= end || **p < '0' || **p > '9')
-            return -1;
+        if (*p >= end || **p < '0' || **p > '9') return -1;
         v = v * 10 + (**p - '0');
         (*p)++;
     }
@@ -99,31 +97,26 @@ static int take_digits(const char **p, const char *end, int n, int *out)
     return 0;
 }
 
-static int is_leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+static int is_leap(int y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 int rm_parse_ts(const char *s, size_t len, int64_t *epoch_ns)
 {
     const char *p = s, *end = s + len;
     int y, mo, d, h, mi, se;
-    if (take_digits(&p, end, 4, &y) || p >= end || (*p != '-' && *p != '/'))
-        return -1;
+    if (take_digits(&p, end, 4, &y) || p >= end || (*p != '-' && *p != '/')) return -1;
     char dsep = *p++;
-    if (take_digits(&p, end, 2, &mo) || p >= end || *p++ != dsep)
-        return -1;
-    if (take_digits(&p, end, 2, &d) || p >= end || (*p != 'T' && *p != ' '))
-        return -1;
+    if (take_digits(&p, end, 2, &mo) || p >= end || *p++ != dsep) return -1;
+    if (take_digits(&p, end, 2, &d) || p >= end || (*p != 'T' && *p != ' ')) return -1;
     p++;
-    if (take_digits(&p, end, 2, &h) || p >= end || *p++ != ':')
-        return -1;
-    if (take_digits(&p, end, 2, &mi) || p >= end || *p++ != ':')
-        return -1;
-    if (take_digits(&p, end, 2, &se))
-        return -1;
+    if (take_digits(&p, end, 2, &h) || p >= end || *p++ != ':') return -1;
+    if (take_digits(&p, end, 2, &mi) || p >= end || *p++ != ':') return -1;
+    if (take_digits(&p, end, 2, &se)) return -1;
     static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 60)
-        return -1;
-    if (d > mdays[mo - 1] + (mo == 2 && is_leap(y)))
-        return -1;
+    if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 60) return -1;
+    if (d > mdays[mo - 1] + (mo == 2 && is_leap(y))) return -1;
     int64_t frac_ns = 0;
     if (p < end && *p == '.') {
         p++;
@@ -135,26 +128,21 @@ int rm_parse_ts(const char *s, size_t len, int64_t *epoch_ns)
             p++;
             ndig++;
         }
-        if (ndig == 0)
-            return -1;
+        if (ndig == 0) return -1;
     }
     int64_t offset_s = 0;
     if (p < end && (*p == 'Z' || *p == 'z')) {
         p++;
     } else if (p < end && (*p == '+' || *p == '-')) {
         int sign = *p++ == '-' ? -1 : 1, oh, om;
-        if (take_digits(&p, end, 2, &oh))
-            return -1;
-        if (p < end && *p == ':')
-            p++;
-        if (take_digits(&p, end, 2, &om) || oh > 23 || om > 59)
-            return -1;
+        if (take_digits(&p, end, 2, &oh)) return -1;
+        if (p < end && *p == ':') p++;
+        if (take_digits(&p, end, 2, &om) || oh > 23 || om > 59) return -1;
         offset_s = sign * (oh * 3600 + om * 60);
     }
-    if (p != end)
-        return -1;
-    int64_t secs = rm_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 +
-                   mi * 60 + se - offset_s;
+    if (p != end) return -1;
+    int64_t secs = rm_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 +
+                   se - offset_s;
     *epoch_ns = secs * RM_NS_PER_SEC + frac_ns;
     return 0;
 }
@@ -170,11 +158,8 @@ int rm_sleep_until_mono(int64_t deadline_ns, volatile int *stop)
                           .tv_nsec = deadline_ns % RM_NS_PER_SEC};
     for (;;) {
         int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-        if (rc == 0)
-            return 0;
-        if (rc != EINTR)
-            return 0;
-        if (stop && *stop)
-            return -1;
+        if (rc == 0) return 0;
+        if (rc != EINTR) return 0;
+        if (stop && *stop) return -1;
     }
 }

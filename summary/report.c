@@ -9,12 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "monitor/sink.h"
 #include "runlog/rm_time.h"
 #include "summary/csvread.h"
 #include "summary/gpucsv.h"
 #include "summary/hostcsv.h"
 #include "summary/report.h"
-#include "monitor/sink.h"
 #include "summary/runlog_read.h"
 #include "summary/sample.h"
 #include "summary/summary.h"

@@ -1,8 +1,8 @@
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <math.h>
 
 #include <cmocka.h>
 
@@ -26,8 +26,8 @@ static void backoff_resets_after_a_healthy_minute(void **state)
     struct rm_backoff b = {0};
     rm_backoff_failure(&b);
     rm_backoff_failure(&b);
-    rm_backoff_row(&b, 100 * S);      /* first good row */
-    rm_backoff_row(&b, 159 * S);      /* 59 s: not yet */
+    rm_backoff_row(&b, 100 * S); /* first good row */
+    rm_backoff_row(&b, 159 * S); /* 59 s: not yet */
     assert_int_equal(b.consecutive, 2);
     assert_true(rm_backoff_failure(&b) == 4 * S); /* a failure inside the minute keeps doubling */
     rm_backoff_row(&b, 200 * S);
@@ -49,9 +49,9 @@ static void thresholds_fire_once_per_crossing(void **state)
     (void)state;
     enum rm_level lvl = RM_LEVEL_OK, crossed;
     double used[] = {10, 91, 92, 99, 99.5, 50, 95, NAN, 99};
-    enum rm_level want[] = {RM_LEVEL_OK, RM_LEVEL_WARNING, RM_LEVEL_OK, RM_LEVEL_CRITICAL,
-                            RM_LEVEL_OK, RM_LEVEL_OK, RM_LEVEL_WARNING, RM_LEVEL_OK,
-                            RM_LEVEL_CRITICAL};
+    enum rm_level want[] = {RM_LEVEL_OK,       RM_LEVEL_WARNING, RM_LEVEL_OK,
+                            RM_LEVEL_CRITICAL, RM_LEVEL_OK,      RM_LEVEL_OK,
+                            RM_LEVEL_WARNING,  RM_LEVEL_OK,      RM_LEVEL_CRITICAL};
     for (size_t i = 0; i < sizeof used / sizeof *used; i++) {
         lvl = rm_threshold_step(lvl, used[i], 100, 90, 98, &crossed);
         assert_int_equal(crossed, want[i]);
