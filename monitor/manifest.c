@@ -21,12 +21,28 @@ const char *const rm_sink_streams[RM_SINK_NSTREAMS] = {"gpu", "dmon", "cpu", "pr
 static const enum rm_input_kind stream_kinds[RM_SINK_NSTREAMS] = {
     RM_INPUT_GPU_CSV, RM_INPUT_DMON_CSV, RM_INPUT_CPU_CSV, RM_INPUT_PROC_CSV};
 
-static json_t *ts_json(int64_t ns)
+json_t *rm_manifest_ts(int64_t ns)
 {
     if (!ns) return json_null();
     char b[RM_TS_BUFSZ];
     rm_format_ts(ns, b);
     return json_string(b);
+}
+
+json_t *rm_manifest_segment_entry(const char *sid, const char *file, int stream_ix, int sealed,
+                                  uint64_t rows, uint64_t bytes, int64_t first, int64_t last)
+{
+    json_t *seg = json_object();
+    json_object_set_new(seg, "file", json_string(file));
+    json_object_set_new(seg, "stream", json_string(rm_sink_streams[stream_ix]));
+    json_object_set_new(seg, "session_id", json_string(sid));
+    json_object_set_new(seg, "state", json_string(sealed ? "sealed" : "active"));
+    json_object_set_new(seg, "pruned", json_false());
+    json_object_set_new(seg, "first_row_at", rm_manifest_ts(first));
+    json_object_set_new(seg, "last_row_at", rm_manifest_ts(last));
+    json_object_set_new(seg, "rows", json_integer((json_int_t)rows));
+    json_object_set_new(seg, "bytes", json_integer((json_int_t)bytes));
+    return seg;
 }
 
 json_t *rm_manifest_new(void)
@@ -74,7 +90,7 @@ int rm_manifest_save(const char *sink_dir, json_t *m)
         errno = ENAMETOOLONG;
         return -1;
     }
-    json_object_set_new(m, "updated_at", ts_json(rm_now_realtime_ns()));
+    json_object_set_new(m, "updated_at", rm_manifest_ts(rm_now_realtime_ns()));
     rm_manifest_update_counters(m);
     char *text = json_dumps(m, JSON_COMPACT | JSON_REAL_PRECISION(15));
     if (!text) {
@@ -266,7 +282,7 @@ static int seg_cmp(const void *a, const void *b)
 static void mark_pruned(json_t *e, json_t *chosen)
 {
     json_object_set_new(e, "pruned", json_true());
-    json_object_set_new(e, "pruned_at", ts_json(rm_now_realtime_ns()));
+    json_object_set_new(e, "pruned_at", rm_manifest_ts(rm_now_realtime_ns()));
     json_array_append(chosen, e);
 }
 
@@ -342,19 +358,11 @@ static json_t *segment_from_disk(const char *sdir, const char *sid, const char *
     if (stat(path, &st) != 0) return NULL;
     char err[512];
     json_t *agg = rm_summary_segment_from_file(stream_kinds[k], path, interval_s, err, sizeof err);
-    json_t *seg = json_object();
-    json_object_set_new(seg, "file", json_string(name));
-    json_object_set_new(seg, "stream", json_string(rm_sink_streams[k]));
-    json_object_set_new(seg, "session_id", json_string(sid));
-    json_object_set_new(seg, "state", json_string(sealed ? "sealed" : "active"));
-    json_object_set_new(seg, "pruned", json_false());
     json_t *f = json_object_get(agg, "first_ns"), *l = json_object_get(agg, "last_ns");
-    json_object_set_new(seg, "first_row_at",
-                        json_is_integer(f) ? ts_json(json_integer_value(f)) : json_null());
-    json_object_set_new(seg, "last_row_at",
-                        json_is_integer(l) ? ts_json(json_integer_value(l)) : json_null());
-    json_object_set_new(seg, "rows", json_integer(agg ? jint(agg, "rows") : 0));
-    json_object_set_new(seg, "bytes", json_integer((json_int_t)st.st_size));
+    json_t *seg = rm_manifest_segment_entry(
+        sid, name, k, sealed, agg ? (uint64_t)jint(agg, "rows") : 0, (uint64_t)st.st_size,
+        json_is_integer(f) ? json_integer_value(f) : 0,
+        json_is_integer(l) ? json_integer_value(l) : 0);
     json_object_set_new(seg, "adopted", json_true());
     if (sealed && agg)
         json_object_set_new(seg, "aggregate", agg);
@@ -507,7 +515,7 @@ static void mark_interrupted(const char *sink_dir, json_t *m, json_t *e)
     }
     json_object_set_new(e, "status", json_string("interrupted"));
     if (json_is_null(json_object_get(e, "ended_at")) || !json_object_get(e, "ended_at"))
-        json_object_set_new(e, "ended_at", ts_json(last ? last : rm_now_realtime_ns()));
+        json_object_set_new(e, "ended_at", rm_manifest_ts(last ? last : rm_now_realtime_ns()));
     json_t *doc = load_session_doc(sdir);
     if (doc) {
         json_object_set_new(doc, "status", json_string("interrupted"));

@@ -41,6 +41,14 @@ void rm_manifest_put_session(json_t *m, json_t *entry);
  * entry already marked pruned stays so (another recorder may have pruned it). Steals seg. */
 void rm_manifest_put_segment(json_t *m, json_t *seg);
 
+/* The `ts` text of ns, or null for 0 (no such time). */
+json_t *rm_manifest_ts(int64_t ns);
+/* A segment entry with the fields every segment has (file, stream, session_id, state,
+ * pruned=false, first/last_row_at, rows, bytes); callers add the rest. One definition, so
+ * the recorder's entries and the ones rebuilt from disk cannot drift apart. */
+json_t *rm_manifest_segment_entry(const char *sid, const char *file, int stream_ix, int sealed,
+                                  uint64_t rows, uint64_t bytes, int64_t first, int64_t last);
+
 /* Sink counters from the entries (see docs/FORMATS.md). */
 void rm_manifest_update_counters(json_t *m);
 

@@ -67,14 +67,6 @@ struct rm_sink {
     int ret_files;
 };
 
-static json_t *ts_json(int64_t ns)
-{
-    if (!ns) return json_null();
-    char b[RM_TS_BUFSZ];
-    rm_format_ts(ns, b);
-    return json_string(b);
-}
-
 static int stream_index(const char *name)
 {
     for (int i = 0; i < RM_SINK_NSTREAMS; i++)
@@ -180,22 +172,6 @@ static json_t *session_entry(struct rm_sink *k)
     return e;
 }
 
-static json_t *segment_entry(const char *sid, const char *file, int stream_ix, int sealed,
-                             uint64_t rows, uint64_t bytes, int64_t first, int64_t last)
-{
-    json_t *seg = json_object();
-    json_object_set_new(seg, "file", json_string(file));
-    json_object_set_new(seg, "stream", json_string(rm_sink_streams[stream_ix]));
-    json_object_set_new(seg, "session_id", json_string(sid));
-    json_object_set_new(seg, "state", json_string(sealed ? "sealed" : "active"));
-    json_object_set_new(seg, "pruned", json_false());
-    json_object_set_new(seg, "first_row_at", ts_json(first));
-    json_object_set_new(seg, "last_row_at", ts_json(last));
-    json_object_set_new(seg, "rows", json_integer((json_int_t)rows));
-    json_object_set_new(seg, "bytes", json_integer((json_int_t)bytes));
-    return seg;
-}
-
 static const enum rm_input_kind kinds[RM_SINK_NSTREAMS] = {RM_INPUT_GPU_CSV, RM_INPUT_DMON_CSV,
                                                            RM_INPUT_CPU_CSV, RM_INPUT_PROC_CSV};
 
@@ -227,9 +203,9 @@ static int update_manifest(struct rm_sink *k, struct slot *snap, int nsnap)
     json_t *e;
     json_array_foreach(k->segs, i, e) rm_manifest_put_segment(m, json_incref(e));
     for (int s = 0; s < nsnap; s++)
-        rm_manifest_put_segment(m,
-                                segment_entry(sid, snap[s].file, snap[s].stream_ix, 0, snap[s].rows,
-                                              snap[s].bytes, snap[s].first, snap[s].last));
+        rm_manifest_put_segment(m, rm_manifest_segment_entry(sid, snap[s].file, snap[s].stream_ix,
+                                                             0, snap[s].rows, snap[s].bytes,
+                                                             snap[s].first, snap[s].last));
     json_t *chosen = json_array();
     rm_manifest_plan_prune(m, k->ret_files, k->ret_bytes, chosen);
     json_array_foreach(chosen, i, e)
@@ -322,8 +298,9 @@ static void cycle(struct rm_sink *k, int final)
         char path[2 * PATH_MAX + 512];
         snprintf(path, sizeof path, "%s/%s", k->rec->sess.dir, p->file);
         sync_path(path, 0);
-        json_t *seg = segment_entry(sid, p->file, ix, 1, p->rows, p->bytes, p->first, p->last);
-        json_object_set_new(seg, "sealed_at", ts_json(p->sealed_ns));
+        json_t *seg =
+            rm_manifest_segment_entry(sid, p->file, ix, 1, p->rows, p->bytes, p->first, p->last);
+        json_object_set_new(seg, "sealed_at", rm_manifest_ts(p->sealed_ns));
         char err[512] = "";
         json_t *agg = p->rows ? rm_summary_segment_from_file(
                                     kinds[ix], path, k->rec->opts.interval_s, err, sizeof err)

@@ -49,6 +49,31 @@ wait_for() {
 }
 # Remember a background pid so the script never leaves it behind.
 track() { _t_children+=("$1"); }
+# --- helpers for recorded sessions -------------------------------------------------------
+# The newest session folder in a sink (the real folder, not the `latest` link).
+session_dir() {
+    local d
+    for d in "$1"/*/; do
+        [ "$(basename "$d")" = latest ] && continue
+        [ -f "$d/session.json" ] && echo "${d%/}"
+    done | tail -n 1
+}
+count_event() { jq -r 'select(.type=="event") | .event' "$1/runlog.jsonl" | grep -cx "$2"; }
+event_data() { jq -c "select(.type==\"event\" and .event==\"$2\") | .data" "$1/runlog.jsonl"; }
+# Data rows of a CSV file (its header not counted; 0 when absent or empty).
+rows() { local n=0; [ -f "$1" ] && n=$(wc -l <"$1"); [ "$n" -gt 0 ] && n=$((n - 1)); echo "$n"; }
+# No fake nvidia-smi listed in DIR/pids (FAKE_SMI_STATE_DIR) is still alive. A zombie is
+# dead: it only waits for a reaper (pid 1 on some machines never reaps).
+no_fake_left() {
+    local pid kind st alive=""
+    [ -f "$1/pids" ] || return 0
+    while read -r pid kind; do
+        st=$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null) || continue
+        [ "$st" = Z ] || alive="$alive $pid($kind:$st)"
+    done <"$1/pids"
+    [ -z "$alive" ] || { echo "# still alive:$alive"; return 1; }
+}
+
 done_testing() {
     echo "1..$_t_n"
     [ "$_t_failed" -eq 0 ]

@@ -5,21 +5,6 @@
 
 SYSPATH=/usr/local/bin:/usr/bin:/bin
 export FAKE_SMI_CAPTURES="$FIXTURES/captures"
-session_dir() { local d; for d in "$1"/*/; do [ -f "$d/session.json" ] && echo "${d%/}"; done | tail -n 1; }
-events() { jq -r 'select(.type=="event") | .event' "$1/runlog.jsonl"; }
-count_event() { events "$1" | grep -cx "$2"; }
-rows() { local n=0; [ -f "$1" ] && n=$(wc -l <"$1"); [ "$n" -gt 0 ] && n=$((n - 1)); echo "$n"; }
-# No nvidia-smi process started by this script may outlive the step that started it.
-no_fake_left() {
-    local pid kind alive=""
-    [ -f "$1/pids" ] || return 0
-    while read -r pid kind; do
-        # A zombie is dead: it only waits for a reaper (pid 1 here may never reap).
-        st=$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null) || continue
-        [ "$st" = Z ] || alive="$alive $pid($kind:$st)"
-    done <"$1/pids"
-    [ -z "$alive" ] || { echo "# still alive:$alive"; return 1; }
-}
 
 # --- a machine without a GPU: CPU only, exit 0 -------------------------------------------
 out=$(PATH=$SYSPATH:$(dirname "$RUNMON") "$RUNMON" record -o "$T/nogpu" -i 0.2 -- sleep 3 2>"$T/nogpu.err"); rc=$?

@@ -7,20 +7,6 @@
 export FAKE_SMI_CAPTURES="$FIXTURES/captures"
 export PATH="$FAKEBIN:/usr/local/bin:/usr/bin:/bin"
 export FAKE_SMI_DMON_MS=200
-session_dir() { local d; for d in "$1"/*/; do [ -f "$d/session.json" ] && echo "${d%/}"; done | tail -n 1; }
-count_event() { jq -r 'select(.type=="event") | .event' "$1/runlog.jsonl" | grep -cx "$2"; }
-event_data() { jq -c "select(.type==\"event\" and .event==\"$2\") | .data" "$1/runlog.jsonl"; }
-rows() { local n=0; [ -f "$1" ] && n=$(wc -l <"$1"); [ "$n" -gt 0 ] && n=$((n - 1)); echo "$n"; }
-no_fake_left() {
-    local pid kind alive=""
-    [ -f "$1/pids" ] || return 0
-    while read -r pid kind; do
-        # A zombie is dead: it only waits for a reaper (pid 1 here may never reap).
-        st=$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null) || continue
-        [ "$st" = Z ] || alive="$alive $pid($kind:$st)"
-    done <"$1/pids"
-    [ -z "$alive" ] || { echo "# still alive:$alive"; return 1; }
-}
 
 # --- the gpu collector's child exits once: degraded, restarted after 1 s, recovered -------
 st=$T/s_exit; mkdir -p "$st"
