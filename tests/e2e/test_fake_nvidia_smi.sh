@@ -219,11 +219,15 @@ expect_eq "STATE_DIR/pids: one line per invocation" "gpu gpu gpu dmon inventory"
 expect_eq "STATE_DIR/pids: PID KIND lines" 5 "$(grep -cE '^[0-9]+ [a-z]+$' "$S/pids")"
 # concurrent invocations count atomically
 rm -f "$S/fault-count-gpu"
+# Keep each pid as it starts: `jobs -p` forgets jobs that have already finished (and their
+# exit codes with them), so collecting from it later loses the fast ones.
+pids=()
 for i in 1 2 3 4 5 6; do
     FAKE_SMI_STATE_DIR=$S FAKE_SMI_FAULT_TIMES=3 FAKE_SMI_EXIT_AFTER=0 FAKE_SMI_EXIT_CODE=9 \
         timeout 0.5 "$SMI" $Q -lms 100 >/dev/null &
+    pids+=($!)
 done
-rcs=""; for j in $(jobs -p); do wait "$j"; rcs+="$? "; done
+rcs=""; for j in "${pids[@]}"; do wait "$j"; rcs+="$? "; done
 expect_eq "FAULT_TIMES under concurrency: exactly 3 faulted" 3 "$(tr ' ' '\n' <<<"$rcs" | grep -c '^9$')"
 
 # --- pipes ---
