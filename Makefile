@@ -1,7 +1,8 @@
 # runmon — build, test, demo, bench, fuzz, install.
 # Sources are discovered by directory, so adding a module needs no Makefile edit:
-#   runlog/ monitor/ summary/  -> librunmon.a (everything but cli/)
-#   cli/                       -> the runmon binary (main + subcommand glue)
+#   base/ model/ runlog/ monitor/ summary/ sink/ report/ record/
+#                              -> librunmon.a (the layers, lowest first: docs/ARCHITECTURE.md)
+#   cli/                       -> the runmon binary (main + one file per command)
 #   tests/unit/test_*.c        -> one cmocka binary each (ASan+UBSan)
 #   tests/e2e/test_*.sh        -> end-to-end scripts against the ASan runmon
 #   fixtures/nvidia-smi/*.c    -> the fake nvidia-smi used by tests and the demo
@@ -13,16 +14,19 @@ BUILD   ?= build
 CC      ?= cc
 SHELL   := /bin/bash
 
-WARN    := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
+WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wwrite-strings -D_GNU_SOURCE
+DEPFLAGS = -MMD -MP
 INCS    := -I.
 LIBS    := -lcsv -ljansson -lpcre2-8 -lpthread -lm
 REL_CFLAGS  := $(WARN) $(INCS) -O2 -g $(CFLAGS)
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TEST_CFLAGS := $(WARN) $(INCS) -O1 -g $(ASAN_FLAGS) $(CFLAGS)
 
-LIB_SRCS  := $(sort $(wildcard runlog/*.c monitor/*.c summary/*.c))
+LAYERS    := base model runlog monitor summary sink report record
+LIB_SRCS  := $(sort $(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 CLI_SRCS  := $(sort $(wildcard cli/*.c))
-HDRS      := $(wildcard runlog/*.h monitor/*.h summary/*.h cli/*.h)
+HDRS      := $(foreach d,$(LAYERS) cli,$(wildcard $(d)/*.h))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 FAKE_SRCS := $(sort $(wildcard fixtures/nvidia-smi/*.c))
 FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -43,13 +47,15 @@ all: deps $(BUILD)/runmon $(BUILD)/librunmon.a $(FAKE_BIN)
 deps:
 	@bash .ci/deps.sh build
 
-$(BUILD)/rel/%.o: %.c $(HDRS)
+# Header dependencies come from the compiler (-MMD): an object rebuilds when a header it
+# includes changes, and only then.
+$(BUILD)/rel/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(REL_CFLAGS) -c $< -o $@
+	$(CC) $(REL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/asan/%.o: %.c $(HDRS)
+$(BUILD)/asan/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -c $< -o $@
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/librunmon.a: $(REL_OBJS)
 	@mkdir -p $(@D)
@@ -65,9 +71,9 @@ $(BUILD)/runmon: $(REL_CLI) $(BUILD)/librunmon.a
 $(BUILD)/asan/runmon: $(ASAN_CLI) $(BUILD)/librunmon-asan.a
 	$(CC) $(TEST_CFLAGS) -o $@ $(ASAN_CLI) $(BUILD)/librunmon-asan.a $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librunmon-asan.a $(HDRS)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librunmon-asan.a
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(BUILD)/librunmon-asan.a -lcmocka $(LIBS)
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -MF $@.d -o $@ $< $(BUILD)/librunmon-asan.a -lcmocka $(LIBS)
 
 # The fake nvidia-smi is a plain optimised build: tests measure runmon, not it.
 $(FAKE_BIN): $(FAKE_SRCS) $(HDRS)
@@ -109,3 +115,5 @@ format:
 
 clean:
 	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "monitor/procfs.h"
-#include "runlog/rm_time.h"
+#include "base/rm_time.h"
 
 #define MAXCPU 4096
 

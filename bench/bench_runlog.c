@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runlog/rm_time.h"
+#include "base/rm_time.h"
 #include "runlog/runlog.h"
 
 static double rate(long n, int64_t t0)

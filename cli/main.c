@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cmd_log.h"
+#include "cli/cmd_record.h"
+#include "cli/cmd_sessions.h"
 #include "cli/commands.h"
-#include "monitor/cmd_record.h"
-#include "monitor/cmd_sessions.h"
-#include "runlog/cmd_log.h"
-#include "summary/report.h"
+#include "report/report.h"
 #include "summary/summary.h"
 
 static const struct rm_command commands[] = {

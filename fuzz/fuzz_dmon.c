@@ -21,6 +21,9 @@ static void row(void *ctx, const struct rm_csv_row *r)
     rm_dmon_csv_row(&m, r, &out);
 }
 
+/* libFuzzer calls it; declared here for -Wmissing-prototypes. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     rm_dmon_map_init(&m);

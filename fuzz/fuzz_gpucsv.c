@@ -18,6 +18,9 @@ static void row(void *p, const struct rm_csv_row *r)
     if (rm_gpucsv_row(&c->g, r, &s) == 1) rm_stats_add(&c->st, s.t_ns, s.v, s.valid, 3000000000LL);
 }
 
+/* libFuzzer calls it; declared here for -Wmissing-prototypes. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct ctx c;

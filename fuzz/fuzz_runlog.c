@@ -14,6 +14,9 @@ static void hit(void *ctx, size_t phase)
     *(size_t *)ctx += phase + 1;
 }
 
+/* libFuzzer calls it; declared here for -Wmissing-prototypes. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct rm_runlog r;

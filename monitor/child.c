@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runlog/rm_time.h"
+#include "base/rm_time.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "monitor/recorder.h"
-#include "runlog/rm_time.h"
+#include "base/rm_time.h"
+#include "monitor/port.h"
 
 /* Grace between SIGTERM and SIGKILL for a collector: nvidia-smi exits at once on TERM, and a
  * hung one will not exit at all, so waiting long only delays the restart. */
@@ -24,9 +24,9 @@ static void record_nonconforming(struct rm_collector *c, const char *stream, con
 {
     c->nonconforming++;
     copy_text(c->last_text, sizeof c->last_text, line);
-    pthread_mutex_lock(&c->rec->lock);
-    c->rec->sess.collectors[c->id].nonconforming_lines = c->nonconforming;
-    pthread_mutex_unlock(&c->rec->lock);
+    pthread_mutex_lock(c->port->lock);
+    c->port->sess->collectors[c->id].nonconforming_lines = c->nonconforming;
+    pthread_mutex_unlock(c->port->lock);
     if (c->nonconforming_logged >= RM_NONCONFORMING_LOG_MAX) return;
     c->nonconforming_logged++;
     json_t *d = json_object();
@@ -37,7 +37,7 @@ static void record_nonconforming(struct rm_collector *c, const char *stream, con
     json_object_set_new(d, "count", json_integer((json_int_t)c->nonconforming));
     if (c->nonconforming_logged == RM_NONCONFORMING_LOG_MAX)
         json_object_set_new(d, "note", json_string("further lines are counted, not logged"));
-    rm_recorder_event(c->rec, "nonconforming_output", d);
+    rm_port_event(c->port, "nonconforming_output", d);
 }
 
 static void on_stdout_line(void *ctx, char *line, size_t len, unsigned flags)
@@ -65,8 +65,8 @@ static void on_stdout_line(void *ctx, char *line, size_t len, unsigned flags)
         json_object_set_new(d, "down_s",
                             json_real(rm_ns_to_seconds_ms(now - c->degraded_since_mono)));
         json_object_set_new(d, "last_error", json_string(c->last_error));
-        rm_recorder_event(c->rec, "collector_recovered", d);
-        rm_recorder_set_health(c->rec, c->id, RM_HEALTH_HEALTHY, NULL, 0);
+        rm_port_event(c->port, "collector_recovered", d);
+        rm_port_set_health(c->port, c->id, RM_HEALTH_HEALTHY, NULL, 0);
         c->degraded_since_mono = 0;
     }
 }
@@ -117,8 +117,8 @@ static void fail(struct rm_collector *c, const char *why, int64_t now)
     json_object_set_new(d, "reason", r ? r : json_string(why));
     json_object_set_new(d, "consecutive_failures", json_integer(c->backoff.consecutive));
     json_object_set_new(d, "retry_in_s", json_real(rm_ns_to_seconds_ms(delay)));
-    rm_recorder_event(c->rec, "collector_degraded", d);
-    rm_recorder_set_health(c->rec, c->id, RM_HEALTH_DEGRADED, c->last_error, 1);
+    rm_port_event(c->port, "collector_degraded", d);
+    rm_port_set_health(c->port, c->id, RM_HEALTH_DEGRADED, c->last_error, 1);
     c->last_text[0] = '\0';
 }
 
@@ -144,8 +144,8 @@ static void start(struct rm_collector *c, int64_t now)
         json_t *d = json_object();
         json_object_set_new(d, "collector", json_string(c->name));
         json_object_set_new(d, "reason", json_string(c->child.errmsg));
-        rm_recorder_event(c->rec, "collector_unavailable", d);
-        rm_recorder_set_health(c->rec, c->id, RM_HEALTH_UNAVAILABLE, c->child.errmsg, 0);
+        rm_port_event(c->port, "collector_unavailable", d);
+        rm_port_set_health(c->port, c->id, RM_HEALTH_UNAVAILABLE, c->child.errmsg, 0);
         return;
     }
     char why[RM_CHILD_ERRLEN + 32];
@@ -167,7 +167,7 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
     struct pollfd pfd[1 + 3 * 8];
     struct rm_collector *owner[1 + 3 * 8];
     if (n > 8) n = 8;
-    while (!atomic_load(&cols[0].rec->stop)) {
+    while (!atomic_load(cols[0].port->stop)) {
         int64_t now = rm_now_monotonic_ns();
         int64_t next_wake = now + RM_NS_PER_SEC;
         for (int i = 0; i < n; i++) {

@@ -16,7 +16,7 @@
 #include "monitor/linebuf.h"
 #include "monitor/policy.h"
 
-struct rm_recorder;
+struct rm_port;
 
 /* What a line handler says of a stdout line. */
 enum rm_line_kind {
@@ -30,7 +30,7 @@ struct rm_collector {
     int id;           /* RM_COL_GPU or RM_COL_DMON */
     const char *argv[24];
     int64_t stale_ns; /* no valid row for this long: degraded */
-    struct rm_recorder *rec;
+    const struct rm_port *port;
     /* Called on the supervisor thread for each stdout line; line is NUL-terminated. */
     enum rm_line_kind (*on_line)(void *ctx, char *line, size_t len, int64_t ts_ns);
     void (*on_flush)(void *ctx);

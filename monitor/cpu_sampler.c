@@ -7,32 +7,33 @@
 #include <string.h>
 #include <time.h>
 
-#include "monitor/recorder.h"
-#include "runlog/rm_time.h"
+#include "base/rm_time.h"
+#include "monitor/port.h"
 
 static const char *const cpu_cols[] = {
     "cpu",         "usr_pct",   "nice_pct", "sys_pct",      "iowait_pct",       "irq_pct",
     "softirq_pct", "steal_pct", "idle_pct", "mem_total_mb", "mem_available_mb", "mem_used_mb"};
 static const char *const proc_cols[] = {"root_pid", "nprocs", "rss_mb", "cpu_pct"};
 
-int rm_cpu_sampler_open(struct rm_cpu_sampler *s, struct rm_recorder *rec, const char *proc_root,
-                        int per_cpu, char *err, size_t errlen)
+int rm_cpu_sampler_open(struct rm_cpu_sampler *s, const struct rm_port *port, const char *proc_root,
+                        int per_cpu, int with_proc, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    s->rec = rec;
+    s->port = port;
     s->per_cpu = per_cpu;
     s->cpu.fd = s->proc.fd = -1;
-    s->interval_ns = (int64_t)llround(rec->opts.interval_s * 1e9);
+    s->interval_ns = (int64_t)llround(port->interval_s * 1e9);
     s->procfs = rm_procfs_open(proc_root, err, errlen);
     if (!s->procfs) return -1;
-    if (rm_stream_open(&s->cpu, rec->sess.dir, "cpu") < 0 ||
+    const char *dir = port->sess->dir;
+    if (rm_stream_open(&s->cpu, dir, RM_STREAM_CPU) < 0 ||
         rm_stream_header(&s->cpu, cpu_cols, (int)(sizeof cpu_cols / sizeof *cpu_cols)) < 0) {
-        snprintf(err, errlen, "cannot write %s/cpu.csv: %s", rec->sess.dir, strerror(errno));
+        snprintf(err, errlen, "cannot write %s/cpu.csv: %s", dir, strerror(errno));
         return -1;
     }
-    if (rec->opts.command && (rm_stream_open(&s->proc, rec->sess.dir, "proc") < 0 ||
-                              rm_stream_header(&s->proc, proc_cols, 4) < 0)) {
-        snprintf(err, errlen, "cannot write %s/proc.csv: %s", rec->sess.dir, strerror(errno));
+    if (with_proc && (rm_stream_open(&s->proc, dir, RM_STREAM_PROC) < 0 ||
+                      rm_stream_header(&s->proc, proc_cols, 4) < 0)) {
+        snprintf(err, errlen, "cannot write %s/proc.csv: %s", dir, strerror(errno));
         return -1;
     }
     return 0;
@@ -77,18 +78,18 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono)
             rm_stream_end_row(&s->cpu);
         }
         rm_stream_flush(&s->cpu);
-        pthread_mutex_lock(&s->rec->lock);
-        s->rec->sess.cpu_samples++;
-        struct rm_latest *l = &s->rec->latest; /* for the Prometheus export */
+        pthread_mutex_lock(s->port->lock);
+        s->port->sess->cpu_samples++;
+        struct rm_latest *l = s->port->latest; /* for the Prometheus export */
         l->cpu_valid = 1;
         l->cpu_ts_ns = ts;
         l->cpu_busy_ratio = (all.usr + all.nice + all.sys + all.irq + all.softirq) / 100.0;
         l->cpu_iowait_ratio = all.iowait / 100.0;
         l->mem_used_bytes = have_mem ? (double)rm_mem_used_kib(&mem) * 1024.0 : NAN;
         l->mem_total_bytes = have_mem ? (double)mem.total_kib * 1024.0 : NAN;
-        pthread_mutex_unlock(&s->rec->lock);
+        pthread_mutex_unlock(s->port->lock);
     }
-    pid_t root = (pid_t)atomic_load(&s->rec->workload_pid);
+    pid_t root = (pid_t)atomic_load(s->port->workload_pid);
     if (root > 0 && s->proc.fd >= 0) {
         struct rm_tree_sample t;
         if (rm_procfs_tree_sample(s->procfs, root, mono, &t) == 0) {
@@ -99,12 +100,12 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono)
             rm_stream_field_double(&s->proc, t.cpu_pct, 2);
             rm_stream_end_row(&s->proc);
             rm_stream_flush(&s->proc);
-            pthread_mutex_lock(&s->rec->lock); /* for the Prometheus export */
-            s->rec->latest.proc_valid = t.nprocs > 0;
-            s->rec->latest.proc_ts_ns = ts;
-            s->rec->latest.proc_rss_bytes = (double)t.rss_bytes;
-            s->rec->latest.proc_cpu_ratio = t.cpu_pct / 100.0;
-            pthread_mutex_unlock(&s->rec->lock);
+            pthread_mutex_lock(s->port->lock); /* for the Prometheus export */
+            s->port->latest->proc_valid = t.nprocs > 0;
+            s->port->latest->proc_ts_ns = ts;
+            s->port->latest->proc_rss_bytes = (double)t.rss_bytes;
+            s->port->latest->proc_cpu_ratio = t.cpu_pct / 100.0;
+            pthread_mutex_unlock(s->port->lock);
         }
     }
 }
@@ -129,18 +130,16 @@ static void *run(void *arg)
                          s->per_cpu ? s->cpu_ids : NULL, s->per_cpu ? RM_MAX_CPUS : 0, &n);
     int64_t k = 1;
     int64_t worst = 0;
-    while (!atomic_load(&s->rec->stop)) {
+    while (!atomic_load(s->port->stop)) {
         int64_t due = start + k * s->interval_ns;
-        if (rm_sleep_until_mono(due, (volatile int *)&s->rec->stop) < 0 ||
-            atomic_load(&s->rec->stop))
-            break;
+        if (rm_sleep_until_mono(due, s->port->stop) < 0 || atomic_load(s->port->stop)) break;
         int64_t now = rm_now_monotonic_ns();
         int64_t late = now - due;
         if (late > worst) {
             worst = late;
-            pthread_mutex_lock(&s->rec->lock);
-            s->rec->sess.max_sample_lateness_ns = worst;
-            pthread_mutex_unlock(&s->rec->lock);
+            pthread_mutex_lock(s->port->lock);
+            s->port->sess->max_sample_lateness_ns = worst;
+            pthread_mutex_unlock(s->port->lock);
         }
         sample(s, now);
         k++;

@@ -9,12 +9,12 @@
 #include "monitor/procfs.h"
 #include "monitor/stream.h"
 
-struct rm_recorder;
+struct rm_port;
 
 #define RM_MAX_CPUS 1024
 
 struct rm_cpu_sampler {
-    struct rm_recorder *rec;
+    const struct rm_port *port;
     struct rm_procfs *procfs;
     struct rm_stream cpu, proc;
     int per_cpu;
@@ -26,12 +26,12 @@ struct rm_cpu_sampler {
 };
 
 /* Opens the /proc root and the two files. 0, or -1 with a message in err. */
-int rm_cpu_sampler_open(struct rm_cpu_sampler *s, struct rm_recorder *rec, const char *proc_root,
-                        int per_cpu, char *err, size_t errlen);
+int rm_cpu_sampler_open(struct rm_cpu_sampler *s, const struct rm_port *port, const char *proc_root,
+                        int per_cpu, int with_proc, char *err, size_t errlen);
 /* Starts the thread. SIGUSR1 must be blocked in the caller; the thread unblocks it so
  * rm_cpu_sampler_stop can cut a long sleep short. */
 int rm_cpu_sampler_start(struct rm_cpu_sampler *s);
-/* Asks the thread to stop (rec->stop must be set), joins it, closes the files. */
+/* Asks the thread to stop (*port->stop must be set), joins it, closes the files. */
 void rm_cpu_sampler_stop(struct rm_cpu_sampler *s);
 
 #endif

@@ -6,11 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "monitor/recorder.h"
-#include "runlog/rm_time.h"
-#include "summary/dmon_text.h"
-#include "summary/values.h"
+#include "base/rm_time.h"
+#include "model/energy.h"
+#include "model/gpu_metrics.h"
+#include "model/values.h"
+#include "monitor/dmon_text.h"
+#include "monitor/port.h"
 
 struct split_ctx {
     char *store;
@@ -63,11 +66,11 @@ static int is_uint(const char *s, size_t n)
     return 1;
 }
 
-int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *fields, char *err,
+int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char *fields, char *err,
                     size_t errlen)
 {
     memset(g, 0, sizeof *g);
-    g->rec = rec;
+    g->port = port;
     g->out.fd = -1;
     g->col_index = g->col_uuid = g->col_timestamp = g->col_mem_used = g->col_mem_total = -1;
     if (strlen(fields) >= sizeof g->names_store) {
@@ -97,19 +100,20 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *f
         }
         int i = g->nnames++;
         g->names[i] = tok;
+        int m = rm_gpu_metric_by_query_field(tok, strlen(tok));
         if (!strcmp(tok, "index"))
             g->col_index = i;
         else if (!strcmp(tok, "uuid"))
             g->col_uuid = i;
         else if (!strcmp(tok, "timestamp"))
             g->col_timestamp = i;
-        else if (!strcmp(tok, "memory.used"))
+        else if (m == RM_GM_VRAM_USED)
             g->col_mem_used = i;
-        else if (!strcmp(tok, "memory.total"))
+        else if (m == RM_GM_VRAM_TOTAL)
             g->col_mem_total = i;
-        g->prom_field[i] = (signed char)rm_prom_gpu_field(tok);
+        g->metric[i] = (signed char)m;
     }
-    g->prom_max_gap_ns = 3 * (int64_t)llround(rec->opts.interval_s * 1e9);
+    g->gap_ns = rm_gap_threshold_ns((int64_t)llround(port->interval_s * 1e9));
     if (g->nnames == 0) {
         snprintf(err, errlen, "--gpu-fields: no field names");
         return -1;
@@ -128,7 +132,7 @@ void rm_gpu_ctx_fini(struct rm_gpu_ctx *g)
 
 static void threshold_check(struct rm_gpu_ctx *g, int slot)
 {
-    struct rm_session *s = &g->rec->sess;
+    struct rm_session *s = g->port->sess;
     double used = g->col_mem_used >= 0
                       ? rm_smi_number(g->field[g->col_mem_used], g->field_len[g->col_mem_used])
                       : NAN;
@@ -150,24 +154,23 @@ static void threshold_check(struct rm_gpu_ctx *g, int slot)
     json_object_set_new(d, "pct", json_real(round(used / total * 1000.0) / 10.0));
     json_object_set_new(d, "threshold_pct",
                         json_real(crossed == RM_LEVEL_CRITICAL ? s->crit_pct : s->warn_pct));
-    rm_recorder_event(g->rec, crossed == RM_LEVEL_CRITICAL ? "critical" : "warning", d);
+    rm_port_event(g->port, crossed == RM_LEVEL_CRITICAL ? "critical" : "warning", d);
 }
 
-/* Keeps this row as the GPU's latest values for the Prometheus export: in place, no
+/* Keeps this row as the GPU's latest values for the exporters: in place, no
  * allocation. */
 static void latest_update(struct rm_gpu_ctx *g, int slot, int64_t ts_ns)
 {
-    double v[RM_PG_COUNT];
-    for (int k = 0; k < RM_PG_COUNT; k++)
+    double v[RM_GM_COUNT];
+    for (int k = 0; k < RM_GM_COUNT; k++)
         v[k] = NAN;
     for (int i = 0; i < g->nnames; i++)
-        if (g->prom_field[i] >= 0)
-            v[g->prom_field[i]] = rm_smi_number(g->field[i], g->field_len[i]);
+        if (g->metric[i] >= 0) v[g->metric[i]] = rm_smi_number(g->field[i], g->field_len[i]);
     const char *uuid = g->col_uuid >= 0 ? g->field[g->col_uuid] : NULL;
     size_t uuid_len = g->col_uuid >= 0 ? g->field_len[g->col_uuid] : 0;
-    pthread_mutex_lock(&g->rec->lock);
-    rm_latest_gpu_update(&g->rec->latest.gpu[slot], ts_ns, v, uuid, uuid_len, g->prom_max_gap_ns);
-    pthread_mutex_unlock(&g->rec->lock);
+    pthread_mutex_lock(g->port->lock);
+    rm_latest_gpu_update(&g->port->latest->gpu[slot], ts_ns, v, uuid, uuid_len, g->gap_ns);
+    pthread_mutex_unlock(g->port->lock);
 }
 
 enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns)
@@ -208,10 +211,10 @@ void rm_gpu_on_flush(void *ctx)
     rm_stream_flush(&g->out);
 }
 
-void rm_dmon_ctx_init(struct rm_dmon_ctx *d, struct rm_recorder *rec)
+void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port)
 {
     memset(d, 0, sizeof *d);
-    d->rec = rec;
+    d->port = port;
     d->out.fd = -1;
 }
 

@@ -5,9 +5,10 @@
 
 #include <csv.h>
 
+#include "model/session.h"
 #include "monitor/collector.h"
 #include "monitor/policy.h"
-#include "monitor/session.h"
+#include "monitor/port.h"
 #include "monitor/stream.h"
 
 #define RM_GPU_MAX_FIELDS 64
@@ -19,7 +20,7 @@
 #define RM_DEFAULT_DMON_METRICS "pucm"
 
 struct rm_gpu_ctx {
-    struct rm_recorder *rec;
+    const struct rm_port *port;
     struct rm_stream out;
     struct csv_parser csv;
     char fieldbuf[8192];
@@ -35,13 +36,13 @@ struct rm_gpu_ctx {
     int row_in_group;
     int64_t last_row_ts;
     enum rm_level level[RM_MAX_GPUS];
-    /* Prometheus export: the field (RM_PG_*) each column feeds, -1 for none. */
-    signed char prom_field[RM_GPU_MAX_FIELDS];
-    int64_t prom_max_gap_ns; /* 3 intervals: longer power gaps are not integrated */
+    /* The metric (model/gpu_metrics.h) each column feeds, -1 for none: the latest values. */
+    signed char metric[RM_GPU_MAX_FIELDS];
+    int64_t gap_ns; /* the energy rule's gap threshold (model/energy.h) */
 };
 
 struct rm_dmon_ctx {
-    struct rm_recorder *rec;
+    const struct rm_port *port;
     struct rm_stream out;
     char names_store[1024];
     const char *names[64];
@@ -50,13 +51,13 @@ struct rm_dmon_ctx {
 };
 
 /* Splits the comma-separated field list into ctx->names. 0, or -1 (message in err). */
-int rm_gpu_ctx_init(struct rm_gpu_ctx *g, struct rm_recorder *rec, const char *fields, char *err,
+int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char *fields, char *err,
                     size_t errlen);
 void rm_gpu_ctx_fini(struct rm_gpu_ctx *g);
 enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_gpu_on_flush(void *ctx);
 
-void rm_dmon_ctx_init(struct rm_dmon_ctx *d, struct rm_recorder *rec);
+void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port);
 enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_dmon_on_flush(void *ctx);
 

@@ -9,15 +9,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "monitor/fileio.h"
-#include "runlog/rm_time.h"
+#include "base/fileio.h"
+#include "base/rm_time.h"
+#include "model/streams.h"
 
-int rm_stream_open(struct rm_stream *s, const char *dir, const char *name)
+int rm_stream_open(struct rm_stream *s, const char *dir, int stream)
 {
     memset(s, 0, sizeof *s);
     s->fd = -1;
-    snprintf(s->name, sizeof s->name, "%s", name);
-    if (snprintf(s->path, sizeof s->path, "%s/%s.csv", dir, name) >= (int)sizeof s->path) {
+    s->id = stream;
+    snprintf(s->name, sizeof s->name, "%s", rm_stream_defs[stream].name);
+    char active[64];
+    rm_segment_name(active, sizeof active, stream, 0);
+    if (snprintf(s->path, sizeof s->path, "%s/%s", dir, active) >= (int)sizeof s->path) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -299,12 +303,13 @@ dropped:
 
 int rm_stream_seal(struct rm_stream *s)
 {
-    char sealed[PATH_MAX];
-    size_t dl = strlen(s->path) - strlen(s->name) - strlen(".csv");
+    char sealed[PATH_MAX], file[64];
+    const char *slash = strrchr(s->path, '/');
+    int dl = slash ? (int)(slash - s->path + 1) : 0;
     for (;;) {
         if (s->next_segment == 0) s->next_segment = 1;
-        if (snprintf(sealed, sizeof sealed, "%.*s%s-%06d.csv", (int)dl, s->path, s->name,
-                     s->next_segment) >= (int)sizeof sealed) {
+        if (rm_segment_name(file, sizeof file, s->id, s->next_segment) < 0 ||
+            snprintf(sealed, sizeof sealed, "%.*s%s", dl, s->path, file) >= (int)sizeof sealed) {
             errno = ENAMETOOLONG;
             return -1;
         }

@@ -33,7 +33,8 @@ typedef void (*rm_stream_hook)(void *ctx, const struct rm_stream *s, enum rm_str
                                const struct rm_stream_seg *sealed);
 
 struct rm_stream {
-    char name[16];       /* "gpu", "dmon", "cpu", "proc" */
+    int id;              /* the stream (model/streams.h: RM_STREAM_*) */
+    char name[16];       /* its name, "gpu", "dmon", "cpu", "proc" */
     char path[PATH_MAX]; /* the active file */
     int fd;
     char *buf;        /* pending whole rows, then the row being built */
@@ -59,9 +60,10 @@ struct rm_stream {
     void *hook_ctx;
 };
 
-/* Opens (appending) dir/name.csv; a torn last line (no '\n') left by a killed writer is cut
- * off first, so new rows never glue onto it. 0, or -1 with errno (nothing to close then). */
-int rm_stream_open(struct rm_stream *s, const char *dir, const char *name);
+/* Opens (appending) the active file of stream (model/streams.h) in dir; a torn last line (no '\n')
+ * left by a killed writer is cut off first, so new rows never glue onto it. 0, or -1 with errno
+ * (nothing to close then). */
+int rm_stream_open(struct rm_stream *s, const char *dir, int stream);
 void rm_stream_close(struct rm_stream *s);
 
 /* Writes the header row now if the file is empty. `names` are the columns after `ts`. */

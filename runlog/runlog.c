@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/rm_time.h"
 #include "runlog/kvargs.h"
-#include "runlog/rm_time.h"
 
 struct frame {
     char *name;

@@ -2,8 +2,9 @@
 
 #include <string.h>
 
-#include "runlog/rm_time.h"
-#include "summary/values.h"
+#include "base/rm_time.h"
+#include "model/gpu_metrics.h"
+#include "model/values.h"
 
 void rm_dmon_map_init(struct rm_dmon_map *m)
 {
@@ -33,20 +34,8 @@ void rm_dmon_map_header(struct rm_dmon_map *m, const struct rm_strref *names, si
             m->date_col = (int)i;
         else if (is(r, "Time"))
             m->time_col = (int)i;
-        else if (is(r, "sm"))
-            metric = RM_GM_UTIL;
-        else if (is(r, "mem"))
-            metric = RM_GM_MEMUTIL;
-        else if (is(r, "fb"))
-            metric = RM_GM_VRAM_USED;
-        else if (is(r, "pwr"))
-            metric = RM_GM_POWER;
-        else if (is(r, "gtemp") || is(r, "temp"))
-            metric = RM_GM_TEMP;
-        else if (is(r, "pclk"))
-            metric = RM_GM_SMCLK;
-        else if (is(r, "mclk"))
-            metric = RM_GM_MEMCLK;
+        else
+            metric = rm_gpu_metric_by_dmon_column(r->s, r->len);
         m->metric[i] = (signed char)metric;
     }
 }

@@ -3,8 +3,8 @@
 #ifndef RUNMON_SUMMARY_DMON_READ_H
 #define RUNMON_SUMMARY_DMON_READ_H
 
+#include "monitor/dmon_text.h"
 #include "summary/csvread.h"
-#include "summary/dmon_text.h"
 #include "summary/sample.h"
 
 struct rm_dmon_map {

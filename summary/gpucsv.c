@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "summary/values.h"
+#include "model/gpu_metrics.h"
+#include "model/values.h"
 
 struct name_map {
     const char *name;
@@ -11,22 +12,8 @@ struct name_map {
 };
 
 static const struct name_map names[] = {
-    {"ts", RM_COL_TS, 0},
-    {"timestamp", RM_COL_TIMESTAMP, 0},
-    {"index", RM_COL_INDEX, 0},
-    {"uuid", RM_COL_UUID, 0},
-    {"name", RM_COL_NAME, 0},
-    {"pci.bus_id", RM_COL_PCI, 0},
-    {"utilization.gpu", RM_COL_METRIC, RM_GM_UTIL},
-    {"utilization.memory", RM_COL_METRIC, RM_GM_MEMUTIL},
-    {"memory.used", RM_COL_METRIC, RM_GM_VRAM_USED},
-    {"memory.total", RM_COL_METRIC, RM_GM_VRAM_TOTAL},
-    {"power.draw", RM_COL_METRIC, RM_GM_POWER},
-    {"temperature.gpu", RM_COL_METRIC, RM_GM_TEMP},
-    {"clocks.current.sm", RM_COL_METRIC, RM_GM_SMCLK},
-    {"clocks.sm", RM_COL_METRIC, RM_GM_SMCLK},
-    {"clocks.current.memory", RM_COL_METRIC, RM_GM_MEMCLK},
-    {"clocks.mem", RM_COL_METRIC, RM_GM_MEMCLK},
+    {"ts", RM_COL_TS, 0},     {"timestamp", RM_COL_TIMESTAMP, 0}, {"index", RM_COL_INDEX, 0},
+    {"uuid", RM_COL_UUID, 0}, {"name", RM_COL_NAME, 0},           {"pci.bus_id", RM_COL_PCI, 0},
 };
 
 /* Names that only tell a header apart from data (never mapped to a metric). */
@@ -40,8 +27,9 @@ int rm_gpucsv_name_role(const char *s, size_t len, int *metric)
             *metric = names[i].metric;
             return names[i].role;
         }
-    *metric = 0;
-    return RM_COL_IGNORE;
+    int m = rm_gpu_metric_by_query_field(s, len); /* the metrics: model/gpu_metrics.h */
+    *metric = m < 0 ? 0 : m;
+    return m < 0 ? RM_COL_IGNORE : RM_COL_METRIC;
 }
 
 static bool known_name(const char *s, size_t len)

@@ -2,8 +2,8 @@
 
 #include <string.h>
 
+#include "model/values.h"
 #include "summary/gpucsv.h"
-#include "summary/values.h"
 
 struct alias {
     const char *name;

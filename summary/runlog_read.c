@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runlog/rm_time.h"
+#include "base/alloc.h"
+#include "base/rm_time.h"
 #include "summary/csvread.h"
 #include "summary/sample.h"
 #include "summary/stats.h"
@@ -29,18 +30,6 @@ void rm_runlog_free(struct rm_runlog *r)
     json_decref(r->collectors);
     json_decref(r->alerts);
     memset(r, 0, sizeof *r);
-}
-
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return p;
-    size_t c = *cap ? *cap * 2 : 16;
-    while (c < need)
-        c *= 2;
-    void *np = realloc(p, c * elem);
-    if (!np) abort(); /* bounded by the run log's size; nothing sensible to do without memory */
-    *cap = c;
-    return np;
 }
 
 static uint64_t fnv(const char *s)
@@ -76,7 +65,7 @@ static size_t phase_id(struct rm_runlog *r, const char *path, int depth)
             j = (j + 1) & (r->hashcap - 1);
         }
     }
-    r->phases = grow(r->phases, &r->capphases, r->nphases + 1, sizeof *r->phases);
+    r->phases = rm_xgrow(r->phases, &r->capphases, r->nphases + 1, sizeof *r->phases);
     struct rm_phase *p = &r->phases[r->nphases];
     memset(p, 0, sizeof *p);
     p->path = strdup(path);
@@ -97,7 +86,7 @@ static size_t phase_id(struct rm_runlog *r, const char *path, int depth)
 
 static void add_window(struct rm_runlog *r, size_t ph, int64_t start, int64_t end)
 {
-    r->win = grow(r->win, &r->capwin, r->nwin + 1, sizeof *r->win);
+    r->win = rm_xgrow(r->win, &r->capwin, r->nwin + 1, sizeof *r->win);
     r->win[r->nwin++] = (struct rm_phase_window){start, end, ph};
     struct rm_phase *p = &r->phases[ph];
     if (p->first_start_ns == RM_NO_TIME || start < p->first_start_ns) p->first_start_ns = start;
@@ -267,7 +256,7 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
         if (!path) {
             r->garbage++;
         } else {
-            r->open = grow(r->open, &r->capopen, r->nopen + 1, sizeof *r->open);
+            r->open = rm_xgrow(r->open, &r->capopen, r->nopen + 1, sizeof *r->open);
             r->open[r->nopen++] = (struct rm_open_phase){pid, phase_id(r, path, depth_of(line)), t};
         }
     } else if (!strcmp(type, "phase_exit")) {

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "runlog/rm_time.h"
-#include "summary/values.h"
+#include "base/rm_time.h"
+#include "model/values.h"
 
 const char *const rm_skip_names[RM_SKIP_COUNT] = {
     "not_data", "torn_line", "bad_field_count", "bad_time", "garbage", "long_line", "per_cpu"};

@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const rm_gpu_metric_names[RM_GM_COUNT] = {"util",  "memutil", "vram_used", "vram_total",
-                                                      "power", "temp",    "smclk",     "memclk"};
+#include "model/energy.h"
 
 void rm_stat_add(struct rm_stat *s, double v)
 {
@@ -78,31 +77,25 @@ static void add_sat(int64_t *a, int64_t b)
     if (__builtin_add_overflow(*a, b, a)) *a = INT64_MAX;
 }
 
-/* Energy and coverage of one spacing between consecutive samples. */
+/* Energy and coverage of one spacing between consecutive samples (model/energy.h). */
 static void bridge(struct rm_gpu_stats *s, int64_t t0, double p0, int64_t t1, double p1,
                    int64_t gap_ns)
 {
+    double j;
     int64_t dt;
-    if (__builtin_sub_overflow(t1, t0, &dt) || dt < 0) {
+    switch (rm_energy_span(t0, p0, t1, p1, gap_ns, &j, &dt)) {
+    case RM_SPAN_BACKWARDS:
         s->backwards++;
         return;
-    }
-    if (gap_ns > 0 && dt > gap_ns) {
+    case RM_SPAN_GAP:
         s->gaps++;
         add_sat(&s->gap_ns, dt);
         return;
-    }
-    add_sat(&s->covered_ns, dt);
-    double sec = (double)dt / 1e9, p;
-    if (!isnan(p0) && !isnan(p1))
-        p = (p0 + p1) / 2;
-    else if (!isnan(p0))
-        p = p0;
-    else if (!isnan(p1))
-        p = p1;
-    else
+    case RM_SPAN_BRIDGED:
+        add_sat(&s->covered_ns, dt);
+        s->energy_j += j;
         return;
-    s->energy_j += p * sec;
+    }
 }
 
 void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT], uint32_t valid,
@@ -158,7 +151,7 @@ json_t *rm_stats_to_json(const struct rm_gpu_stats *s)
 {
     json_t *o = json_object(), *m = json_object(), *h = json_array();
     for (int i = 0; i < RM_GM_COUNT; i++)
-        json_object_set_new(m, rm_gpu_metric_names[i], rm_stat_to_json(&s->m[i]));
+        json_object_set_new(m, rm_gpu_metrics[i].key, rm_stat_to_json(&s->m[i]));
     /* Sparse [value, count] pairs: a histogram is mostly zeros. */
     for (int i = 0; i < RM_UTIL_BUCKETS; i++)
         if (s->util_hist[i])
@@ -211,7 +204,7 @@ int rm_stats_from_json(const json_t *j, struct rm_gpu_stats *s, char *err, size_
     else if (!json_is_object(m) || !json_is_array(h))
         bad = "metrics or util_hist missing";
     for (int i = 0; !bad && i < RM_GM_COUNT; i++)
-        if (rm_stat_from_json(json_object_get(m, rm_gpu_metric_names[i]), &s->m[i]))
+        if (rm_stat_from_json(json_object_get(m, rm_gpu_metrics[i].key), &s->m[i]))
             bad = "bad metric";
     size_t k;
     json_t *pair;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/gpu_metrics.h"
+
 #define RM_NO_TIME INT64_MIN
 
 struct rm_stat {
@@ -26,20 +28,6 @@ void rm_stat_merge(struct rm_stat *a, const struct rm_stat *b);
 json_t *rm_stat_to_json(const struct rm_stat *s);
 int rm_stat_from_json(const json_t *j, struct rm_stat *s);
 
-/* Per-GPU metrics, whichever tool reported them (query-gpu or dmon). */
-enum rm_gpu_metric {
-    RM_GM_UTIL,       /* utilization.gpu / dmon sm, % */
-    RM_GM_MEMUTIL,    /* utilization.memory / dmon mem, % */
-    RM_GM_VRAM_USED,  /* memory.used / dmon fb, MiB */
-    RM_GM_VRAM_TOTAL, /* memory.total, MiB */
-    RM_GM_POWER,      /* power.draw / dmon pwr, W */
-    RM_GM_TEMP,       /* temperature.gpu / dmon gtemp or temp, C */
-    RM_GM_SMCLK,      /* clocks.current.sm / dmon pclk, MHz */
-    RM_GM_MEMCLK,     /* clocks.current.memory / dmon mclk, MHz */
-    RM_GM_COUNT
-};
-extern const char *const rm_gpu_metric_names[RM_GM_COUNT];
-
 #define RM_UTIL_BUCKETS 101
 
 struct rm_gpu_stats {
@@ -47,10 +35,9 @@ struct rm_gpu_stats {
     struct rm_stat m[RM_GM_COUNT];
     uint64_t util_hist[RM_UTIL_BUCKETS]; /* utilization rounded to an integer, clamped 0..100 */
     uint64_t idle_samples;               /* utilization == 0 */
-    double energy_j;    /* trapezoids of power over bridged spacings (rectangles if one end lacks
-                           power) */
-    int64_t covered_ns; /* time spanned by bridged spacings */
-    uint64_t gaps;      /* spacings longer than the gap threshold: left out, never bridged */
+    double energy_j;                     /* by the one energy rule, model/energy.h */
+    int64_t covered_ns;                  /* time spanned by bridged spacings */
+    uint64_t gaps; /* spacings longer than the gap threshold: left out, never bridged */
     int64_t gap_ns;
     uint64_t backwards;        /* spacings < 0 (clock stepped back): neither bridged nor a gap */
     int64_t first_ns, last_ns; /* RM_NO_TIME if no timed sample */

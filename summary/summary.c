@@ -13,13 +13,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runlog/rm_time.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/rm_time.h"
 #include "summary/csvread.h"
 #include "summary/dmon_read.h"
 #include "summary/gpucsv.h"
 #include "summary/hostcsv.h"
 #include "summary/runlog_read.h"
 #include "summary/sample.h"
+#include "summary/segments.h"
 #include "summary/stats.h"
 
 static const char *const kind_names[RM_INPUT_COUNT] = {"gpu_csv", "dmon_text", "dmon_csv",
@@ -106,13 +109,6 @@ struct rm_summary {
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) abort(); /* every growth here is bounded by GPUs, phases or the run log */
-    return q;
-}
-
 static void copy_ref(char *dst, size_t cap, const struct rm_strref *r)
 {
     size_t n = r->len < cap - 1 ? r->len : cap - 1;
@@ -133,7 +129,7 @@ static size_t table_add(struct gpu_table *t, const char *key, size_t len)
 {
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 8;
-        t->s = xrealloc(t->s, t->cap * sizeof *t->s);
+        t->s = rm_xrealloc(t->s, t->cap * sizeof *t->s);
     }
     struct gpu_slot *g = &t->s[t->n];
     memset(g, 0, sizeof *g);
@@ -166,7 +162,7 @@ static void phase_hit(void *ctx, size_t phase)
     p->stamp = f->stamp;
     if (f->nplist == f->capplist) {
         f->capplist = f->capplist ? f->capplist * 2 : 16;
-        f->plist = xrealloc(f->plist, f->capplist * sizeof *f->plist);
+        f->plist = rm_xrealloc(f->plist, f->capplist * sizeof *f->plist);
     }
     f->plist[f->nplist++] = phase;
 }
@@ -262,7 +258,7 @@ static void add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
         struct phase_acc *p = &f->ph[f->plist[k]];
         if (p->ngpu <= i) {
             size_t n = f->gpus.n;
-            p->gpu = xrealloc(p->gpu, n * sizeof *p->gpu);
+            p->gpu = rm_xrealloc(p->gpu, n * sizeof *p->gpu);
             for (size_t j = p->ngpu; j < n; j++)
                 rm_stats_init(&p->gpu[j]);
             p->ngpu = n;
@@ -509,7 +505,7 @@ static struct file_agg *push_job(struct rm_summary *s, enum rm_input_kind kind, 
     file_agg_init(f, kind, path);
     if (s->njobs == s->capjobs) {
         s->capjobs = s->capjobs ? s->capjobs * 2 : 8;
-        s->jobs = xrealloc(s->jobs, s->capjobs * sizeof *s->jobs);
+        s->jobs = rm_xrealloc(s->jobs, s->capjobs * sizeof *s->jobs);
     }
     s->jobs[s->njobs++] = f;
     return f;
@@ -529,7 +525,7 @@ int rm_summary_add_file(struct rm_summary *s, enum rm_input_kind kind, const cha
 
 int rm_summary_add_runlog(struct rm_summary *s, const char *path)
 {
-    s->runlogs = xrealloc(s->runlogs, (s->nrunlogs + 1) * sizeof *s->runlogs);
+    s->runlogs = rm_xrealloc(s->runlogs, (s->nrunlogs + 1) * sizeof *s->runlogs);
     s->runlogs[s->nrunlogs] = strdup(path);
     if (!s->runlogs[s->nrunlogs]) abort();
     s->nrunlogs++;
@@ -783,7 +779,7 @@ static void source_merge(struct source *src, const struct file_agg *f, size_t np
                 if (!a->gpu[i].samples) continue;
                 size_t j = map[i];
                 if (src->phn[p] <= j) {
-                    src->ph[p] = xrealloc(src->ph[p], src->t.n * sizeof **src->ph);
+                    src->ph[p] = rm_xrealloc(src->ph[p], src->t.n * sizeof **src->ph);
                     for (size_t k = src->phn[p]; k < src->t.n; k++)
                         rm_stats_init(&src->ph[p][k]);
                     src->phn[p] = src->t.n;
@@ -1388,48 +1384,17 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
 
 /* ---- a session folder ------------------------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b)
+/* Every file of one stream, oldest first. */
+static void add_family(struct rm_summary *s, const char *dir, int stream, size_t *found)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Sealed segments "<stem>-NNNNNN.csv" in name order, then the active "<stem>.csv". */
-static void add_family(struct rm_summary *s, const char *dir, const char *stem, const char *ext,
-                       enum rm_input_kind kind, size_t *found)
-{
-    DIR *dp = opendir(dir);
-    if (!dp) return;
-    char **names = NULL;
-    size_t n = 0, stemlen = strlen(stem), extlen = strlen(ext);
-    struct dirent *e;
-    while ((e = readdir(dp))) {
-        const char *nm = e->d_name;
-        size_t len = strlen(nm);
-        if (len <= stemlen + 1 + extlen || strncmp(nm, stem, stemlen) || nm[stemlen] != '-' ||
-            strcmp(nm + len - extlen, ext))
-            continue;
-        bool digits = true;
-        for (size_t i = stemlen + 1; i < len - extlen; i++)
-            digits &= nm[i] >= '0' && nm[i] <= '9';
-        if (!digits) continue;
-        names = xrealloc(names, (n + 1) * sizeof *names);
-        names[n++] = strdup(nm);
-    }
-    closedir(dp);
-    if (n) qsort(names, n, sizeof *names, cmp_str);
-    char path[4096];
+    char **names, path[4096];
+    size_t n = rm_segment_family(dir, stream, &names);
     for (size_t i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        add_file(s, kind, path, false);
-        (*found)++;
-        free(names[i]);
-    }
-    free(names);
-    snprintf(path, sizeof path, "%s/%s%s", dir, stem, ext);
-    if (access(path, F_OK) == 0) {
-        add_file(s, kind, path, false);
+        add_file(s, rm_stream_defs[stream].kind, path, false);
         (*found)++;
     }
+    rm_segment_family_free(names, n);
 }
 
 int rm_summary_session_dir(const char *dir, const struct rm_summary_opts *opts, json_t **out,
@@ -1471,10 +1436,8 @@ int rm_summary_session_dir(const char *dir, const struct rm_summary_opts *opts, 
         json_decref(ses);
         found++;
     }
-    add_family(s, dir, "gpu", ".csv", RM_INPUT_GPU_CSV, &found);
-    add_family(s, dir, "dmon", ".csv", RM_INPUT_DMON_CSV, &found);
-    add_family(s, dir, "cpu", ".csv", RM_INPUT_CPU_CSV, &found);
-    add_family(s, dir, "proc", ".csv", RM_INPUT_PROC_CSV, &found);
+    for (int k = 0; k < RM_STREAM_COUNT; k++)
+        add_family(s, dir, k, &found);
     snprintf(path, sizeof path, "%s/runlog.jsonl", dir);
     if (access(path, F_OK) == 0) {
         rm_summary_add_runlog(s, path);

@@ -12,16 +12,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define RM_SUMMARY_SCHEMA_VERSION 1
+#include "model/streams.h"
 
-enum rm_input_kind {
-    RM_INPUT_GPU_CSV,   /* nvidia-smi --query-gpu CSV (runmon's gpu.csv or a bare file) */
-    RM_INPUT_DMON_TEXT, /* nvidia-smi dmon's own output */
-    RM_INPUT_DMON_CSV,  /* runmon's dmon.csv */
-    RM_INPUT_CPU_CSV,
-    RM_INPUT_PROC_CSV,
-    RM_INPUT_COUNT
-};
+#define RM_SUMMARY_SCHEMA_VERSION 1
 
 struct rm_summary_opts {
     const char *phase_regex; /* PCRE2; keep phases whose path matches (NULL: all) */

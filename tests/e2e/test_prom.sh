@@ -73,6 +73,15 @@ expect_match "GPU metrics carry gpu, uuid, host and session" \
     'runmon_gpu_memory_used_bytes\{gpu="1",uuid="GPU-[^"]*",host="[^"]+",session="[^"]+"\} [0-9]+' "$f"
 expect_match "energy is a counter" '# TYPE runmon_gpu_energy_joules_total counter' "$f"
 expect_match "energy grew (about 627 W x 6 s)" 'runmon_gpu_energy_joules_total\{gpu="0"[^}]*\} [0-9]{4}' "$f"
+# One energy rule (model/energy.h): the counter and summary.json agree on the same rows (up to
+# the millisecond rounding of gpu.csv's ts column).
+sj=$(readlink -f "$T/s/latest")/summary.json
+for g in 0 1; do
+    pj=$(sed -n "s/^runmon_gpu_energy_joules_total{gpu=\"$g\".*} \(.*\)$/\1/p" "$PROM")
+    sw=$(jq -r ".gpus[] | select(.index == $g) | .energy_wh" "$sj")
+    check "GPU $g: Prometheus energy ($pj J) = summary energy ($sw Wh)" \
+        awk -v j="$pj" -v wh="$sw" 'BEGIN { d = j / 3600 - wh; if (d < 0) d = -d; exit !(j > 0 && d <= 0.001 * wh + 1e-6) }'
+done
 expect_match "CPU busy ratio" 'runmon_cpu_busy_ratio\{host="[^"]+",session="[^"]+"\} [0-9.e-]+' "$f"
 expect_match "process tree memory" 'runmon_process_resident_bytes\{[^}]*\} [0-9]+' "$f"
 expect_eq "all four collectors up" "gpu=1 dmon=1 cpu=1 proc=1" \

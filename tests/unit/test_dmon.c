@@ -7,8 +7,8 @@
 
 #include <cmocka.h>
 
+#include "monitor/dmon_text.h"
 #include "summary/dmon_read.h"
-#include "summary/dmon_text.h"
 
 static int classify(const char *s, struct rm_dmon_line *l)
 {

@@ -12,8 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "monitor/manifest.h"
+#include "model/streams.h"
 #include "monitor/stream.h"
+#include "sink/manifest.h"
 
 static json_t *seg(const char *sid, const char *file, const char *stream, int sealed,
                    json_int_t bytes, const char *last)
@@ -151,18 +152,18 @@ static void test_segment_names(void **st)
 {
     (void)st;
     int k = -1, sealed = -1;
-    assert_true(rm_sink_parse_segment_name("gpu.csv", &k, &sealed));
+    assert_true(rm_segment_parse_name("gpu.csv", &k, &sealed));
     assert_int_equal(k, 0);
     assert_int_equal(sealed, 0);
-    assert_true(rm_sink_parse_segment_name("dmon-000012.csv", &k, &sealed));
+    assert_true(rm_segment_parse_name("dmon-000012.csv", &k, &sealed));
     assert_int_equal(k, 1);
     assert_int_equal(sealed, 1);
-    assert_true(rm_sink_parse_segment_name("proc-1.csv", &k, &sealed));
+    assert_true(rm_segment_parse_name("proc-1.csv", &k, &sealed));
     assert_int_equal(k, 3);
-    assert_false(rm_sink_parse_segment_name("gpu-.csv", &k, &sealed));
-    assert_false(rm_sink_parse_segment_name("gpu-12a.csv", &k, &sealed));
-    assert_false(rm_sink_parse_segment_name("summary.json", &k, &sealed));
-    assert_false(rm_sink_parse_segment_name("gpu.csv.tmp", &k, &sealed));
+    assert_false(rm_segment_parse_name("gpu-.csv", &k, &sealed));
+    assert_false(rm_segment_parse_name("gpu-12a.csv", &k, &sealed));
+    assert_false(rm_segment_parse_name("summary.json", &k, &sealed));
+    assert_false(rm_segment_parse_name("gpu.csv.tmp", &k, &sealed));
 }
 
 static void test_trim_torn(void **st)

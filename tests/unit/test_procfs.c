@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/rm_time.h"
 #include "monitor/procfs.h"
-#include "runlog/rm_time.h"
 
 #define EPS 1e-9
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "monitor/phase_follow.h"
-#include "monitor/prom.h"
+#include "report/prom.h"
 
 #define S 1000000000LL
 
@@ -24,7 +24,7 @@ static char buf[1 << 18];
 
 static void fill_gpu(int i, int64_t ts)
 {
-    double v[RM_PG_COUNT] = {53, 7, 1024, 2048, 300.5, 61, 1980, 3201};
+    double v[RM_GM_COUNT] = {53, 7, 1024, 2048, 300.5, 61, 1980, 3201};
     rm_latest_gpu_update(&L.gpu[i], ts, v, "GPU-abc", 7, 3 * S);
 }
 
@@ -165,7 +165,7 @@ static void missing_values_are_omitted(void **state)
 {
     (void)state;
     struct rm_prom_input in = base_input();
-    double v[RM_PG_COUNT] = {NAN, NAN, 1024, 2048, NAN, 61, 1980, 3201};
+    double v[RM_GM_COUNT] = {NAN, NAN, 1024, 2048, NAN, 61, 1980, 3201};
     rm_latest_gpu_update(&L.gpu[0], 99 * S, v, NULL, 0, 3 * S);
     L.cpu_valid = 1;
     L.cpu_ts_ns = 99 * S;
@@ -236,20 +236,22 @@ static void degraded_collector_metrics_are_removed(void **state)
     check_complete(t);
 }
 
+/* The one energy rule (model/energy.h), the same as the summary's: a row without power
+ * holds the other end's value over its spacing; only a gap is never bridged. */
 static void energy_integrates_power_without_bridging_gaps(void **state)
 {
     (void)state;
     struct rm_latest_gpu g;
     memset(&g, 0, sizeof g);
-    double v[RM_PG_COUNT];
-    for (int k = 0; k < RM_PG_COUNT; k++)
+    double v[RM_GM_COUNT];
+    for (int k = 0; k < RM_GM_COUNT; k++)
         v[k] = NAN;
     int64_t gap = 3 * S; /* 3 x a 1 s interval */
-    v[RM_PG_POWER] = 100;
+    v[RM_GM_POWER] = 100;
     rm_latest_gpu_update(&g, 10 * S, v, NULL, 0, gap);
     assert_true(g.energy_valid);
     assert_true(g.energy_j == 0);
-    v[RM_PG_POWER] = 200;
+    v[RM_GM_POWER] = 200;
     rm_latest_gpu_update(&g, 11 * S, v, NULL, 0, gap); /* trapezoid: 150 W x 1 s */
     assert_true(fabs(g.energy_j - 150) < 1e-9);
     rm_latest_gpu_update(&g, 13 * S, v, NULL, 0, gap); /* 2 s at 200 W */
@@ -258,38 +260,38 @@ static void energy_integrates_power_without_bridging_gaps(void **state)
     assert_true(fabs(g.energy_j - 550) < 1e-9);
     rm_latest_gpu_update(&g, 21 * S, v, NULL, 0, gap); /* 1 s at 200 W */
     assert_true(fabs(g.energy_j - 750) < 1e-9);
-    v[RM_PG_POWER] = NAN;
-    rm_latest_gpu_update(&g, 22 * S, v, NULL, 0, gap); /* [N/A]: a hole */
-    assert_true(fabs(g.energy_j - 750) < 1e-9);
-    v[RM_PG_POWER] = 200;
-    rm_latest_gpu_update(&g, 23 * S, v, NULL, 0, gap); /* not bridged over the hole */
-    assert_true(fabs(g.energy_j - 750) < 1e-9);
+    v[RM_GM_POWER] = NAN;
+    rm_latest_gpu_update(&g, 22 * S, v, NULL, 0, gap); /* [N/A]: 200 W holds for 1 s */
+    assert_true(fabs(g.energy_j - 950) < 1e-9);
+    v[RM_GM_POWER] = 200;
+    rm_latest_gpu_update(&g, 23 * S, v, NULL, 0, gap); /* and from the N/A row to 200 W */
+    assert_true(fabs(g.energy_j - 1150) < 1e-9);
     rm_latest_gpu_update(&g, 23 * S, v, NULL, 0, gap); /* no time passed */
     rm_latest_gpu_update(&g, 22 * S, v, NULL, 0, gap); /* backwards: ignored */
-    assert_true(fabs(g.energy_j - 750) < 1e-9);
+    assert_true(fabs(g.energy_j - 1150) < 1e-9);
 
     struct rm_prom_input in = base_input();
     L.gpu[3] = g;
     in.now_ns = 23 * S;
     const char *t = render(&in);
     assert_non_null(strstr(t, "runmon_gpu_energy_joules_total{gpu=\"3\",uuid=\"\",host=\"node1\","
-                              "session=\"sess-1\"} 750\n"));
+                              "session=\"sess-1\"} 1150\n"));
 }
 
 static void field_names_and_overflow(void **state)
 {
     (void)state;
-    assert_int_equal(rm_prom_gpu_field("utilization.gpu"), RM_PG_UTIL);
-    assert_int_equal(rm_prom_gpu_field("clocks.sm"), RM_PG_SM_CLOCK);
-    assert_int_equal(rm_prom_gpu_field("clocks.current.memory"), RM_PG_MEM_CLOCK);
-    assert_int_equal(rm_prom_gpu_field("name"), -1);
+    assert_int_equal(rm_gpu_metric_by_query_field("utilization.gpu", 15), RM_GM_UTIL);
+    assert_int_equal(rm_gpu_metric_by_query_field("clocks.sm", 9), RM_GM_SMCLK);
+    assert_int_equal(rm_gpu_metric_by_query_field("clocks.current.memory", 21), RM_GM_MEMCLK);
+    assert_int_equal(rm_gpu_metric_by_query_field("name", 4), -1);
     struct rm_prom_input in = base_input();
-    for (int i = 0; i < RM_PROM_MAX_GPUS; i++)
+    for (int i = 0; i < RM_MAX_GPUS; i++)
         fill_gpu(i, 99 * S);
     char small[512];
     assert_int_equal(rm_prom_render(small, sizeof small, &in), -1);
     int samples = check_complete(render(&in));
-    assert_int_equal(samples, 1 + 4 + RM_PROM_MAX_GPUS * 9 + 1);
+    assert_int_equal(samples, 1 + 4 + RM_MAX_GPUS * 9 + 1);
 }
 
 #define LINE_ENTER(pid, path)                                                                      \

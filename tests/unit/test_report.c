@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "summary/report.h"
+#include "report/report.h"
 
 #define S 1000000000LL
 

@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/rm_time.h"
 #include "runlog/kvargs.h"
-#include "runlog/rm_time.h"
 #include "runlog/runlog.h"
 
 static char tmpdir[64];

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "summary/values.h"
+#include "model/values.h"
 
 #define MISSING(s) rm_value_is_missing(s, strlen(s))
 

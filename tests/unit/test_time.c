@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "runlog/rm_time.h"
+#include "base/rm_time.h"
 
 static void format_matches_python_isoformat(void **state)
 {

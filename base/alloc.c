@@ -1,0 +1,31 @@
+#include "base/alloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void out_of_memory(void)
+{
+    static const char msg[] = "runmon: out of memory\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    abort();
+}
+
+void *rm_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) out_of_memory();
+    return q;
+}
+
+void *rm_xgrow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return p;
+    size_t c = *cap ? *cap * 2 : 16;
+    while (c < need)
+        c *= 2;
+    p = rm_xrealloc(p, c * elem);
+    *cap = c;
+    return p;
+}

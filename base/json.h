@@ -1,0 +1,21 @@
+/* Small jansson helpers used by every layer that reads or writes JSON. */
+#ifndef RUNMON_BASE_JSON_H
+#define RUNMON_BASE_JSON_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* A JSON string of v; bytes that are not UTF-8 become "?" (argv and env may hold any). */
+json_t *rm_jstr(const char *v);
+
+/* The string value of key k in object o, or "" when absent or not a string. Never NULL, so
+ * callers can strcmp it directly. */
+const char *rm_jget_str(const json_t *o, const char *k);
+
+/* The RunLog ts form of a CLOCK_REALTIME instant, or null when ns is 0. */
+json_t *rm_jts_or_null(int64_t ns);
+
+/* qsort comparator for an array of const char * (plain strcmp order). */
+int rm_cmp_cstr(const void *a, const void *b);
+
+#endif

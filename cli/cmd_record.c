@@ -1,0 +1,246 @@
+/* `runmon record`: its options. The recording itself is record/recorder.c. */
+#include "cli/cmd_record.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor/gpu_collectors.h"
+#include "record/recorder.h"
+#include "sink/sink.h"
+
+static void usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: runmon record [OPTIONS] [-- COMMAND [ARG ...]]\n"
+        "\n"
+        "Record GPU and CPU use into a session folder. With a COMMAND, run it, stop when it\n"
+        "exits, and exit with its status (128+N if it died of signal N). Without one, record\n"
+        "until SIGINT/SIGTERM or --duration. The session's summary is written to\n"
+        "summary.json and printed to stderr at the end.\n"
+        "\n"
+        "options:\n"
+        "  -o, --output DIR          sink directory (default ./runmon); the session goes to\n"
+        "                            DIR/<session-id>/\n"
+        "  -i, --interval SECONDS    sampling interval, 0.1 to 3600 (default 1)\n"
+        "      --gpu-fields LIST     nvidia-smi --query-gpu fields (default:\n"
+        "                            " RM_DEFAULT_GPU_FIELDS ")\n"
+        "      --dmon-metrics GROUPS nvidia-smi dmon -s groups (default " RM_DEFAULT_DMON_METRICS
+        ": power/temperature,\n"
+        "                            utilization, clocks, framebuffer memory)\n"
+        "      --no-gpu              do not run nvidia-smi at all\n"
+        "      --per-cpu             also write one cpu.csv row per CPU\n"
+        "      --nvidia-smi PATH     the nvidia-smi to run (default: nvidia-smi on PATH)\n"
+        "      --warning-threshold PCT   GPU memory use that raises a warning event (default %g)\n"
+        "      --critical-threshold PCT  ... a critical event (default %g)\n"
+        "      --duration SECONDS    stop after this long (without a COMMAND)\n"
+        "      --prom-textfile PATH  keep PATH (e.g. DIR/runmon.prom for node_exporter's\n"
+        "                            textfile collector) rewritten with the latest values\n"
+        "      --flush-seconds S     fdatasync the active files and update manifest.json at\n"
+        "                            least every S seconds (default 2)\n"
+        "      --rollover-mb MB      seal the active file at this size and start the next\n"
+        "                            (default 64; fractions allowed; 0: never)\n"
+        "      --retention-files N   sealed segments kept per stream in the sink, oldest\n"
+        "                            pruned first (default 8; 0: keep all)\n"
+        "      --retention-total-mb MB  bytes of segments kept in the whole sink (default\n"
+        "                            512; 0: no limit)\n"
+        "      --telemetry-sink-dir, --telemetry-flush-seconds, --telemetry-rollover-mb,\n"
+        "      --telemetry-retention-files, --telemetry-retention-total-mb: the same\n"
+        "  -q, --quiet               print no summary and no notes\n"
+        "  -h, --help                this text\n"
+        "\n"
+        "The command gets RUNMON_RUNLOG, RUNMON_SESSION_ID and RUNMON_SESSION_DIR, so\n"
+        "'runmon log' and 'runmon phase' inside it need no --file. RUNMON_PROC_ROOT\n"
+        "(default /proc) points the CPU sampler at another /proc tree.\n",
+        RM_DEFAULT_WARN_PCT, RM_DEFAULT_CRIT_PCT);
+}
+
+static int parse_seconds(const char *opt, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (end == v || *end || errno || !isfinite(d) || d < lo || d > hi) {
+        fprintf(stderr, "runmon record: %s must be a number from %g to %g, not '%s'\n", opt, lo, hi,
+                v);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct rm_record_opts *o)
+{
+    enum {
+        OPT_FIELDS = 256,
+        OPT_DMON,
+        OPT_NOGPU,
+        OPT_PERCPU,
+        OPT_SMI,
+        OPT_WARN,
+        OPT_CRIT,
+        OPT_DURATION,
+        OPT_FLUSH_S,
+        OPT_ROLLOVER,
+        OPT_RET_FILES,
+        OPT_RET_TOTAL
+    };
+    enum { OPT_PROM = 300 }; /* --prom-textfile */
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'},
+        {"interval", required_argument, 0, 'i'},
+        {"gpu-fields", required_argument, 0, OPT_FIELDS},
+        {"dmon-metrics", required_argument, 0, OPT_DMON},
+        {"no-gpu", no_argument, 0, OPT_NOGPU},
+        {"per-cpu", no_argument, 0, OPT_PERCPU},
+        {"nvidia-smi", required_argument, 0, OPT_SMI},
+        {"warning-threshold", required_argument, 0, OPT_WARN},
+        {"critical-threshold", required_argument, 0, OPT_CRIT},
+        {"duration", required_argument, 0, OPT_DURATION},
+        {"prom-textfile", required_argument, 0, OPT_PROM},
+        {"telemetry-sink-dir", required_argument, 0, 'o'},
+        {"flush-seconds", required_argument, 0, OPT_FLUSH_S},
+        {"telemetry-flush-seconds", required_argument, 0, OPT_FLUSH_S},
+        {"rollover-mb", required_argument, 0, OPT_ROLLOVER},
+        {"telemetry-rollover-mb", required_argument, 0, OPT_ROLLOVER},
+        {"retention-files", required_argument, 0, OPT_RET_FILES},
+        {"telemetry-retention-files", required_argument, 0, OPT_RET_FILES},
+        {"retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
+        {"telemetry-retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
+        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    *o = (struct rm_record_opts){.output_dir = "runmon",
+                                 .interval_s = 1.0,
+                                 .gpu_fields = RM_DEFAULT_GPU_FIELDS,
+                                 .dmon_metrics = RM_DEFAULT_DMON_METRICS,
+                                 .nvidia_smi = "nvidia-smi",
+                                 .warn_pct = RM_DEFAULT_WARN_PCT,
+                                 .crit_pct = RM_DEFAULT_CRIT_PCT,
+                                 .flush_s = RM_SINK_DEFAULT_FLUSH_S,
+                                 .rollover_mb = RM_SINK_DEFAULT_ROLLOVER_MB,
+                                 .retention_files = RM_SINK_DEFAULT_RETENTION_FILES,
+                                 .retention_total_mb = RM_SINK_DEFAULT_RETENTION_TOTAL_MB};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+o:i:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            o->output_dir = optarg;
+            break;
+        case 'i':
+            if (parse_seconds("--interval", optarg, 0.1, 3600, &o->interval_s) < 0) return -1;
+            break;
+        case OPT_FIELDS:
+            o->gpu_fields = optarg;
+            break;
+        case OPT_DMON:
+            for (const char *p = optarg; *p; p++)
+                if (!strchr("pucvmetd", *p)) {
+                    fprintf(stderr,
+                            "runmon record: --dmon-metrics: '%c' is not a dmon group (use "
+                            "letters from pucvmetd)\n",
+                            *p);
+                    return -1;
+                }
+            if (!*optarg) {
+                fprintf(stderr, "runmon record: --dmon-metrics is empty\n");
+                return -1;
+            }
+            o->dmon_metrics = optarg;
+            break;
+        case OPT_NOGPU:
+            o->no_gpu = 1;
+            break;
+        case OPT_PERCPU:
+            o->per_cpu = 1;
+            break;
+        case OPT_SMI:
+            o->nvidia_smi = optarg;
+            break;
+        case OPT_WARN:
+            if (parse_seconds("--warning-threshold", optarg, 0.1, 100, &o->warn_pct) < 0) return -1;
+            break;
+        case OPT_CRIT:
+            if (parse_seconds("--critical-threshold", optarg, 0.1, 100, &o->crit_pct) < 0)
+                return -1;
+            break;
+        case OPT_DURATION:
+            if (parse_seconds("--duration", optarg, 0.001, 1e9, &o->duration_s) < 0) return -1;
+            break;
+        case OPT_PROM:
+            if (!*optarg) {
+                fprintf(stderr, "runmon record: --prom-textfile is empty\n");
+                return -1;
+            }
+            o->prom_textfile = optarg;
+            break;
+        case OPT_FLUSH_S:
+            if (parse_seconds("--flush-seconds", optarg, 0.01, 86400, &o->flush_s) < 0) return -1;
+            break;
+        case OPT_ROLLOVER:
+            if (parse_seconds("--rollover-mb", optarg, 0, 1048576, &o->rollover_mb) < 0) return -1;
+            break;
+        case OPT_RET_FILES: {
+            double n;
+            if (parse_seconds("--retention-files", optarg, 0, 1e6, &n) < 0) return -1;
+            if (n != floor(n)) {
+                fprintf(stderr, "runmon record: --retention-files must be a whole number\n");
+                return -1;
+            }
+            o->retention_files = (int)n;
+            break;
+        }
+        case OPT_RET_TOTAL:
+            if (parse_seconds("--retention-total-mb", optarg, 0, 1e9, &o->retention_total_mb) < 0)
+                return -1;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 1;
+        case ':':
+            fprintf(stderr, "runmon record: %s needs a value\n", argv[optind - 1]);
+            return -1;
+        default:
+            fprintf(stderr, "runmon record: unknown option '%s' (see --help)\n", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (o->warn_pct > o->crit_pct) {
+        fprintf(stderr,
+                "runmon record: --warning-threshold (%g) is above --critical-threshold (%g)\n",
+                o->warn_pct, o->crit_pct);
+        return -1;
+    }
+    if (optind < argc) {
+        if (!strcmp(argv[optind - 1], "--") || argv[optind][0] != '-') o->command = argv + optind;
+        if (!o->command || !o->command[0][0]) {
+            fprintf(stderr, "runmon record: expected '-- COMMAND', got '%s'\n", argv[optind]);
+            return -1;
+        }
+    }
+    if (o->command && o->duration_s > 0) {
+        fprintf(stderr, "runmon record: --duration is for recording without a COMMAND\n");
+        return -1;
+    }
+    const char *root = getenv("RUNMON_PROC_ROOT");
+    o->proc_root = root && *root ? root : "/proc";
+    return 0;
+}
+
+int rm_cmd_record(int argc, char **argv)
+{
+    struct rm_record_opts opts;
+    int pr = parse_args(argc, argv, &opts);
+    if (pr != 0) return pr > 0 ? 0 : 2;
+    return rm_record_run(&opts);
+}

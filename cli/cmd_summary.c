@@ -1,0 +1,361 @@
+/* `runmon summary`: summarize session folders or bare files. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sink/sink.h"
+#include "summary/summary.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: runmon summary [PATH ...] [OPTIONS]\n\n"
+            "Summarize what the GPUs and CPUs did during a recorded run: per GPU, per phase,\n"
+            "in total. PATH is a session folder (session.json, gpu.csv, dmon.csv, cpu.csv,\n"
+            "proc.csv, runlog.jsonl), a sink directory (manifest.json; one session of it, named\n"
+            "on stderr), or a single file (its kind guessed from its name). Several sink\n"
+            "directories (the nodes of one job) give one summary each plus totals per host.\n\n"
+            "options:\n"
+            "  --format text|json|csv  output format (default: text on a terminal, else json)\n"
+            "  -o FILE                 write there (atomically) instead of stdout\n"
+            "  --phase REGEX           only phases whose path matches (PCRE2)\n"
+            "  --gpu-csv FILE          an nvidia-smi --query-gpu CSV (repeatable, in time order)\n"
+            "  --dmon FILE             nvidia-smi dmon output, text or runmon's dmon.csv\n"
+            "  --cpu-csv FILE          a cpu.csv (or another monitor's cpu_metrics.csv)\n"
+            "  --proc-csv FILE         a proc.csv\n"
+            "  --runlog FILE           a runlog.jsonl with phases and monitor events\n"
+            "  --interval SEC          sampling interval for gap detection (default: from\n"
+            "                          session.json, else the median sample spacing)\n"
+            "  --threads N             files scanned in parallel (default: CPU count)\n"
+            "  --session ID            in a sink directory (runmon record -o DIR): that session\n"
+            "                          (default: the newest completed one, else the newest)\n"
+            "  --rescan                read sealed segments again instead of using the\n"
+            "                          manifest's aggregates\n"
+            "  -h, --help              this text\n\n"
+            "exit status: 0 success, 1 a write failure, 2 a usage error or unusable input\n"
+            "(missing path, a file without data).\n");
+}
+
+enum {
+    OPT_FORMAT = 256,
+    OPT_PHASE,
+    OPT_GPU,
+    OPT_DMON,
+    OPT_CPU,
+    OPT_PROC,
+    OPT_RUNLOG,
+    OPT_SESSION,
+    OPT_RESCAN,
+    OPT_INTERVAL,
+    OPT_THREADS
+};
+
+/* dmon's own text starts with '#' or blanks; runmon's dmon.csv with a "ts," header. */
+static enum rm_input_kind dmon_kind(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int c = ' ';
+    if (f) {
+        while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+            ;
+        fclose(f);
+    }
+    return c == '#' || c == EOF ? RM_INPUT_DMON_TEXT : RM_INPUT_DMON_CSV;
+}
+
+static int guess_kind(const char *path, enum rm_input_kind *kind)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    if (n > 6 && !strcmp(b + n - 6, ".jsonl")) return 1; /* run log */
+    if (strstr(b, "dmon"))
+        *kind = dmon_kind(path);
+    else if (!strncmp(b, "cpu", 3))
+        *kind = RM_INPUT_CPU_CSV;
+    else if (!strncmp(b, "proc", 4))
+        *kind = RM_INPUT_PROC_CSV;
+    else
+        *kind = RM_INPUT_GPU_CSV;
+    return 0;
+}
+
+static int write_out(const char *file, const char *format, const json_t *o)
+{
+    FILE *out = stdout;
+    char tmp[4096];
+    if (file) {
+        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", file, (long)getpid()) >= sizeof tmp) {
+            fprintf(stderr, "runmon summary: %s: path too long\n", file);
+            return 1;
+        }
+        out = fopen(tmp, "w");
+        if (!out) {
+            fprintf(stderr, "runmon summary: %s: %s\n", tmp, strerror(errno));
+            return 1;
+        }
+    }
+    int rc = 0;
+    if (!strcmp(format, "json"))
+        rc = rm_summary_print_json(out, o);
+    else if (!strcmp(format, "csv"))
+        rm_summary_print_csv(out, o);
+    else
+        rm_summary_print_text(out, o);
+    if (fflush(out) || ferror(out)) rc = -1;
+    if (file) {
+        if (fsync(fileno(out))) rc = -1;
+        if (fclose(out)) rc = -1;
+        if (rc == 0 && rename(tmp, file)) rc = -1;
+        if (rc) {
+            fprintf(stderr, "runmon summary: writing %s: %s\n", file, strerror(errno));
+            unlink(tmp);
+        }
+    }
+    return rc ? 1 : 0;
+}
+
+/* Several PATHs: one summary each, plus combined totals per host. */
+static json_t *combine(json_t *list)
+{
+    json_t *o = json_object(), *hosts = json_array();
+    double energy = 0, peak = 0;
+    json_int_t gpus = 0;
+    bool has_e = false, has_p = false;
+    size_t i;
+    json_t *s;
+    json_array_foreach(list, i, s)
+    {
+        json_t *t = json_object_get(s, "totals");
+        json_t *e = json_object_get(t, "energy_wh"), *p = json_object_get(s, "peak_vram_mb");
+        json_t *h = json_object_get(json_object_get(s, "session"), "host");
+        json_array_append_new(
+            hosts, json_pack("{s:O,s:O,s:O,s:O,s:O}", "host", h ? h : json_null(), "path",
+                             json_object_get(s, "path") ? json_object_get(s, "path") : json_null(),
+                             "gpu_count", json_object_get(t, "gpu_count"), "energy_wh",
+                             e ? e : json_null(), "peak_vram_mb", p ? p : json_null()));
+        gpus += json_integer_value(json_object_get(t, "gpu_count"));
+        if (json_is_number(e)) energy += json_number_value(e), has_e = true;
+        if (json_is_number(p) && json_number_value(p) > peak)
+            peak = json_number_value(p), has_p = true;
+    }
+    json_object_set_new(o, "format", json_string("runmon-summary-set"));
+    json_object_set_new(o, "schema_version", json_integer(RM_SUMMARY_SCHEMA_VERSION));
+    json_object_set_new(o, "summaries", json_incref(list));
+    json_object_set_new(o, "hosts", hosts);
+    json_object_set_new(o, "totals",
+                        json_pack("{s:I,s:o,s:o}", "gpu_count", gpus, "energy_wh",
+                                  has_e ? json_real(energy) : json_null(), "peak_vram_mb",
+                                  has_p ? json_real(peak) : json_null()));
+    return o;
+}
+
+int rm_cmd_summary(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"phase", required_argument, NULL, OPT_PHASE},
+        {"gpu-csv", required_argument, NULL, OPT_GPU},
+        {"dmon", required_argument, NULL, OPT_DMON},
+        {"cpu-csv", required_argument, NULL, OPT_CPU},
+        {"proc-csv", required_argument, NULL, OPT_PROC},
+        {"runlog", required_argument, NULL, OPT_RUNLOG},
+        {"session", required_argument, NULL, OPT_SESSION},
+        {"rescan", no_argument, NULL, OPT_RESCAN},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct rm_summary_opts opts = {.progress = true};
+    const char *format = NULL, *outfile = NULL, *session_id = NULL;
+    int rescan = 0;
+    struct {
+        int kind; /* enum rm_input_kind, or -1 for a run log */
+        const char *path;
+    } files[64];
+    size_t nfiles = 0;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        int kind = -2;
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'o':
+            outfile = optarg;
+            break;
+        case OPT_FORMAT:
+            format = optarg;
+            if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "csv")) {
+                fprintf(stderr, "runmon summary: --format must be text, json or csv\n");
+                return 2;
+            }
+            break;
+        case OPT_PHASE:
+            opts.phase_regex = optarg;
+            break;
+        case OPT_GPU:
+            kind = RM_INPUT_GPU_CSV;
+            break;
+        case OPT_DMON:
+            kind = dmon_kind(optarg);
+            break;
+        case OPT_CPU:
+            kind = RM_INPUT_CPU_CSV;
+            break;
+        case OPT_PROC:
+            kind = RM_INPUT_PROC_CSV;
+            break;
+        case OPT_RUNLOG:
+            kind = -1;
+            break;
+        case OPT_SESSION:
+            session_id = optarg;
+            break;
+        case OPT_RESCAN:
+            rescan = 1;
+            break;
+        case OPT_INTERVAL: {
+            char *end;
+            opts.interval_s = strtod(optarg, &end);
+            if (*end || !(opts.interval_s > 0)) {
+                fprintf(stderr, "runmon summary: --interval needs a positive number of seconds\n");
+                return 2;
+            }
+            break;
+        }
+        case OPT_THREADS:
+            opts.threads = atoi(optarg);
+            break;
+        default:
+            fprintf(stderr, "runmon summary: unknown or incomplete option '%s' (see --help)\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+        if (kind != -2) {
+            if (nfiles == sizeof files / sizeof files[0]) {
+                fprintf(stderr, "runmon summary: too many input files\n");
+                return 2;
+            }
+            files[nfiles].kind = kind;
+            files[nfiles++].path = optarg;
+        }
+    }
+    int npaths = argc - optind;
+    int nsinks = 0;
+    for (int i = 0; i < npaths; i++)
+        nsinks += rm_sink_is_sink_dir(argv[optind + i]);
+    if ((session_id || rescan) && nsinks == 0) {
+        fprintf(stderr, "runmon summary: --session and --rescan need a sink directory "
+                        "(runmon record -o DIR)\n");
+        return 2;
+    }
+    if (npaths == 0 && nfiles == 0) {
+        usage(stderr);
+        return 2;
+    }
+    if (!format) format = !outfile && isatty(1) ? "text" : "json";
+    char err[1024] = "";
+    json_t *result = NULL;
+    int rc = 0;
+
+    /* Explicit files, plus any PATH that is a plain file, make one summary. */
+    json_t *list = json_array();
+    struct rm_summary *s = NULL;
+    for (int i = 0; i < npaths; i++) {
+        struct stat st;
+        if (stat(argv[optind + i], &st) != 0) {
+            fprintf(stderr, "runmon summary: %s: %s\n", argv[optind + i], strerror(errno));
+            json_decref(list);
+            return 2;
+        }
+        if (S_ISDIR(st.st_mode)) continue;
+        enum rm_input_kind k = RM_INPUT_GPU_CSV;
+        int isrl = guess_kind(argv[optind + i], &k);
+        if (nfiles < sizeof files / sizeof files[0]) {
+            files[nfiles].kind = isrl ? -1 : (int)k;
+            files[nfiles++].path = argv[optind + i];
+        }
+    }
+    if (nfiles) {
+        s = rm_summary_new(&opts);
+        for (size_t i = 0; i < nfiles; i++) {
+            if (access(files[i].path, R_OK) != 0) {
+                fprintf(stderr, "runmon summary: %s: %s\n", files[i].path, strerror(errno));
+                rm_summary_free(s);
+                json_decref(list);
+                return 2;
+            }
+            if (files[i].kind < 0)
+                rm_summary_add_runlog(s, files[i].path);
+            else
+                rm_summary_add_file(s, (enum rm_input_kind)files[i].kind, files[i].path);
+        }
+        rc = rm_summary_build(s, &result, err, sizeof err);
+        rm_summary_free(s);
+        if (rc) {
+            fprintf(stderr, "runmon summary: %s\n", err);
+            json_decref(list);
+            return rc;
+        }
+        json_array_append_new(list, result);
+    }
+    for (int i = 0; i < npaths; i++) {
+        struct stat st;
+        if (stat(argv[optind + i], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        if (rm_sink_is_sink_dir(argv[optind + i])) {
+            rc = rm_sink_summary(argv[optind + i], session_id, rescan, &opts, &result, err,
+                                 sizeof err);
+            if (rc == 0)
+                fprintf(stderr, "runmon summary: %s: session %s\n", argv[optind + i],
+                        json_string_value(
+                            json_object_get(json_object_get(result, "sink"), "session_id")));
+        } else {
+            rc = rm_summary_session_dir(argv[optind + i], &opts, &result, err, sizeof err);
+        }
+        if (rc) {
+            fprintf(stderr, "runmon summary: %s\n", err);
+            json_decref(list);
+            return rc;
+        }
+        json_array_append_new(list, result);
+    }
+    json_t *out;
+    if (json_array_size(list) == 1) {
+        out = json_incref(json_array_get(list, 0));
+        rc = write_out(outfile, format, out);
+    } else {
+        out = combine(list);
+        if (!strcmp(format, "json")) {
+            rc = write_out(outfile, format, out);
+        } else {
+            /* text/csv: each summary in turn, to stdout or the file. */
+            rc = 0;
+            FILE *f = stdout;
+            if (outfile && !(f = fopen(outfile, "w"))) {
+                fprintf(stderr, "runmon summary: %s: %s\n", outfile, strerror(errno));
+                rc = 1;
+            }
+            size_t i;
+            json_t *one;
+            json_array_foreach(list, i, one)
+            {
+                if (rc) break;
+                if (!strcmp(format, "csv"))
+                    rm_summary_print_csv(f, one);
+                else
+                    rm_summary_print_text(f, one), fputc('\n', f);
+            }
+            if (f != stdout && f) fclose(f);
+        }
+    }
+    json_decref(out);
+    json_decref(list);
+    return rc;
+}

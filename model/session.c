@@ -1,0 +1,3 @@
+#include "model/session.h"
+
+const char *const rm_health_names[] = {"healthy", "degraded", "unavailable", "disabled"};

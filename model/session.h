@@ -1,0 +1,64 @@
+/* A recording session's facts, as the workers, the sink and the summary know them. The data
+ * only: writing session.json is sink/session.h's job. */
+#ifndef RUNMON_MODEL_SESSION_H
+#define RUNMON_MODEL_SESSION_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "model/streams.h"
+
+#define RM_MAX_GPUS 64
+
+enum rm_health { RM_HEALTH_HEALTHY, RM_HEALTH_DEGRADED, RM_HEALTH_UNAVAILABLE, RM_HEALTH_DISABLED };
+extern const char *const rm_health_names[];
+
+struct rm_collector_health {
+    const char *name;
+    enum rm_health health;
+    uint64_t failure_event_count;
+    uint64_t nonconforming_lines;
+    char last_error[512];
+};
+
+struct rm_gpu_info {
+    int index;
+    char uuid[96];
+    char name[128];
+    char pci_bus_id[32];
+    double memory_total_mb; /* NaN when nvidia-smi did not report it */
+};
+
+/* Collectors are indexed by their stream (model/streams.h): one collector per stream. */
+enum {
+    RM_COL_GPU = RM_STREAM_GPU,
+    RM_COL_DMON = RM_STREAM_DMON,
+    RM_COL_CPU = RM_STREAM_CPU,
+    RM_COL_PROC = RM_STREAM_PROC,
+    RM_COL_COUNT = RM_STREAM_COUNT
+};
+
+struct rm_session {
+    char id[160];
+    char dir[PATH_MAX];
+    char host[256];
+    pid_t pid;
+    int64_t started_ns, ended_ns; /* CLOCK_REALTIME; ended 0 while running */
+    char *const *command;         /* NULL when recording without a command */
+    int exit_code;                /* -1 until known */
+    const char *status;           /* running, completed, failed, interrupted */
+    double interval_s;
+    const char *gpu_fields;
+    const char *dmon_metrics;
+    int dmon_interval_s;
+    double warn_pct, crit_pct;
+    struct rm_gpu_info gpus[RM_MAX_GPUS];
+    int ngpus;
+    char driver_version[64];
+    struct rm_collector_health collectors[RM_COL_COUNT];
+    int64_t max_sample_lateness_ns; /* the CPU sampler's worst distance from its schedule */
+    uint64_t cpu_samples;
+};
+
+#endif

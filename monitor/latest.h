@@ -1,0 +1,44 @@
+/* The latest values of a recording: one fixed slot per GPU and one for the CPU and the
+ * command's tree, updated in place by the worker threads (under the port's lock), so no row
+ * allocates. The exporters (report/prom.h) copy them under the same lock and render the copy.
+ */
+#ifndef RUNMON_MONITOR_LATEST_H
+#define RUNMON_MONITOR_LATEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/gpu_metrics.h"
+#include "model/session.h"
+
+/* The latest row of one GPU. Values are in nvidia-smi's units; NaN = missing. */
+struct rm_latest_gpu {
+    int valid;     /* a row has been seen */
+    int64_t ts_ns; /* CLOCK_REALTIME when it was received */
+    double v[RM_GM_COUNT];
+    char uuid[96];
+    /* Energy over the rows so far, by the one rule of model/energy.h. */
+    int energy_valid; /* a power value has been seen */
+    double energy_j;
+    double last_power_w;    /* NaN when the previous row had none */
+    int64_t last_row_ts_ns; /* 0: no previous row to bridge from */
+};
+
+struct rm_latest {
+    struct rm_latest_gpu gpu[RM_MAX_GPUS];
+    int cpu_valid;
+    int64_t cpu_ts_ns;
+    double cpu_busy_ratio, cpu_iowait_ratio;
+    double mem_used_bytes, mem_total_bytes; /* NaN when /proc/meminfo could not be read */
+    int proc_valid;
+    int64_t proc_ts_ns;
+    double proc_rss_bytes, proc_cpu_ratio; /* cpu NaN on the first sample of the tree */
+};
+
+/* Folds one GPU row into its slot. v[] holds RM_GM_COUNT values (NaN = missing); uuid may be
+ * NULL or empty (kept as is then). Energy integrates from the previous row with
+ * rm_energy_span (gap_ns: the gap threshold). No allocation. */
+void rm_latest_gpu_update(struct rm_latest_gpu *g, int64_t ts_ns, const double *v, const char *uuid,
+                          size_t uuid_len, int64_t gap_ns);
+
+#endif

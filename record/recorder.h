@@ -1,0 +1,43 @@
+/* The recorder: one `runmon record` session. It owns the session's threads and wires the
+ * workers (monitor/), the sink (sink/) and the exporters (report/prom.h) together; each worker
+ * gets a narrow port (monitor/port.h), never the recorder.
+ *
+ * Threads: main (signals, the workload, the exporter), the supervisor (nvidia-smi collectors;
+ * it must live as long as they do, because PR_SET_PDEATHSIG follows the spawning thread), the
+ * CPU sampler and the sink's thread. Every signal runmon handles is blocked in all threads and
+ * read by the main thread from a signalfd, so no handler runs in the middle of a library call.
+ */
+#ifndef RUNMON_RECORD_RECORDER_H
+#define RUNMON_RECORD_RECORDER_H
+
+#define RM_DEFAULT_WARN_PCT 90.0
+#define RM_DEFAULT_CRIT_PCT 98.0
+
+/* What `runmon record` was asked for (cli/cmd_record.c fills it from the command line). */
+struct rm_record_opts {
+    const char *output_dir;
+    double interval_s;
+    const char *gpu_fields;
+    const char *dmon_metrics;
+    const char *nvidia_smi;
+    int no_gpu;
+    int per_cpu;
+    int quiet;
+    double warn_pct, crit_pct;
+    double duration_s; /* 0: until a signal (or the command's end) */
+    char *const *command;
+    const char *proc_root;
+    const char *prom_textfile; /* --prom-textfile PATH, NULL: no export */
+    /* The telemetry sink (sink/sink.h). */
+    double flush_s;            /* --flush-seconds: fdatasync + manifest at least this often */
+    double rollover_mb;        /* --rollover-mb: seal the active file at this size (0: never) */
+    int retention_files;       /* --retention-files: sealed segments kept per stream (0: all) */
+    double retention_total_mb; /* --retention-total-mb: retained bytes in the sink (0: all) */
+};
+
+/* Records one session as opts says; runs the command if there is one. Returns the exit
+ * status `runmon record` exits with: the command's (128+N for signal N, 127 not found, 126 not
+ * runnable), 0 without a command, 1 or 2 when the session could not be set up. */
+int rm_record_run(const struct rm_record_opts *opts);
+
+#endif

@@ -1,0 +1,358 @@
+#include "report/prom.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "base/rm_time.h"
+#include "model/streams.h"
+#include "model/values.h"
+#include "monitor/policy.h"
+#include "monitor/port.h"
+
+/* ---- rendering ---------------------------------------------------------------------- */
+
+struct out {
+    char *buf;
+    size_t cap, len;
+    int overflow;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...)
+{
+    if (o->overflow) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= o->cap - o->len) {
+        o->overflow = 1;
+        return;
+    }
+    o->len += (size_t)n;
+}
+
+int rm_prom_escape(char *buf, size_t cap, size_t *len, const char *v)
+{
+    size_t n = *len;
+    for (const char *p = v ? v : ""; *p; p++) {
+        const char *rep = NULL;
+        if (*p == '\\')
+            rep = "\\\\";
+        else if (*p == '"')
+            rep = "\\\"";
+        else if (*p == '\n')
+            rep = "\\n";
+        size_t k = rep ? 2 : 1;
+        if (n + k >= cap) return -1;
+        if (rep)
+            memcpy(buf + n, rep, 2);
+        else
+            buf[n] = *p;
+        n += k;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return 0;
+}
+
+static void put_label(struct out *o, const char *name, const char *value, int first)
+{
+    put(o, "%s%s=\"", first ? "" : ",", name);
+    if (o->overflow) return;
+    if (rm_prom_escape(o->buf, o->cap, &o->len, value) < 0) {
+        o->overflow = 1;
+        return;
+    }
+    put(o, "\"");
+}
+
+static void family(struct out *o, const char *name, const char *type, const char *help)
+{
+    put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* host and session close every label set. */
+static void common_labels(struct out *o, const struct rm_prom_input *in, int first)
+{
+    put_label(o, "host", in->host, first);
+    put_label(o, "session", in->session, 0);
+}
+
+static void value(struct out *o, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        put(o, "} %.0f\n", v);
+    else
+        put(o, "} %.9g\n", v);
+}
+
+struct gpu_metric {
+    const char *name, *help;
+    int field;    /* RM_GM_* or -1 for energy */
+    double scale; /* nvidia-smi unit -> base unit */
+};
+
+static const struct gpu_metric gpu_metrics[] = {
+    {"runmon_gpu_utilization_ratio", "GPU utilization (utilization.gpu), 0 to 1.", RM_GM_UTIL,
+     0.01},
+    {"runmon_gpu_memory_utilization_ratio",
+     "GPU memory controller utilization (utilization.memory), 0 to 1.", RM_GM_MEMUTIL, 0.01},
+    {"runmon_gpu_memory_used_bytes", "GPU memory in use (memory.used).", RM_GM_VRAM_USED,
+     1048576.0},
+    {"runmon_gpu_memory_total_bytes", "GPU memory in all (memory.total).", RM_GM_VRAM_TOTAL,
+     1048576.0},
+    {"runmon_gpu_power_watts", "GPU power draw (power.draw).", RM_GM_POWER, 1.0},
+    {"runmon_gpu_temperature_celsius", "GPU core temperature (temperature.gpu).", RM_GM_TEMP, 1.0},
+    {"runmon_gpu_sm_clock_hertz", "GPU SM clock (clocks.current.sm).", RM_GM_SMCLK, 1e6},
+    {"runmon_gpu_memory_clock_hertz", "GPU memory clock (clocks.current.memory).", RM_GM_MEMCLK,
+     1e6},
+};
+
+static int gpu_shown(const struct rm_prom_input *in, int i)
+{
+    const struct rm_latest_gpu *g = &in->latest->gpu[i];
+    if (!g->valid) return 0;
+    return !in->stale_ns || in->now_ns - g->ts_ns <= in->stale_ns;
+}
+
+static void gpu_labels(struct out *o, const char *name, const struct rm_prom_input *in, int i)
+{
+    char idx[16];
+    snprintf(idx, sizeof idx, "%d", i);
+    const char *uuid = in->latest->gpu[i].uuid;
+    if (!uuid[0] && i < in->ngpus_inventory && in->inventory_uuid[i]) uuid = in->inventory_uuid[i];
+    put(o, "%s{", name);
+    put_label(o, "gpu", idx, 1);
+    put_label(o, "uuid", uuid, 0);
+    common_labels(o, in, 0);
+}
+
+static void render_gpus(struct out *o, const struct rm_prom_input *in)
+{
+    if (in->collector[0] != RM_PROM_UP)
+        return; /* degraded or off: its metrics are removed, not left stale */
+    for (size_t m = 0; m < sizeof gpu_metrics / sizeof *gpu_metrics; m++) {
+        const struct gpu_metric *gm = &gpu_metrics[m];
+        int headed = 0;
+        for (int i = 0; i < RM_MAX_GPUS; i++) {
+            if (!gpu_shown(in, i) || !isfinite(in->latest->gpu[i].v[gm->field])) continue;
+            if (!headed++) family(o, gm->name, "gauge", gm->help);
+            gpu_labels(o, gm->name, in, i);
+            value(o, in->latest->gpu[i].v[gm->field] * gm->scale);
+        }
+    }
+    int headed = 0;
+    for (int i = 0; i < RM_MAX_GPUS; i++) {
+        if (!gpu_shown(in, i) || !in->latest->gpu[i].energy_valid) continue;
+        if (!headed++)
+            family(o, "runmon_gpu_energy_joules_total", "counter",
+                   "GPU energy since the recording started: power.draw integrated over time; "
+                   "gaps longer than 3 sampling intervals are not bridged.");
+        gpu_labels(o, "runmon_gpu_energy_joules_total", in, i);
+        value(o, in->latest->gpu[i].energy_j);
+    }
+}
+
+static void simple(struct out *o, const struct rm_prom_input *in, const char *name,
+                   const char *help, double v)
+{
+    if (!isfinite(v)) return;
+    family(o, name, "gauge", help);
+    put(o, "%s{", name);
+    common_labels(o, in, 1);
+    value(o, v);
+}
+
+long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
+{
+    struct out o = {buf, cap, 0, 0};
+    if (cap == 0) return -1;
+    buf[0] = '\0';
+    const struct rm_latest *l = in->latest;
+
+    family(&o, "runmon_session_info", "gauge", "The recording session; always 1.");
+    put(&o, "runmon_session_info{");
+    common_labels(&o, in, 1);
+    put_label(&o, "driver_version", in->driver_version, 0);
+    put_label(&o, "status", in->status, 0);
+    put(&o, "} 1\n");
+
+    if (in->phase && in->phase[0]) {
+        family(&o, "runmon_phase_info", "gauge",
+               "The phase open now in the session's run log (most recently entered); always 1.");
+        put(&o, "runmon_phase_info{");
+        common_labels(&o, in, 1);
+        put_label(&o, "phase", in->phase, 0);
+        put(&o, "} 1\n");
+    }
+
+    family(&o, "runmon_collector_up", "gauge",
+           "1 while the collector is healthy, 0 while it is degraded or unavailable.");
+    for (int c = 0; c < RM_COL_COUNT; c++) {
+        if (in->collector[c] == RM_PROM_DISABLED) continue;
+        put(&o, "runmon_collector_up{");
+        put_label(&o, "collector", rm_stream_defs[c].name, 1);
+        common_labels(&o, in, 0);
+        put(&o, "} %d\n", in->collector[c] == RM_PROM_UP);
+    }
+
+    render_gpus(&o, in);
+
+    int64_t gpu_ts = 0;
+    if (in->collector[0] == RM_PROM_UP)
+        for (int i = 0; i < RM_MAX_GPUS; i++)
+            if (gpu_shown(in, i) && l->gpu[i].ts_ns > gpu_ts) gpu_ts = l->gpu[i].ts_ns;
+
+    int cpu_up = l->cpu_valid && in->collector[2] == RM_PROM_UP;
+    if (cpu_up) {
+        simple(&o, in, "runmon_cpu_busy_ratio",
+               "Share of all CPUs' time spent busy (user, nice, system, irq, softirq) in the "
+               "last interval, 0 to 1.",
+               l->cpu_busy_ratio);
+        simple(&o, in, "runmon_cpu_iowait_ratio",
+               "Share of all CPUs' time spent idle waiting for I/O in the last interval, 0 to 1.",
+               l->cpu_iowait_ratio);
+        simple(&o, in, "runmon_host_memory_used_bytes",
+               "Host memory in use (MemTotal - MemAvailable).", l->mem_used_bytes);
+        simple(&o, in, "runmon_host_memory_total_bytes", "Host memory in all (MemTotal).",
+               l->mem_total_bytes);
+    }
+    int proc_up = in->have_command && l->proc_valid && in->collector[3] == RM_PROM_UP;
+    if (proc_up) {
+        simple(&o, in, "runmon_process_resident_bytes",
+               "Resident memory of the recorded command's process tree.", l->proc_rss_bytes);
+        simple(&o, in, "runmon_process_cpu_ratio",
+               "CPU time of the recorded command's process tree in the last interval, in cores "
+               "(1 = one core busy).",
+               l->proc_cpu_ratio);
+    }
+
+    if (gpu_ts || cpu_up) {
+        family(&o, "runmon_last_sample_timestamp_seconds", "gauge",
+               "When the latest sample exported here was taken, in seconds since the epoch.");
+        if (gpu_ts) {
+            put(&o, "runmon_last_sample_timestamp_seconds{");
+            put_label(&o, "collector", "gpu", 1);
+            common_labels(&o, in, 0);
+            put(&o, "} %.3f\n", (double)gpu_ts / 1e9);
+        }
+        if (cpu_up) {
+            put(&o, "runmon_last_sample_timestamp_seconds{");
+            put_label(&o, "collector", "cpu", 1);
+            common_labels(&o, in, 0);
+            put(&o, "} %.3f\n", (double)l->cpu_ts_ns / 1e9);
+        }
+    }
+    return o.overflow ? -1 : (long)o.len;
+}
+
+/* ---- the exporter -------------------------------------------------------------------- */
+
+int rm_prom_open(struct rm_prom *p, const struct rm_prom_config *cfg, const struct rm_port *port)
+{
+    memset(p, 0, sizeof *p);
+    p->port = port;
+    p->have_command = cfg->have_command;
+    p->path = cfg->path;
+    if (!p->path) return 0;
+    p->cap = 64 * 1024;
+    p->buf = malloc(p->cap);
+    if (!p->buf) return -1;
+    double flush_s = cfg->flush_s > 0 ? cfg->flush_s : 2.0;
+    p->period_ns = (int64_t)llround(flush_s * 1e9);
+    p->next_mono_ns = rm_now_monotonic_ns() + p->period_ns;
+    char runlog[PATH_MAX + 16];
+    snprintf(runlog, sizeof runlog, "%s/runlog.jsonl", port->sess->dir);
+    rm_phase_follow_init(&p->phases, runlog, 1);
+    return 0;
+}
+
+int rm_prom_timeout_ms(const struct rm_prom *p, int cap_ms)
+{
+    if (!p->path) return cap_ms;
+    int64_t left = p->next_mono_ns - rm_now_monotonic_ns();
+    if (left <= 0) return 0;
+    int64_t ms = left / RM_NS_PER_MS + 1;
+    return ms < cap_ms ? (int)ms : cap_ms;
+}
+
+static enum rm_prom_health health_of(const struct rm_collector_health *c)
+{
+    switch (c->health) {
+    case RM_HEALTH_HEALTHY:
+        return RM_PROM_UP;
+    case RM_HEALTH_DISABLED:
+        return RM_PROM_DISABLED;
+    default:
+        return RM_PROM_DOWN;
+    }
+}
+
+static void write_now(struct rm_prom *p)
+{
+    const struct rm_port *port = p->port;
+    const struct rm_session *s = port->sess;
+    rm_phase_follow_poll(&p->phases);
+    struct rm_prom_input in = {
+        .host = s->host,
+        .session = s->id,
+        .driver_version = s->driver_version,
+        .latest = &p->snap,
+        .phase = rm_phase_follow_current(&p->phases),
+        .now_ns = rm_now_realtime_ns(),
+        .stale_ns = rm_stale_after_ns((int64_t)llround(port->interval_s * 1e9)),
+        .have_command = p->have_command,
+    };
+    pthread_mutex_lock(port->lock);
+    p->snap = *port->latest;
+    for (int c = 0; c < RM_COL_COUNT; c++)
+        in.collector[c] = health_of(&s->collectors[c]);
+    in.status = s->status ? s->status : "running";
+    pthread_mutex_unlock(port->lock);
+    /* The inventory is taken on this thread before the collectors start: no lock needed. */
+    for (int i = 0; i < s->ngpus; i++) {
+        int idx = s->gpus[i].index;
+        if (idx >= 0 && idx < RM_MAX_GPUS) in.inventory_uuid[idx] = s->gpus[i].uuid;
+    }
+    in.ngpus_inventory = RM_MAX_GPUS;
+    long n;
+    while ((n = rm_prom_render(p->buf, p->cap, &in)) < 0) {
+        char *nb = p->cap < 16 * 1024 * 1024 ? realloc(p->buf, p->cap * 2) : NULL;
+        if (!nb) return;
+        p->buf = nb;
+        p->cap *= 2;
+    }
+    if (rm_write_file_atomic(p->path, p->buf, (size_t)n) < 0) {
+        if (!p->warned++ && !port->quiet)
+            fprintf(stderr, "runmon record: cannot write %s: %s\n", p->path, strerror(errno));
+    } else {
+        p->warned = 0;
+    }
+}
+
+void rm_prom_poll(struct rm_prom *p)
+{
+    if (!p->path) return;
+    int64_t now = rm_now_monotonic_ns();
+    if (now < p->next_mono_ns) return;
+    write_now(p);
+    /* Stay on the grid; skip slots missed while busy rather than writing in a burst. */
+    p->next_mono_ns += p->period_ns;
+    if (p->next_mono_ns <= now) p->next_mono_ns = now + p->period_ns;
+}
+
+void rm_prom_close(struct rm_prom *p)
+{
+    if (!p->path) return;
+    write_now(p);
+    rm_phase_follow_fini(&p->phases);
+    free(p->buf);
+    p->buf = NULL;
+    p->path = NULL;
+}

@@ -1,0 +1,76 @@
+/* The Prometheus textfile export (`runmon record --prom-textfile PATH`).
+ *
+ * The collector threads keep the latest values (struct rm_latest, in struct rm_recorder,
+ * under rec->lock): one fixed slot per GPU and one for the CPU and the command's tree, updated
+ * in place, so no row allocates. The main thread copies them under the lock every flush
+ * period, renders the text exposition format (version 0.0.4, what node_exporter's textfile
+ * collector reads) into one reused buffer and replaces PATH atomically.
+ *
+ * Missing values are left out, never written as 0; a collector that is not healthy has its
+ * sample metrics removed (runmon_collector_up says 0), as do GPUs whose latest row is stale.
+ */
+#ifndef RUNMON_PROM_H
+#define RUNMON_PROM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/session.h"
+#include "monitor/latest.h"
+#include "monitor/phase_follow.h"
+
+/* Collector health as the export sees it, per collector (RM_COL_*, model/session.h). */
+enum rm_prom_health { RM_PROM_UP, RM_PROM_DOWN, RM_PROM_DISABLED };
+
+/* Everything one exposition is rendered from: a consistent copy. */
+struct rm_prom_input {
+    const char *host, *session, *driver_version, *status;
+    const struct rm_latest *latest;
+    int ngpus_inventory;
+    const char *inventory_uuid[RM_MAX_GPUS]; /* by GPU index; NULL if unknown */
+    enum rm_prom_health collector[RM_COL_COUNT];
+    const char *phase; /* the current phase path, NULL or "" when none is open */
+    int64_t now_ns;    /* CLOCK_REALTIME */
+    int64_t stale_ns;  /* a GPU row older than this is left out (0: never) */
+    int have_command;  /* process metrics only with a command */
+};
+
+/* Renders the exposition into buf. Returns its length, or -1 when it did not fit (cap). */
+long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in);
+
+/* Appends v escaped as a label value (backslash, double quote, newline) to buf at *len.
+ * Returns 0, or -1 when it does not fit. */
+int rm_prom_escape(char *buf, size_t cap, size_t *len, const char *v);
+
+struct rm_port;
+
+/* The exporter's settings (runmon record's --prom-textfile and --flush-seconds). */
+struct rm_prom_config {
+    const char *path; /* NULL: no export */
+    double flush_s;   /* write every this often (<= 0: 2 s) */
+    int have_command; /* process metrics only with a command */
+};
+
+/* The exporter the recorder's main thread runs. */
+struct rm_prom {
+    const struct rm_port *port;
+    int have_command;
+    const char *path;
+    char *buf;
+    size_t cap;
+    int64_t period_ns, next_mono_ns;
+    struct rm_phase_follow phases;
+    struct rm_latest snap;
+    int warned;
+};
+
+/* 0, or -1 (out of memory). Does nothing when cfg->path is NULL. */
+int rm_prom_open(struct rm_prom *p, const struct rm_prom_config *cfg, const struct rm_port *port);
+/* Milliseconds until the next write is due, at most cap_ms (cap_ms when not exporting). */
+int rm_prom_timeout_ms(const struct rm_prom *p, int cap_ms);
+/* Writes the file when a period has passed. */
+void rm_prom_poll(struct rm_prom *p);
+/* Writes the file now (the final one) and frees everything. */
+void rm_prom_close(struct rm_prom *p);
+
+#endif

@@ -1,0 +1,581 @@
+#include "sink/manifest.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/json.h"
+#include "base/rm_time.h"
+#include "model/streams.h"
+#include "monitor/stream.h"
+#include "summary/summary.h"
+
+json_t *rm_manifest_segment_entry(const char *sid, const char *file, int stream_ix, int sealed,
+                                  uint64_t rows, uint64_t bytes, int64_t first, int64_t last)
+{
+    json_t *seg = json_object();
+    json_object_set_new(seg, "file", json_string(file));
+    json_object_set_new(seg, "stream", json_string(rm_stream_defs[stream_ix].name));
+    json_object_set_new(seg, "session_id", json_string(sid));
+    json_object_set_new(seg, "state", json_string(sealed ? "sealed" : "active"));
+    json_object_set_new(seg, "pruned", json_false());
+    json_object_set_new(seg, "first_row_at", rm_jts_or_null(first));
+    json_object_set_new(seg, "last_row_at", rm_jts_or_null(last));
+    json_object_set_new(seg, "rows", json_integer((json_int_t)rows));
+    json_object_set_new(seg, "bytes", json_integer((json_int_t)bytes));
+    return seg;
+}
+
+json_t *rm_manifest_new(void)
+{
+    json_t *m = json_object();
+    json_object_set_new(m, "format", json_string(RM_MANIFEST_FORMAT));
+    json_object_set_new(m, "schema_version", json_integer(RM_MANIFEST_SCHEMA_VERSION));
+    json_object_set_new(m, "updated_at", json_null());
+    json_object_set_new(m, "counters", json_object());
+    json_object_set_new(m, "sessions", json_array());
+    json_object_set_new(m, "segments", json_array());
+    rm_manifest_update_counters(m);
+    return m;
+}
+
+int rm_manifest_load(const char *sink_dir, json_t **out, char *err, size_t errsz)
+{
+    *out = NULL;
+    char path[2 * PATH_MAX + 512];
+    snprintf(path, sizeof path, "%s/manifest.json", sink_dir);
+    if (access(path, F_OK) != 0) return 1;
+    json_error_t je;
+    json_t *m = json_load_file(path, 0, &je);
+    if (!m) {
+        snprintf(err, errsz, "%s: line %d: %s", path, je.line, je.text);
+        return -1;
+    }
+    const char *fmt = json_string_value(json_object_get(m, "format"));
+    if (!fmt || strcmp(fmt, RM_MANIFEST_FORMAT) || !json_is_array(json_object_get(m, "sessions")) ||
+        !json_is_array(json_object_get(m, "segments"))) {
+        snprintf(err, errsz, "%s: not a runmon sink manifest", path);
+        json_decref(m);
+        return -1;
+    }
+    if (!json_is_object(json_object_get(m, "counters")))
+        json_object_set_new(m, "counters", json_object());
+    *out = m;
+    return 0;
+}
+
+int rm_manifest_save(const char *sink_dir, json_t *m)
+{
+    char path[2 * PATH_MAX + 512];
+    if (snprintf(path, sizeof path, "%s/manifest.json", sink_dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    json_object_set_new(m, "updated_at", rm_jts_or_null(rm_now_realtime_ns()));
+    rm_manifest_update_counters(m);
+    char *text = json_dumps(m, JSON_COMPACT | JSON_REAL_PRECISION(15));
+    if (!text) {
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t n = strlen(text);
+    char *t2 = realloc(text, n + 2);
+    if (!t2) {
+        free(text);
+        errno = ENOMEM;
+        return -1;
+    }
+    t2[n] = '\n';
+    int rc = rm_write_file_atomic(path, t2, n + 1);
+    int e = errno;
+    free(t2);
+    errno = e;
+    return rc;
+}
+
+int rm_manifest_lock(const char *sink_dir)
+{
+    char path[2 * PATH_MAX + 512];
+    if (snprintf(path, sizeof path, "%s/.manifest.lock", sink_dir) >= (int)sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    while (flock(fd, LOCK_EX) < 0) {
+        if (errno != EINTR) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+    }
+    return fd;
+}
+
+void rm_manifest_unlock(int fd)
+{
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+}
+
+json_t *rm_manifest_find_session(const json_t *m, const char *session_id)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(m, "sessions"), i,
+                       e) if (!strcmp(rm_jget_str(e, "session_id"), session_id)) return e;
+    return NULL;
+}
+
+json_t *rm_manifest_find_segment(const json_t *m, const char *session_id, const char *file)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(m, "segments"), i, e)
+    {
+        if (!strcmp(rm_jget_str(e, "file"), file) &&
+            !strcmp(rm_jget_str(e, "session_id"), session_id))
+            return e;
+    }
+    return NULL;
+}
+
+json_t *rm_manifest_session_entry(const json_t *doc)
+{
+    json_t *e = json_deep_copy(doc);
+    if (!e) return json_object();
+    json_object_del(e, "format");
+    json_object_del(e, "schema_version");
+    json_int_t failures = 0;
+    const char *last = NULL;
+    const char *k;
+    json_t *c;
+    json_object_foreach(json_object_get(e, "collectors"), k, c)
+    {
+        failures += json_integer_value(json_object_get(c, "failure_event_count"));
+        if (json_is_string(json_object_get(c, "last_error")))
+            last = json_string_value(json_object_get(c, "last_error"));
+    }
+    json_object_set_new(e, "collector_failure_event_count", json_integer(failures));
+    json_object_set_new(e, "last_error", last ? json_string(last) : json_null());
+    return e;
+}
+
+void rm_manifest_put_session(json_t *m, json_t *entry)
+{
+    json_t *arr = json_object_get(m, "sessions");
+    const char *id = rm_jget_str(entry, "session_id");
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e) if (!strcmp(rm_jget_str(e, "session_id"), id))
+    {
+        json_t *old_sink = json_object_get(e, "sink");
+        if (old_sink && !json_object_get(entry, "sink")) json_object_set(entry, "sink", old_sink);
+        json_array_set_new(arr, i, entry);
+        return;
+    }
+    json_array_append_new(arr, entry);
+}
+
+void rm_manifest_put_segment(json_t *m, json_t *seg)
+{
+    json_t *arr = json_object_get(m, "segments");
+    const char *sid = rm_jget_str(seg, "session_id"), *file = rm_jget_str(seg, "file");
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e)
+    {
+        if (strcmp(rm_jget_str(e, "file"), file) || strcmp(rm_jget_str(e, "session_id"), sid))
+            continue;
+        if (json_is_true(json_object_get(e, "pruned"))) {
+            json_object_set_new(seg, "pruned", json_true());
+            json_object_set(seg, "pruned_at", json_object_get(e, "pruned_at"));
+        }
+        if (json_is_null(json_object_get(seg, "aggregate")) &&
+            json_is_object(json_object_get(e, "aggregate")))
+            json_object_set(seg, "aggregate", json_object_get(e, "aggregate"));
+        json_array_set_new(arr, i, seg);
+        return;
+    }
+    json_array_append_new(arr, seg);
+}
+
+static json_int_t jint(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+void rm_manifest_update_counters(json_t *m)
+{
+    json_int_t rollovers = 0, pruned = 0, pruned_bytes = 0, files = 0, bytes = 0, dropped = 0,
+               werr = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(m, "segments"), i, e)
+    {
+        int sealed = !strcmp(rm_jget_str(e, "state"), "sealed");
+        int is_pruned = json_is_true(json_object_get(e, "pruned"));
+        rollovers += sealed;
+        if (is_pruned) {
+            pruned++;
+            pruned_bytes += jint(e, "bytes");
+        } else {
+            files++;
+            bytes += jint(e, "bytes");
+        }
+    }
+    json_array_foreach(json_object_get(m, "sessions"), i, e)
+    {
+        json_t *sk = json_object_get(e, "sink");
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_object_get(sk, "rows_dropped"), k, v) dropped +=
+            json_integer_value(v);
+        werr += jint(sk, "write_errors");
+    }
+    json_t *c = json_object();
+    json_object_set_new(c, "rollover_count", json_integer(rollovers));
+    json_object_set_new(c, "pruned_segment_count", json_integer(pruned));
+    json_object_set_new(c, "pruned_bytes", json_integer(pruned_bytes));
+    json_object_set_new(c, "final_retained_files", json_integer(files));
+    json_object_set_new(c, "final_retained_bytes", json_integer(bytes));
+    json_object_set_new(c, "rows_dropped", json_integer(dropped));
+    json_object_set_new(c, "write_errors", json_integer(werr));
+    json_object_set_new(m, "counters", c);
+}
+
+/* Oldest first: by last row time, then session, then file name (numbered, so in order). */
+static int seg_cmp(const void *a, const void *b)
+{
+    const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    int c = strcmp(rm_jget_str(x, "last_row_at"), rm_jget_str(y, "last_row_at"));
+    if (!c) c = strcmp(rm_jget_str(x, "session_id"), rm_jget_str(y, "session_id"));
+    if (!c) c = strcmp(rm_jget_str(x, "file"), rm_jget_str(y, "file"));
+    return c;
+}
+
+static void mark_pruned(json_t *e, json_t *chosen)
+{
+    json_object_set_new(e, "pruned", json_true());
+    json_object_set_new(e, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
+    json_array_append(chosen, e);
+}
+
+size_t rm_manifest_plan_prune(json_t *m, int files_per_stream, uint64_t total_bytes, json_t *chosen)
+{
+    json_t *arr = json_object_get(m, "segments");
+    size_t n = json_array_size(arr), ns = 0, before = json_array_size(chosen);
+    json_t **sealed = calloc(n ? n : 1, sizeof *sealed);
+    if (!sealed) return 0;
+    uint64_t retained = 0;
+    int per_stream[RM_STREAM_COUNT] = {0};
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(arr, i);
+        if (json_is_true(json_object_get(e, "pruned"))) continue;
+        retained += (uint64_t)jint(e, "bytes");
+        if (strcmp(rm_jget_str(e, "state"), "sealed")) continue;
+        sealed[ns++] = e;
+        for (int k = 0; k < RM_STREAM_COUNT; k++)
+            if (!strcmp(rm_jget_str(e, "stream"), rm_stream_defs[k].name)) per_stream[k]++;
+    }
+    qsort(sealed, ns, sizeof *sealed, seg_cmp);
+    if (files_per_stream > 0)
+        for (size_t i = 0; i < ns; i++) {
+            for (int k = 0; k < RM_STREAM_COUNT; k++)
+                if (!strcmp(rm_jget_str(sealed[i], "stream"), rm_stream_defs[k].name) &&
+                    per_stream[k] > files_per_stream) {
+                    per_stream[k]--;
+                    retained -= (uint64_t)jint(sealed[i], "bytes");
+                    mark_pruned(sealed[i], chosen);
+                }
+        }
+    if (total_bytes > 0)
+        for (size_t i = 0; i < ns && retained > total_bytes; i++) {
+            if (json_is_true(json_object_get(sealed[i], "pruned"))) continue;
+            retained -= (uint64_t)jint(sealed[i], "bytes");
+            mark_pruned(sealed[i], chosen);
+        }
+    free(sealed);
+    return json_array_size(chosen) - before;
+}
+
+/* A segment entry for a file found on disk. Sealed ones get their aggregate (one scan). */
+static json_t *segment_from_disk(const char *sdir, const char *sid, const char *name, int k,
+                                 int sealed, double interval_s)
+{
+    char path[2 * PATH_MAX + 512];
+    snprintf(path, sizeof path, "%s/%s", sdir, name);
+    struct stat st;
+    if (stat(path, &st) != 0) return NULL;
+    char err[512];
+    json_t *agg =
+        rm_summary_segment_from_file(rm_stream_defs[k].kind, path, interval_s, err, sizeof err);
+    json_t *f = json_object_get(agg, "first_ns"), *l = json_object_get(agg, "last_ns");
+    json_t *seg = rm_manifest_segment_entry(
+        sid, name, k, sealed, agg ? (uint64_t)jint(agg, "rows") : 0, (uint64_t)st.st_size,
+        json_is_integer(f) ? json_integer_value(f) : 0,
+        json_is_integer(l) ? json_integer_value(l) : 0);
+    json_object_set_new(seg, "adopted", json_true());
+    if (sealed && agg)
+        json_object_set_new(seg, "aggregate", agg);
+    else {
+        json_object_set_new(seg, "aggregate", json_null());
+        json_decref(agg);
+    }
+    return seg;
+}
+
+static json_t *load_session_doc(const char *sdir)
+{
+    char path[2 * PATH_MAX + 512];
+    snprintf(path, sizeof path, "%s/session.json", sdir);
+    json_t *d = json_load_file(path, 0, NULL);
+    if (d && !json_is_object(d)) {
+        json_decref(d);
+        d = NULL;
+    }
+    return d;
+}
+
+/* Adds the segment files of one session folder that m does not list yet. */
+static int adopt_files(json_t *m, const char *sdir, const char *sid, double interval_s)
+{
+    DIR *dp = opendir(sdir);
+    if (!dp) return 0;
+    int changed = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        int k, sealed;
+        if (!rm_segment_parse_name(de->d_name, &k, &sealed)) continue;
+        if (rm_manifest_find_segment(m, sid, de->d_name)) continue;
+        json_t *seg = segment_from_disk(sdir, sid, de->d_name, k, sealed, interval_s);
+        if (seg) {
+            rm_manifest_put_segment(m, seg);
+            changed++;
+        }
+    }
+    closedir(dp);
+    return changed;
+}
+
+/* Session folders under sink_dir (those holding session.json), sorted by name. */
+static char **list_sessions(const char *sink_dir, size_t *n)
+{
+    *n = 0;
+    DIR *dp = opendir(sink_dir);
+    if (!dp) return NULL;
+    char **v = NULL;
+    size_t cap = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        if (de->d_name[0] == '.' || !strcmp(de->d_name, "latest")) continue;
+        char path[2 * PATH_MAX + 512];
+        snprintf(path, sizeof path, "%s/%s/session.json", sink_dir, de->d_name);
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nv = realloc(v, cap * sizeof *v);
+            if (!nv) break;
+            v = nv;
+        }
+        v[(*n)++] = strdup(de->d_name);
+    }
+    closedir(dp);
+    if (*n) qsort(v, *n, sizeof *v, rm_cmp_cstr);
+    return v ? v : calloc(1, sizeof *v);
+}
+
+json_t *rm_manifest_rebuild(const char *sink_dir, const json_t *old)
+{
+    size_t n;
+    char **ids = list_sessions(sink_dir, &n);
+    if (!ids) return NULL;
+    json_t *m = rm_manifest_new();
+    for (size_t i = 0; i < n; i++) {
+        char sdir[PATH_MAX + 512];
+        snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, ids[i]);
+        json_t *doc = load_session_doc(sdir);
+        if (doc) {
+            json_t *e = rm_manifest_session_entry(doc);
+            json_object_set_new(e, "session_id", json_string(ids[i]));
+            json_t *os = old ? rm_manifest_find_session(old, ids[i]) : NULL;
+            if (os && json_object_get(os, "sink"))
+                json_object_set(e, "sink", json_object_get(os, "sink"));
+            rm_manifest_put_session(m, e);
+            json_t *iv = json_object_get(doc, "interval_s");
+            adopt_files(m, sdir, ids[i], json_is_number(iv) ? json_number_value(iv) : 0);
+            json_decref(doc);
+        }
+        free(ids[i]);
+    }
+    free(ids);
+    /* Pruned segments are gone from disk: only the old manifest remembers them. */
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(old, "segments"), i, e)
+    {
+        if (json_is_true(json_object_get(e, "pruned")) &&
+            rm_manifest_find_session(m, rm_jget_str(e, "session_id")) &&
+            !rm_manifest_find_segment(m, rm_jget_str(e, "session_id"), rm_jget_str(e, "file")))
+            json_array_append(json_object_get(m, "segments"), e);
+    }
+    return m;
+}
+
+static int pid_alive(pid_t pid)
+{
+    if (pid <= 0) return 0;
+    return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+/* The recorder of session e is gone: mark it, trim its files, fix session.json. */
+static void mark_interrupted(const char *sink_dir, json_t *m, json_t *e)
+{
+    const char *sid = rm_jget_str(e, "session_id");
+    char sdir[PATH_MAX + 512];
+    snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, sid);
+    int64_t last = 0;
+    for (int k = 0; k < RM_STREAM_COUNT; k++) {
+        char file[32];
+        snprintf(file, sizeof file, "%s.csv", rm_stream_defs[k].name);
+        json_t *seg = rm_manifest_find_segment(m, sid, file);
+        char path[2 * PATH_MAX + 512];
+        snprintf(path, sizeof path, "%s/%s", sdir, file);
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) continue;
+        rm_file_trim_torn(fd);
+        struct stat st;
+        if (fstat(fd, &st) == 0) {
+            if (seg) json_object_set_new(seg, "bytes", json_integer((json_int_t)st.st_size));
+            int64_t t = (int64_t)st.st_mtim.tv_sec * RM_NS_PER_SEC + st.st_mtim.tv_nsec;
+            if (t > last) last = t;
+        }
+        close(fd);
+    }
+    char path[2 * PATH_MAX + 512];
+    snprintf(path, sizeof path, "%s/runlog.jsonl", sdir);
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        int64_t t = (int64_t)st.st_mtim.tv_sec * RM_NS_PER_SEC + st.st_mtim.tv_nsec;
+        if (t > last) last = t;
+    }
+    json_object_set_new(e, "status", json_string("interrupted"));
+    if (json_is_null(json_object_get(e, "ended_at")) || !json_object_get(e, "ended_at"))
+        json_object_set_new(e, "ended_at", rm_jts_or_null(last ? last : rm_now_realtime_ns()));
+    json_t *doc = load_session_doc(sdir);
+    if (doc) {
+        json_object_set_new(doc, "status", json_string("interrupted"));
+        json_object_set(doc, "ended_at", json_object_get(e, "ended_at"));
+        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+        if (text) {
+            size_t n = strlen(text);
+            char *t2 = realloc(text, n + 2);
+            if (t2) {
+                t2[n] = '\n';
+                snprintf(path, sizeof path, "%s/session.json", sdir);
+                (void)rm_write_file_atomic(path, t2, n + 1);
+                free(t2);
+            } else {
+                free(text);
+            }
+        }
+        json_decref(doc);
+    }
+}
+
+int rm_manifest_recover(const char *sink_dir, json_t *m, const char *my_host)
+{
+    int changed = 0;
+    size_t n;
+    char **ids = list_sessions(sink_dir, &n);
+    for (size_t i = 0; ids && i < n; i++) {
+        char sdir[PATH_MAX + 512];
+        snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, ids[i]);
+        json_t *e = rm_manifest_find_session(m, ids[i]);
+        json_t *doc = NULL;
+        if (!e) {
+            doc = load_session_doc(sdir);
+            if (doc) {
+                e = rm_manifest_session_entry(doc);
+                json_object_set_new(e, "session_id", json_string(ids[i]));
+                rm_manifest_put_session(m, e);
+                changed++;
+            }
+        }
+        if (e && strcmp(rm_jget_str(e, "status"), "running")) {
+            /* Finished sessions: nobody writes there any more, adopt what is not listed. */
+            json_t *iv = json_object_get(e, "interval_s");
+            changed += adopt_files(m, sdir, ids[i], json_is_number(iv) ? json_number_value(iv) : 0);
+        }
+        json_decref(doc);
+        free(ids[i]);
+    }
+    free(ids);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(m, "sessions"), i, e)
+    {
+        if (strcmp(rm_jget_str(e, "status"), "running") || strcmp(rm_jget_str(e, "host"), my_host))
+            continue;
+        if (pid_alive((pid_t)jint(e, "pid"))) continue;
+        mark_interrupted(sink_dir, m, e);
+        json_t *iv = json_object_get(e, "interval_s");
+        char sdir[PATH_MAX + 512];
+        snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, rm_jget_str(e, "session_id"));
+        adopt_files(m, sdir, rm_jget_str(e, "session_id"),
+                    json_is_number(iv) ? json_number_value(iv) : 0);
+        changed++;
+    }
+    return changed;
+}
+
+int rm_sink_open_manifest(const char *sink_dir, int force_rebuild, json_t **out, char *err,
+                          size_t errsz)
+{
+    *out = NULL;
+    struct stat st;
+    if (stat(sink_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errsz, "%s: %s", sink_dir, errno ? strerror(errno) : "not a directory");
+        return -1;
+    }
+    int lk = rm_manifest_lock(sink_dir); /* -1 on a read-only sink: go on without */
+    json_t *m = NULL;
+    char why[1024] = "";
+    int lr = rm_manifest_load(sink_dir, &m, why, sizeof why);
+    int changed = 0;
+    if (lr != 0 || force_rebuild) {
+        if (lr < 0) fprintf(stderr, "runmon: %s: rebuilding it from the session folders\n", why);
+        json_t *nm = rm_manifest_rebuild(sink_dir, m);
+        json_decref(m);
+        m = nm;
+        changed = 1;
+        if (lr == 1 && !force_rebuild && m &&
+            json_array_size(json_object_get(m, "sessions")) == 0) {
+            json_decref(m); /* no sink here (yet) */
+            m = NULL;
+            changed = 0;
+        }
+    }
+    char host[256] = "";
+    if (gethostname(host, sizeof host) < 0) snprintf(host, sizeof host, "unknown");
+    host[sizeof host - 1] = '\0';
+    if (m) changed += rm_manifest_recover(sink_dir, m, host);
+    if (m && changed && lk >= 0 && rm_manifest_save(sink_dir, m) < 0)
+        fprintf(stderr, "runmon: cannot write %s/manifest.json: %s\n", sink_dir, strerror(errno));
+    rm_manifest_unlock(lk);
+    *out = m;
+    return 0;
+}

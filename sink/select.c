@@ -1,0 +1,174 @@
+/* Session selection: from a path the user gave (a session folder, a sink directory, a
+ * folder of session folders) and an optional session id to the one session folder meant.
+ * The one copy of that rule; `runmon summary`, `report` and `record` use it. */
+#include "sink/sink.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/json.h"
+#include "sink/manifest.h"
+
+int rm_sink_is_sink_dir(const char *dir)
+{
+    char path[2 * PATH_MAX + 512];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (access(path, F_OK) == 0) return 1;
+    snprintf(path, sizeof path, "%s/session.json", dir);
+    if (access(path, F_OK) == 0) return 0; /* a session folder */
+    DIR *dp = opendir(dir);
+    if (!dp) return 0;
+    int found = 0;
+    struct dirent *de;
+    while (!found && (de = readdir(dp))) {
+        if (de->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s/session.json", dir, de->d_name);
+        found = access(path, F_OK) == 0;
+    }
+    closedir(dp);
+    return found;
+}
+
+int rm_sink_pick_session(const json_t *m, const char *sink_dir, const char *want_id, char *id,
+                         size_t idcap, char *err, size_t errsz)
+{
+    if (want_id) {
+        char path[2 * PATH_MAX + 512];
+        snprintf(path, sizeof path, "%s/%s/session.json", sink_dir, want_id);
+        if (rm_manifest_find_session(m, want_id) || access(path, F_OK) == 0) {
+            snprintf(id, idcap, "%s", want_id);
+            return 0;
+        }
+        snprintf(err, errsz, "%s: no session '%s' (see 'runmon sessions %s')", sink_dir, want_id,
+                 sink_dir);
+        return 2;
+    }
+    const json_t *best = NULL;
+    for (int pass = 0; pass < 2 && !best; pass++) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(json_object_get(m, "sessions"), i, e)
+        {
+            int completed = !strcmp(rm_jget_str(e, "status"), "completed");
+            if (pass == 0 ? !completed : completed) continue;
+            if (!best ||
+                strcmp(rm_jget_str(e, "started_at"), rm_jget_str(best, "started_at")) > 0 ||
+                (!strcmp(rm_jget_str(e, "started_at"), rm_jget_str(best, "started_at")) &&
+                 strcmp(rm_jget_str(e, "session_id"), rm_jget_str(best, "session_id")) > 0))
+                best = e;
+        }
+    }
+    if (!best) {
+        snprintf(err, errsz, "%s: the sink holds no sessions", sink_dir);
+        return 2;
+    }
+    snprintf(id, idcap, "%s", rm_jget_str(best, "session_id"));
+    return 0;
+}
+
+int rm_sink_select_session(const char *sink_dir, const char *want_id, char *out_dir, size_t out_cap,
+                           char *err, size_t errsz)
+{
+    json_t *m = NULL;
+    if (rm_sink_open_manifest(sink_dir, 0, &m, err, errsz) < 0) return 2;
+    if (!m) {
+        snprintf(err, errsz, "%s: not a runmon sink (no manifest.json, no session folders)",
+                 sink_dir);
+        return 2;
+    }
+    char id[256];
+    int rc = rm_sink_pick_session(m, sink_dir, want_id, id, sizeof id, err, errsz);
+    json_decref(m);
+    if (rc) return rc;
+    if ((size_t)snprintf(out_dir, out_cap, "%s/%s", sink_dir, id) >= out_cap) {
+        snprintf(err, errsz, "%s/%s: path too long", sink_dir, id);
+        return 2;
+    }
+    return 0;
+}
+
+static bool has_file(const char *dir, const char *name)
+{
+    char p[4096];
+    if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, name) >= sizeof p) return false;
+    return access(p, F_OK) == 0;
+}
+
+static bool is_session_dir(const char *dir)
+{
+    static const char *const names[] = {"session.json", "runlog.jsonl", "gpu.csv",
+                                        "cpu.csv",      "proc.csv",     "dmon.csv"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (has_file(dir, names[i])) return true;
+    return false;
+}
+
+int rm_select_session(const char *who, const char *path, const char *id, char *out, size_t outsz,
+                      char *err, size_t errsz)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errsz, "%s: %s", path, strerror(errno));
+        return 2;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errsz, "%s: not a directory (give a session folder or a sink directory)",
+                 path);
+        return 2;
+    }
+    /* A sink directory: the sink's own rule (--session, else newest completed, ...), which
+     * also marks sessions whose recorder died as interrupted. */
+    if (!(id == NULL && is_session_dir(path)) && rm_sink_is_sink_dir(path)) {
+        int rc = rm_sink_select_session(path, id, out, outsz, err, errsz);
+        if (rc == 0) {
+            const char *slash = strrchr(out, '/');
+            fprintf(stderr, "runmon %s: session %s\n", who, slash ? slash + 1 : out);
+        }
+        return rc;
+    }
+    if (id) {
+        if (!*id || strchr(id, '/') || !strcmp(id, ".") || !strcmp(id, "..")) {
+            snprintf(err, errsz, "--session %s: not a session id", id);
+            return 2;
+        }
+        if ((size_t)snprintf(out, outsz, "%s/%s", path, id) >= outsz) {
+            snprintf(err, errsz, "%s: path too long", path);
+            return 2;
+        }
+        if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode) || !is_session_dir(out)) {
+            snprintf(err, errsz, "%s: no session %s there", path, id);
+            return 2;
+        }
+        return 0;
+    }
+    if (is_session_dir(path)) {
+        snprintf(out, outsz, "%s", path);
+        return 0;
+    }
+    if ((size_t)snprintf(out, outsz, "%s/latest", path) < outsz && stat(out, &st) == 0 &&
+        S_ISDIR(st.st_mode) && is_session_dir(out))
+        return 0;
+    /* No latest link: the newest session by id (ids sort by start time). */
+    DIR *dp = opendir(path);
+    char best[256] = "";
+    if (dp) {
+        struct dirent *e;
+        while ((e = readdir(dp))) {
+            char sub[4096];
+            if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof best) continue;
+            if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >= sizeof sub) continue;
+            if (strcmp(e->d_name, best) > 0 && has_file(sub, "session.json"))
+                snprintf(best, sizeof best, "%s", e->d_name);
+        }
+        closedir(dp);
+    }
+    if (best[0] && (size_t)snprintf(out, outsz, "%s/%s", path, best) < outsz) return 0;
+    snprintf(err, errsz, "%s: not a session folder, and no sessions in it", path);
+    return 2;
+}

@@ -1,0 +1,146 @@
+#include "sink/session.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/fileio.h"
+#include "base/json.h"
+#include "base/rm_time.h"
+
+void rm_session_make_id(char *out, size_t cap, int64_t epoch_ns, const char *host, pid_t pid)
+{
+    time_t secs = (time_t)(epoch_ns / RM_NS_PER_SEC);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    /* Host names may hold characters that are awkward in paths: keep [A-Za-z0-9.-_]. */
+    char safe[64];
+    size_t j = 0;
+    for (size_t i = 0; host[i] && j < sizeof safe - 1; i++) {
+        char c = host[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '-' || c == '_';
+        safe[j++] = ok ? c : '_';
+    }
+    safe[j] = '\0';
+    snprintf(out, cap, "%s-%s-%ld", stamp, j ? safe : "host", (long)pid);
+}
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *split_fields(const char *list)
+{
+    json_t *arr = json_array();
+    if (!list) return arr;
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n) json_array_append_new(arr, json_stringn(p, n));
+        p += n + (e ? 1 : 0);
+    }
+    return arr;
+}
+
+json_t *rm_session_to_json(const struct rm_session *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "format", json_string("runmon-session"));
+    json_object_set_new(o, "schema_version", json_integer(1));
+    json_object_set_new(o, "session_id", json_string(s->id));
+    json_object_set_new(o, "status", json_string(s->status));
+    json_object_set_new(o, "host", rm_jstr(s->host));
+    json_object_set_new(o, "pid", json_integer(s->pid));
+    json_object_set_new(o, "started_at", rm_jts_or_null(s->started_ns));
+    json_object_set_new(o, "ended_at", rm_jts_or_null(s->ended_ns));
+    if (s->command) {
+        json_t *cmd = json_array();
+        for (char *const *a = s->command; *a; a++)
+            json_array_append_new(cmd, rm_jstr(*a));
+        json_object_set_new(o, "command", cmd);
+    } else {
+        json_object_set_new(o, "command", json_null());
+    }
+    json_object_set_new(o, "exit_code",
+                        s->exit_code >= 0 ? json_integer(s->exit_code) : json_null());
+    json_object_set_new(o, "interval_s", json_real(s->interval_s));
+    json_object_set_new(o, "gpu_fields", split_fields(s->gpu_fields));
+    json_object_set_new(o, "dmon_metrics",
+                        s->dmon_metrics ? json_string(s->dmon_metrics) : json_null());
+    json_object_set_new(o, "dmon_interval_s", json_integer(s->dmon_interval_s));
+    json_t *gpus = json_array();
+    for (int i = 0; i < s->ngpus; i++) {
+        const struct rm_gpu_info *g = &s->gpus[i];
+        json_t *gj = json_object();
+        json_object_set_new(gj, "index", json_integer(g->index));
+        json_object_set_new(gj, "uuid", rm_jstr(g->uuid));
+        json_object_set_new(gj, "name", rm_jstr(g->name));
+        json_object_set_new(gj, "pci_bus_id", rm_jstr(g->pci_bus_id));
+        json_object_set_new(gj, "memory_total_mb", num_or_null(g->memory_total_mb));
+        json_array_append_new(gpus, gj);
+    }
+    json_object_set_new(o, "gpus", gpus);
+    json_object_set_new(o, "driver_version",
+                        s->driver_version[0] ? rm_jstr(s->driver_version) : json_null());
+    json_t *cols = json_object();
+    for (int i = 0; i < RM_COL_COUNT; i++) {
+        const struct rm_collector_health *c = &s->collectors[i];
+        if (!c->name) continue;
+        json_t *cj = json_object();
+        json_object_set_new(cj, "health", json_string(rm_health_names[c->health]));
+        json_object_set_new(cj, "failure_event_count",
+                            json_integer((json_int_t)c->failure_event_count));
+        json_object_set_new(cj, "nonconforming_lines",
+                            json_integer((json_int_t)c->nonconforming_lines));
+        json_object_set_new(cj, "last_error",
+                            c->last_error[0] ? rm_jstr(c->last_error) : json_null());
+        json_object_set_new(cols, c->name, cj);
+    }
+    json_object_set_new(o, "collectors", cols);
+    json_t *sched = json_object();
+    static const char *const vars[] = {"SLURM_JOB_ID",  "SLURM_PROCID", "SLURM_NODEID",
+                                       "SLURM_LOCALID", "RANK",         "LOCAL_RANK",
+                                       "WORLD_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v) json_object_set_new(sched, vars[i], rm_jstr(v));
+    }
+    json_object_set_new(o, "scheduler", sched);
+    json_t *th = json_object();
+    json_object_set_new(th, "warning_pct", json_real(s->warn_pct));
+    json_object_set_new(th, "critical_pct", json_real(s->crit_pct));
+    json_object_set_new(o, "thresholds", th);
+    json_t *cpu = json_object();
+    json_object_set_new(cpu, "samples", json_integer((json_int_t)s->cpu_samples));
+    json_object_set_new(cpu, "max_lateness_ms", json_real((double)s->max_sample_lateness_ns / 1e6));
+    json_object_set_new(o, "cpu_sampler", cpu);
+    return o;
+}
+
+int rm_session_save(const struct rm_session *s)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/session.json", s->dir) >= (int)sizeof path) return -1;
+    json_t *o = rm_session_to_json(s);
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+    json_decref(o);
+    if (!text) return -1;
+    size_t n = strlen(text);
+    /* json_dumps leaves no newline; files end with one. */
+    char *withnl = realloc(text, n + 2);
+    if (!withnl) {
+        free(text);
+        return -1;
+    }
+    withnl[n] = '\n';
+    int rc = rm_write_file_atomic(path, withnl, n + 1);
+    free(withnl);
+    return rc;
+}
