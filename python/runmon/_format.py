@@ -39,12 +39,16 @@ def check_extras(extra, reserved):
             raise ValueError("key %r is reserved on this line" % key)
 
 
+_MIN_NORMAL = 2.2250738585072014e-308
+
+
 def format_real(value):
     """Shortest round-trip text, always with '.' or an exponent (as the C put_real).
 
-    Below 1e15 Python's repr is that text; above, C's %.15g..%.17g may switch to an
-    exponent earlier than repr does, so the C search is replayed."""
-    if abs(value) < 1e15:
+    For normal numbers below 1e15 Python's repr is that text. Above, C's %.15g..%.17g
+    switches to an exponent earlier than repr does, and subnormals round-trip at 15 digits
+    where repr is shorter, so there the C search is replayed."""
+    if _MIN_NORMAL <= abs(value) < 1e15 or value == 0.0:
         return repr(value)
     for prec in (15, 16, 17):
         text = "%.*g" % (prec, value)
