@@ -116,6 +116,7 @@ def _exit(exc_type):
         return
     frame = stack.pop()
     if frame.log is None:
+        _writer.no_log()
         return
     if frame.set_env:
         _restore_env(frame)

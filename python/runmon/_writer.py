@@ -174,8 +174,8 @@ class Destination:
         try:
             return LogFile(path)
         except OSError as e:
-            count("write_failures")
-            warn_once("open", "cannot open run log %s: %s; lines are dropped" % (path, e))
+            warn_once("write", "cannot open run log %s: %s; lines are dropped (see "
+                      "runmon.stats())" % (path, e))
             return None  # not retried for this path: a failing open would cost every call
 
 
@@ -196,6 +196,10 @@ def write_line(log, line):
 
 
 def no_log():
+    """A line with nowhere to go: a failure if $RUNMON_RUNLOG could not be opened."""
+    if os.environ.get("RUNMON_RUNLOG") and destination._explicit is None:
+        count("write_failures")
+        return
     count("dropped_no_log")
     warn_once("no-log", "no run log: set RUNMON_RUNLOG (runmon record does) or call "
               "runmon.open(path); phases and events are not recorded")
