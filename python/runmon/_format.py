@@ -60,6 +60,23 @@ def format_real(value):
 
 
 def _value(value, out):
+    kind = type(value)
+    if kind is str:  # the common cases first, by exact type
+        out.append(_quote(value))
+    elif kind is int:
+        out.append(str(value))
+    elif kind is float:
+        out.append(_real(value))
+    else:
+        _other_value(value, out)
+
+
+def _real(value):
+    # Non-finite numbers are not JSON; the CLI keeps `nan` as a string too.
+    return format_real(value) if math.isfinite(value) else _quote(repr(value))
+
+
+def _other_value(value, out):
     if value is None:
         out.append("null")
     elif value is True:
@@ -71,8 +88,7 @@ def _value(value, out):
     elif isinstance(value, int):
         out.append(str(int(value)))
     elif isinstance(value, float):
-        # Non-finite numbers are not JSON; the CLI keeps `nan` as a string too.
-        out.append(format_real(value) if math.isfinite(value) else _quote(repr(value)))
+        out.append(_real(float(value)))
     elif isinstance(value, dict):
         _object(value, out)
     elif isinstance(value, (list, tuple)):
@@ -85,7 +101,7 @@ def _value(value, out):
     elif hasattr(value, "__index__"):  # numpy integers, 0-d integer tensors
         out.append(str(value.__index__()))
     elif hasattr(value, "__float__"):  # numpy floats, 0-d tensors
-        _value(float(value), out)
+        out.append(_real(float(value)))
     else:
         out.append(_quote(str(value)))
 
@@ -101,12 +117,6 @@ def _object(obj, out):
         out.append(":")
         _value(item, out)
     out.append("}")
-
-
-def json_value(value):
-    out = []
-    _value(value, out)
-    return "".join(out)
 
 
 # (epoch second, "YYYY-MM-DDTHH:MM:SS"): one strftime per second. Replaced as a whole
@@ -155,11 +165,9 @@ def phase_line(now_ns, pid, name, seconds, extra):
 
 
 def event_line(now_ns, pid, event, data):
-    line = _line(now_ns, "event", (("event", _quote(event)),), pid, None)
-    if not data:
-        return line
-    # "data" comes after pid and t, like an extra field.
-    return line[:-2] + b',"data":' + json_value(data).encode("utf-8", "replace") + b"}\n"
+    # "data" comes after pid and t, like an extra field, and only when non-empty.
+    extra = {"data": data} if data else None
+    return _line(now_ns, "event", (("event", _quote(event)),), pid, extra)
 
 
 def _scope(name, path, depth):
