@@ -25,17 +25,31 @@ __all__ = [
 __version__ = "0.1.0"
 
 
+_env_set_by_open = {}  # {"before": RUNMON_RUNLOG before open(), "set": what open() put}
+
+
 def open(path):  # noqa: A001 - runmon.open is the documented name
     """Sends lines to `path` (created if needed, appended to) instead of $RUNMON_RUNLOG.
     Also sets RUNMON_RUNLOG to its absolute path, so `runmon log`/`runmon phase` started
     from this program write to the same file. Raises OSError if it cannot be opened."""
     _writer.destination.open(path)
-    _os.environ["RUNMON_RUNLOG"] = _os.path.abspath(path)
+    if not _env_set_by_open:
+        _env_set_by_open["before"] = _os.environ.get("RUNMON_RUNLOG")
+    _env_set_by_open["set"] = _os.path.abspath(path)
+    _os.environ["RUNMON_RUNLOG"] = _env_set_by_open["set"]
 
 
 def close():
-    """Stops writing to the file given to open(); $RUNMON_RUNLOG applies again."""
+    """Stops writing to the file given to open(); RUNMON_RUNLOG gets back the value it had
+    before open() (unless changed since), and applies again."""
     _writer.destination.close()
+    if _env_set_by_open and _os.environ.get("RUNMON_RUNLOG") == _env_set_by_open["set"]:
+        before = _env_set_by_open["before"]
+        if before is None:
+            _os.environ.pop("RUNMON_RUNLOG", None)
+        else:
+            _os.environ["RUNMON_RUNLOG"] = before
+    _env_set_by_open.clear()
 
 
 def stats():

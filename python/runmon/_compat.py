@@ -21,14 +21,27 @@ class RunLog:
     in memory until write(path). Either way the lines are also kept in `self.lines`."""
 
     def __init__(self, path=None):
-        path = path or os.environ.get("RUNMON_RUNLOG") or None
-        self.path = path
-        self._file = _writer.LogFile(path) if path else None
+        self._file = _writer.LogFile(path) if path else self._from_env()
+        self.path = self._file.path if self._file is not None else None
         self.lines = []  # bytes, in the order logged
         self._copied = {}  # file identity -> how many of self.lines it already holds
         if self._file is not None:
-            self._copied[_identity(path)] = 0
+            self._copied[_identity(self.path)] = 0
         self._lock = threading.Lock()
+
+    @staticmethod
+    def _from_env():
+        """$RUNMON_RUNLOG, else None (batch). One that cannot be opened warns and gives
+        batch mode: the training script was not asking for this file by name."""
+        path = os.environ.get("RUNMON_RUNLOG")
+        if not path:
+            return None
+        try:
+            return _writer.LogFile(path)
+        except OSError as e:
+            _writer.warn_once("write", "cannot open run log %s: %s; RunLog keeps its lines "
+                              "for write()" % (path, e))
+            return None
 
     def log_phase(self, name, seconds, **extra):
         seconds = _phase.check_phase_args(name, seconds, extra)

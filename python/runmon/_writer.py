@@ -166,6 +166,8 @@ class Destination:
             return None
         with self._lock:
             if path != self._env_path:
+                if self._env_file is not None:
+                    self._env_file.close()
                 self._env_path, self._env_file = path, self._open_env(path)
             return self._env_file
 

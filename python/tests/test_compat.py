@@ -3,6 +3,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 
 import runmon
 from runmon import HWMonitor, RunLog, RunmonError, build_resource_summary
@@ -38,6 +39,14 @@ class RunLogTest(Clean):
         self.assertEqual(log.write(self.path("live.jsonl")), 0)  # already there
         self.assertEqual(log.write(self.path("copy.jsonl")), 1)
         self.assertEqual(len(read_lines(self.path("live.jsonl"))), 1)
+
+    def test_an_unopenable_runmon_runlog_gives_batch_mode(self):
+        os.environ["RUNMON_RUNLOG"] = self.path("no/such/dir/r.jsonl")
+        with warnings.catch_warnings(record=True) as caught:
+            log = RunLog()
+        self.assertEqual(len(caught), 1)
+        log.log_event("e")
+        self.assertEqual(log.write(self.path("out.jsonl")), 1)
 
     def test_live_from_runmon_runlog(self):
         os.environ["RUNMON_RUNLOG"] = self.path("env.jsonl")

@@ -112,7 +112,8 @@ class SameAsCWriterTest(Clean):
 
     def test_numbers_are_printed_as_the_c_writer_prints_them(self):
         values = [0.1, 2.0, 1e15, 1234567890123456.0, 1.2345678901234567e16, 1e-05, 123.456,
-                  1e300, -0.0, 5e-324, 1e-310, 2.2250738585072014e-308, 1 / 3, 9007199254740993.0, 0.30000000000000004]
+                  1e300, -0.0, 5e-324, 1e-310, 2.2250738585072014e-308, 1 / 3,
+                  9007199254740993.0, 0.30000000000000004]
         self.cli("log", "event", "n", *["v%d=%r" % (i, v) for i, v in enumerate(values)])
         runmon.open(self.path("py.jsonl"))
         runmon.event("n", **{"v%d" % i: v for i, v in enumerate(values)})

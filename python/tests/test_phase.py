@@ -140,6 +140,39 @@ def _package_dir():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+class ForkTest(Clean):
+    def test_a_forked_child_writes_whole_lines_with_its_own_pid(self):
+        runmon.open(self.path("f.jsonl"))
+        runmon.event("parent")
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for i in range(200):
+                    runmon.event("child", i=i)
+            finally:
+                os._exit(0)
+        for i in range(200):
+            runmon.event("parent", i=i)
+        os.waitpid(pid, 0)
+        lines = read_lines(self.path("f.jsonl"))
+        self.assertEqual(len(lines), 401)
+        self.assertEqual({l["pid"] for l in lines if l["event"] == "child"}, {pid})
+        self.assertEqual({l["pid"] for l in lines if l["event"] == "parent"}, {os.getpid()})
+
+
+class OpenCloseTest(Clean):
+    def test_open_sets_runmon_runlog_and_close_restores_it(self):
+        os.environ["RUNMON_RUNLOG"] = self.path("env.jsonl")
+        runmon.open(self.path("explicit.jsonl"))
+        self.assertEqual(os.environ["RUNMON_RUNLOG"], self.path("explicit.jsonl"))
+        runmon.event("a")
+        runmon.close()
+        self.assertEqual(os.environ["RUNMON_RUNLOG"], self.path("env.jsonl"))
+        runmon.event("b")
+        self.assertEqual(read_lines(self.path("explicit.jsonl"))[0]["event"], "a")
+        self.assertEqual(read_lines(self.path("env.jsonl"))[0]["event"], "b")
+
+
 class NoLogTest(Clean):
     def test_without_a_log_calls_do_nothing_and_warn_once(self):
         with warnings.catch_warnings(record=True) as caught:
