@@ -26,6 +26,24 @@ done <"$T/unit.tap"
 grep -q '^not ok ' "$T/unit.tap" || expect_eq "unittest suite exits 0" 0 "$rc"
 [ "$rc" -eq 0 ] || sed 's/^/# /' "$T/unit.err" | tail -20
 
+# --- the same lines from the C writer and from Python (jq: all but ts/t/pid, in order) -------
+"$RUNMON" log --file "$T/c.jsonl" phase load 1.2345 lr=0.1 tag=a
+"$RUNMON" log --file "$T/c.jsonl" event checkpoint step=10 loss=0.197
+"$RUNMON" log --file "$T/c.jsonl" event bare
+RUNMON_PHASE_PATH=job "$RUNMON" phase --file "$T/c.jsonl" train lr=0.1 -- true
+RUNMON_PHASE_PATH=job "$PY" -c 'import runmon, sys
+runmon.open(sys.argv[1])
+runmon.log_phase("load", 1.2345, lr=0.1, tag="a")
+runmon.event("checkpoint", step=10, loss=0.197)
+runmon.event("bare")
+with runmon.phase("train", lr=0.1):
+    pass' "$T/py.jsonl"
+same='del(.ts, .t, .pid, .exit_code) | if .type == "phase_exit" then .seconds = 0 else . end'
+expect_eq "C and Python lines: same fields, same order" "$(jq -c "$same" "$T/c.jsonl")" "$(jq -c "$same" "$T/py.jsonl")"
+expect_eq "C and Python lines: same key order with ts/t/pid" "$(jq -c 'keys_unsorted - ["exit_code"]' "$T/c.jsonl")" \
+    "$(jq -c 'keys_unsorted - ["exit_code"]' "$T/py.jsonl")"
+expect_eq "Python ts and t forms" "" "$(jq -r 'select((.ts | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}[+]00:00$") | not)) | .ts' "$T/py.jsonl")$(grep -cvE '"t":[0-9]+[.][0-9]{3}[,}]' "$T/py.jsonl" | grep -v '^0$')"
+
 # --- 1. framework peaks from a stand-in torch under runmon record ---------------------------
 # There is no GPU and no torch here: the stand-in module reports programmable peaks through
 # the calls runmon makes on the real torch.cuda.
