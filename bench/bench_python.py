@@ -86,9 +86,9 @@ def main():
         shutil.rmtree(tmp)
     floor = results[0][1]
     print("python %s, %d lines per case, %s" % (sys.version.split()[0], n, tmp.rsplit("/", 1)[0]))
-    print("%-20s %14s %10s %12s" % ("case", "lines/s", "us/line", "vs bare"))
+    print("%-20s %14s %10s %13s" % ("case", "lines/s", "us/line", "time vs bare"))
     for name, rate in results:
-        print("%-20s %14.0f %10.2f %11.2fx" % (name, rate, 1e6 / rate, floor / rate))
+        print("%-20s %14.0f %10.2f %12.2fx" % (name, rate, 1e6 / rate, floor / rate))
     print("runmon.phase: %.0f phases/s (enter + exit)" % (results[3][1] / 2))
     if runmon.stats()["write_failures"]:
         print("write failures: %d" % runmon.stats()["write_failures"])
