@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Lines per second of the Python module against a bare os.write loop.
+
+usage: bench/bench_python.py [N]   (N lines per case, default 50000)
+
+Cases, each appending to its own fresh O_APPEND file in a temp dir:
+  bare os.write        a pre-built event line, one os.write per line (the floor)
+  bare write + flock   the same under flock(LOCK_EX)/LOCK_UN, as runmon writes
+  runmon.event         runmon.event("step", i=i): build the line, lock, write
+  runmon.phase         `with runmon.phase("step"):` (two lines per phase)
+"""
+import fcntl
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import runmon  # noqa: E402
+
+LINE = (b'{"ts":"2026-11-21T10:15:02.200+00:00","type":"event","event":"step","pid":7115,'
+        b'"t":1795256102.200,"data":{"i":12345}}\n')
+
+
+def open_append(path):
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+
+
+def bare(path, n):
+    fd = open_append(path)
+    start = time.perf_counter()
+    for _ in range(n):
+        os.write(fd, LINE)
+    elapsed = time.perf_counter() - start
+    os.close(fd)
+    return n, elapsed
+
+
+def bare_flock(path, n):
+    fd = open_append(path)
+    start = time.perf_counter()
+    for _ in range(n):
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, LINE)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    elapsed = time.perf_counter() - start
+    os.close(fd)
+    return n, elapsed
+
+
+def event(path, n):
+    runmon.open(path)
+    start = time.perf_counter()
+    for i in range(n):
+        runmon.event("step", i=i)
+    elapsed = time.perf_counter() - start
+    runmon.close()
+    return n, elapsed
+
+
+def phase(path, n):
+    runmon.open(path)
+    phases = n // 2
+    start = time.perf_counter()
+    for _ in range(phases):
+        with runmon.phase("step"):
+            pass
+    elapsed = time.perf_counter() - start
+    runmon.close()
+    return 2 * phases, elapsed
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 50000
+    warnings.simplefilter("error")  # a failed write must not pass unnoticed here
+    tmp = tempfile.mkdtemp(prefix="runmon-bench-py.")
+    try:
+        results = []
+        for name, case in (("bare os.write", bare), ("bare write + flock", bare_flock),
+                           ("runmon.event", event), ("runmon.phase", phase)):
+            lines, elapsed = case(os.path.join(tmp, name.replace(" ", "_")), n)
+            results.append((name, lines / elapsed))
+    finally:
+        shutil.rmtree(tmp)
+    floor = results[0][1]
+    print("python %s, %d lines per case, %s" % (sys.version.split()[0], n, tmp.rsplit("/", 1)[0]))
+    print("%-20s %14s %10s %13s" % ("case", "lines/s", "us/line", "time vs bare"))
+    for name, rate in results:
+        print("%-20s %14.0f %10.2f %12.2fx" % (name, rate, 1e6 / rate, floor / rate))
+    print("runmon.phase: %.0f phases/s (enter + exit)" % (results[3][1] / 2))
+    if runmon.stats()["write_failures"]:
+        print("write failures: %d" % runmon.stats()["write_failures"])
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

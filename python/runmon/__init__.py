@@ -1,0 +1,57 @@
+"""runmon for Python: phases and events into runmon's JSONL run log, written exactly as the
+C writer writes them, with framework memory peaks; plus a drop-in for the old monitor.
+
+    import runmon
+    with runmon.phase("train", lr=0.1):      # also @runmon.phase("step")
+        ...
+    runmon.event("checkpoint", step=10)
+    runmon.log_phase("eval", 12.5, accuracy=0.93)
+
+Lines go to $RUNMON_RUNLOG (set by `runmon record`) or to runmon.open(path). Without
+either, calls do nothing (one RuntimeWarning). Write failures never raise: they warn once
+and are counted in runmon.stats().
+"""
+import os as _os
+
+from . import _writer
+from ._cli import RunmonError
+from ._compat import HWMonitor, ResourceSummary, RunLog, build_resource_summary
+from ._phase import current_path, event, log_phase, phase
+
+__all__ = [
+    "phase", "event", "log_phase", "open", "close", "stats", "current_path",
+    "RunLog", "HWMonitor", "ResourceSummary", "build_resource_summary", "RunmonError",
+]
+__version__ = "0.1.0"
+
+
+_env_set_by_open = {}  # {"before": RUNMON_RUNLOG before open(), "set": what open() put}
+
+
+def open(path):  # noqa: A001 - runmon.open is the documented name
+    """Sends lines to `path` (created if needed, appended to) instead of $RUNMON_RUNLOG.
+    Also sets RUNMON_RUNLOG to its absolute path, so `runmon log`/`runmon phase` started
+    from this program write to the same file. Raises OSError if it cannot be opened."""
+    _writer.destination.open(path)
+    if not _env_set_by_open:
+        _env_set_by_open["before"] = _os.environ.get("RUNMON_RUNLOG")
+    _env_set_by_open["set"] = _os.path.abspath(path)
+    _os.environ["RUNMON_RUNLOG"] = _env_set_by_open["set"]
+
+
+def close():
+    """Stops writing to the file given to open(); RUNMON_RUNLOG gets back the value it had
+    before open() (unless changed since), and applies again."""
+    _writer.destination.close()
+    if _env_set_by_open and _os.environ.get("RUNMON_RUNLOG") == _env_set_by_open["set"]:
+        before = _env_set_by_open["before"]
+        if before is None:
+            _os.environ.pop("RUNMON_RUNLOG", None)
+        else:
+            _os.environ["RUNMON_RUNLOG"] = before
+    _env_set_by_open.clear()
+
+
+def stats():
+    """Counters: lines_written, write_failures, dropped_no_log, probe_errors."""
+    return _writer.stats()
