@@ -73,148 +73,141 @@ static int parse_seconds(const char *opt, const char *v, double lo, double hi, d
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct rm_record_opts *o)
+/* Option codes beyond the short ones. */
+enum {
+    OPT_FIELDS = 256,
+    OPT_DMON,
+    OPT_NOGPU,
+    OPT_PERCPU,
+    OPT_SMI,
+    OPT_WARN,
+    OPT_CRIT,
+    OPT_DURATION,
+    OPT_FLUSH_S,
+    OPT_ROLLOVER,
+    OPT_RET_FILES,
+    OPT_RET_TOTAL
+};
+enum { OPT_PROM = 300 }; /* --prom-textfile */
+static const struct option longopts[] = {
+    {"output", required_argument, 0, 'o'},
+    {"interval", required_argument, 0, 'i'},
+    {"gpu-fields", required_argument, 0, OPT_FIELDS},
+    {"dmon-metrics", required_argument, 0, OPT_DMON},
+    {"no-gpu", no_argument, 0, OPT_NOGPU},
+    {"per-cpu", no_argument, 0, OPT_PERCPU},
+    {"nvidia-smi", required_argument, 0, OPT_SMI},
+    {"warning-threshold", required_argument, 0, OPT_WARN},
+    {"critical-threshold", required_argument, 0, OPT_CRIT},
+    {"duration", required_argument, 0, OPT_DURATION},
+    {"prom-textfile", required_argument, 0, OPT_PROM},
+    {"telemetry-sink-dir", required_argument, 0, 'o'},
+    {"flush-seconds", required_argument, 0, OPT_FLUSH_S},
+    {"telemetry-flush-seconds", required_argument, 0, OPT_FLUSH_S},
+    {"rollover-mb", required_argument, 0, OPT_ROLLOVER},
+    {"telemetry-rollover-mb", required_argument, 0, OPT_ROLLOVER},
+    {"retention-files", required_argument, 0, OPT_RET_FILES},
+    {"telemetry-retention-files", required_argument, 0, OPT_RET_FILES},
+    {"retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
+    {"telemetry-retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
+    {"quiet", no_argument, 0, 'q'},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+};
+
+/* Applies one option. 0, 1 after --help (printed), or -1 with the reason printed. */
+static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
 {
-    enum {
-        OPT_FIELDS = 256,
-        OPT_DMON,
-        OPT_NOGPU,
-        OPT_PERCPU,
-        OPT_SMI,
-        OPT_WARN,
-        OPT_CRIT,
-        OPT_DURATION,
-        OPT_FLUSH_S,
-        OPT_ROLLOVER,
-        OPT_RET_FILES,
-        OPT_RET_TOTAL
-    };
-    enum { OPT_PROM = 300 }; /* --prom-textfile */
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'},
-        {"interval", required_argument, 0, 'i'},
-        {"gpu-fields", required_argument, 0, OPT_FIELDS},
-        {"dmon-metrics", required_argument, 0, OPT_DMON},
-        {"no-gpu", no_argument, 0, OPT_NOGPU},
-        {"per-cpu", no_argument, 0, OPT_PERCPU},
-        {"nvidia-smi", required_argument, 0, OPT_SMI},
-        {"warning-threshold", required_argument, 0, OPT_WARN},
-        {"critical-threshold", required_argument, 0, OPT_CRIT},
-        {"duration", required_argument, 0, OPT_DURATION},
-        {"prom-textfile", required_argument, 0, OPT_PROM},
-        {"telemetry-sink-dir", required_argument, 0, 'o'},
-        {"flush-seconds", required_argument, 0, OPT_FLUSH_S},
-        {"telemetry-flush-seconds", required_argument, 0, OPT_FLUSH_S},
-        {"rollover-mb", required_argument, 0, OPT_ROLLOVER},
-        {"telemetry-rollover-mb", required_argument, 0, OPT_ROLLOVER},
-        {"retention-files", required_argument, 0, OPT_RET_FILES},
-        {"telemetry-retention-files", required_argument, 0, OPT_RET_FILES},
-        {"retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
-        {"telemetry-retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
-        {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
-    *o = (struct rm_record_opts){.output_dir = "runmon",
-                                 .interval_s = 1.0,
-                                 .gpu_fields = RM_DEFAULT_GPU_FIELDS,
-                                 .dmon_metrics = RM_DEFAULT_DMON_METRICS,
-                                 .nvidia_smi = "nvidia-smi",
-                                 .warn_pct = RM_DEFAULT_WARN_PCT,
-                                 .crit_pct = RM_DEFAULT_CRIT_PCT,
-                                 .flush_s = RM_SINK_DEFAULT_FLUSH_S,
-                                 .rollover_mb = RM_SINK_DEFAULT_ROLLOVER_MB,
-                                 .retention_files = RM_SINK_DEFAULT_RETENTION_FILES,
-                                 .retention_total_mb = RM_SINK_DEFAULT_RETENTION_TOTAL_MB};
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "+o:i:qh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            o->output_dir = optarg;
-            break;
-        case 'i':
-            if (parse_seconds("--interval", optarg, 0.1, 3600, &o->interval_s) < 0) return -1;
-            break;
-        case OPT_FIELDS:
-            o->gpu_fields = optarg;
-            break;
-        case OPT_DMON:
-            for (const char *p = optarg; *p; p++)
-                if (!strchr("pucvmetd", *p)) {
-                    fprintf(stderr,
-                            "runmon record: --dmon-metrics: '%c' is not a dmon group (use "
-                            "letters from pucvmetd)\n",
-                            *p);
-                    return -1;
-                }
-            if (!*optarg) {
-                fprintf(stderr, "runmon record: --dmon-metrics is empty\n");
+    (void)argc;
+    switch (c) {
+    case 'o':
+        o->output_dir = optarg;
+        break;
+    case 'i':
+        if (parse_seconds("--interval", optarg, 0.1, 3600, &o->interval_s) < 0) return -1;
+        break;
+    case OPT_FIELDS:
+        o->gpu_fields = optarg;
+        break;
+    case OPT_DMON:
+        for (const char *p = optarg; *p; p++)
+            if (!strchr("pucvmetd", *p)) {
+                fprintf(stderr,
+                        "runmon record: --dmon-metrics: '%c' is not a dmon group (use "
+                        "letters from pucvmetd)\n",
+                        *p);
                 return -1;
             }
-            o->dmon_metrics = optarg;
-            break;
-        case OPT_NOGPU:
-            o->no_gpu = 1;
-            break;
-        case OPT_PERCPU:
-            o->per_cpu = 1;
-            break;
-        case OPT_SMI:
-            o->nvidia_smi = optarg;
-            break;
-        case OPT_WARN:
-            if (parse_seconds("--warning-threshold", optarg, 0.1, 100, &o->warn_pct) < 0) return -1;
-            break;
-        case OPT_CRIT:
-            if (parse_seconds("--critical-threshold", optarg, 0.1, 100, &o->crit_pct) < 0)
-                return -1;
-            break;
-        case OPT_DURATION:
-            if (parse_seconds("--duration", optarg, 0.001, 1e9, &o->duration_s) < 0) return -1;
-            break;
-        case OPT_PROM:
-            if (!*optarg) {
-                fprintf(stderr, "runmon record: --prom-textfile is empty\n");
-                return -1;
-            }
-            o->prom_textfile = optarg;
-            break;
-        case OPT_FLUSH_S:
-            if (parse_seconds("--flush-seconds", optarg, 0.01, 86400, &o->flush_s) < 0) return -1;
-            break;
-        case OPT_ROLLOVER:
-            if (parse_seconds("--rollover-mb", optarg, 0, 1048576, &o->rollover_mb) < 0) return -1;
-            break;
-        case OPT_RET_FILES: {
-            double n;
-            if (parse_seconds("--retention-files", optarg, 0, 1e6, &n) < 0) return -1;
-            if (n != floor(n)) {
-                fprintf(stderr, "runmon record: --retention-files must be a whole number\n");
-                return -1;
-            }
-            o->retention_files = (int)n;
-            break;
-        }
-        case OPT_RET_TOTAL:
-            if (parse_seconds("--retention-total-mb", optarg, 0, 1e9, &o->retention_total_mb) < 0)
-                return -1;
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return 1;
-        case ':':
-            fprintf(stderr, "runmon record: %s needs a value\n", argv[optind - 1]);
-            return -1;
-        default:
-            fprintf(stderr, "runmon record: unknown option '%s' (see --help)\n", argv[optind - 1]);
+        if (!*optarg) {
+            fprintf(stderr, "runmon record: --dmon-metrics is empty\n");
             return -1;
         }
+        o->dmon_metrics = optarg;
+        break;
+    case OPT_NOGPU:
+        o->no_gpu = 1;
+        break;
+    case OPT_PERCPU:
+        o->per_cpu = 1;
+        break;
+    case OPT_SMI:
+        o->nvidia_smi = optarg;
+        break;
+    case OPT_WARN:
+        if (parse_seconds("--warning-threshold", optarg, 0.1, 100, &o->warn_pct) < 0) return -1;
+        break;
+    case OPT_CRIT:
+        if (parse_seconds("--critical-threshold", optarg, 0.1, 100, &o->crit_pct) < 0) return -1;
+        break;
+    case OPT_DURATION:
+        if (parse_seconds("--duration", optarg, 0.001, 1e9, &o->duration_s) < 0) return -1;
+        break;
+    case OPT_PROM:
+        if (!*optarg) {
+            fprintf(stderr, "runmon record: --prom-textfile is empty\n");
+            return -1;
+        }
+        o->prom_textfile = optarg;
+        break;
+    case OPT_FLUSH_S:
+        if (parse_seconds("--flush-seconds", optarg, 0.01, 86400, &o->flush_s) < 0) return -1;
+        break;
+    case OPT_ROLLOVER:
+        if (parse_seconds("--rollover-mb", optarg, 0, 1048576, &o->rollover_mb) < 0) return -1;
+        break;
+    case OPT_RET_FILES: {
+        double n;
+        if (parse_seconds("--retention-files", optarg, 0, 1e6, &n) < 0) return -1;
+        if (n != floor(n)) {
+            fprintf(stderr, "runmon record: --retention-files must be a whole number\n");
+            return -1;
+        }
+        o->retention_files = (int)n;
+        break;
     }
+    case OPT_RET_TOTAL:
+        if (parse_seconds("--retention-total-mb", optarg, 0, 1e9, &o->retention_total_mb) < 0)
+            return -1;
+        break;
+    case 'q':
+        o->quiet = 1;
+        break;
+    case 'h':
+        usage(stdout);
+        return 1;
+    case ':':
+        fprintf(stderr, "runmon record: %s needs a value\n", argv[optind - 1]);
+        return -1;
+    default:
+        fprintf(stderr, "runmon record: unknown option '%s' (see --help)\n", argv[optind - 1]);
+        return -1;
+    }
+    return 0;
+}
+
+/* What no single option can check: thresholds in order, the command, --duration. */
+static int check_args(int argc, char **argv, struct rm_record_opts *o)
+{
     if (o->warn_pct > o->crit_pct) {
         fprintf(stderr,
                 "runmon record: --warning-threshold (%g) is above --critical-threshold (%g)\n",
@@ -235,6 +228,29 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
     const char *root = getenv("RUNMON_PROC_ROOT");
     o->proc_root = root && *root ? root : "/proc";
     return 0;
+}
+
+static int parse_args(int argc, char **argv, struct rm_record_opts *o)
+{
+    *o = (struct rm_record_opts){.output_dir = "runmon",
+                                 .interval_s = 1.0,
+                                 .gpu_fields = RM_DEFAULT_GPU_FIELDS,
+                                 .dmon_metrics = RM_DEFAULT_DMON_METRICS,
+                                 .nvidia_smi = "nvidia-smi",
+                                 .warn_pct = RM_DEFAULT_WARN_PCT,
+                                 .crit_pct = RM_DEFAULT_CRIT_PCT,
+                                 .flush_s = RM_SINK_DEFAULT_FLUSH_S,
+                                 .rollover_mb = RM_SINK_DEFAULT_ROLLOVER_MB,
+                                 .retention_files = RM_SINK_DEFAULT_RETENTION_FILES,
+                                 .retention_total_mb = RM_SINK_DEFAULT_RETENTION_TOTAL_MB};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+o:i:qh", longopts, NULL)) != -1) {
+        int rc = apply_option(c, argc, argv, o);
+        if (rc) return rc;
+    }
+    return check_args(argc, argv, o);
 }
 
 int rm_cmd_record(int argc, char **argv)

@@ -9,47 +9,24 @@
 #include <unistd.h>
 
 #include "base/rm_time.h"
+#include "base/csvfields.h"
 #include "model/energy.h"
 #include "model/gpu_metrics.h"
 #include "model/values.h"
 #include "monitor/dmon_text.h"
 #include "monitor/port.h"
 
-struct split_ctx {
-    char *store;
-    size_t cap, used;
-    const char **field;
-    size_t *flen;
-    int max, n, overflow;
-};
-
-static void split_field(void *data, size_t len, void *vctx)
-{
-    struct split_ctx *s = vctx;
-    if (s->n >= s->max || s->used + len + 1 > s->cap) {
-        s->overflow = 1;
-        return;
-    }
-    char *dst = s->store + s->used;
-    if (len) memcpy(dst, data, len);
-    dst[len] = '\0';
-    s->field[s->n] = dst;
-    s->flen[s->n] = len;
-    s->n++;
-    s->used += len + 1;
-}
-
 int rm_smi_split(struct csv_parser *p, const char *line, size_t len, char *store, size_t cap,
                  const char **field, size_t *flen, int max)
 {
-    struct split_ctx s = {store, cap, 0, field, flen, max, 0, 0};
-    /* libcsv's prototypes are not const-correct on Debian; it does not write the input. */
-    if (csv_parse(p, (void *)(uintptr_t)line, len, split_field, NULL, &s) != len) {
-        csv_fini(p, NULL, NULL, NULL);
-        return -1;
-    }
-    csv_fini(p, split_field, NULL, &s);
-    return s.overflow ? -1 : s.n;
+    size_t off[RM_GPU_MAX_FIELDS];
+    if (max > RM_GPU_MAX_FIELDS) max = RM_GPU_MAX_FIELDS;
+    struct rm_csv_fields f = {
+        .store = store, .cap = cap, .max = (size_t)max, .off = off, .len = flen};
+    int n = rm_csv_split_line(p, line, len, &f);
+    for (int i = 0; i < n; i++)
+        field[i] = store + off[i];
+    return n;
 }
 
 double rm_smi_number(const char *s, size_t n)

@@ -3,22 +3,22 @@
 #include <csv.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/csvfields.h"
+
 struct rm_csv_reader {
     struct csv_parser p;
     rm_csv_row_fn fn;
     void *ctx;
-    char *buf; /* the current row's fields, each NUL-terminated */
-    size_t used, cap;
+    struct rm_csv_fields fields; /* the current row's fields (base/csvfields.h) */
     size_t off[RM_CSV_MAX_FIELDS];
     size_t len[RM_CSV_MAX_FIELDS];
     const char *ptr[RM_CSV_MAX_FIELDS];
-    size_t n;
-    bool overflow;
     uint64_t line, row_line;
     size_t pending; /* bytes fed since the last row ended */
     bool skipping;  /* dropping a too-long line up to its newline */
@@ -26,50 +26,24 @@ struct rm_csv_reader {
     bool ended; /* a row ended during the current feed step */
 };
 
-static void on_field(void *s, size_t len, void *data)
-{
-    struct rm_csv_reader *r = data;
-    if (r->n == RM_CSV_MAX_FIELDS || r->overflow) {
-        r->overflow = true;
-        return;
-    }
-    if (r->used + len + 1 > r->cap) {
-        size_t cap = r->cap ? r->cap : 4096;
-        while (cap < r->used + len + 1)
-            cap *= 2;
-        char *nb = realloc(r->buf, cap);
-        if (!nb) {
-            r->overflow = true;
-            return;
-        }
-        r->buf = nb;
-        r->cap = cap;
-    }
-    if (len) memcpy(r->buf + r->used, s, len);
-    r->buf[r->used + len] = '\0';
-    r->off[r->n] = r->used;
-    r->len[r->n] = len;
-    r->n++;
-    r->used += len + 1;
-}
-
+/* libcsv hands both callbacks one pointer: the fields, inside their reader. */
 static void on_row(int c, void *data)
 {
-    struct rm_csv_reader *r = data;
-    for (size_t i = 0; i < r->n; i++)
-        r->ptr[i] = r->buf + r->off[i];
+    struct rm_csv_reader *r =
+        (struct rm_csv_reader *)((char *)data - offsetof(struct rm_csv_reader, fields));
+    struct rm_csv_fields *f = &r->fields;
+    for (size_t i = 0; i < f->n; i++)
+        r->ptr[i] = f->store + f->off[i];
     struct rm_csv_row row = {
-        .n = r->overflow ? 0 : r->n,
+        .n = f->overflow ? 0 : f->n,
         .f = r->ptr,
         .len = r->len,
         .line = r->row_line,
         .torn = c == -1,
-        .overflow = r->overflow,
+        .overflow = f->overflow,
     };
     r->fn(r->ctx, &row);
-    r->n = 0;
-    r->used = 0;
-    r->overflow = false;
+    rm_csv_fields_clear(f);
     r->ended = true;
 }
 
@@ -85,6 +59,8 @@ struct rm_csv_reader *rm_csv_new(rm_csv_row_fn fn, void *ctx)
     if (!r) return NULL;
     r->fn = fn;
     r->ctx = ctx;
+    r->fields = (struct rm_csv_fields){
+        .grow = true, .max = RM_CSV_MAX_FIELDS, .off = r->off, .len = r->len};
     r->line = 1;
     r->row_line = 1;
     if (parser_init(r)) {
@@ -98,7 +74,7 @@ void rm_csv_free(struct rm_csv_reader *r)
 {
     if (!r) return;
     csv_free(&r->p);
-    free(r->buf);
+    free(r->fields.store);
     free(r);
 }
 
@@ -120,7 +96,7 @@ static int feed_piece(struct rm_csv_reader *r, const char *s, size_t len, bool h
         return 0;
     }
     r->ended = false;
-    if (csv_parse(&r->p, s, len, on_field, on_row, r) != len) return -1;
+    if (csv_parse(&r->p, s, len, rm_csv_fields_cb, on_row, &r->fields) != len) return -1;
     if (has_nl) r->line++;
     if (r->ended) {
         r->pending = 0;
@@ -132,8 +108,7 @@ static int feed_piece(struct rm_csv_reader *r, const char *s, size_t len, bool h
         /* Drop what libcsv holds and resynchronise at the next newline. */
         csv_free(&r->p);
         if (parser_init(r)) return -1;
-        r->n = r->used = 0;
-        r->overflow = false;
+        rm_csv_fields_clear(&r->fields);
         r->pending = 0;
         r->long_lines++;
         r->skipping = !has_nl;
@@ -173,7 +148,7 @@ static inline size_t next_special(const char *s, size_t i, size_t len)
  * the line must take the slow path. */
 static size_t fast_line(struct rm_csv_reader *r, const char *s, size_t len)
 {
-    if (r->skipping || r->pending || r->n) return 0;
+    if (r->skipping || r->pending || r->fields.n) return 0;
     size_t n = 0, fs = 0, i = 0;
     bool overflow = false;
     for (;; i++) {
@@ -236,7 +211,7 @@ int rm_csv_feed(struct rm_csv_reader *r, const char *buf, size_t len)
 int rm_csv_finish(struct rm_csv_reader *r)
 {
     if (r->skipping) return 0;
-    return csv_fini(&r->p, on_field, on_row, r) ? -1 : 0;
+    return csv_fini(&r->p, rm_csv_fields_cb, on_row, &r->fields) ? -1 : 0;
 }
 
 int rm_csv_read_file(const char *path, rm_csv_row_fn fn, void *ctx, _Atomic uint64_t *progress,
