@@ -153,7 +153,92 @@ static json_t *combine(json_t *list)
     return o;
 }
 
-int rm_cmd_summary(int argc, char **argv)
+/* What the command line asked for. */
+struct summary_args {
+    struct rm_summary_opts opts;
+    const char *format, *outfile, *session_id;
+    int rescan;
+    struct {
+        int kind; /* enum rm_input_kind, or -1 for a run log */
+        const char *path;
+    } files[64];
+    size_t nfiles;
+    char **paths; /* the PATH operands */
+    int npaths;
+};
+
+/* One option (getopt_long's c). Returns -1 to go on, else the exit status. */
+static int take_option(struct summary_args *a, int c, char **argv)
+{
+    int kind = -2;
+    switch (c) {
+    case 'h':
+        usage(stdout);
+        return 0;
+    case 'o':
+        a->outfile = optarg;
+        break;
+    case OPT_FORMAT:
+        a->format = optarg;
+        if (strcmp(a->format, "text") && strcmp(a->format, "json") && strcmp(a->format, "csv")) {
+            fprintf(stderr, "runmon summary: --format must be text, json or csv\n");
+            return 2;
+        }
+        break;
+    case OPT_PHASE:
+        a->opts.phase_regex = optarg;
+        break;
+    case OPT_GPU:
+        kind = RM_INPUT_GPU_CSV;
+        break;
+    case OPT_DMON:
+        kind = dmon_kind(optarg);
+        break;
+    case OPT_CPU:
+        kind = RM_INPUT_CPU_CSV;
+        break;
+    case OPT_PROC:
+        kind = RM_INPUT_PROC_CSV;
+        break;
+    case OPT_RUNLOG:
+        kind = -1;
+        break;
+    case OPT_SESSION:
+        a->session_id = optarg;
+        break;
+    case OPT_RESCAN:
+        a->rescan = 1;
+        break;
+    case OPT_INTERVAL: {
+        char *end;
+        a->opts.interval_s = strtod(optarg, &end);
+        if (*end || !(a->opts.interval_s > 0)) {
+            fprintf(stderr, "runmon summary: --interval needs a positive number of seconds\n");
+            return 2;
+        }
+        break;
+    }
+    case OPT_THREADS:
+        a->opts.threads = atoi(optarg);
+        break;
+    default:
+        fprintf(stderr, "runmon summary: unknown or incomplete option '%s' (see --help)\n",
+                argv[optind - 1]);
+        return 2;
+    }
+    if (kind != -2) {
+        if (a->nfiles == sizeof a->files / sizeof a->files[0]) {
+            fprintf(stderr, "runmon summary: too many input files\n");
+            return 2;
+        }
+        a->files[a->nfiles].kind = kind;
+        a->files[a->nfiles++].path = optarg;
+    }
+    return -1;
+}
+
+/* Returns -1 to go on, else the exit status (0 after --help). */
+static int parse_args(int argc, char **argv, struct summary_args *a)
 {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -170,163 +255,107 @@ int rm_cmd_summary(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct rm_summary_opts opts = {.progress = true};
-    const char *format = NULL, *outfile = NULL, *session_id = NULL;
-    int rescan = 0;
-    struct {
-        int kind; /* enum rm_input_kind, or -1 for a run log */
-        const char *path;
-    } files[64];
-    size_t nfiles = 0;
-    int c;
+    int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        int kind = -2;
-        switch (c) {
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'o':
-            outfile = optarg;
-            break;
-        case OPT_FORMAT:
-            format = optarg;
-            if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "csv")) {
-                fprintf(stderr, "runmon summary: --format must be text, json or csv\n");
-                return 2;
-            }
-            break;
-        case OPT_PHASE:
-            opts.phase_regex = optarg;
-            break;
-        case OPT_GPU:
-            kind = RM_INPUT_GPU_CSV;
-            break;
-        case OPT_DMON:
-            kind = dmon_kind(optarg);
-            break;
-        case OPT_CPU:
-            kind = RM_INPUT_CPU_CSV;
-            break;
-        case OPT_PROC:
-            kind = RM_INPUT_PROC_CSV;
-            break;
-        case OPT_RUNLOG:
-            kind = -1;
-            break;
-        case OPT_SESSION:
-            session_id = optarg;
-            break;
-        case OPT_RESCAN:
-            rescan = 1;
-            break;
-        case OPT_INTERVAL: {
-            char *end;
-            opts.interval_s = strtod(optarg, &end);
-            if (*end || !(opts.interval_s > 0)) {
-                fprintf(stderr, "runmon summary: --interval needs a positive number of seconds\n");
-                return 2;
-            }
-            break;
-        }
-        case OPT_THREADS:
-            opts.threads = atoi(optarg);
-            break;
-        default:
-            fprintf(stderr, "runmon summary: unknown or incomplete option '%s' (see --help)\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-        if (kind != -2) {
-            if (nfiles == sizeof files / sizeof files[0]) {
-                fprintf(stderr, "runmon summary: too many input files\n");
-                return 2;
-            }
-            files[nfiles].kind = kind;
-            files[nfiles++].path = optarg;
-        }
-    }
-    int npaths = argc - optind;
+    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
+        if ((rc = take_option(a, c, argv)) >= 0) return rc;
+    a->paths = argv + optind;
+    a->npaths = argc - optind;
     int nsinks = 0;
-    for (int i = 0; i < npaths; i++)
-        nsinks += rm_sink_is_sink_dir(argv[optind + i]);
-    if ((session_id || rescan) && nsinks == 0) {
+    for (int i = 0; i < a->npaths; i++)
+        nsinks += rm_sink_is_sink_dir(a->paths[i]);
+    if ((a->session_id || a->rescan) && nsinks == 0) {
         fprintf(stderr, "runmon summary: --session and --rescan need a sink directory "
                         "(runmon record -o DIR)\n");
         return 2;
     }
-    if (npaths == 0 && nfiles == 0) {
+    if (a->npaths == 0 && a->nfiles == 0) {
         usage(stderr);
         return 2;
     }
-    if (!format) format = !outfile && isatty(1) ? "text" : "json";
-    char err[1024] = "";
-    json_t *result = NULL;
-    int rc = 0;
+    if (!a->format) a->format = !a->outfile && isatty(1) ? "text" : "json";
+    return -1;
+}
 
-    /* Explicit files, plus any PATH that is a plain file, make one summary. */
-    json_t *list = json_array();
-    struct rm_summary *s = NULL;
-    for (int i = 0; i < npaths; i++) {
+/* Explicit files, plus any PATH that is a plain file, make one summary (appended to list).
+ * Returns 0 or the exit status. */
+static int summarize_files(struct summary_args *a, json_t *list)
+{
+    for (int i = 0; i < a->npaths; i++) {
         struct stat st;
-        if (stat(argv[optind + i], &st) != 0) {
-            fprintf(stderr, "runmon summary: %s: %s\n", argv[optind + i], strerror(errno));
-            json_decref(list);
+        if (stat(a->paths[i], &st) != 0) {
+            fprintf(stderr, "runmon summary: %s: %s\n", a->paths[i], strerror(errno));
             return 2;
         }
         if (S_ISDIR(st.st_mode)) continue;
         enum rm_input_kind k = RM_INPUT_GPU_CSV;
-        int isrl = guess_kind(argv[optind + i], &k);
-        if (nfiles < sizeof files / sizeof files[0]) {
-            files[nfiles].kind = isrl ? -1 : (int)k;
-            files[nfiles++].path = argv[optind + i];
+        int isrl = guess_kind(a->paths[i], &k);
+        if (a->nfiles < sizeof a->files / sizeof a->files[0]) {
+            a->files[a->nfiles].kind = isrl ? -1 : (int)k;
+            a->files[a->nfiles++].path = a->paths[i];
         }
     }
-    if (nfiles) {
-        s = rm_summary_new(&opts);
-        for (size_t i = 0; i < nfiles; i++) {
-            if (access(files[i].path, R_OK) != 0) {
-                fprintf(stderr, "runmon summary: %s: %s\n", files[i].path, strerror(errno));
-                rm_summary_free(s);
-                json_decref(list);
-                return 2;
-            }
-            if (files[i].kind < 0)
-                rm_summary_add_runlog(s, files[i].path);
-            else
-                rm_summary_add_file(s, (enum rm_input_kind)files[i].kind, files[i].path);
+    if (!a->nfiles) return 0;
+    struct rm_summary *s = rm_summary_new(&a->opts);
+    for (size_t i = 0; i < a->nfiles; i++) {
+        if (access(a->files[i].path, R_OK) != 0) {
+            fprintf(stderr, "runmon summary: %s: %s\n", a->files[i].path, strerror(errno));
+            rm_summary_free(s);
+            return 2;
         }
-        rc = rm_summary_build(s, &result, err, sizeof err);
-        rm_summary_free(s);
-        if (rc) {
-            fprintf(stderr, "runmon summary: %s\n", err);
-            json_decref(list);
-            return rc;
-        }
-        json_array_append_new(list, result);
+        if (a->files[i].kind < 0)
+            rm_summary_add_runlog(s, a->files[i].path);
+        else
+            rm_summary_add_file(s, (enum rm_input_kind)a->files[i].kind, a->files[i].path);
     }
-    for (int i = 0; i < npaths; i++) {
+    char err[1024] = "";
+    json_t *result = NULL;
+    int rc = rm_summary_build(s, &result, err, sizeof err);
+    rm_summary_free(s);
+    if (rc) {
+        fprintf(stderr, "runmon summary: %s\n", err);
+        return rc;
+    }
+    json_array_append_new(list, result);
+    return 0;
+}
+
+/* One summary per folder PATH (a session folder or a sink directory), appended to list.
+ * Returns 0 or the exit status. */
+static int summarize_dirs(const struct summary_args *a, json_t *list)
+{
+    char err[1024] = "";
+    for (int i = 0; i < a->npaths; i++) {
+        const char *dir = a->paths[i];
         struct stat st;
-        if (stat(argv[optind + i], &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-        if (rm_sink_is_sink_dir(argv[optind + i])) {
-            rc = rm_sink_summary(argv[optind + i], session_id, rescan, &opts, &result, err,
-                                 sizeof err);
+        json_t *result = NULL;
+        int rc;
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        if (rm_sink_is_sink_dir(dir)) {
+            rc = rm_sink_summary(dir, a->session_id, a->rescan, &a->opts, &result, err, sizeof err);
             if (rc == 0)
-                fprintf(stderr, "runmon summary: %s: session %s\n", argv[optind + i],
+                fprintf(stderr, "runmon summary: %s: session %s\n", dir,
                         json_string_value(
                             json_object_get(json_object_get(result, "sink"), "session_id")));
         } else {
-            rc = rm_summary_session_dir(argv[optind + i], &opts, &result, err, sizeof err);
+            rc = rm_summary_session_dir(dir, &a->opts, &result, err, sizeof err);
         }
         if (rc) {
             fprintf(stderr, "runmon summary: %s\n", err);
-            json_decref(list);
             return rc;
         }
         json_array_append_new(list, result);
     }
+    return 0;
+}
+
+/* One summary as it is; several combined (json), or each in turn (text/csv). */
+static int write_summaries(const struct summary_args *a, json_t *list)
+{
+    const char *format = a->format, *outfile = a->outfile;
     json_t *out;
+    int rc = 0;
     if (json_array_size(list) == 1) {
         out = json_incref(json_array_get(list, 0));
         rc = write_out(outfile, format, out);
@@ -356,6 +385,18 @@ int rm_cmd_summary(int argc, char **argv)
         }
     }
     json_decref(out);
+    return rc;
+}
+
+int rm_cmd_summary(int argc, char **argv)
+{
+    struct summary_args a = {.opts = {.progress = true}};
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0) return rc;
+    json_t *list = json_array();
+    rc = summarize_files(&a, list);
+    if (!rc) rc = summarize_dirs(&a, list);
+    if (!rc) rc = write_summaries(&a, list);
     json_decref(list);
     return rc;
 }

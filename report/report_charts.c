@@ -1,0 +1,493 @@
+/* The report's SVG: the shared time axis, phase bands and the phase lane, degraded spans and
+ * alert markers, and the charts of the downsampled series. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/rm_time.h"
+#include "model/streams.h"
+#include "report/report_internal.h"
+
+/* ---- writing helpers ------------------------------------------------------------------ */
+
+static double xpos(const struct report *r, int64_t t)
+{
+    double span = (double)(r->t1 - r->t0);
+    if (span <= 0) return PL;
+    double x = PL + (double)(t - r->t0) / span * PW;
+    return x < PL ? PL : x > PL + PW ? PL + PW : x;
+}
+
+static double nice_ceil(double v)
+{
+    if (!(v > 0) || !isfinite(v)) return 1;
+    double e = pow(10, floor(log10(v))), m = v / e;
+    double n = m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10;
+    return n * e;
+}
+
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+                                      "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"};
+#define NPAL (sizeof palette / sizeof palette[0])
+
+unsigned rm_report_hue_of(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h % 360;
+}
+
+static void fmt_elapsed(char *buf, size_t cap, double s, double step, double span)
+{
+    if (step < 1) {
+        snprintf(buf, cap, "%.1fs", s);
+    } else if (span < 120) {
+        snprintf(buf, cap, "%.0fs", s);
+    } else {
+        long v = lround(s), d = v / 86400, h = v % 86400 / 3600, m = v % 3600 / 60, sec = v % 60;
+        if (d)
+            snprintf(buf, cap, "%ldd %02ld:%02ld", d, h, m);
+        else if (span < 3600)
+            snprintf(buf, cap, "%ld:%02ld", m + h * 60, sec);
+        else
+            snprintf(buf, cap, "%ld:%02ld", h, m);
+    }
+}
+
+/* Vertical grid and time labels below a plot of height ph starting at y = top. */
+static void time_axis(struct report *r, double top, double ph)
+{
+    FILE *o = r->out;
+    double span = (double)(r->t1 - r->t0) / 1e9;
+    static const double steps[] = {0.1,   0.2,   0.5,   1,      2,      5,      10,     15,   30,
+                                   60,    120,   300,   600,    900,    1800,   3600,   7200, 10800,
+                                   21600, 43200, 86400, 172800, 432000, 864000, 2592000};
+    double step = steps[sizeof steps / sizeof steps[0] - 1];
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (span / steps[i] <= 10) {
+            step = steps[i];
+            break;
+        }
+    fprintf(o, "<g class=\"axis\">");
+    for (double s = 0; s <= span + 1e-9 && span > 0; s += step) {
+        double x = PL + s / span * PW;
+        char lab[48];
+        fmt_elapsed(lab, sizeof lab, s, step, span);
+        fprintf(o,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
+                x, top, x, top + ph, x, top + ph + 14, x > PL + PW - 30 ? "end" : "middle", lab);
+    }
+    fprintf(o, "</g>");
+}
+
+/* ---- phases --------------------------------------------------------------------------- */
+
+static int phase_depth(const struct rm_phase *p)
+{
+    return p->depth > 0 ? p->depth : 0; /* `phase` lines (-1) are top-level */
+}
+
+static int cmp_band(const void *x, const void *y)
+{
+    const struct band *a = x, *b = y;
+    if (a->row != b->row) return a->row - b->row;
+    return a->a < b->a ? -1 : a->a > b->a;
+}
+
+/* Windows merged per phase where they are closer than a pixel, so a run of a million short
+ * steps is a handful of bands; at most MAX_BANDS. */
+size_t rm_report_make_bands(struct report *r, struct band **out, size_t *dropped)
+{
+    struct rm_runlog *rl = &r->rl;
+    double px = (double)(r->t1 - r->t0) / PW;
+    struct band *cur = calloc(rl->nphases ? rl->nphases : 1, sizeof *cur);
+    struct band *b = NULL;
+    size_t n = 0, cap = 0;
+    *dropped = 0;
+    if (!cur) abort();
+    for (size_t i = 0; i < rl->nphases; i++)
+        cur[i].n = 0;
+    for (size_t i = 0; i < rl->nwin; i++) {
+        const struct rm_phase_window *w = &rl->win[i];
+        int64_t a = w->start_ns, e = w->end_ns == RM_OPEN_END ? r->t1 : w->end_ns;
+        if (e < a) e = a;
+        struct band *c = &cur[w->phase];
+        if (c->n && (double)(a - c->b) <= px) {
+            if (e > c->b) c->b = e;
+            c->n++;
+            continue;
+        }
+        if (c->n) {
+            if (n < MAX_BANDS) {
+                b = rm_xgrow(b, &cap, n + 1, sizeof *b);
+                b[n++] = *c;
+            } else {
+                (*dropped)++;
+            }
+        }
+        int d = phase_depth(&rl->phases[w->phase]);
+        *c = (struct band){a, e, w->phase, d < MAX_LANE_ROWS ? d : MAX_LANE_ROWS - 1, 1};
+    }
+    for (size_t i = 0; i < rl->nphases; i++)
+        if (cur[i].n) {
+            if (n < MAX_BANDS) {
+                b = rm_xgrow(b, &cap, n + 1, sizeof *b);
+                b[n++] = cur[i];
+            } else {
+                (*dropped)++;
+            }
+        }
+    free(cur);
+    if (n) qsort(b, n, sizeof *b, cmp_band);
+    *out = b;
+    return n;
+}
+
+static void band_title(struct report *r, const struct band *b)
+{
+    FILE *o = r->out;
+    fprintf(o, "<title>");
+    esc(o, r->rl.phases[b->phase].path);
+    fprintf(o, " %.3f s", (double)(b->b - b->a) / 1e9);
+    if (b->n > 1) fprintf(o, " (%llu runs)", (unsigned long long)b->n);
+    fprintf(o, "</title>");
+}
+
+/* Shared definitions: phase bands, degraded spans per collector, markers. */
+void rm_report_write_defs(struct report *r, const struct band *bands, size_t nb)
+{
+    FILE *o = r->out;
+    fprintf(o, "<svg class=\"defs\" width=\"0\" height=\"0\" aria-hidden=\"true\"><defs>"
+               "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+               "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" "
+               "fill=\"#fff3f3\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#e3a0a0\" "
+               "stroke-width=\"3\"/></pattern>");
+    fprintf(o, "<g id=\"phb\">");
+    for (size_t i = 0; i < nb; i++) {
+        double x0 = xpos(r, bands[i].a), x1 = xpos(r, bands[i].b);
+        fprintf(o,
+                "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" "
+                "fill=\"hsl(%u,65%%,55%%)\" fill-opacity=\"%.2f\"/>",
+                x0, PT, x1 - x0 < 0.5 ? 0.5 : x1 - x0, PH,
+                rm_report_hue_of(r->rl.phases[bands[i].phase].path), bands[i].row ? 0.07 : 0.10);
+    }
+    fprintf(o, "</g>");
+    /* One hatch layer per chart group, by the id the charts use: the GPU charts show the
+     * spans of both nvidia-smi streams. */
+    static const struct {
+        int stream[2];
+        const char *id;
+    } groups[] = {{{RM_STREAM_GPU, RM_STREAM_DMON}, "deg-gpu"},
+                  {{RM_STREAM_CPU, RM_STREAM_CPU}, "deg-cpu"},
+                  {{RM_STREAM_PROC, RM_STREAM_PROC}, "deg-proc"}};
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+        const char *a = rm_stream_defs[groups[g].stream[0]].name;
+        const char *b = rm_stream_defs[groups[g].stream[1]].name;
+        fprintf(o, "<g id=\"%s\">", groups[g].id);
+        for (size_t i = 0; i < r->nspans; i++) {
+            const struct span *s = &r->spans[i];
+            if (strcmp(s->collector, a) && strcmp(s->collector, b)) continue;
+            double x0 = xpos(r, s->a), x1 = xpos(r, s->b == RM_NO_TIME ? r->t1 : s->b);
+            fprintf(o,
+                    "<rect class=\"degraded\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
+                    "height=\"%.0f\" fill=\"url(#hatch)\" fill-opacity=\"0.8\"><title>",
+                    x0, PT, x1 - x0 < 1 ? 1 : x1 - x0, PH);
+            esc(o, s->collector);
+            fprintf(o, " collector degraded: ");
+            esc(o, s->reason);
+            fprintf(o, "</title></rect>");
+        }
+        fprintf(o, "</g>");
+    }
+    /* Alerts: one marker per pixel column and level. */
+    fprintf(o, "<g id=\"marks\">");
+    long lastx[2] = {-1, -1};
+    for (size_t i = 0; i < r->nalerts; i++) {
+        const struct alert *a = &r->alerts[i];
+        double x = xpos(r, a->t);
+        if (lround(x) == lastx[a->critical]) continue;
+        lastx[a->critical] = lround(x);
+        fprintf(o,
+                "<g class=\"alert %s\"><line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"/>"
+                "<path d=\"M%.1f %.0fl-4 -7h8z\"/><title>",
+                a->critical ? "critical" : "warning", x, PT, x, PT + PH, x, PT + 7);
+        esc(o, a->text);
+        fprintf(o, "</title></g>");
+    }
+    if (r->session_end_ns != RM_NO_TIME) {
+        double x = xpos(r, r->session_end_ns);
+        fprintf(o,
+                "<g class=\"end\"><line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"/>"
+                "<title>session end</title></g>",
+                x, PT, x, PT + PH);
+    }
+    fprintf(o, "</g></defs></svg>\n");
+}
+
+void rm_report_write_lane(struct report *r, const struct band *bands, size_t nb, size_t dropped)
+{
+    FILE *o = r->out;
+    /* Rows: one group per depth, and within a depth as many rows as overlapping windows
+     * need (bands are sorted by depth, then start), MAX_LANES in all. */
+    int *lane = malloc((nb ? nb : 1) * sizeof *lane);
+    int64_t end[MAX_LANES];
+    int rows = 0, base = 0, depth = -1;
+    if (!lane) abort();
+    for (size_t i = 0; i < nb; i++) {
+        if (bands[i].row != depth) {
+            base = rows, depth = bands[i].row;
+        }
+        int k = base;
+        while (k < rows && end[k] > bands[i].a)
+            k++;
+        if (k == rows) {
+            if (rows < MAX_LANES)
+                end[rows++] = INT64_MIN;
+            else
+                k = rows - 1;
+        }
+        if (bands[i].b > end[k]) end[k] = bands[i].b;
+        lane[i] = k;
+    }
+    if (!rows) {
+        free(lane);
+        return;
+    }
+    double rh = 20, h = rows * rh;
+    fprintf(o,
+            "<section class=\"panel\"><h3>Phases</h3><svg class=\"lane\" viewBox=\"0 0 %.0f "
+            "%.0f\" data-t0=\"%lld\" data-t1=\"%lld\">",
+            VW, h + PT + 20, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000));
+    time_axis(r, PT, h);
+    for (size_t i = 0; i < nb; i++) {
+        const struct band *b = &bands[i];
+        const char *path = r->rl.phases[b->phase].path;
+        /* Nested phases show their own name; a top-level one its whole path (a name may
+         * hold a '/' where it is not part of a path). */
+        const char *name = r->rl.phases[b->phase].depth > 0 ? strrchr(path, '/') : NULL;
+        name = name ? name + 1 : path;
+        double x0 = xpos(r, b->a), x1 = xpos(r, b->b), w = x1 - x0 < 1 ? 1 : x1 - x0;
+        double y = PT + lane[i] * rh;
+        fprintf(o,
+                "<g class=\"phase\" data-depth=\"%d\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                "height=\"%.0f\" rx=\"2\" fill=\"hsl(%u,65%%,60%%)\"/>",
+                b->row, x0, y + 1, w, rh - 2, rm_report_hue_of(path));
+        size_t nl = strlen(name);
+        if (w >= 7.0 * (double)(nl < 40 ? nl : 40) + 8) {
+            fprintf(o, "<text x=\"%.1f\" y=\"%.1f\">", x0 + 4, y + 14);
+            esc(o, name);
+            fprintf(o, "</text>");
+        }
+        band_title(r, b);
+        fprintf(o, "</g>");
+    }
+    fprintf(o, "</svg>");
+    free(lane);
+    if (dropped) fprintf(o, "<p class=\"note\">%zu more phase windows not drawn.</p>", dropped);
+    fprintf(o, "</section>\n");
+}
+
+/* ---- charts --------------------------------------------------------------------------- */
+
+struct line_spec {
+    struct rm_series *s;
+    char key[96];
+    char label[200];
+    const char *color;
+    bool dashed;
+};
+
+struct chart {
+    const char *id, *title, *unit, *deg;
+    double scale; /* values are divided by it */
+    double ymax;  /* 0: from the data */
+    struct line_spec *lines;
+    size_t n, cap;
+};
+
+static void chart_add(struct chart *c, struct rm_series *s, const char *key, const char *label,
+                      const char *color, bool dashed)
+{
+    if (!s->n) return;
+    c->lines = rm_xgrow(c->lines, &c->cap, c->n + 1, sizeof *c->lines);
+    struct line_spec *l = &c->lines[c->n++];
+    l->s = s;
+    snprintf(l->key, sizeof l->key, "%s", key);
+    snprintf(l->label, sizeof l->label, "%s", label);
+    l->color = color;
+    l->dashed = dashed;
+}
+
+static void write_line(struct report *r, const struct chart *c, const struct line_spec *l,
+                       double y1, size_t *npoly)
+{
+    FILE *o = r->out;
+    struct rm_ds_point *p;
+    size_t n = rm_series_points(l->s, &p);
+    double *xs = malloc((n ? n : 1) * sizeof *xs), *ys = malloc((n ? n : 1) * sizeof *ys);
+    if (!xs || !ys) abort();
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i + 1;
+        while (j < n && !p[j].brk)
+            j++;
+        /* Pixel coordinates, without repeats, and a flat run kept as its two ends. */
+        size_t m = 0;
+        for (size_t k = i; k < j; k++) {
+            double x = round(xpos(r, p[k].t) * 10) / 10;
+            double y = PT + PH - (p[k].v / c->scale / y1) * PH;
+            y = round((y < PT ? PT : y > PT + PH ? PT + PH : y) * 10) / 10;
+            if (m && xs[m - 1] == x && ys[m - 1] == y) continue;
+            if (m >= 2 && ys[m - 1] == y && ys[m - 2] == y) m--;
+            xs[m] = x, ys[m] = y, m++;
+        }
+        fprintf(o, "<polyline data-series=\"");
+        esc(o, l->key);
+        fprintf(o, "\" data-label=\"");
+        esc(o, l->label);
+        fprintf(o, "\" stroke=\"%s\"%s points=\"", l->color,
+                l->dashed ? " stroke-dasharray=\"5 3\"" : "");
+        if (m == 1) /* a lone sample between gaps: a short dash */
+            fprintf(o, "%.1f,%.1f %.1f,%.1f", xs[0] - 0.8, ys[0], xs[0] + 0.8, ys[0]);
+        for (size_t k = 0; m > 1 && k < m; k++)
+            fprintf(o, k ? " %.1f,%.1f" : "%.1f,%.1f", xs[k], ys[k]);
+        fprintf(o, "\"/>");
+        (*npoly)++;
+        i = j;
+    }
+    free(xs);
+    free(ys);
+    free(p);
+}
+
+static void fmt_tick(char *buf, size_t cap, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e9)
+        snprintf(buf, cap, "%.0f", v);
+    else
+        snprintf(buf, cap, "%.3g", v);
+}
+
+static size_t write_chart(struct report *r, struct chart *c)
+{
+    FILE *o = r->out;
+    if (!c->n) return 0;
+    double ymax = c->ymax;
+    if (ymax <= 0) {
+        double m = 0;
+        for (size_t i = 0; i < c->n; i++)
+            if (c->lines[i].s->vmax / c->scale > m) m = c->lines[i].s->vmax / c->scale;
+        ymax = nice_ceil(m * 1.02);
+    }
+    fprintf(o, "<section class=\"panel\" id=\"%s\"><h3>%s <span class=\"unit\">(%s)</span></h3>",
+            c->id, c->title, c->unit);
+    fprintf(o,
+            "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" data-y1=\"%g\" data-unit=\"%s\" "
+            "data-t0=\"%lld\" data-t1=\"%lld\" data-l=\"%.0f\" data-pw=\"%.0f\" data-pt=\"%.0f\" "
+            "data-ph=\"%.0f\">",
+            VW, VH, ymax, c->unit, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000), PL,
+            PW, PT, PH);
+    fprintf(o, "<use href=\"#phb\"/>");
+    if (c->deg) fprintf(o, "<use href=\"#%s\"/>", c->deg);
+    time_axis(r, PT, PH);
+    fprintf(o, "<g class=\"axis\">");
+    for (int k = 0; k <= 4; k++) {
+        double v = ymax * k / 4, y = PT + PH - PH * k / 4;
+        char lab[32];
+        fmt_tick(lab, sizeof lab, v);
+        fprintf(o,
+                "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\"/><text x=\"%.0f\" "
+                "y=\"%.1f\" text-anchor=\"end\">%s</text>",
+                PL, y, PL + PW, y, PL - 6, y + 4, lab);
+    }
+    fprintf(o, "</g><g class=\"series\">");
+    size_t npoly = 0;
+    for (size_t i = 0; i < c->n; i++)
+        write_line(r, c, &c->lines[i], ymax, &npoly);
+    fprintf(o,
+            "</g><use href=\"#marks\"/><line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"%.0f\" "
+            "y2=\"%.0f\"/></svg><div class=\"legend\">",
+            PT, PT + PH);
+    for (size_t i = 0; i < c->n; i++) {
+        fprintf(o, "<span><i style=\"background:%s%s\"></i>", c->lines[i].color,
+                c->lines[i].dashed ? ";opacity:.5" : "");
+        esc(o, c->lines[i].label);
+        fprintf(o, "</span>");
+    }
+    fprintf(o, "</div></section>\n");
+    free(c->lines);
+    c->lines = NULL;
+    c->n = c->cap = 0;
+    return npoly;
+}
+
+static int cmp_gpu(const void *x, const void *y)
+{
+    const struct gpu_track *a = x, *b = y;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+void rm_report_write_charts(struct report *r)
+{
+    qsort(r->gpus, r->ngpus, sizeof *r->gpus, cmp_gpu);
+    struct chart c = {0};
+    static const struct {
+        const char *id, *title, *unit;
+        double scale, ymax;
+        int m, total;
+    } g[] = {
+        {"c-util", "GPU utilization", "%", 1, 100, GS_UTIL, -1},
+        {"c-vram", "GPU memory used (dashed: total)", "GiB", 1024, 0, GS_VRAM, GS_VRAM_TOTAL},
+        {"c-power", "GPU power", "W", 1, 0, GS_POWER, -1},
+        {"c-temp", "GPU temperature", "&#176;C", 1, 0, GS_TEMP, -1},
+    };
+    static const char *const mkey[GS_COUNT] = {"util", "vram", "vram_total", "power", "temp"};
+    for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
+        c = (struct chart){.id = g[k].id,
+                           .title = g[k].title,
+                           .unit = g[k].unit,
+                           .deg = "deg-gpu",
+                           .scale = g[k].scale,
+                           .ymax = g[k].ymax};
+        for (size_t i = 0; i < r->ngpus; i++) {
+            struct gpu_track *t = &r->gpus[i];
+            char key[96], label[220];
+            snprintf(key, sizeof key, "gpu%s.%s", t->key, mkey[g[k].m]);
+            snprintf(label, sizeof label, "GPU %s%s%s", t->key, t->name[0] ? " " : "", t->name);
+            chart_add(&c, &t->s[g[k].m], key, label, palette[i % NPAL], false);
+            if (g[k].total >= 0) {
+                snprintf(key, sizeof key, "gpu%s.%s", t->key, mkey[g[k].total]);
+                snprintf(label, sizeof label, "GPU %s total", t->key);
+                chart_add(&c, &t->s[g[k].total], key, label, palette[i % NPAL], true);
+            }
+        }
+        write_chart(r, &c);
+    }
+    c = (struct chart){.id = "c-cpu",
+                       .title = "Host CPU busy and iowait",
+                       .unit = "%",
+                       .deg = "deg-cpu",
+                       .scale = 1,
+                       .ymax = 100};
+    chart_add(&c, &r->host[HS_BUSY], "cpu.busy", "busy (100 - idle)", palette[0], false);
+    chart_add(&c, &r->host[HS_IOWAIT], "cpu.iowait", "iowait", palette[4], false);
+    write_chart(r, &c);
+    c = (struct chart){.id = "c-mem",
+                       .title = "Host memory used (dashed: total)",
+                       .unit = "GiB",
+                       .deg = "deg-cpu",
+                       .scale = 1024};
+    chart_add(&c, &r->host[HS_MEM_USED], "mem.used", "used", palette[2], false);
+    chart_add(&c, &r->host[HS_MEM_TOTAL], "mem.total", "total", palette[2], true);
+    write_chart(r, &c);
+    c = (struct chart){.id = "c-rss",
+                       .title = "Command RSS (process tree)",
+                       .unit = "MiB",
+                       .deg = "deg-proc",
+                       .scale = 1};
+    chart_add(&c, &r->host[HS_RSS], "proc.rss", "RSS", palette[3], false);
+    write_chart(r, &c);
+}

@@ -1,0 +1,427 @@
+/* Collecting a report's data: stream the collector CSVs into downsampled series, read the
+ * run log's phases and events, and find the time range every chart shares (see report.h). */
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/rm_time.h"
+#include "model/streams.h"
+#include "report/report_internal.h"
+#include "summary/csvread.h"
+#include "summary/sample.h"
+#include "summary/segments.h"
+#include "summary/summary.h"
+
+static void copyn(char *dst, size_t cap, const char *s, size_t len)
+{
+    if (len >= cap) len = cap - 1;
+    memcpy(dst, s, len);
+    dst[len] = '\0';
+}
+
+/* ---- collecting ----------------------------------------------------------------------- */
+
+static void widen(struct report *r, int64_t t)
+{
+    if (t == RM_NO_TIME) return;
+    if (r->t0 == RM_NO_TIME || t < r->t0) r->t0 = t;
+    if (r->t1 == RM_NO_TIME || t > r->t1) r->t1 = t;
+}
+
+/* The time of a line whose first field is a `ts`. */
+static bool line_ts(const char *s, size_t len, int64_t *t)
+{
+    const char *c = memchr(s, ',', len);
+    size_t n = c ? (size_t)(c - s) : len;
+    if (n && s[0] == '"') s++, n -= n > 1 ? 2 : 1;
+    return n >= 10 && rm_parse_ts_checked(s, n, t) == 0;
+}
+
+/* The first and last row times of a collector file, from its first and last 64 KiB. */
+static void peek_range(struct report *r, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    static char buf[65536];
+    ssize_t n = pread(fd, buf, sizeof buf, 0);
+    int64_t t;
+    for (ssize_t i = 0; n > 0 && i < n;) {
+        char *nl = memchr(buf + i, '\n', (size_t)(n - i));
+        if (!nl) break;
+        if (line_ts(buf + i, (size_t)(nl - buf - i), &t)) {
+            widen(r, t);
+            break;
+        }
+        i = nl - buf + 1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_size > 0) {
+        off_t off = st.st_size > (off_t)sizeof buf ? st.st_size - (off_t)sizeof buf : 0;
+        n = pread(fd, buf, sizeof buf, off);
+        /* Whole lines only: from the end, each line that ends in '\n'. */
+        ssize_t end = n;
+        while (end > 0 && buf[end - 1] != '\n')
+            end--;
+        while (end > 0) {
+            ssize_t b = end - 1;
+            while (b > 0 && buf[b - 1] != '\n')
+                b--;
+            if ((b > 0 || off == 0) && line_ts(buf + b, (size_t)(end - 1 - b), &t)) {
+                widen(r, t);
+                break;
+            }
+            end = b;
+        }
+    }
+    close(fd);
+}
+
+static struct gpu_track *gpu_track(struct report *r, const struct rm_gpu_sample *g)
+{
+    const struct rm_strref *k = g->index.len ? &g->index : g->uuid.len ? &g->uuid : &g->pci;
+    char key[64];
+    copyn(key, sizeof key, k->len ? k->s : "0", k->len ? k->len : 1);
+    for (size_t i = 0; i < r->ngpus; i++)
+        if (!strcmp(r->gpus[i].key, key)) return &r->gpus[i];
+    if (r->ngpus == MAX_GPUS) {
+        r->gpu_overflow = true;
+        return NULL;
+    }
+    struct gpu_track *t = &r->gpus[r->ngpus];
+    memset(t, 0, sizeof *t);
+    snprintf(t->key, sizeof t->key, "%s", key);
+    char *endp;
+    t->index = strtol(key, &endp, 10);
+    if (*endp || endp == key) t->index = 1000000 + (long)r->ngpus;
+    if (g->name.len) copyn(t->name, sizeof t->name, g->name.s, g->name.len);
+    for (int m = 0; m < GS_COUNT; m++)
+        if (rm_series_init(&t->s[m], r->t0, r->t1, RM_REPORT_BUCKETS, r->gap_ns)) abort();
+    r->ngpus++;
+    return t;
+}
+
+static void gpu_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct report *r = ctx;
+    struct rm_gpu_sample g;
+    if (rm_gpucsv_row(&r->gcsv, row, &g) != 1 || g.t_ns == RM_NO_TIME) return;
+    struct gpu_track *t = gpu_track(r, &g);
+    if (!t) return;
+    static const int map[GS_COUNT] = {RM_GM_UTIL, RM_GM_VRAM_USED, RM_GM_VRAM_TOTAL, RM_GM_POWER,
+                                      RM_GM_TEMP};
+    for (int m = 0; m < GS_COUNT; m++)
+        if (g.valid & (1u << map[m])) rm_series_add(&t->s[m], g.t_ns, g.v[map[m]]);
+}
+
+static void host_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct report *r = ctx;
+    struct rm_host_sample h;
+    if (rm_hostcsv_row(&r->hcsv, row, &h) != 1 || h.t_ns == RM_NO_TIME) return;
+#define HAS(m) (h.valid & (1u << (m)))
+    if (r->host_kind == 0) {
+        if (HAS(RM_HM_IDLE)) rm_series_add(&r->host[HS_BUSY], h.t_ns, 100.0 - h.v[RM_HM_IDLE]);
+        if (HAS(RM_HM_IOWAIT)) rm_series_add(&r->host[HS_IOWAIT], h.t_ns, h.v[RM_HM_IOWAIT]);
+        if (HAS(RM_HM_MEM_USED)) rm_series_add(&r->host[HS_MEM_USED], h.t_ns, h.v[RM_HM_MEM_USED]);
+        if (HAS(RM_HM_MEM_TOTAL))
+            rm_series_add(&r->host[HS_MEM_TOTAL], h.t_ns, h.v[RM_HM_MEM_TOTAL]);
+    } else if (HAS(RM_HM_PROC_RSS)) {
+        rm_series_add(&r->host[HS_RSS], h.t_ns, h.v[RM_HM_PROC_RSS]);
+    }
+#undef HAS
+}
+
+static int stream_family(struct report *r, int stream, char *err, size_t errsz)
+{
+    char **names;
+    size_t n = rm_segment_family(r->dir, stream, &names);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", r->dir, names[i]);
+        uint64_t longl = 0;
+        if (stream == RM_STREAM_GPU) {
+            rm_gpucsv_init(&r->gcsv, r->gpu_fields);
+            rc = rm_csv_read_file(path, gpu_row, r, NULL, &longl, err, errsz);
+        } else {
+            rm_hostcsv_init(&r->hcsv);
+            r->host_kind = stream == RM_STREAM_PROC;
+            rc = rm_csv_read_file(path, host_row, r, NULL, &longl, err, errsz);
+        }
+    }
+    rm_segment_family_free(names, n);
+    return rc;
+}
+
+static void peek_family(struct report *r, int stream)
+{
+    char **names;
+    size_t n = rm_segment_family(r->dir, stream, &names);
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", r->dir, names[i]);
+        peek_range(r, path);
+    }
+    rm_segment_family_free(names, n);
+}
+
+static json_t *data_field(json_t *line, const char *key)
+{
+    json_t *d = json_object_get(line, "data");
+    json_t *v = json_is_object(d) ? json_object_get(d, key) : NULL;
+    return v ? v : json_object_get(line, key);
+}
+
+static void fmt_json_value(char *buf, size_t cap, json_t *v)
+{
+    if (json_is_string(v))
+        snprintf(buf, cap, "%s", json_string_value(v));
+    else if (json_is_integer(v))
+        snprintf(buf, cap, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, cap, "%g", json_real_value(v));
+    else
+        snprintf(buf, cap, "?");
+}
+
+static void open_span(struct report *r, const char *col, const char *why, int64_t t)
+{
+    for (size_t i = r->nspans; i-- > 0;)
+        if (!strcmp(r->spans[i].collector, col) && r->spans[i].b == RM_NO_TIME) return;
+    if (r->nspans == MAX_SPANS) return;
+    r->spans = rm_xgrow(r->spans, &r->capspans, r->nspans + 1, sizeof *r->spans);
+    struct span *s = &r->spans[r->nspans++];
+    s->a = t;
+    s->b = RM_NO_TIME;
+    snprintf(s->collector, sizeof s->collector, "%s", col);
+    snprintf(s->reason, sizeof s->reason, "%s", why ? why : "");
+}
+
+static void on_line(void *ctx, const char *line, size_t len, bool torn)
+{
+    struct report *r = ctx;
+    rm_runlog_line(&r->rl, line, len, torn);
+    if (torn || !memmem(line, len, "\"event\"", 7)) return;
+    json_t *j = json_loadb(line, len, 0, NULL);
+    json_t *type = json_object_get(j, "type"), *ev = json_object_get(j, "event");
+    json_t *ts = json_object_get(j, "ts"), *tn = json_object_get(j, "t");
+    int64_t t;
+    if (!json_is_string(type) || strcmp(json_string_value(type), "event") || !json_is_string(ev))
+        goto out;
+    if (json_is_string(ts) &&
+        rm_parse_ts_checked(json_string_value(ts), json_string_length(ts), &t) == 0) {
+    } else if (json_is_number(tn) && json_number_value(tn) > 0 &&
+               json_number_value(tn) < RM_MAX_EPOCH_S) {
+        t = (int64_t)llround(json_number_value(tn) * 1e9);
+    } else {
+        goto out;
+    }
+    const char *e = json_string_value(ev);
+    if (!strcmp(e, "warning") || !strcmp(e, "critical")) {
+        r->alerts_total++;
+        if (r->nalerts == MAX_ALERTS) goto out;
+        r->alerts = rm_xgrow(r->alerts, &r->capalerts, r->nalerts + 1, sizeof *r->alerts);
+        struct alert *a = &r->alerts[r->nalerts++];
+        a->t = t;
+        a->critical = e[0] == 'c';
+        char g[64] = "?", p[32] = "?", th[32] = "?";
+        json_t *v;
+        if ((v = data_field(j, "gpu"))) fmt_json_value(g, sizeof g, v);
+        if ((v = data_field(j, "pct"))) fmt_json_value(p, sizeof p, v);
+        if ((v = data_field(j, "threshold_pct"))) fmt_json_value(th, sizeof th, v);
+        snprintf(a->text, sizeof a->text, "%s: GPU %s VRAM %s%% (threshold %s%%)", e, g, p, th);
+    } else if (!strcmp(e, "collector_degraded") || !strcmp(e, "collector_unavailable")) {
+        json_t *c = data_field(j, "collector"), *why = data_field(j, "reason");
+        open_span(r, json_is_string(c) ? json_string_value(c) : "unknown",
+                  json_is_string(why) ? json_string_value(why) : e, t);
+    } else if (!strcmp(e, "collector_recovered")) {
+        json_t *c = data_field(j, "collector");
+        const char *col = json_is_string(c) ? json_string_value(c) : "unknown";
+        for (size_t i = r->nspans; i-- > 0;)
+            if (!strcmp(r->spans[i].collector, col) && r->spans[i].b == RM_NO_TIME) {
+                r->spans[i].b = t;
+                break;
+            }
+    } else if (!strcmp(e, "session_end")) {
+        r->session_end_ns = t;
+    } else if (!strcmp(e, "session_start")) {
+        if (r->session_start_ns == RM_NO_TIME) r->session_start_ns = t;
+    }
+out:
+    json_decref(j);
+}
+
+static int64_t session_time(const json_t *ses, const char *key)
+{
+    json_t *v = json_object_get(ses, key);
+    int64_t t;
+    if (json_is_string(v) &&
+        rm_parse_ts_checked(json_string_value(v), json_string_length(v), &t) == 0)
+        return t;
+    return RM_NO_TIME;
+}
+
+const json_t *rm_report_get(const json_t *o, const char *path)
+{
+    char k[64];
+    const json_t *v = o;
+    while (v && *path) {
+        const char *d = strchr(path, '.');
+        size_t n = d ? (size_t)(d - path) : strlen(path);
+        copyn(k, sizeof k, path, n);
+        v = json_object_get(v, k);
+        path += n + (d ? 1 : 0);
+    }
+    return v;
+}
+
+/* ---- the steps of rm_report_collect ----------------------------------------------- */
+
+/* The streams the report draws (dmon.csv is not drawn). */
+static const int drawn[] = {RM_STREAM_GPU, RM_STREAM_CPU, RM_STREAM_PROC};
+#define NDRAWN (sizeof drawn / sizeof drawn[0])
+
+static int load_session(struct report *r, char *err, size_t errsz)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/session.json", r->dir);
+    if (access(path, F_OK) != 0) return 0;
+    r->session = json_load_file(path, 0, NULL);
+    if (!json_is_object(r->session)) {
+        snprintf(err, errsz, "%s: not a JSON object", path);
+        return 2;
+    }
+    return 0;
+}
+
+/* The summary given, else summary.json, else one computed from the folder. */
+static int load_summary(struct report *r, const json_t *summary, char *err, size_t errsz)
+{
+    if (!summary) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/summary.json", r->dir);
+        json_t *own = access(path, F_OK) == 0 ? json_load_file(path, 0, NULL) : NULL;
+        if (own &&
+            (!json_is_object(own) || strcmp(json_is_string(json_object_get(own, "format"))
+                                                ? json_string_value(json_object_get(own, "format"))
+                                                : "",
+                                            "runmon-summary"))) {
+            json_decref(own);
+            own = NULL;
+        }
+        if (!own) {
+            struct rm_summary_opts opts = {.progress = false};
+            int rc = rm_summary_session_dir(r->dir, &opts, &own, err, errsz);
+            if (rc) return rc;
+        }
+        r->own_summary = own;
+        summary = own;
+    }
+    r->summary = summary;
+    return 0;
+}
+
+/* The gap spacing of the series and the field list of headerless gpu CSVs. */
+static void read_settings(struct report *r)
+{
+    double interval = json_number_value(json_object_get(r->session, "interval_s"));
+    if (!(interval > 0))
+        interval = json_number_value(rm_report_get(r->summary, "session.interval_s"));
+    r->gap_ns = interval > 0 ? (int64_t)llround(interval * 1e9) * RM_REPORT_GAP_FACTOR : 0;
+    json_t *gf = json_object_get(r->session, "gpu_fields");
+    if (json_is_array(gf) && json_array_size(gf)) {
+        size_t cap = 1, i;
+        json_t *f;
+        json_array_foreach(gf, i, f) cap += json_string_length(f) + 1;
+        r->gpu_fields = calloc(cap, 1);
+        if (!r->gpu_fields) abort();
+        json_array_foreach(gf, i, f)
+        {
+            if (i) strcat(r->gpu_fields, ",");
+            if (json_is_string(f)) strcat(r->gpu_fields, json_string_value(f));
+        }
+    }
+}
+
+static int read_runlog(struct report *r, char *err, size_t errsz)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/runlog.jsonl", r->dir);
+    if (access(path, F_OK) != 0) return 0;
+    uint64_t longl = 0;
+    if (rm_read_lines(path, RM_RUNLOG_MAX_LINE, on_line, r, NULL, &longl, err, errsz)) return 1;
+    return 0;
+}
+
+/* The time range every chart shares: the session's, the run log's and the drawn files'
+ * first and last rows. Closes the phase windows at the session's end. */
+static int find_time_range(struct report *r, char *err, size_t errsz)
+{
+    int64_t started = session_time(r->session, "started_at");
+    int64_t ended = session_time(r->session, "ended_at");
+    if (started == RM_NO_TIME) started = r->session_start_ns;
+    if (ended == RM_NO_TIME) ended = r->session_end_ns;
+    widen(r, started);
+    widen(r, ended);
+    widen(r, r->rl.first_ns);
+    widen(r, r->rl.last_ns);
+    for (size_t i = 0; i < NDRAWN; i++)
+        peek_family(r, drawn[i]);
+    if (r->t0 == RM_NO_TIME) {
+        snprintf(err, errsz, "%s: no timed data to draw", r->dir);
+        return 2;
+    }
+    if (r->t1 == r->t0) r->t1 = r->t0 + RM_NS_PER_SEC;
+    rm_runlog_finish(&r->rl, ended, NULL, NULL);
+    return 0;
+}
+
+/* Streams every drawn file into the series. */
+static int read_streams(struct report *r, char *err, size_t errsz)
+{
+    r->gpus = calloc(MAX_GPUS, sizeof *r->gpus);
+    if (!r->gpus) abort();
+    for (int m = 0; m < HS_COUNT; m++)
+        if (rm_series_init(&r->host[m], r->t0, r->t1, RM_REPORT_BUCKETS, r->gap_ns)) abort();
+    for (size_t i = 0; i < NDRAWN; i++)
+        if (stream_family(r, drawn[i], err, errsz)) return 1;
+    return 0;
+}
+
+int rm_report_collect(struct report *r, const char *dir, const json_t *summary, char *err,
+                      size_t errsz)
+{
+    memset(r, 0, sizeof *r);
+    r->dir = dir;
+    r->t0 = r->t1 = RM_NO_TIME;
+    r->session_end_ns = r->session_start_ns = RM_NO_TIME;
+    rm_runlog_init(&r->rl);
+    int rc = load_session(r, err, errsz);
+    if (!rc) rc = load_summary(r, summary, err, errsz);
+    if (rc) return rc;
+    read_settings(r);
+    rc = read_runlog(r, err, errsz);
+    if (!rc) rc = find_time_range(r, err, errsz);
+    if (!rc) rc = read_streams(r, err, errsz);
+    return rc;
+}
+
+void rm_report_free(struct report *r)
+{
+    for (size_t i = 0; r->gpus && i < r->ngpus; i++)
+        for (int m = 0; m < GS_COUNT; m++)
+            rm_series_free(&r->gpus[i].s[m]);
+    free(r->gpus);
+    for (int m = 0; m < HS_COUNT; m++)
+        rm_series_free(&r->host[m]);
+    rm_runlog_free(&r->rl);
+    free(r->alerts);
+    free(r->spans);
+    free(r->gpu_fields);
+    json_decref(r->session);
+    json_decref(r->own_summary);
+}

@@ -1,0 +1,130 @@
+/* Private to report/: what the files of the HTML report share (report.h is the public API).
+ *
+ *   report_collect.c  reading a session folder: session.json, the summary, the run log's
+ *                     phases and events, the collector CSVs streamed into series
+ *   report_charts.c   the SVG: time axis, phase bands and lane, degraded spans, the charts
+ *   report_tables.c   the summary cards and the GPU, phase, event and data-quality tables
+ *   report.c          the page (head, CSS, script) and rm_report_build
+ */
+#ifndef RUNMON_REPORT_REPORT_INTERNAL_H
+#define RUNMON_REPORT_REPORT_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/report.h"
+#include "summary/gpucsv.h"
+#include "summary/hostcsv.h"
+#include "summary/runlog_read.h"
+
+#define MAX_GPUS 64
+#define MAX_ALERTS 100000
+#define MAX_SPANS 10000
+#define MAX_BANDS 3000
+#define MAX_LANE_ROWS 6
+#define MAX_LANES 12
+
+/* Chart geometry (SVG user units; every chart shares the x mapping). */
+#define VW 1200.0
+#define PL 64.0
+#define PW 1120.0
+#define PT 8.0
+#define PH 150.0
+#define VH 178.0
+
+enum { GS_UTIL, GS_VRAM, GS_VRAM_TOTAL, GS_POWER, GS_TEMP, GS_COUNT };
+enum { HS_BUSY, HS_IOWAIT, HS_MEM_USED, HS_MEM_TOTAL, HS_RSS, HS_COUNT };
+
+struct gpu_track {
+    char key[64];
+    long index; /* numeric index when the key is one, for ordering */
+    char name[128];
+    struct rm_series s[GS_COUNT];
+};
+
+struct alert {
+    int64_t t;
+    bool critical;
+    char text[200];
+};
+
+struct span {
+    int64_t a, b;
+    char collector[32];
+    char reason[240];
+};
+
+struct band {
+    int64_t a, b;
+    size_t phase;
+    int row;
+    uint64_t n; /* windows merged into it */
+};
+
+struct report {
+    const char *dir;
+    json_t *session; /* session.json, or NULL */
+    const json_t *summary;
+    json_t *own_summary; /* the summary when the report read or computed it */
+    int64_t t0, t1, gap_ns;
+    struct gpu_track *gpus;
+    size_t ngpus;
+    bool gpu_overflow;
+    struct rm_series host[HS_COUNT];
+    struct rm_gpucsv gcsv;
+    struct rm_hostcsv hcsv;
+    int host_kind; /* 0 cpu, 1 proc while streaming */
+    struct rm_runlog rl;
+    struct alert *alerts;
+    size_t nalerts, capalerts;
+    uint64_t alerts_total;
+    struct span *spans;
+    size_t nspans, capspans;
+    int64_t session_end_ns, session_start_ns;
+    char *gpu_fields;
+    FILE *out;
+};
+
+static inline void esc(FILE *o, const char *s)
+{
+    rm_html_escape_str(o, s);
+}
+
+/* ---- report_collect.c ---- */
+
+/* Reads the session folder dir into r (summary: as rm_report_build's). Returns 0, 2 when
+ * the folder has no usable data, 1 on a runtime failure; err says why. r is always left
+ * for rm_report_free. */
+int rm_report_collect(struct report *r, const char *dir, const json_t *summary, char *err,
+                      size_t errsz);
+void rm_report_free(struct report *r);
+/* The value at a dotted path ("totals.energy_wh") of a JSON object, or NULL. */
+const json_t *rm_report_get(const json_t *o, const char *path);
+
+/* ---- report_charts.c ---- */
+
+/* A stable hue (0..359) for a phase path: its bands, lane and table swatch agree. */
+unsigned rm_report_hue_of(const char *s);
+/* Windows merged per phase where they are closer than a pixel, so a run of a million short
+ * steps is a handful of bands; at most MAX_BANDS. Returns the count; *out is malloc'd. */
+size_t rm_report_make_bands(struct report *r, struct band **out, size_t *dropped);
+/* Shared definitions: phase bands, degraded spans per collector, markers. */
+void rm_report_write_defs(struct report *r, const struct band *bands, size_t nb);
+void rm_report_write_lane(struct report *r, const struct band *bands, size_t nb, size_t dropped);
+void rm_report_write_charts(struct report *r);
+
+/* ---- report_tables.c ---- */
+
+/* v / div with dec decimals (-1: %g) and a suffix, or a dash when v is not a number. */
+void rm_report_num(FILE *o, const json_t *v, int dec, const char *suffix, double div);
+void rm_report_str_or_dash(FILE *o, const json_t *v);
+void rm_report_write_cards(struct report *r);
+void rm_report_write_gpu_table(struct report *r);
+void rm_report_write_phase_table(struct report *r);
+void rm_report_write_events(struct report *r);
+void rm_report_write_quality(struct report *r);
+
+#endif

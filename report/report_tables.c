@@ -1,0 +1,282 @@
+/* The report's summary cards and tables, from the ResourceSummary document. */
+#include <string.h>
+
+#include "base/rm_time.h"
+#include "report/report_internal.h"
+
+/* ---- summary cards and tables --------------------------------------------------------- */
+
+/* v / div with dec decimals (-1: %g) and a suffix, or a dash when v is not a number. */
+void rm_report_num(FILE *o, const json_t *v, int dec, const char *suffix, double div)
+{
+    if (!json_is_number(v))
+        fputs("&#8211;", o);
+    else if (dec < 0)
+        fprintf(o, "%g%s", json_number_value(v) / div, suffix);
+    else
+        fprintf(o, "%.*f%s", dec, json_number_value(v) / div, suffix);
+}
+
+void rm_report_str_or_dash(FILE *o, const json_t *v)
+{
+    if (json_is_string(v))
+        esc(o, json_string_value(v));
+    else if (json_is_integer(v))
+        fprintf(o, "%lld", (long long)json_integer_value(v));
+    else
+        fputs("&#8211;", o);
+}
+
+static void fmt_duration(FILE *o, const json_t *v)
+{
+    if (!json_is_number(v)) {
+        fputs("&#8211;", o);
+        return;
+    }
+    double s = json_number_value(v);
+    if (s < 120)
+        fprintf(o, "%.1f s", s);
+    else if (s < 86400)
+        fprintf(o, "%ldh %02ldm %02lds", (long)s / 3600, (long)s % 3600 / 60, (long)s % 60);
+    else
+        fprintf(o, "%ldd %ldh %02ldm", (long)s / 86400, (long)s % 86400 / 3600,
+                (long)s % 3600 / 60);
+}
+
+static void card(FILE *o, const char *label)
+{
+    fprintf(o, "<div class=\"card\"><div class=\"label\">%s</div><div class=\"value\">", label);
+}
+
+void rm_report_write_cards(struct report *r)
+{
+    FILE *o = r->out;
+    const json_t *s = r->summary;
+    const json_t *dur = rm_report_get(s, "session.duration_s");
+    if (!json_is_number(dur)) dur = rm_report_get(s, "data_quality.session_seconds");
+    fprintf(o, "<section class=\"cards\">");
+    card(o, "Duration");
+    fmt_duration(o, dur);
+    fprintf(o, "</div></div>");
+    card(o, "Peak VRAM");
+    rm_report_num(o, rm_report_get(s, "peak_vram_mb"), 1, " GiB", 1024);
+    fprintf(o, "</div></div>");
+    card(o, "Mean GPU utilization");
+    rm_report_num(o, rm_report_get(s, "gpu_util_mean_pct"), 1, " %", 1);
+    fprintf(o, "</div></div>");
+    card(o, "Energy");
+    rm_report_num(o, rm_report_get(s, "totals.energy_wh"), 2, " Wh", 1);
+    fprintf(o, "</div></div>");
+    card(o, "Alerts");
+    long long w = json_integer_value(rm_report_get(s, "alerts.warning"));
+    long long c = json_integer_value(rm_report_get(s, "alerts.critical"));
+    fprintf(o, "<span class=\"%s\">%lld warning</span>, <span class=\"%s\">%lld critical</span>",
+            w ? "warn" : "", w, c ? "crit" : "", c);
+    fprintf(o, "</div></div>");
+    card(o, "GPUs");
+    rm_report_num(o, rm_report_get(s, "totals.gpu_count"), 0, "", 1);
+    fprintf(o, "</div></div>");
+    card(o, "Coverage");
+    rm_report_num(o, rm_report_get(s, "data_quality.coverage"), 1, " %", 0.01);
+    fprintf(o, "</div></div></section>\n");
+}
+
+void rm_report_write_gpu_table(struct report *r)
+{
+    FILE *o = r->out;
+    const json_t *gpus = rm_report_get(r->summary, "gpus");
+    if (!json_array_size(gpus)) return;
+    fprintf(o, "<section class=\"panel\"><h3>GPUs</h3><table><thead><tr><th>GPU</th><th>name</th>"
+               "<th>samples</th><th>util mean %%</th><th>util p95 %%</th><th>util max %%</th>"
+               "<th>VRAM peak GiB</th><th>VRAM total GiB</th><th>power mean W</th>"
+               "<th>power max W</th><th>energy Wh</th><th>temp max &#176;C</th><th>idle "
+               "share</th><th>gaps</th></tr></thead><tbody>");
+    size_t i;
+    json_t *g;
+    json_array_foreach(gpus, i, g)
+    {
+        fprintf(o, "<tr><td>");
+        rm_report_str_or_dash(o, rm_report_get(g, "index"));
+        fprintf(o, "</td><td class=\"l\">");
+        rm_report_str_or_dash(o, rm_report_get(g, "name"));
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "samples"), 0, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "util_pct.mean"), 1, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "util_pct.p95"), 0, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "util_pct.max"), 0, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "vram_mb.peak"), 2, "", 1024);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "vram_mb.total"), 2, "", 1024);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "power_w.mean"), 1, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "power_w.max"), 1, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "energy_wh"), 3, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "temp_c_max"), 0, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "idle_share"), 2, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(g, "gaps.count"), 0, "", 1);
+        fprintf(o, "</td></tr>");
+    }
+    fprintf(o, "</tbody></table></section>\n");
+}
+
+void rm_report_write_phase_table(struct report *r)
+{
+    FILE *o = r->out;
+    const json_t *ph = rm_report_get(r->summary, "phases");
+    if (!json_array_size(ph)) return;
+    fprintf(o, "<section class=\"panel\"><h3>Phases</h3><table><thead><tr><th>phase</th>"
+               "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
+               "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
+               "<th>RSS peak MiB</th><th>first start</th></tr></thead><tbody>");
+    size_t i;
+    json_t *p;
+    json_array_foreach(ph, i, p)
+    {
+        json_int_t depth = json_integer_value(rm_report_get(p, "depth"));
+        if (depth < 0) depth = 0;
+        if (depth > 8) depth = 8;
+        double un = 0, ud = 0, peak = -1, energy = 0;
+        bool has_e = false;
+        size_t k;
+        json_t *g;
+        json_array_foreach(rm_report_get(p, "gpus"), k, g)
+        {
+            const json_t *m = rm_report_get(g, "util_pct.mean"), *n = rm_report_get(g, "samples");
+            if (json_is_number(m) && json_is_number(n))
+                un += json_number_value(m) * json_number_value(n), ud += json_number_value(n);
+            const json_t *v = rm_report_get(g, "vram_mb.peak"), *e = rm_report_get(g, "energy_wh");
+            if (json_is_number(v) && json_number_value(v) > peak) peak = json_number_value(v);
+            if (json_is_number(e)) energy += json_number_value(e), has_e = true;
+        }
+        fprintf(o,
+                "<tr><td class=\"l\" style=\"padding-left:%dem\"><i class=\"sw\" "
+                "style=\"background:hsl(%u,65%%,60%%)\"></i>",
+                (int)depth + 1,
+                rm_report_hue_of(json_is_string(rm_report_get(p, "path"))
+                                     ? json_string_value(rm_report_get(p, "path"))
+                                     : ""));
+        rm_report_str_or_dash(o, rm_report_get(p, "path"));
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(p, "count"), 0, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(p, "total_seconds"), 3, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(p, "status.ok"), 0, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(p, "status.error"), 0, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(p, "status.unterminated"), 0, "", 1);
+        fprintf(o, "</td><td>");
+        if (ud > 0)
+            fprintf(o, "%.1f", un / ud);
+        else
+            fputs("&#8211;", o);
+        fprintf(o, "</td><td>");
+        if (peak >= 0)
+            fprintf(o, "%.2f", peak / 1024);
+        else
+            fputs("&#8211;", o);
+        fprintf(o, "</td><td>");
+        if (has_e)
+            fprintf(o, "%.3f", energy);
+        else
+            fputs("&#8211;", o);
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(p, "proc.rss_peak_mb"), 1, "", 1);
+        fprintf(o, "</td><td>");
+        rm_report_str_or_dash(o, rm_report_get(p, "first_start"));
+        fprintf(o, "</td></tr>");
+    }
+    fprintf(o, "</tbody></table></section>\n");
+}
+
+void rm_report_write_events(struct report *r)
+{
+    FILE *o = r->out;
+    const json_t *al = rm_report_get(r->summary, "alerts.events");
+    if (!json_array_size(al) && !r->nspans) return;
+    fprintf(o, "<section class=\"panel\"><h3>Alerts and collector problems</h3><table><thead>"
+               "<tr><th>time</th><th>what</th><th>detail</th></tr></thead><tbody>");
+    size_t i;
+    json_t *a;
+    json_array_foreach(al, i, a)
+    {
+        const json_t *lv = rm_report_get(a, "level");
+        bool crit = json_is_string(lv) && !strcmp(json_string_value(lv), "critical");
+        fprintf(o, "<tr><td>");
+        rm_report_str_or_dash(o, rm_report_get(a, "ts"));
+        fprintf(o, "</td><td class=\"%s\">", crit ? "crit" : "warn");
+        rm_report_str_or_dash(o, lv);
+        fprintf(o, "</td><td class=\"l\">GPU ");
+        rm_report_str_or_dash(o, rm_report_get(a, "gpu"));
+        fprintf(o, ": VRAM ");
+        rm_report_num(o, rm_report_get(a, "pct"), 1, " %", 1);
+        fprintf(o, " of ");
+        rm_report_num(o, rm_report_get(a, "memory_total_mb"), 0, " MiB", 1);
+        fprintf(o, " (threshold ");
+        rm_report_num(o, rm_report_get(a, "threshold_pct"), -1, " %", 1);
+        fprintf(o, ")</td></tr>");
+    }
+    for (size_t k = 0; k < r->nspans && k < 200; k++) {
+        char ts[RM_TS_BUFSZ];
+        rm_format_ts(r->spans[k].a, ts);
+        fprintf(o, "<tr><td>%s</td><td class=\"crit\">", ts);
+        esc(o, r->spans[k].collector);
+        fprintf(o, " degraded</td><td class=\"l\">");
+        if (r->spans[k].b != RM_NO_TIME)
+            fprintf(o, "down %.1f s: ", (double)(r->spans[k].b - r->spans[k].a) / 1e9);
+        else
+            fprintf(o, "not recovered: ");
+        esc(o, r->spans[k].reason);
+        fprintf(o, "</td></tr>");
+    }
+    fprintf(o, "</tbody></table></section>\n");
+}
+
+void rm_report_write_quality(struct report *r)
+{
+    FILE *o = r->out;
+    const json_t *dq = rm_report_get(r->summary, "data_quality");
+    fprintf(o, "<section class=\"panel\"><h3>Data quality</h3><p>rows read ");
+    rm_report_num(o, rm_report_get(dq, "rows_read"), 0, "", 1);
+    fprintf(o, "; gaps ");
+    rm_report_num(o, rm_report_get(dq, "gaps.count"), 0, "", 1);
+    fprintf(o, " (");
+    rm_report_num(o, rm_report_get(dq, "gaps.seconds"), 1, " s", 1);
+    fprintf(o, "); coverage ");
+    rm_report_num(o, rm_report_get(dq, "coverage"), 1, " %", 0.01);
+    fprintf(o, ". Collectors:");
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)rm_report_get(r->summary, "collectors"), k, v)
+    {
+        fprintf(o, " ");
+        esc(o, k);
+        fprintf(o, " ");
+        rm_report_str_or_dash(o, rm_report_get(v, "health"));
+        fprintf(o, ";");
+    }
+    fprintf(o, "</p>");
+    size_t i;
+    json_array_foreach(rm_report_get(dq, "notes"), i, v)
+    {
+        fprintf(o, "<p class=\"note\">");
+        rm_report_str_or_dash(o, v);
+        fprintf(o, "</p>");
+    }
+    if (r->gpu_overflow)
+        fprintf(o, "<p class=\"note\">Only the first %d GPUs are drawn.</p>", MAX_GPUS);
+    if (r->alerts_total > r->nalerts)
+        fprintf(o, "<p class=\"note\">%llu alerts; the first %zu are drawn.</p>",
+                (unsigned long long)r->alerts_total, r->nalerts);
+    fprintf(o, "</section>\n");
+}

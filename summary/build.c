@@ -1,0 +1,635 @@
+/* The ResourceSummary document: rm_summary_build reads the run log, scans the files, merges
+ * the sources and builds the JSON that docs/FORMATS.md describes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/rm_time.h"
+#include "summary/summary_internal.h"
+
+/* ---- JSON building ---------------------------------------------------------------- */
+
+static json_t *jnum(double v, int decimals)
+{
+    if (!isfinite(v)) return json_null();
+    double k = pow(10, decimals);
+    double r = round(v * k) / k;
+    return json_real(r == 0 ? 0 : r); /* no "-0.0" */
+}
+
+static json_t *jts(int64_t ns)
+{
+    if (ns == RM_NO_TIME || ns == RM_OPEN_END) return json_null();
+    char b[RM_TS_BUFSZ];
+    rm_format_ts(ns, b);
+    return json_string(b);
+}
+
+static double st_mean(const struct rm_stat *s)
+{
+    return rm_stat_mean(s);
+}
+static double st_max(const struct rm_stat *s)
+{
+    return s->n ? s->max : NAN;
+}
+
+/* The stats reporting metric m: query-gpu first, dmon for memory-controller use. */
+static const struct rm_gpu_stats *pick(const struct rm_gpu_stats *q, const struct rm_gpu_stats *d,
+                                       int m, const char **src)
+{
+    const struct rm_gpu_stats *first = q, *second = d;
+    const char *n1 = "query-gpu", *n2 = "dmon";
+    if (m == RM_GM_MEMUTIL) {
+        first = d, second = q;
+        n1 = "dmon", n2 = "query-gpu";
+    }
+    if (first && first->m[m].n) {
+        *src = n1;
+        return first;
+    }
+    if (second && second->m[m].n) {
+        *src = n2;
+        return second;
+    }
+    *src = NULL;
+    return NULL;
+}
+
+static json_t *mean_max(const struct rm_gpu_stats *s, int m, int dec)
+{
+    return json_pack("{s:o,s:o}", "mean", jnum(s ? st_mean(&s->m[m]) : NAN, dec), "max",
+                     jnum(s ? st_max(&s->m[m]) : NAN, dec));
+}
+
+struct gpu_totals {
+    struct rm_stat util, memutil, power, vram;
+    bool memutil_dmon, memutil_query;
+    double energy_j;
+    bool has_energy;
+    int64_t covered_ns;
+};
+
+/* Adds one GPU's picked stats to the all-GPU totals (sm: the memory-utilization source). */
+static void add_to_totals(struct gpu_totals *tot, const struct rm_gpu_stats *u,
+                          const struct rm_gpu_stats *mu, const char *sm,
+                          const struct rm_gpu_stats *p, const struct rm_gpu_stats *v,
+                          const struct rm_gpu_stats *timing)
+{
+    if (u) rm_stat_merge(&tot->util, &u->m[RM_GM_UTIL]);
+    if (mu) {
+        rm_stat_merge(&tot->memutil, &mu->m[RM_GM_MEMUTIL]);
+        if (sm[0] == 'd')
+            tot->memutil_dmon = true;
+        else
+            tot->memutil_query = true;
+    }
+    if (p) rm_stat_merge(&tot->power, &p->m[RM_GM_POWER]);
+    if (v) rm_stat_merge(&tot->vram, &v->m[RM_GM_VRAM_USED]);
+    if (p && p->first_ns != RM_NO_TIME) {
+        tot->energy_j += p->energy_j;
+        tot->has_energy = true;
+    }
+    if (timing && timing->first_ns != RM_NO_TIME && timing->covered_ns > tot->covered_ns)
+        tot->covered_ns = timing->covered_ns;
+}
+
+/* One GPU's object of "gpus" (or of a phase's "gpus": then tot is NULL). */
+static json_t *gpu_json(int index, const char *uuid, const char *name, const char *pci,
+                        const struct rm_gpu_stats *q, const struct rm_gpu_stats *d,
+                        struct gpu_totals *tot)
+{
+    const char *su, *sm, *sv, *sp, *st, *sc, *smc;
+    const struct rm_gpu_stats *u = pick(q, d, RM_GM_UTIL, &su);
+    const struct rm_gpu_stats *mu = pick(q, d, RM_GM_MEMUTIL, &sm);
+    const struct rm_gpu_stats *v = pick(q, d, RM_GM_VRAM_USED, &sv);
+    const struct rm_gpu_stats *p = pick(q, d, RM_GM_POWER, &sp);
+    const struct rm_gpu_stats *t = pick(q, d, RM_GM_TEMP, &st);
+    const struct rm_gpu_stats *c = pick(q, d, RM_GM_SMCLK, &sc);
+    const struct rm_gpu_stats *mc = pick(q, d, RM_GM_MEMCLK, &smc);
+    const struct rm_gpu_stats *timing = p ? p : q ? q : d; /* whose sample times count */
+    uint64_t samples = q && q->samples ? q->samples : d ? d->samples : 0;
+    json_t *o = json_object();
+    json_object_set_new(o, "index", index >= 0 ? json_integer(index) : json_null());
+    json_object_set_new(o, "uuid", rm_str_or_null(uuid));
+    json_object_set_new(o, "name", rm_str_or_null(name));
+    json_object_set_new(o, "pci_bus_id", rm_str_or_null(pci));
+    json_object_set_new(o, "samples", json_integer((json_int_t)samples));
+    json_t *uo = mean_max(u, RM_GM_UTIL, 3);
+    json_object_set_new(uo, "p50",
+                        jnum(u ? rm_hist_quantile(u->util_hist, RM_UTIL_BUCKETS, 0.5) : NAN, 0));
+    json_object_set_new(uo, "p95",
+                        jnum(u ? rm_hist_quantile(u->util_hist, RM_UTIL_BUCKETS, 0.95) : NAN, 0));
+    json_object_set_new(uo, "source", rm_str_or_null(su));
+    json_object_set_new(o, "util_pct", uo);
+    json_t *mo = mean_max(mu, RM_GM_MEMUTIL, 3);
+    json_object_set_new(mo, "source", rm_str_or_null(sm));
+    json_object_set_new(o, "mem_util_pct", mo);
+    const struct rm_gpu_stats *vt = q && q->m[RM_GM_VRAM_TOTAL].n ? q : NULL;
+    json_object_set_new(o, "vram_mb",
+                        json_pack("{s:o,s:o,s:o,s:o}", "peak",
+                                  jnum(v ? st_max(&v->m[RM_GM_VRAM_USED]) : NAN, 3), "mean",
+                                  jnum(v ? st_mean(&v->m[RM_GM_VRAM_USED]) : NAN, 3), "total",
+                                  jnum(vt ? st_max(&vt->m[RM_GM_VRAM_TOTAL]) : NAN, 3), "source",
+                                  rm_str_or_null(sv)));
+    json_t *po = mean_max(p, RM_GM_POWER, 3);
+    json_object_set_new(po, "source", rm_str_or_null(sp));
+    json_object_set_new(o, "power_w", po);
+    bool timed = p && p->first_ns != RM_NO_TIME;
+    json_object_set_new(o, "energy_wh", jnum(timed ? p->energy_j / 3600 : NAN, 6));
+    json_object_set_new(o, "temp_c_max", jnum(t ? st_max(&t->m[RM_GM_TEMP]) : NAN, 3));
+    json_object_set_new(o, "sm_clock_mhz", mean_max(c, RM_GM_SMCLK, 3));
+    json_object_set_new(o, "mem_clock_mhz", mean_max(mc, RM_GM_MEMCLK, 3));
+    uint64_t un = u ? u->m[RM_GM_UTIL].n : 0;
+    json_object_set_new(o, "idle_share", jnum(un ? (double)u->idle_samples / (double)un : NAN, 4));
+    bool t2 = timing && timing->first_ns != RM_NO_TIME;
+    json_object_set_new(o, "first", jts(t2 ? timing->first_ns : RM_NO_TIME));
+    json_object_set_new(o, "last", jts(t2 ? timing->last_ns : RM_NO_TIME));
+    json_object_set_new(o, "sampled_seconds", jnum(t2 ? (double)timing->covered_ns / 1e9 : NAN, 3));
+    json_object_set_new(o, "gaps",
+                        json_pack("{s:I,s:o}", "count", (json_int_t)(t2 ? timing->gaps : 0),
+                                  "seconds", jnum(t2 ? (double)timing->gap_ns / 1e9 : 0, 3)));
+    (void)st;
+    (void)sc;
+    (void)smc;
+    if (tot) add_to_totals(tot, u, mu, sm, p, v, timing);
+    return o;
+}
+
+static json_t *host_json(const struct rm_host_stats *h, bool proc)
+{
+    json_t *o = json_object();
+    if (!proc) {
+        static const int m[] = {RM_HM_USR, RM_HM_SYS, RM_HM_IOWAIT, RM_HM_STEAL, RM_HM_IDLE};
+        json_object_set_new(o, "samples", json_integer((json_int_t)h->cpu_samples));
+        for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+            json_object_set_new(o, rm_host_metric_names[m[i]],
+                                json_pack("{s:o,s:o}", "mean", jnum(st_mean(&h->m[m[i]]), 3), "max",
+                                          jnum(st_max(&h->m[m[i]]), 3)));
+        json_object_set_new(o, "mem_used_peak_mb", jnum(st_max(&h->m[RM_HM_MEM_USED]), 3));
+        json_object_set_new(o, "mem_total_mb", jnum(st_max(&h->m[RM_HM_MEM_TOTAL]), 3));
+    } else {
+        json_object_set_new(o, "samples", json_integer((json_int_t)h->proc_samples));
+        json_object_set_new(o, "rss_peak_mb", jnum(st_max(&h->m[RM_HM_PROC_RSS]), 3));
+        json_object_set_new(o, "cpu_pct",
+                            json_pack("{s:o,s:o}", "mean", jnum(st_mean(&h->m[RM_HM_PROC_CPU]), 3),
+                                      "max", jnum(st_max(&h->m[RM_HM_PROC_CPU]), 3)));
+        json_object_set_new(o, "nprocs_max", jnum(st_max(&h->m[RM_HM_PROC_NPROCS]), 0));
+    }
+    return o;
+}
+
+static int64_t session_time(json_t *session, const char *key)
+{
+    json_t *v = json_object_get(session, key);
+    int64_t ns;
+    if (json_is_string(v) && !rm_parse_ts_checked(json_string_value(v), json_string_length(v), &ns))
+        return ns;
+    return RM_NO_TIME;
+}
+
+static bool keep_phase(void *ctx, const char *path)
+{
+    struct rm_summary *s = ctx;
+    if (!s->re) return true;
+    return pcre2_match(s->re, (PCRE2_SPTR)path, PCRE2_ZERO_TERMINATED, 0, 0, s->md, NULL) >= 0;
+}
+
+static json_t *session_json(json_t *ses)
+{
+    if (!ses) return json_null();
+    json_t *o = json_object();
+    static const char *const keys[] = {"session_id", "status",     "host",
+                                       "command",    "exit_code",  "started_at",
+                                       "ended_at",   "interval_s", "driver_version"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        json_t *v = json_object_get(ses, keys[i]);
+        json_object_set(o, i == 0 ? "id" : keys[i], v ? v : json_null());
+    }
+    int64_t a = session_time(ses, "started_at"), b = session_time(ses, "ended_at");
+    json_object_set_new(o, "duration_s",
+                        jnum(a != RM_NO_TIME && b != RM_NO_TIME ? (double)(b - a) / 1e9 : NAN, 3));
+    return o;
+}
+
+/* The stream a file of this kind belongs to (dmon's own text is the dmon stream too). */
+static int stream_of_kind(enum rm_input_kind kind)
+{
+    if (kind == RM_INPUT_DMON_TEXT) return RM_STREAM_DMON;
+    for (int i = 0; i < RM_STREAM_COUNT; i++)
+        if (rm_stream_defs[i].kind == kind) return i;
+    return -1;
+}
+
+static json_t *collectors_json(json_t *ses, const struct rm_runlog *rl,
+                               const bool present[RM_STREAM_COUNT])
+{
+    json_t *o = json_object();
+    json_t *sc = json_object_get(ses, "collectors");
+    for (size_t i = 0; i < RM_STREAM_COUNT; i++) {
+        const char *name = rm_stream_defs[i].name;
+        json_t *from = json_object_get(sc, name);
+        json_t *ev = json_object_get(rl->collectors, name);
+        if (!from && !ev && !present[i]) continue;
+        json_int_t deg = json_integer_value(json_object_get(ev, "degraded"));
+        json_int_t rec = json_integer_value(json_object_get(ev, "recovered"));
+        json_int_t una = json_integer_value(json_object_get(ev, "unavailable"));
+        json_t *c = json_object();
+        json_t *h = json_object_get(from, "health");
+        const char *derived = una && !rec ? "unavailable" : deg > rec ? "degraded" : "healthy";
+        json_object_set_new(c, "health", json_is_string(h) ? json_copy(h) : json_string(derived));
+        json_t *fc = json_object_get(from, "failure_event_count");
+        json_object_set_new(c, "failure_event_count",
+                            json_is_integer(fc) ? json_copy(fc) : json_integer(deg + una));
+        json_object_set_new(c, "degraded_events", json_integer(deg));
+        json_object_set_new(c, "recovered_events", json_integer(rec));
+        json_object_set_new(c, "unavailable_events", json_integer(una));
+        json_t *le = json_object_get(from, "last_error");
+        if (!json_is_string(le)) le = json_object_get(ev, "last_error");
+        json_object_set_new(c, "last_error", json_is_string(le) ? json_copy(le) : json_null());
+        json_object_set_new(o, name, c);
+    }
+    return o;
+}
+
+/* ---- rm_summary_build, step by step ------------------------------------------------ */
+
+/* What the scanned files told, before anything is merged. */
+struct file_tally {
+    json_t *notes, *files;
+    uint64_t rows, skipped[RM_SKIP_COUNT], gaps;
+    int64_t gap_ns, data_first, data_last;
+    bool present[RM_STREAM_COUNT]; /* streams with data rows */
+};
+
+/* The sources merged, the GPUs paired across them, and their totals. */
+struct merged {
+    struct source q, d; /* query-gpu, dmon */
+    struct rm_host_stats host;
+    struct rm_host_stats *phost; /* [phase] */
+    size_t nph;
+    struct final_gpu *fg;
+    size_t nfg;
+    struct gpu_totals tot;
+};
+
+static int compile_phase_regex(struct rm_summary *s, char *err, size_t errsz)
+{
+    if (!s->opts.phase_regex) return 0;
+    int ec;
+    PCRE2_SIZE off;
+    s->re =
+        pcre2_compile((PCRE2_SPTR)s->opts.phase_regex, PCRE2_ZERO_TERMINATED, 0, &ec, &off, NULL);
+    if (!s->re) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(ec, msg, sizeof msg);
+        snprintf(err, errsz, "--phase: bad regular expression at %zu: %s", (size_t)off,
+                 (char *)msg);
+        return -1;
+    }
+    (void)pcre2_jit_compile(s->re, PCRE2_JIT_COMPLETE); /* failure is not fatal */
+    s->md = pcre2_match_data_create_from_pattern(s->re, NULL);
+    return 0;
+}
+
+/* The sampling interval and the gpu field list every file is read with. */
+static void choose_interval_and_fields(struct rm_summary *s)
+{
+    /* Interval: option, then session.json; otherwise each file finds its own. */
+    double iv = s->opts.interval_s;
+    json_t *siv = json_object_get(s->session, "interval_s");
+    if (iv <= 0 && json_is_number(siv)) iv = json_number_value(siv);
+    s->interval_ns = iv > 0 && iv < 1e6 ? (int64_t)llround(iv * 1e9) : 0;
+    if (!s->opts.gpu_fields && json_is_array(json_object_get(s->session, "gpu_fields"))) {
+        size_t i, used = 0;
+        json_t *v;
+        json_array_foreach(json_object_get(s->session, "gpu_fields"), i, v)
+        {
+            if (!json_is_string(v)) continue;
+            int n = snprintf(s->gpu_fields + used, sizeof s->gpu_fields - used, "%s%s",
+                             used ? "," : "", json_string_value(v));
+            if (n < 0 || (size_t)n >= sizeof s->gpu_fields - used) {
+                s->gpu_fields[0] = '\0';
+                break;
+            }
+            used += (size_t)n;
+        }
+    } else if (s->opts.gpu_fields) {
+        snprintf(s->gpu_fields, sizeof s->gpu_fields, "%s", s->opts.gpu_fields);
+    }
+}
+
+/* Reads the run logs and closes their phase windows; sets the session's start and end. */
+static int read_runlogs(struct rm_summary *s, int64_t *start, int64_t *end, char *err, size_t errsz)
+{
+    for (size_t i = 0; i < s->nrunlogs; i++) {
+        if (rm_runlog_read_file(&s->rl, s->runlogs[i], err, errsz)) return -1;
+        if (s->runlog_strict && s->rl.lines == 0) {
+            snprintf(err, errsz, "%s: holds no run-log lines", s->runlogs[i]);
+            return -1;
+        }
+    }
+    *start = session_time(s->session, "started_at");
+    *end = session_time(s->session, "ended_at");
+    if (*start == RM_NO_TIME) *start = s->rl.session_start_ns;
+    if (*end == RM_NO_TIME) *end = s->rl.session_end_ns;
+    rm_runlog_finish(&s->rl, *end, keep_phase, s);
+    return 0;
+}
+
+/* One entry of data_quality.files. */
+static json_t *file_json(const struct file_agg *f)
+{
+    json_t *sk = json_object();
+    for (int k = 0; k < RM_SKIP_COUNT; k++)
+        if (f->skipped[k])
+            json_object_set_new(sk, rm_skip_names[k], json_integer((json_int_t)f->skipped[k]));
+    return json_pack("{s:o,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:o}}", "path",
+                     rm_str_or_null(f->path), "kind", rm_input_kind_names[f->kind], "bytes",
+                     (json_int_t)f->bytes, "rows", (json_int_t)f->rows, "rows_skipped", sk, "first",
+                     jts(f->first_ns), "last", jts(f->last_ns), "interval_s",
+                     jnum(f->interval_ns ? (double)f->interval_ns / 1e9 : NAN, 3), "gaps", "count",
+                     (json_int_t)f->gaps, "seconds", jnum((double)f->gap_total_ns / 1e9, 3));
+}
+
+/* Counts one scanned file into the tally: rows, skips, gaps, times, notes. */
+static void tally_file(struct file_tally *t, const struct file_agg *f)
+{
+    if (f->rc && f->err[0]) json_array_append_new(t->notes, json_string(f->err));
+    if (f->note[0]) {
+        json_array_append_new(t->notes, json_string(f->note));
+        fprintf(stderr, "runmon summary: %s\n", f->note);
+    }
+    t->rows += f->rows;
+    for (int k = 0; k < RM_SKIP_COUNT; k++)
+        t->skipped[k] += f->skipped[k];
+    t->gaps += f->gaps;
+    if (__builtin_add_overflow(t->gap_ns, f->gap_total_ns, &t->gap_ns)) t->gap_ns = INT64_MAX;
+    if (f->first_ns != RM_NO_TIME && (t->data_first == RM_NO_TIME || f->first_ns < t->data_first))
+        t->data_first = f->first_ns;
+    if (f->last_ns != RM_NO_TIME && (t->data_last == RM_NO_TIME || f->last_ns > t->data_last))
+        t->data_last = f->last_ns;
+    int c = stream_of_kind(f->kind);
+    if (f->rows && c >= 0) t->present[c] = true;
+    if (f->rows && (f->kind == RM_INPUT_DMON_TEXT || f->kind == RM_INPUT_DMON_CSV) &&
+        f->first_ns == RM_NO_TIME && f->path) {
+        char b[600];
+        snprintf(b, sizeof b,
+                 "%s: dmon output without time columns: no energy, "
+                 "coverage or phase figures from it",
+                 f->path);
+        json_array_append_new(t->notes, json_string(b));
+    }
+    json_array_append_new(t->files, file_json(f));
+}
+
+/* Errors and notes from the files. Returns 0, or the failing file's rc (a strict file that
+ * failed), or 2 when no file had a data row; err says why and the tally is freed then. */
+static int tally_files(struct rm_summary *s, struct file_tally *t, char *err, size_t errsz)
+{
+    *t = (struct file_tally){.notes = json_array(),
+                             .files = json_array(),
+                             .data_first = RM_NO_TIME,
+                             .data_last = RM_NO_TIME};
+    int rc = 0;
+    for (size_t i = 0; i < s->njobs && !rc; i++) {
+        struct file_agg *f = s->jobs[i];
+        if (f->rc && f->strict) {
+            snprintf(err, errsz, "%s", f->err);
+            rc = f->rc;
+        } else {
+            tally_file(t, f);
+        }
+    }
+    if (!rc && s->njobs && t->rows == 0) {
+        char names[400] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < s->njobs && used < sizeof names - 1; i++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                     s->jobs[i]->path ? s->jobs[i]->path : "(segment)");
+        snprintf(err, errsz, "no data rows in %s", names);
+        rc = 2;
+    }
+    if (rc) {
+        json_decref(t->notes);
+        json_decref(t->files);
+    }
+    return rc;
+}
+
+/* Merge per source, in the order the inputs were added, and pair the GPUs. */
+static void merge_sources(struct rm_summary *s, struct merged *m)
+{
+    memset(m, 0, sizeof *m);
+    m->nph = s->rl.nphases;
+    m->phost = calloc(m->nph ? m->nph : 1, sizeof *m->phost);
+    if (!m->phost) abort();
+    for (size_t i = 0; i < s->njobs; i++) {
+        struct file_agg *f = s->jobs[i];
+        if (f->kind == RM_INPUT_GPU_CSV)
+            rm_source_merge(&m->q, f, m->nph);
+        else if (f->kind == RM_INPUT_DMON_TEXT || f->kind == RM_INPUT_DMON_CSV)
+            rm_source_merge(&m->d, f, m->nph);
+        rm_host_stats_merge(&m->host, &f->host);
+        for (size_t p = 0; f->ph && p < m->nph && p < f->nph; p++)
+            if (f->ph[p].used) rm_host_stats_merge(&m->phost[p], &f->ph[p].host);
+    }
+    m->nfg = rm_pair_gpus(s->session, &m->q, &m->d, &m->fg);
+}
+
+static void merged_free(struct merged *m)
+{
+    free(m->fg);
+    free(m->phost);
+    rm_source_free(&m->q);
+    rm_source_free(&m->d);
+}
+
+/* "gpus": one object per paired GPU; adds each to m->tot. */
+static json_t *build_gpus(struct rm_summary *s, struct merged *m)
+{
+    json_t *gpus = json_array();
+    for (size_t i = 0; i < m->nfg; i++) {
+        const struct final_gpu *g = &m->fg[i];
+        const char *uuid, *name, *pci;
+        rm_final_gpu_ident(s->session, g, &uuid, &name, &pci);
+        json_array_append_new(gpus, gpu_json(g->index, uuid, name, pci, g->q ? &g->q->st : NULL,
+                                             g->d ? &g->d->st : NULL, &m->tot));
+    }
+    return gpus;
+}
+
+/* The headline figures at the top of the document, over all GPUs and the host. */
+static void build_headline(json_t *o, const struct rm_summary *s, const struct merged *m)
+{
+    const struct gpu_totals *tot = &m->tot;
+    json_object_set_new(o, "peak_vram_mb", jnum(st_max(&tot->vram), 3));
+    json_object_set_new(o, "gpu_util_mean_pct", jnum(st_mean(&tot->util), 3));
+    json_object_set_new(o, "gpu_util_max_pct", jnum(st_max(&tot->util), 3));
+    json_object_set_new(o, "mem_util_mean_pct", jnum(st_mean(&tot->memutil), 3));
+    json_object_set_new(o, "mem_util_max_pct", jnum(st_max(&tot->memutil), 3));
+    json_object_set_new(o, "mem_util_source",
+                        tot->memutil_dmon && tot->memutil_query ? json_string("mixed")
+                        : tot->memutil_dmon                     ? json_string("dmon")
+                        : tot->memutil_query                    ? json_string("query-gpu")
+                                                                : json_null());
+    json_object_set_new(o, "power_watts_mean", jnum(st_mean(&tot->power), 3));
+    json_object_set_new(o, "power_watts_max", jnum(st_max(&tot->power), 3));
+    json_object_set_new(o, "cpu_usr_mean_pct", jnum(st_mean(&m->host.m[RM_HM_USR]), 3));
+    json_object_set_new(o, "cpu_idle_mean_pct", jnum(st_mean(&m->host.m[RM_HM_IDLE]), 3));
+    json_object_set_new(o, "jax_peak_bytes_mb",
+                        jnum(s->rl.has_jax ? s->rl.jax_peak_bytes / 1048576.0 : NAN, 3));
+}
+
+static json_t *build_totals(const struct merged *m)
+{
+    const struct rm_stat *tp = m->q.total_power.n ? &m->q.total_power : &m->d.total_power;
+    json_t *totals = json_object();
+    json_object_set_new(totals, "gpu_count", json_integer((json_int_t)m->nfg));
+    json_object_set_new(
+        totals, "power_w",
+        json_pack("{s:o,s:o}", "mean", jnum(st_mean(tp), 3), "max", jnum(st_max(tp), 3)));
+    json_object_set_new(totals, "energy_wh",
+                        jnum(m->tot.has_energy ? m->tot.energy_j / 3600 : NAN, 6));
+    json_object_set_new(totals, "cpu", host_json(&m->host, false));
+    json_object_set_new(totals, "host_mem_peak_mb", jnum(st_max(&m->host.m[RM_HM_MEM_USED]), 3));
+    json_object_set_new(totals, "proc", host_json(&m->host, true));
+    return totals;
+}
+
+/* A phase's "gpus": each paired GPU that has samples in phase p. */
+static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, size_t p)
+{
+    const struct source *q = &m->q, *d = &m->d;
+    json_t *pg = json_array();
+    for (size_t i = 0; i < m->nfg; i++) {
+        const struct final_gpu *g = &m->fg[i];
+        const struct rm_gpu_stats *qs = NULL, *ds = NULL;
+        if (g->q && q->ph && q->phn[p] > g->qi && q->ph[p][g->qi].samples) qs = &q->ph[p][g->qi];
+        if (g->d && d->ph && d->phn[p] > g->di && d->ph[p][g->di].samples) ds = &d->ph[p][g->di];
+        if (!qs && !ds) continue;
+        const char *uuid, *name, *pci;
+        rm_final_gpu_ident(s->session, g, &uuid, &name, &pci);
+        json_array_append_new(pg, gpu_json(g->index, uuid, name, pci, qs, ds, NULL));
+    }
+    return pg;
+}
+
+static json_t *phase_json(struct rm_summary *s, const struct merged *m, size_t p)
+{
+    const struct rm_phase *ph = &s->rl.phases[p];
+    json_t *po = json_object();
+    const char *slash = strrchr(ph->path, '/');
+    int depth = ph->depth;
+    if (depth < 0) {
+        depth = 0;
+        for (const char *c = ph->path; *c; c++)
+            depth += *c == '/';
+    }
+    json_object_set_new(po, "path", json_string(ph->path));
+    json_object_set_new(po, "name", json_string(slash ? slash + 1 : ph->path));
+    json_object_set_new(po, "depth", json_integer(depth));
+    json_object_set_new(po, "count", json_integer((json_int_t)ph->count));
+    json_object_set_new(po, "total_seconds", jnum(ph->total_s, 3));
+    json_object_set_new(po, "status",
+                        json_pack("{s:I,s:I,s:I}", "ok", (json_int_t)ph->ok, "error",
+                                  (json_int_t)ph->error, "unterminated",
+                                  (json_int_t)ph->unterminated));
+    json_object_set_new(po, "first_start", jts(ph->first_start_ns));
+    json_object_set_new(po, "last_end", jts(ph->last_end_ns));
+    json_object_set_new(po, "gpus", phase_gpus(s, m, p));
+    json_object_set_new(po, "cpu", host_json(&m->phost[p], false));
+    json_object_set_new(po, "proc", host_json(&m->phost[p], true));
+    return po;
+}
+
+/* Phases, in order of first appearance in the run log. */
+static json_t *build_phases(struct rm_summary *s, const struct merged *m)
+{
+    json_t *phases = json_array();
+    for (size_t p = 0; p < m->nph; p++)
+        if (keep_phase(s, s->rl.phases[p].path)) json_array_append_new(phases, phase_json(s, m, p));
+    return phases;
+}
+
+static json_t *build_alerts(const struct rm_summary *s)
+{
+    return json_pack("{s:I,s:I,s:O}", "warning", (json_int_t)s->rl.warnings, "critical",
+                     (json_int_t)s->rl.criticals, "events", s->rl.alerts);
+}
+
+/* Data quality; takes the tally's notes and files. */
+static json_t *build_data_quality(const struct rm_summary *s, struct file_tally *t,
+                                  const struct merged *m, int64_t s_start, int64_t s_end)
+{
+    json_t *dq = json_object(), *sk = json_object();
+    json_object_set_new(dq, "rows_read", json_integer((json_int_t)t->rows));
+    for (int k = 0; k < RM_SKIP_COUNT; k++)
+        json_object_set_new(sk, rm_skip_names[k], json_integer((json_int_t)t->skipped[k]));
+    json_object_set_new(dq, "rows_skipped", sk);
+    json_object_set_new(dq, "gaps",
+                        json_pack("{s:I,s:o}", "count", (json_int_t)t->gaps, "seconds",
+                                  jnum((double)t->gap_ns / 1e9, 3)));
+    int64_t span_a = s_start != RM_NO_TIME ? s_start : t->data_first;
+    int64_t span_b = s_end != RM_NO_TIME ? s_end : t->data_last;
+    if (span_b == RM_NO_TIME ||
+        (t->data_last != RM_NO_TIME && s_end == RM_NO_TIME && t->data_last > span_b))
+        span_b = t->data_last;
+    double sess_s = span_a != RM_NO_TIME && span_b != RM_NO_TIME && span_b > span_a
+                        ? (double)(span_b - span_a) / 1e9
+                        : NAN;
+    double sampled_s = m->tot.covered_ns ? (double)m->tot.covered_ns / 1e9 : (m->nfg ? 0 : NAN);
+    json_object_set_new(dq, "sampled_seconds", jnum(sampled_s, 3));
+    json_object_set_new(dq, "session_seconds", jnum(sess_s, 3));
+    json_object_set_new(
+        dq, "coverage",
+        jnum(isfinite(sess_s) && isfinite(sampled_s) ? fmin(1.0, sampled_s / sess_s) : NAN, 4));
+    const struct rm_runlog *rl = &s->rl;
+    json_object_set_new(
+        dq, "runlog",
+        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "lines", (json_int_t)rl->lines, "events",
+                  (json_int_t)rl->events, "torn_line", (json_int_t)rl->torn, "garbage",
+                  (json_int_t)rl->garbage, "bad_time", (json_int_t)rl->bad_time, "long_line",
+                  (json_int_t)rl->long_lines, "unmatched_exit", (json_int_t)rl->unmatched_exits,
+                  "nonconforming_output", (json_int_t)rl->nonconforming));
+    json_object_set_new(dq, "notes", t->notes);
+    json_object_set_new(dq, "files", t->files);
+    t->notes = t->files = NULL;
+    return dq;
+}
+
+int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz)
+{
+    *out = NULL;
+    json_object_seed(0);
+    if (compile_phase_regex(s, err, errsz)) return 2;
+    choose_interval_and_fields(s);
+    /* The run log first: the phase windows decide where each sample goes. */
+    int64_t s_start, s_end;
+    if (read_runlogs(s, &s_start, &s_end, err, errsz)) return 2;
+
+    rm_summary_run_jobs(s);
+
+    struct file_tally tally;
+    int rc = tally_files(s, &tally, err, errsz);
+    if (rc) return rc;
+    struct merged m;
+    merge_sources(s, &m);
+
+    json_t *o = json_object();
+    json_object_set_new(o, "format", json_string("runmon-summary"));
+    json_object_set_new(o, "schema_version", json_integer(RM_SUMMARY_SCHEMA_VERSION));
+    json_object_set_new(o, "generated_at", jts(rm_now_realtime_ns()));
+    json_t *gpus = build_gpus(s, &m); /* first: it adds up the totals the headline shows */
+    build_headline(o, s, &m);
+    json_object_set_new(o, "session", session_json(s->session));
+    json_object_set_new(o, "gpus", gpus);
+    json_object_set_new(o, "totals", build_totals(&m));
+    json_object_set_new(o, "phases", build_phases(s, &m));
+    json_object_set_new(o, "collectors", collectors_json(s->session, &s->rl, tally.present));
+    json_object_set_new(o, "alerts", build_alerts(s));
+    json_object_set_new(o, "data_quality", build_data_quality(s, &tally, &m, s_start, s_end));
+    merged_free(&m);
+    *out = o;
+    return 0;
+}

@@ -1,0 +1,441 @@
+/* The scanning engine: one file into a file_agg (per-GPU and host statistics, gaps, phase
+ * windows), and the worker threads that scan all the summary's files in parallel. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/rm_time.h"
+#include "summary/csvread.h"
+#include "summary/summary_internal.h"
+
+const char *const rm_input_kind_names[RM_INPUT_COUNT] = {"gpu_csv", "dmon_text", "dmon_csv",
+                                                         "cpu_csv", "proc_csv"};
+
+/* ---- small helpers ---------------------------------------------------------------- */
+
+static void copy_ref(char *dst, size_t cap, const struct rm_strref *r)
+{
+    size_t n = r->len < cap - 1 ? r->len : cap - 1;
+    if (n) memcpy(dst, r->s, n);
+    dst[n] = '\0';
+}
+
+size_t rm_gpu_table_find(struct gpu_table *t, const char *key, size_t len)
+{
+    if (t->hint < t->n && t->s[t->hint].keylen == len && !memcmp(t->s[t->hint].key, key, len))
+        return t->hint;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->s[i].keylen == len && !memcmp(t->s[i].key, key, len)) return i;
+    return (size_t)-1;
+}
+
+size_t rm_gpu_table_add(struct gpu_table *t, const char *key, size_t len)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 8;
+        t->s = rm_xrealloc(t->s, t->cap * sizeof *t->s);
+    }
+    struct gpu_slot *g = &t->s[t->n];
+    memset(g, 0, sizeof *g);
+    memcpy(g->key, key, len);
+    g->keylen = len;
+    g->index = -1;
+    g->last_group = UINT64_MAX;
+    rm_stats_init(&g->st);
+    return t->n++;
+}
+
+static int parse_index(const struct rm_strref *r)
+{
+    if (r->len == 0 || r->len > 6) return -1;
+    int v = 0;
+    for (size_t i = 0; i < r->len; i++) {
+        if (r->s[i] < '0' || r->s[i] > '9') return -1;
+        v = v * 10 + (r->s[i] - '0');
+    }
+    return v;
+}
+
+/* ---- per-file scanning ------------------------------------------------------------ */
+
+static void phase_hit(void *ctx, size_t phase)
+{
+    struct file_agg *f = ctx;
+    struct phase_acc *p = &f->ph[phase];
+    if (p->stamp == f->stamp) return; /* overlapping windows of one phase count a sample once */
+    p->stamp = f->stamp;
+    if (f->nplist == f->capplist) {
+        f->capplist = f->capplist ? f->capplist * 2 : 16;
+        f->plist = rm_xrealloc(f->plist, f->capplist * sizeof *f->plist);
+    }
+    f->plist[f->nplist++] = phase;
+}
+
+/* Phases whose windows hold t, computed once per distinct time. */
+static void phases_at(struct file_agg *f, int64_t t)
+{
+    if (!f->rl || f->rl->nwin == 0 || t == RM_NO_TIME) {
+        f->nplist = 0;
+        return;
+    }
+    if (t == f->phase_t && f->stamp) return;
+    if (!f->ph) {
+        f->nph = f->rl->nphases;
+        f->ph = calloc(f->nph ? f->nph : 1, sizeof *f->ph);
+        if (!f->ph) abort();
+    }
+    f->phase_t = t;
+    f->stamp++;
+    f->nplist = 0;
+    rm_runlog_windows_at(f->rl, t, phase_hit, f);
+}
+
+static void note_time(struct file_agg *f, int64_t t)
+{
+    if (t == RM_NO_TIME) return;
+    if (f->first_ns == RM_NO_TIME) f->first_ns = t;
+    if (f->prev_t != RM_NO_TIME && t != f->prev_t) {
+        int64_t dt = t - f->prev_t;
+        if (f->gap_ns > 0 && dt > f->gap_ns) {
+            f->gaps++;
+            if (__builtin_add_overflow(f->gap_total_ns, dt, &f->gap_total_ns))
+                f->gap_total_ns = INT64_MAX;
+        }
+    }
+    if (f->last_ns == RM_NO_TIME || t > f->last_ns) f->last_ns = t;
+    f->prev_t = t;
+}
+
+static void flush_group(struct file_agg *f)
+{
+    if (f->group_open && f->group_has_power) rm_stat_add(&f->total_power, f->group_power);
+    f->group_open = true;
+    f->group_has_power = false;
+    f->group_power = 0;
+    f->group_id++;
+    f->pos = 0;
+}
+
+static void add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
+{
+    f->rows++;
+    if (!f->group_open || s->t_ns != f->group_t) flush_group(f);
+    f->group_t = s->t_ns;
+    char key[RM_GPU_KEY_MAX];
+    size_t klen;
+    const struct rm_strref *id = s->index.len  ? &s->index
+                                 : s->uuid.len ? &s->uuid
+                                 : s->pci.len  ? &s->pci
+                                               : NULL;
+    if (id) {
+        key[0] = id == &s->index ? 'i' : id == &s->uuid ? 'u' : 'p';
+        key[1] = ':';
+        klen = 2 + (id->len < RM_GPU_KEY_MAX - 3 ? id->len : RM_GPU_KEY_MAX - 3);
+        memcpy(key + 2, id->s, klen - 2);
+    } else {
+        /* No identity column: the n-th row of a sample group is GPU n. */
+        klen = (size_t)snprintf(key, sizeof key, "i:%d", s->t_ns == RM_NO_TIME ? 0 : f->pos);
+    }
+    size_t i = rm_gpu_table_find(&f->gpus, key, klen);
+    if (i == (size_t)-1) {
+        i = rm_gpu_table_add(&f->gpus, key, klen);
+        struct gpu_slot *g = &f->gpus.s[i];
+        g->index = id == &s->index ? parse_index(&s->index) : id ? -1 : f->pos;
+        copy_ref(g->uuid, sizeof g->uuid, &s->uuid);
+        copy_ref(g->name, sizeof g->name, &s->name);
+        copy_ref(g->pci, sizeof g->pci, &s->pci);
+    } else if (f->gpus.s[i].last_group == f->group_id) {
+        flush_group(f); /* the same GPU again without a new time: a new sample group */
+    }
+    f->gpus.hint = i + 1;
+    f->pos++;
+    struct gpu_slot *g = &f->gpus.s[i];
+    g->last_group = f->group_id;
+    if (s->valid & (1u << RM_GM_POWER)) {
+        f->group_power += s->v[RM_GM_POWER];
+        f->group_has_power = true;
+    }
+    note_time(f, s->t_ns);
+    rm_stats_add(&g->st, s->t_ns, s->v, s->valid, f->gap_ns);
+    phases_at(f, s->t_ns);
+    for (size_t k = 0; k < f->nplist; k++) {
+        struct phase_acc *p = &f->ph[f->plist[k]];
+        if (p->ngpu <= i) {
+            size_t n = f->gpus.n;
+            p->gpu = rm_xrealloc(p->gpu, n * sizeof *p->gpu);
+            for (size_t j = p->ngpu; j < n; j++)
+                rm_stats_init(&p->gpu[j]);
+            p->ngpu = n;
+        }
+        p->used = true;
+        rm_stats_add(&p->gpu[i], s->t_ns, s->v, s->valid, f->gap_ns);
+    }
+}
+
+static void add_host_sample(struct file_agg *f, const struct rm_host_sample *s)
+{
+    bool proc = f->kind == RM_INPUT_PROC_CSV;
+    f->rows++;
+    note_time(f, s->t_ns);
+    rm_host_stats_add(&f->host, s, proc);
+    phases_at(f, s->t_ns);
+    for (size_t k = 0; k < f->nplist; k++) {
+        f->ph[f->plist[k]].used = true;
+        rm_host_stats_add(&f->ph[f->plist[k]].host, s, proc);
+    }
+}
+
+static void skip(struct file_agg *f, int rc)
+{
+    int why = -rc - 1;
+    if (why >= 0 && why < RM_SKIP_COUNT) f->skipped[why]++;
+}
+
+static void on_csv_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct file_agg *f = ctx;
+    int rc;
+    if (f->kind == RM_INPUT_GPU_CSV) {
+        struct rm_gpu_sample s;
+        rc = rm_gpucsv_row(&f->parser->gpu, row, &s);
+        if (rc == 1) add_gpu_sample(f, &s);
+    } else if (f->kind == RM_INPUT_DMON_CSV) {
+        struct rm_gpu_sample s;
+        rc = rm_dmon_csv_row(&f->parser->dmon, row, &s);
+        if (rc == 1) add_gpu_sample(f, &s);
+    } else {
+        struct rm_host_sample s;
+        rc = rm_hostcsv_row(&f->parser->host, row, &s);
+        if (rc == 1) add_host_sample(f, &s);
+    }
+    if (rc < 0) skip(f, rc);
+}
+
+static void on_dmon_line(void *ctx, const char *line, size_t len, bool torn)
+{
+    struct file_agg *f = ctx;
+    struct rm_gpu_sample s;
+    int rc = rm_dmon_text_line(&f->parser->dmon, line, len, torn, &s);
+    if (rc == 1)
+        add_gpu_sample(f, &s);
+    else if (rc < 0)
+        skip(f, rc);
+}
+
+static void reset_parser(struct file_agg *f)
+{
+    if (f->kind == RM_INPUT_GPU_CSV)
+        rm_gpucsv_init(&f->parser->gpu, f->gpu_fields);
+    else if (f->kind == RM_INPUT_DMON_CSV || f->kind == RM_INPUT_DMON_TEXT)
+        rm_dmon_map_init(&f->parser->dmon);
+    else
+        rm_hostcsv_init(&f->parser->host);
+}
+
+/* Median spacing of the distinct sample times in the first 256 KiB of the file. */
+struct prescan {
+    int64_t t[65];
+    int n;
+};
+
+static void prescan_gpu(void *ctx, const struct rm_gpu_sample *s)
+{
+    struct prescan *p = ctx;
+    if (s->t_ns != RM_NO_TIME && p->n < 65 && (p->n == 0 || p->t[p->n - 1] != s->t_ns))
+        p->t[p->n++] = s->t_ns;
+}
+
+struct prescan_ctx {
+    struct file_agg *f;
+    struct prescan ps;
+};
+
+static void prescan_csv_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct prescan_ctx *c = ctx;
+    struct rm_gpu_sample s;
+    struct rm_host_sample h;
+    int rc;
+    if (c->f->kind == RM_INPUT_GPU_CSV) {
+        rc = rm_gpucsv_row(&c->f->parser->gpu, row, &s);
+    } else if (c->f->kind == RM_INPUT_DMON_CSV) {
+        rc = rm_dmon_csv_row(&c->f->parser->dmon, row, &s);
+    } else {
+        rc = rm_hostcsv_row(&c->f->parser->host, row, &h);
+        s.t_ns = h.t_ns;
+    }
+    if (rc == 1) prescan_gpu(&c->ps, &s);
+}
+
+static void prescan_line(void *ctx, const char *line, size_t len, bool torn)
+{
+    struct prescan_ctx *c = ctx;
+    struct rm_gpu_sample s;
+    if (rm_dmon_text_line(&c->f->parser->dmon, line, len, torn, &s) == 1) prescan_gpu(&c->ps, &s);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t prescan_interval(struct file_agg *f)
+{
+    enum { N = 256 * 1024 };
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char *buf = malloc(N);
+    ssize_t got = 0;
+    while (buf && got < N) {
+        ssize_t r = read(fd, buf + got, (size_t)(N - got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += r;
+    }
+    close(fd);
+    struct prescan_ctx c = {.f = f};
+    reset_parser(f);
+    if (buf && f->kind == RM_INPUT_DMON_TEXT) {
+        rm_split_lines(buf, (size_t)got, 65536, prescan_line, &c, NULL);
+    } else if (buf) {
+        struct rm_csv_reader *r = rm_csv_new(prescan_csv_row, &c);
+        if (r) {
+            /* Only whole lines: the cut-off last one would read as torn anyway. */
+            rm_csv_feed(r, buf, (size_t)got);
+            rm_csv_free(r);
+        }
+    }
+    free(buf);
+    reset_parser(f);
+    int64_t d[64];
+    int n = 0;
+    for (int i = 1; i < c.ps.n; i++)
+        if (c.ps.t[i] > c.ps.t[i - 1]) d[n++] = c.ps.t[i] - c.ps.t[i - 1];
+    if (n == 0) return 0;
+    qsort(d, (size_t)n, sizeof d[0], cmp_i64);
+    return d[n / 2];
+}
+
+void rm_file_agg_init(struct file_agg *f, enum rm_input_kind kind, const char *path)
+{
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->path = path ? strdup(path) : NULL;
+    f->first_ns = f->last_ns = f->prev_t = f->group_t = RM_NO_TIME;
+}
+
+void rm_file_agg_free(struct file_agg *f)
+{
+    if (!f) return;
+    free(f->path);
+    free(f->gpus.s);
+    for (size_t i = 0; f->ph && i < f->nph; i++)
+        free(f->ph[i].gpu);
+    free(f->ph);
+    free(f->plist);
+    free(f->parser);
+    free(f);
+}
+
+void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *progress)
+{
+    f->parser = calloc(1, sizeof *f->parser);
+    if (!f->parser) {
+        f->rc = 1;
+        snprintf(f->err, sizeof f->err, "%s: out of memory", f->path);
+        return;
+    }
+    f->interval_ns = interval_ns > 0 ? interval_ns : prescan_interval(f);
+    if (f->interval_ns > 86400 * RM_NS_PER_SEC)
+        f->interval_ns = 86400 * RM_NS_PER_SEC; /* keeps 3 x interval far from overflow */
+    f->gap_ns = 3 * f->interval_ns;
+    reset_parser(f);
+    uint64_t longl = 0;
+    int rc;
+    struct stat st;
+    if (stat(f->path, &st) == 0) f->bytes = (uint64_t)st.st_size;
+    if (f->kind == RM_INPUT_DMON_TEXT)
+        rc =
+            rm_read_lines(f->path, 65536, on_dmon_line, f, progress, &longl, f->err, sizeof f->err);
+    else
+        rc = rm_csv_read_file(f->path, on_csv_row, f, progress, &longl, f->err, sizeof f->err);
+    f->skipped[RM_SKIP_LONG_LINE] += longl;
+    if (f->group_open) flush_group(f);
+    if (f->kind == RM_INPUT_GPU_CSV && f->parser->gpu.assumed)
+        snprintf(f->note, sizeof f->note, "%s: %s", f->path, f->parser->gpu.note);
+    if (rc) {
+        f->rc = 2;
+    } else if (f->rows == 0) {
+        f->rc = 2;
+        snprintf(f->err, sizeof f->err, "%s: holds no data rows (%s)", f->path,
+                 rm_input_kind_names[f->kind]);
+    }
+    free(f->parser);
+    f->parser = NULL;
+}
+
+/* ---- scanning in parallel --------------------------------------------------------- */
+
+static void *worker(void *arg)
+{
+    struct rm_summary *s = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&s->next_job, 1);
+        if (i >= s->njobs) break;
+        struct file_agg *f = s->jobs[i];
+        if (f->path) {
+            f->rl = &s->rl;
+            f->gpu_fields = s->gpu_fields[0] ? s->gpu_fields : NULL;
+            rm_scan_file(f, s->interval_ns, &s->progress);
+        }
+        atomic_fetch_add(&s->done_jobs, 1);
+    }
+    return NULL;
+}
+
+void rm_summary_run_jobs(struct rm_summary *s)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = s->opts.threads > 0 ? (size_t)s->opts.threads : ncpu > 0 ? (size_t)ncpu : 1;
+    if (nt > s->njobs) nt = s->njobs;
+    uint64_t total = 0;
+    for (size_t i = 0; i < s->njobs; i++) {
+        struct stat st;
+        if (s->jobs[i]->path && stat(s->jobs[i]->path, &st) == 0) total += (uint64_t)st.st_size;
+    }
+    /* With progress wanted on a terminal, this thread only reports (once a second has
+     * passed) and nt threads scan; otherwise it scans beside nt - 1 others. */
+    bool report = s->opts.progress && isatty(2) && nt > 0;
+    size_t nspawn = report ? nt : nt ? nt - 1 : 0;
+    pthread_t *th = calloc(nspawn ? nspawn : 1, sizeof *th);
+    size_t started = 0;
+    for (size_t i = 0; th && i < nspawn; i++)
+        if (pthread_create(&th[i], NULL, worker, s) == 0) started++;
+    if (!report || started == 0) {
+        worker(s);
+    } else {
+        int64_t t0 = rm_now_monotonic_ns();
+        bool shown = false;
+        while ((size_t)atomic_load(&s->done_jobs) < s->njobs) {
+            struct timespec ts = {0, 100 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            if (rm_now_monotonic_ns() - t0 > RM_NS_PER_SEC) {
+                uint64_t done = atomic_load(&s->progress);
+                fprintf(stderr, "\rrunmon summary: %llu / %llu MiB",
+                        (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
+                shown = true;
+            }
+        }
+        if (shown) fprintf(stderr, "\n");
+    }
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+}

@@ -1,0 +1,150 @@
+/* Merging: the files of one source into one table of GPUs (phases too), and the GPUs of the
+ * query-gpu and dmon sources paired into the summary's GPUs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "summary/summary_internal.h"
+
+/* ---- merging ---------------------------------------------------------------------- */
+
+void rm_source_free(struct source *src)
+{
+    for (size_t p = 0; src->ph && p < src->nph; p++)
+        free(src->ph[p]);
+    free(src->ph);
+    free(src->phn);
+    free(src->t.s);
+}
+
+/* Adds f's GPUs (matched by key) and phases to the source. */
+void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph)
+{
+    src->files++;
+    int64_t gap = f->gap_ns > src->gap_ns ? f->gap_ns : src->gap_ns;
+    size_t *map = calloc(f->gpus.n ? f->gpus.n : 1, sizeof *map);
+    if (!map) abort();
+    for (size_t i = 0; i < f->gpus.n; i++) {
+        const struct gpu_slot *g = &f->gpus.s[i];
+        size_t j = rm_gpu_table_find(&src->t, g->key, g->keylen);
+        if (j == (size_t)-1) {
+            j = rm_gpu_table_add(&src->t, g->key, g->keylen);
+            struct gpu_slot *d = &src->t.s[j];
+            struct rm_gpu_stats keep = d->st;
+            *d = *g;
+            d->st = keep;
+        }
+        rm_stats_merge(&src->t.s[j].st, &g->st, gap);
+        map[i] = j;
+    }
+    src->gap_ns = gap;
+    rm_stat_merge(&src->total_power, &f->total_power);
+    if (f->ph && nph) {
+        if (!src->ph) {
+            src->nph = nph;
+            src->ph = calloc(nph, sizeof *src->ph);
+            src->phn = calloc(nph, sizeof *src->phn);
+            if (!src->ph || !src->phn) abort();
+        }
+        for (size_t p = 0; p < nph && p < f->nph; p++) {
+            const struct phase_acc *a = &f->ph[p];
+            for (size_t i = 0; a->used && i < a->ngpu; i++) {
+                if (!a->gpu[i].samples) continue;
+                size_t j = map[i];
+                if (src->phn[p] <= j) {
+                    src->ph[p] = rm_xrealloc(src->ph[p], src->t.n * sizeof **src->ph);
+                    for (size_t k = src->phn[p]; k < src->t.n; k++)
+                        rm_stats_init(&src->ph[p][k]);
+                    src->phn[p] = src->t.n;
+                }
+                rm_stats_merge(&src->ph[p][j], &a->gpu[i], gap);
+            }
+        }
+    }
+    free(map);
+}
+
+static int session_index_of(json_t *session, const char *uuid, const char *pci)
+{
+    size_t i;
+    json_t *g;
+    json_array_foreach(json_object_get(session, "gpus"), i, g)
+    {
+        const char *u = json_string_value(json_object_get(g, "uuid"));
+        const char *p = json_string_value(json_object_get(g, "pci_bus_id"));
+        json_t *ix = json_object_get(g, "index");
+        if (json_is_integer(ix) &&
+            ((u && uuid[0] && !strcmp(u, uuid)) || (p && pci[0] && !strcmp(p, pci))))
+            return (int)json_integer_value(ix);
+    }
+    return -1;
+}
+
+size_t rm_pair_gpus(json_t *session, const struct source *q, const struct source *d,
+                    struct final_gpu **out)
+{
+    size_t n = 0;
+    struct final_gpu *f = calloc(q->t.n + d->t.n + 1, sizeof *f);
+    if (!f) abort();
+    for (size_t i = 0; i < q->t.n; i++) {
+        const struct gpu_slot *g = &q->t.s[i];
+        int ix = g->index >= 0 ? g->index : session_index_of(session, g->uuid, g->pci);
+        f[n++] = (struct final_gpu){ix, g, NULL, i, 0};
+    }
+    for (size_t i = 0; i < d->t.n; i++) {
+        const struct gpu_slot *g = &d->t.s[i];
+        size_t k = 0;
+        while (k < n && !(g->index >= 0 && f[k].index == g->index && !f[k].d))
+            k++;
+        if (k == n) f[n++] = (struct final_gpu){g->index, NULL, NULL, 0, 0};
+        f[k].d = g;
+        f[k].di = i;
+    }
+    /* Stable order by index, unknown indexes last. */
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0; b--) {
+            unsigned x = (unsigned)f[b - 1].index, y = (unsigned)f[b].index;
+            if (x <= y) break;
+            struct final_gpu t = f[b];
+            f[b] = f[b - 1];
+            f[b - 1] = t;
+        }
+    *out = f;
+    return n;
+}
+
+static const char *ident(const struct final_gpu *g, int which)
+{
+    const struct gpu_slot *s = g->q ? g->q : g->d;
+    const char *v = which == 0 ? s->uuid : which == 1 ? s->name : s->pci;
+    if (!v[0] && g->q && g->d) v = which == 0 ? g->d->uuid : which == 1 ? g->d->name : g->d->pci;
+    return v;
+}
+
+/* Fills uuid/name from session.json when the data lacked them. */
+static void ident_from_session(json_t *session, int index, const char **uuid, const char **name,
+                               const char **pci)
+{
+    size_t i;
+    json_t *g;
+    json_array_foreach(json_object_get(session, "gpus"), i, g)
+    {
+        json_t *ix = json_object_get(g, "index");
+        if (!json_is_integer(ix) || json_integer_value(ix) != index) continue;
+        if (!**uuid && json_is_string(json_object_get(g, "uuid")))
+            *uuid = json_string_value(json_object_get(g, "uuid"));
+        if (!**name && json_is_string(json_object_get(g, "name")))
+            *name = json_string_value(json_object_get(g, "name"));
+        if (!**pci && json_is_string(json_object_get(g, "pci_bus_id")))
+            *pci = json_string_value(json_object_get(g, "pci_bus_id"));
+    }
+}
+
+void rm_final_gpu_ident(json_t *session, const struct final_gpu *g, const char **uuid,
+                        const char **name, const char **pci)
+{
+    *uuid = ident(g, 0);
+    *name = ident(g, 1);
+    *pci = ident(g, 2);
+    ident_from_session(session, g->index, uuid, name, pci);
+}
