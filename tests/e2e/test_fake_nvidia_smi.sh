@@ -8,7 +8,8 @@ export FAKE_SMI_CAPTURES=$CAP
 unset FAKE_SMI_MODEL FAKE_SMI_GPUS FAKE_SMI_VARY FAKE_SMI_OVERRIDE FAKE_SMI_STATE_DIR \
     FAKE_SMI_FAULT_ONLY FAKE_SMI_FAULT_TIMES FAKE_SMI_FAULT_INVENTORY FAKE_SMI_EXIT_AFTER \
     FAKE_SMI_EXIT_CODE FAKE_SMI_HANG_AFTER FAKE_SMI_IGNORE_TERM FAKE_SMI_NOISE \
-    FAKE_SMI_NVML_ERROR FAKE_SMI_START_DELAY_MS FAKE_SMI_DMON_MS FAKE_SMI_DMON_MODEL
+    FAKE_SMI_NVML_ERROR FAKE_SMI_START_DELAY_MS FAKE_SMI_DMON_MS FAKE_SMI_DMON_MODEL \
+    FAKE_SMI_APPS FAKE_SMI_PMON_MS
 INV="--query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version --format=csv,noheader,nounits"
 Q="--query-gpu=index,utilization.gpu --format=csv,noheader,nounits"
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -238,5 +239,130 @@ check "reader gone: the fake exits at once (${st[0]}, ${el} ms)" test "${st[0]}"
 (trap '' PIPE; exec timeout 5 "$SMI" $Q -lms 20) 2>"$T/epipe.err" | head -1 >/dev/null
 st=("${PIPESTATUS[@]}")
 expect_eq "SIGPIPE ignored: exits quietly on EPIPE" "0:" "${st[0]}:$(cat "$T/epipe.err")"
+
+# --- pmon and --query-compute-apps (FAKE_SMI_APPS) vs the H100 580.159.04 captures ---
+AC=$CAP/apps
+PY=/opt/torch/.venv/bin/python3
+printf '# the capture'"'"'s two processes\n0 653 C 1860 99 7 %s\n\n0 654 C 3656 - - %s\n' "$PY" "$PY" >"$T/apps"
+export FAKE_SMI_PMON_MS=20
+FAKE_SMI_APPS=$T/apps timeout 5 "$SMI" pmon -c 5 -s mu >"$T/pmon-mu.out"; rc=$?
+expect_eq "pmon -c 5 exits 0" 0 "$rc"
+check "pmon -s mu: byte-identical to pmon-s-mu-load.txt" cmp "$T/pmon-mu.out" "$AC/pmon-s-mu-load.txt"
+FAKE_SMI_APPS=$T/apps timeout 5 "$SMI" pmon --count=3 --select=um >"$T/pmon-um.out"
+check "pmon -s um: byte-identical to pmon-s-um-load.txt" cmp "$T/pmon-um.out" "$AC/pmon-s-um-load.txt"
+# the default capture's sm went 99 98 98: a comma list in the file gives sample k item k mod n
+sed 's/ 99 7 / 99,98,98 7 /' "$T/apps" >"$T/apps-vary"
+FAKE_SMI_APPS=$T/apps-vary timeout 5 "$SMI" pmon -c 3 >"$T/pmon-u.out"
+check "pmon default (-s u): byte-identical to pmon-default-load.txt" cmp "$T/pmon-u.out" "$AC/pmon-default-load.txt"
+timeout 5 "$SMI" pmon -c 3 -s mu >"$T/pmon-idle.out"
+check "pmon without FAKE_SMI_APPS: the idle capture byte for byte" cmp "$T/pmon-idle.out" "$AC/pmon-s-mu-idle.txt"
+FAKE_SMI_APPS=$T/no-such-file timeout 5 "$SMI" pmon -c 2 -s mu >"$T/pmon-after.out"
+check "pmon with a missing file: idle rows (pmon-s-mu-after.txt)" cmp "$T/pmon-after.out" "$AC/pmon-s-mu-after.txt"
+sed 's/ 99 7 / 98 7 /' "$T/apps" >"$T/apps-98"
+FAKE_SMI_APPS=$T/apps-98 timeout 5 "$SMI" pmon -c 3 -s mu -o DT >"$T/pmon-dt.out"
+# date and time are live: put the capture's in their columns (1-21), then compare bytes
+expect_match "pmon -o DT: date and time are now" "^ $(date +%Y%m%d) +[0-9]{2}:[0-9]{2}:[0-9]{2} " "$(sed -n 3p "$T/pmon-dt.out")"
+expect_eq "pmon -o DT: byte-identical but for the live date/time" "$(cat "$AC/pmon-s-mu-DT-load.txt")" \
+    "$(awk -v cap="$AC/pmon-s-mu-DT-load.txt" '{ getline c <cap; print (NR > 2 ? substr(c, 1, 21) substr($0, 22) : $0) }' "$T/pmon-dt.out")"
+out=$(FAKE_SMI_GPUS=3 timeout 5 "$SMI" pmon -c 2 -s m)
+expect_eq "pmon -s m: memory columns only" "# gpu pid type fb ccpm command" "$(head -1 <<<"$out" | tr -s ' ' | sed 's/ $//')"
+expect_eq "pmon: 3 idle GPUs x 2 samples, in index order" "0 1 2 0 1 2" "$(grep -v '^#' <<<"$out" | awk '{print $1}' | xargs)"
+printf '1 4242 C+G 100 50 1 /usr/bin/a very long process name.bin\n2 77 G 10 - - Xorg\n1 4243 C 200,300 5,6 0 trainer\n' >"$T/apps3"
+out=$(FAKE_SMI_APPS=$T/apps3 FAKE_SMI_GPUS=3 timeout 5 "$SMI" pmon -c 2 -s mu -i 2,1)
+expect_eq "pmon -i 2,1: those GPUs in index order, processes in file order" \
+    "1 4242 C+G|1 4243 C|2 77 G|1 4242 C+G|1 4243 C|2 77 G" \
+    "$(grep -v '^#' <<<"$out" | awk '{print $1, $2, $3}' | paste -sd'|')"
+expect_eq "pmon: command is the base name cut at 15 characters (spaces kept)" "    a very long pro" \
+    "$(sed -n 3p <<<"$out" | cut -c79-)"
+expect_eq "pmon: value lists cycle per sample (fb, sm)" "200 5|300 6" \
+    "$(awk '$2 == 4243 {print $4, $6}' <<<"$out" | paste -sd'|')"
+out=$(FAKE_SMI_APPS=$T/apps3 FAKE_SMI_GPUS=3 timeout 5 "$SMI" pmon -c 1 -i 0)
+expect_eq "pmon -i 0: only GPU 0's idle row" "0 - -" "$(grep -v '^#' <<<"$out" | awk '{print $1, $2, $NF}' | xargs)"
+out=$(timeout 5 "$SMI" pmon -c 1 -i 3); rc=$?
+expect_eq "pmon -i of a missing GPU: exit 6" "6 No devices were found" "$rc $out"
+out=$(FAKE_SMI_GPUS=0 timeout 5 "$SMI" pmon -c 1); rc=$?
+expect_eq "pmon with no GPUs: exit 6" "6 No devices were found" "$rc $out"
+for bad in "-d 0" "-d 11" "-d 1.5" "-c 0" "-s x" "-o X" "--bogus"; do
+    timeout 5 "$SMI" pmon $bad -c 1 >/dev/null; rc=$?
+    expect_eq "pmon $bad: exit 2" 2 "$rc"
+done
+t0=$(now_ms); env -u FAKE_SMI_PMON_MS timeout 5 "$SMI" pmon -d 1 -c 2 >/dev/null; el=$(($(now_ms) - t0))
+check "pmon -d 1 -c 2 takes about 1 s (${el} ms)" test "$el" -ge 900 -a "$el" -le 2500
+# a process appearing (and leaving) while pmon runs: the file is read at every sample
+rm -f "$T/live"
+FAKE_SMI_APPS=$T/live FAKE_SMI_PMON_MS=100 "$SMI" pmon -s mu >"$T/live.out" & pid=$!; track $pid
+check "pmon loop: idle rows first" until_ok 3 grep -q '^    0          -' "$T/live.out"
+printf '0 %s C 512 40 3 python3\n' $$ >"$T/live.tmp" && mv "$T/live.tmp" "$T/live"
+check "pmon loop: the new process shows up" until_ok 3 grep -q "^    0 *$$ *C *512 " "$T/live.out"
+idle_rows() { grep -c '^    0          -' "$T/live.out"; }
+more_idle() { test "$(idle_rows)" -gt "$1"; }
+rm -f "$T/live"; n=$(idle_rows)
+check "pmon loop: idle again once the file is gone" until_ok 3 more_idle "$n"
+expect_eq "pmon loop: header printed once" 2 "$(grep -c '^#' "$T/live.out")"
+kill $pid
+out=$(FAKE_SMI_APPS=$T/apps FAKE_SMI_FAULT_ONLY=pmon FAKE_SMI_EXIT_AFTER=3 timeout 5 "$SMI" pmon -s mu); rc=$?
+expect_eq "FAULT_ONLY=pmon EXIT_AFTER=3: exit 1 after 3 rows" "1 3" "$rc $(grep -vc '^#' <<<"$out")"
+out=$(FAKE_SMI_FAULT_ONLY=dmon FAKE_SMI_EXIT_AFTER=0 timeout 5 "$SMI" pmon -c 2); rc=$?
+expect_eq "FAULT_ONLY=dmon spares pmon" "0 2" "$rc $(grep -vc '^#' <<<"$out")"
+out=$(FAKE_SMI_FAULT_ONLY=pmon FAKE_SMI_NVML_ERROR=1 timeout 5 "$SMI" pmon -c 1); rc=$?
+expect_eq "FAULT_ONLY=pmon NVML_ERROR: exit 18" 18 "$rc"
+FAKE_SMI_HANG_AFTER=1 "$SMI" pmon >"$T/phang.out" & pid=$!; track $pid
+sleep 0.5
+expect_eq "pmon HANG_AFTER=1: header + 1 row then silence" 3 "$(wc -l <"$T/phang.out")"
+kill -TERM $pid
+check "pmon HANG_AFTER: SIGTERM ends it" until_ok 3 dead $pid
+S2=$T/state2; mkdir -p "$S2"
+FAKE_SMI_STATE_DIR=$S2 timeout 5 "$SMI" pmon -c 1 >/dev/null
+FAKE_SMI_STATE_DIR=$S2 timeout 5 "$SMI" --query-compute-apps=pid --format=csv >/dev/null
+expect_eq "STATE_DIR/pids: kinds pmon and apps" "pmon apps" "$(awk '{print $2}' "$S2/pids" | xargs)"
+unset FAKE_SMI_PMON_MS
+
+# compute-apps: the capture listed 654 before 653 (pmon the other way): the file gives the order
+export FAKE_SMI_MODEL=h100-80gb-hbm3-590.48.01-linux-load
+printf '0 654 C 3656 - - %s\n0 653 C 1860 99 7 %s\n' "$PY" "$PY" >"$T/apps-ca"
+export FAKE_SMI_APPS=$T/apps-ca
+IFS=, read -r g_name g_bus g_serial g_uuid <<<"$(timeout 5 "$SMI" --query-gpu=name,pci.bus_id,serial,uuid --format=csv,noheader | sed 's/, /,/g')"
+# the capture with this fake GPU's identity and the live timestamp blanked
+fix_cap() { sed -e "s/GPU-4adacabe-f3e1-f0ef-baf2-66889c9e7c31/$g_uuid/" -e "s/00000000:00:06.0/$g_bus/" \
+    -e "s/1753024036681/$g_serial/" -e 's#^2026/11/23 [0-9:.]*, #TS, #' "$1"; }
+live_ts() { sed -E 's#^[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}, #TS, #'; }
+CA=timestamp,gpu_uuid,pid,process_name,used_memory
+out=$(timeout 5 "$SMI" --query-compute-apps=$CA --format=csv); rc=$?
+expect_eq "compute-apps exits 0" 0 "$rc"
+expect_eq "compute-apps: as compute-apps-load.csv (timestamp aside)" "$(fix_cap "$AC/compute-apps-load.csv")" "$(live_ts <<<"$out")"
+expect_match "compute-apps: timestamp is now" "^$(date +%Y/%m/%d) [0-9:]{8}\.[0-9]{3}, " "$(sed -n 2p <<<"$out")"
+expect_eq "compute-apps: gpu_uuid is --query-gpu's uuid" "$g_uuid" "$(sed -n 2p <<<"$out" | cut -d, -f2 | tr -d ' ')"
+out=$(timeout 5 "$SMI" --query-compute-apps=$CA --format=csv,noheader,nounits)
+expect_eq "compute-apps noheader,nounits: as the capture" "$(fix_cap "$AC/compute-apps-load-noheader-nounits.csv")" "$(live_ts <<<"$out")"
+out=$(timeout 5 "$SMI" --query-compute-apps=gpu_name,gpu_bus_id,gpu_serial,gpu_uuid,pid,process_name,used_memory --format=csv)
+expect_eq "compute-apps more fields: as compute-apps-more-fields.csv" "$(fix_cap "$AC/compute-apps-more-fields.csv")" "$out"
+out=$(timeout 2.75 "$SMI" --query-compute-apps=$CA --format=csv,nounits -lms 500)
+expect_eq "compute-apps -lms 500 for 2.75 s (6 periods): as compute-apps-load-lms500.csv" "$(fix_cap "$AC/compute-apps-load-lms500.csv")" "$(live_ts <<<"$out")"
+expect_eq "compute-apps loop: a period's rows share one timestamp" 6 "$(sed 1d <<<"$out" | cut -d, -f1 | sort -u | wc -l)"
+out=$(FAKE_SMI_APPS=$T/no-such-file timeout 5 "$SMI" --query-compute-apps=$CA --format=csv)
+expect_eq "compute-apps idle: the header only (compute-apps-idle.csv)" "$(cat "$AC/compute-apps-idle.csv")" "$out"
+out=$(FAKE_SMI_APPS=$T/no-such-file timeout 5 "$SMI" --query-compute-apps=$CA --format=csv,noheader); rc=$?
+expect_eq "compute-apps idle, noheader: nothing at all, exit 0" "0:" "$rc:$out"
+out=$(FAKE_SMI_APPS=$T/no-such-file timeout 1.3 "$SMI" --query-compute-apps=pid --format=csv -lms 200)
+expect_eq "compute-apps idle loop: the header once, then silence" "pid" "$out"
+out=$(FAKE_SMI_APPS=$T/apps3 FAKE_SMI_GPUS=3 timeout 5 "$SMI" --query-compute-apps=pid,name,used_gpu_memory --format=csv)
+expect_eq "compute-apps: C and C+G processes only, full names; name/used_gpu_memory aliases" \
+    "process_name|4242, /usr/bin/a very long process name.bin, 100 MiB|4243, trainer, 200 MiB" \
+    "$(paste -sd'|' <<<"$out" | sed 's/^pid, //; s/, used_gpu_memory \[MiB\]//')"
+out=$(FAKE_SMI_APPS=$T/apps3 FAKE_SMI_GPUS=3 timeout 5 "$SMI" --query-compute-apps=gpu_uuid,pid --format=csv,noheader -i 2)
+expect_eq "compute-apps -i 2: nothing (GPU 2 has only a G process)" "" "$out"
+out=$(timeout 5 "$SMI" --query-compute-apps=pid,foo --format=csv); rc=$?
+expect_eq "compute-apps unknown field: the real error, exit 2" "2 Field \"foo\" is not a valid field to query." "$rc $out"
+out=$(FAKE_SMI_GPUS=0 timeout 5 "$SMI" --query-compute-apps=pid --format=csv); rc=$?
+expect_eq "compute-apps with no GPUs: exit 6" "6 No devices were found" "$rc $out"
+out=$(FAKE_SMI_EXIT_AFTER=0 timeout 5 "$SMI" --query-compute-apps=pid --format=csv,noheader); rc=$?
+expect_eq "compute-apps is not faulted by default" "0 2" "$rc $(wc -l <<<"$out")"
+out=$(FAKE_SMI_FAULT_ONLY=apps FAKE_SMI_EXIT_AFTER=3 timeout 5 "$SMI" --query-compute-apps=pid --format=csv,noheader -lms 50); rc=$?
+expect_eq "FAULT_ONLY=apps EXIT_AFTER=3: exit 1 after 3 rows" "1 3" "$rc $(wc -l <<<"$out")"
+printf '0 1 C 5 5 5 ok\nnot a line\n0 x C 1 1 1 bad pid\n' >"$T/apps-bad"
+out=$(FAKE_SMI_APPS=$T/apps-bad timeout 5 "$SMI" --query-compute-apps=pid --format=csv,noheader 2>"$T/bad.err")
+expect_eq "malformed FAKE_SMI_APPS lines are skipped" "1" "$out"
+expect_eq "...and named on stderr" 2 "$(grep -c 'line [23] ignored' "$T/bad.err")"
+unset FAKE_SMI_APPS FAKE_SMI_MODEL
 
 done_testing
