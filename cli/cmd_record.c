@@ -33,6 +33,8 @@ static void usage(FILE *out)
         ": power/temperature,\n"
         "                            utilization, clocks, framebuffer memory)\n"
         "      --no-gpu              do not run nvidia-smi at all\n"
+        "      --no-apps             no per-process GPU collector (nvidia-smi pmon ->\n"
+        "                            apps.csv; on by default with the GPU collectors)\n"
         "      --per-cpu             also write one cpu.csv row per CPU\n"
         "      --nvidia-smi PATH     the nvidia-smi to run (default: nvidia-smi on PATH)\n"
         "      --warning-threshold PCT   GPU memory use that raises a warning event (default %g)\n"
@@ -78,6 +80,7 @@ enum {
     OPT_FIELDS = 256,
     OPT_DMON,
     OPT_NOGPU,
+    OPT_NOAPPS,
     OPT_PERCPU,
     OPT_SMI,
     OPT_WARN,
@@ -95,6 +98,7 @@ static const struct option longopts[] = {
     {"gpu-fields", required_argument, 0, OPT_FIELDS},
     {"dmon-metrics", required_argument, 0, OPT_DMON},
     {"no-gpu", no_argument, 0, OPT_NOGPU},
+    {"no-apps", no_argument, 0, OPT_NOAPPS},
     {"per-cpu", no_argument, 0, OPT_PERCPU},
     {"nvidia-smi", required_argument, 0, OPT_SMI},
     {"warning-threshold", required_argument, 0, OPT_WARN},
@@ -146,6 +150,9 @@ static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
         break;
     case OPT_NOGPU:
         o->no_gpu = 1;
+        break;
+    case OPT_NOAPPS:
+        o->no_apps = 1;
         break;
     case OPT_PERCPU:
         o->per_cpu = 1;

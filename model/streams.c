@@ -8,6 +8,7 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
     [RM_STREAM_DMON] = {"dmon", "dmon", RM_INPUT_DMON_CSV, "nvidia-smi dmon, one row per GPU"},
     [RM_STREAM_CPU] = {"cpu", "cpu", RM_INPUT_CPU_CSV, "/proc/stat and /proc/meminfo"},
     [RM_STREAM_PROC] = {"proc", "proc", RM_INPUT_PROC_CSV, "the command's process tree"},
+    [RM_STREAM_APPS] = {"apps", "apps", RM_INPUT_APPS_CSV, "nvidia-smi pmon, one row per process"},
 };
 
 int rm_stream_by_name(const char *name)

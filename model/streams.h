@@ -15,11 +15,19 @@ enum rm_input_kind {
     RM_INPUT_DMON_CSV,  /* runmon's dmon.csv */
     RM_INPUT_CPU_CSV,
     RM_INPUT_PROC_CSV,
+    RM_INPUT_APPS_CSV, /* runmon's apps.csv (per-process GPU memory, from nvidia-smi pmon) */
     RM_INPUT_COUNT
 };
 
 /* The streams of a session, in the order summaries read them and collectors are listed. */
-enum rm_stream_id { RM_STREAM_GPU, RM_STREAM_DMON, RM_STREAM_CPU, RM_STREAM_PROC, RM_STREAM_COUNT };
+enum rm_stream_id {
+    RM_STREAM_GPU,
+    RM_STREAM_DMON,
+    RM_STREAM_CPU,
+    RM_STREAM_PROC,
+    RM_STREAM_APPS,
+    RM_STREAM_COUNT
+};
 
 struct rm_stream_def {
     const char *name;        /* "gpu": the collector's and the stream's name in every file */

@@ -24,8 +24,22 @@ struct rm_latest_gpu {
     int64_t last_row_ts_ns; /* 0: no previous row to bridge from */
 };
 
+#define RM_LATEST_MAX_PROCS 64
+
+/* One process of the workload in the latest per-process sample (apps.csv). */
+struct rm_latest_proc {
+    int gpu;
+    int pid;
+    char name[64];
+    double vram_mb; /* NaN when pmon printed "-" */
+};
+
 struct rm_latest {
     struct rm_latest_gpu gpu[RM_MAX_GPUS];
+    /* The workload's processes in the latest pmon sample, and when it was received. */
+    int nprocs;
+    int64_t procs_ts_ns;
+    struct rm_latest_proc procs[RM_LATEST_MAX_PROCS];
     int cpu_valid;
     int64_t cpu_ts_ns;
     double cpu_busy_ratio, cpu_iowait_ratio;

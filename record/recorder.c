@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "base/rm_time.h"
 #include "model/streams.h"
+#include "monitor/apps_collector.h"
 #include "monitor/child.h"
 #include "monitor/collector.h"
 #include "monitor/cpu_sampler.h"
@@ -79,11 +80,13 @@ static void port_init(struct rm_recorder *r)
 
 struct supervisor {
     struct rm_recorder *rec;
-    struct rm_collector cols[2];
+    struct rm_collector cols[3];
     int ncols;
     struct rm_gpu_ctx gpu;
     struct rm_dmon_ctx dmon;
-    char lms[32], dsec[16], query[2200];
+    struct rm_apps_ctx apps;
+    int have_apps;
+    char lms[32], dsec[16], psec[16], query[2200];
     rm_wakeup wake;
     pthread_t thread;
     int started;
@@ -107,6 +110,28 @@ static void collector_setup(struct rm_collector *c, struct rm_recorder *rec, con
     c->stale_ns = rm_stale_after_ns(interval_ns);
 }
 
+/* The per-process collector: pmon takes whole seconds, 1 to 10. */
+static int start_apps(struct supervisor *s, struct rm_recorder *rec, char *err, size_t errlen)
+{
+    if (rm_apps_ctx_init(&s->apps, &rec->port, rec->opts.proc_root) < 0) {
+        snprintf(err, errlen, "cannot write in %s: %s", rec->sess.dir, strerror(errno));
+        return -1;
+    }
+    s->have_apps = 1;
+    rm_sink_attach(rec->sink, &s->apps.out);
+    int d = (int)llround(rec->opts.interval_s);
+    d = d < 1 ? 1 : d > 10 ? 10 : d;
+    snprintf(s->psec, sizeof s->psec, "%d", d);
+    struct rm_collector *a = &s->cols[s->ncols++];
+    collector_setup(a, rec, "apps", RM_COL_APPS, (int64_t)d * RM_NS_PER_SEC);
+    const char *aargv[] = {rec->opts.nvidia_smi, "pmon", "-s", "mu", "-d", s->psec, NULL};
+    memcpy(a->argv, aargv, sizeof aargv);
+    a->on_line = rm_apps_on_line;
+    a->on_flush = rm_apps_on_flush;
+    a->ctx = &s->apps;
+    return 0;
+}
+
 /* Takes the inventory, opens gpu.csv and dmon.csv and starts the supervisor thread.
  * Returns 0 (also when there is no nvidia-smi: a normal case), -1 on a fatal error. */
 static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, size_t errlen)
@@ -117,7 +142,10 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     int spawn_errno = 0;
     if (rm_gpu_inventory(smi, sess, 15000, why, sizeof why, &spawn_errno) < 0) {
         if (spawn_errno == ENOENT) {
-            for (int id = RM_COL_GPU; id <= RM_COL_DMON; id++) {
+            for (int id = 0; id < RM_COL_COUNT; id++) {
+                if (id != RM_COL_GPU && id != RM_COL_DMON &&
+                    (id != RM_COL_APPS || rec->opts.no_apps))
+                    continue;
                 json_t *d = json_object();
                 json_object_set_new(d, "collector", json_string(rm_stream_defs[id].name));
                 json_object_set_new(d, "reason", json_string(why));
@@ -163,6 +191,7 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     d->on_flush = rm_dmon_on_flush;
     d->ctx = &s->dmon;
     s->ncols = 2;
+    if (!rec->opts.no_apps && start_apps(s, rec, err, errlen) < 0) return -1;
 
     if (rm_wakeup_open(&s->wake) < 0 || pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
         snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
@@ -180,6 +209,7 @@ static void stop_gpu(struct supervisor *s)
     rm_wakeup_close(&s->wake);
     rm_stream_close(&s->gpu.out);
     rm_stream_close(&s->dmon.out);
+    if (s->have_apps) rm_apps_ctx_fini(&s->apps);
     rm_gpu_ctx_fini(&s->gpu);
     s->started = 0;
 }
@@ -216,6 +246,8 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
         s->collectors[i].name = rm_stream_defs[i].name;
     if (rec->opts.no_gpu)
         s->collectors[RM_COL_GPU].health = s->collectors[RM_COL_DMON].health = RM_HEALTH_DISABLED;
+    if (rec->opts.no_gpu || rec->opts.no_apps)
+        s->collectors[RM_COL_APPS].health = RM_HEALTH_DISABLED;
     if (!rec->opts.command) s->collectors[RM_COL_PROC].health = RM_HEALTH_DISABLED;
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/runlog.jsonl", s->dir);

@@ -21,6 +21,7 @@ struct rm_record_opts {
     const char *dmon_metrics;
     const char *nvidia_smi;
     int no_gpu;
+    int no_apps; /* --no-apps: no per-process collector (nvidia-smi pmon) */
     int per_cpu;
     int quiet;
     double warn_pct, crit_pct;

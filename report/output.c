@@ -1,6 +1,7 @@
 /* The summary as text for a terminal, CSV rows, or JSON. All three read the JSON object, so
  * a summary.json written earlier prints the same way. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "summary/summary.h"
@@ -74,6 +75,74 @@ static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
     }
 }
 
+/* The workload's own processes (apps.csv), when the session had the per-process collector. */
+static void print_processes(FILE *out, const json_t *gpus)
+{
+    size_t i, k;
+    const json_t *g, *p;
+    int any = 0;
+    json_array_foreach(gpus, i, g) any |= json_is_array(json_object_get(g, "processes"));
+    if (!any) return;
+    fprintf(out, "\nProcesses (nvidia-smi pmon; workload: the recorded command's process tree)\n");
+    fprintf(out, "  %-4s %8s %-16s %8s %9s %9s\n", "GPU", "PID", "NAME", "WORKLOAD", "PEAK MiB",
+            "SM% mean");
+    json_array_foreach(gpus, i, g)
+    {
+        json_array_foreach(json_object_get(g, "processes"), k, p)
+        {
+            const json_t *w = json_object_get(p, "in_workload");
+            fprintf(out, "  %-4s %8s %-16.16s %8s %9s %9s\n", fmt(p, "gpu", 0), fmt(p, "pid", 0),
+                    str(p, "name"),
+                    json_is_true(w)    ? "yes"
+                    : json_is_false(w) ? "no"
+                                       : "unknown",
+                    fmt(p, "peak_mb", 0), fmt(p, "sm_pct_mean", 1));
+        }
+        if (json_is_object(json_object_get(g, "workload_vram_mb")))
+            fprintf(out,
+                    "  GPU %s: workload VRAM peak %s MiB, mean %s MiB; other processes peak %s "
+                    "MiB\n",
+                    fmt(g, "index", 0), fmt(g, "workload_vram_mb.peak", 0),
+                    fmt(g, "workload_vram_mb.mean", 1), fmt(g, "other_vram_mb.peak", 0));
+    }
+}
+
+/* Per phase: the workload's VRAM as nvidia-smi saw it, and the framework's own peak. */
+static void print_phase_memory(FILE *out, const json_t *phases)
+{
+    size_t i, k;
+    const json_t *p, *x;
+    int any = 0;
+    json_array_foreach(phases, i, p)
+    {
+        any |= json_is_object(json_object_get(p, "framework_peak_mb"));
+        json_array_foreach(json_object_get(p, "gpus"), k, x) any |=
+            json_is_object(json_object_get(x, "workload_vram_mb"));
+    }
+    if (!any) return;
+    fprintf(out,
+            "\nMemory by phase (MiB; workload: max over GPUs of nvidia-smi's per-process sum)\n");
+    fprintf(out, "  %-40s %14s %14s %15s\n", "PATH", "WORKLOAD PEAK", "WORKLOAD MEAN",
+            "FRAMEWORK PEAK");
+    json_array_foreach(phases, i, p)
+    {
+        double peak = NAN, mean = NAN;
+        json_array_foreach(json_object_get(p, "gpus"), k, x)
+        {
+            const json_t *v = at(x, "workload_vram_mb.peak"), *m = at(x, "workload_vram_mb.mean");
+            if (json_is_number(v) && (isnan(peak) || json_number_value(v) > peak))
+                peak = json_number_value(v);
+            if (json_is_number(m) && (isnan(mean) || json_number_value(m) > mean))
+                mean = json_number_value(m);
+        }
+        char ps[32] = "-", ms[32] = "-";
+        if (!isnan(peak)) snprintf(ps, sizeof ps, "%.0f", peak);
+        if (!isnan(mean)) snprintf(ms, sizeof ms, "%.1f", mean);
+        fprintf(out, "  %-40.40s %14s %14s %15s\n", str(p, "path"), ps, ms,
+                fmt(p, "framework_peak_mb.max", 0));
+    }
+}
+
 void rm_summary_print_text(FILE *out, const json_t *s)
 {
     const json_t *g = s;
@@ -90,6 +159,7 @@ void rm_summary_print_text(FILE *out, const json_t *s)
     }
     fprintf(out, "\nGPUs\n");
     print_gpu_table(out, json_object_get(s, "gpus"), "  ");
+    print_processes(out, json_object_get(s, "gpus"));
     const json_t *t = json_object_get(s, "totals");
     g = t;
     fprintf(out, "\nTotals\n  GPU power mean %s W  max %s W  energy %s Wh\n", F("power_w.mean", 1),
@@ -134,6 +204,7 @@ void rm_summary_print_text(FILE *out, const json_t *s)
                     F("count", 0), F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
         }
     }
+    print_phase_memory(out, phases);
     const json_t *col = json_object_get(s, "collectors");
     if (json_object_size(col)) {
         fprintf(out, "\nCollectors\n");

@@ -135,7 +135,7 @@ static void gpu_labels(struct out *o, const char *name, const struct rm_prom_inp
 
 static void render_gpus(struct out *o, const struct rm_prom_input *in)
 {
-    if (in->collector[0] != RM_PROM_UP)
+    if (in->collector[RM_COL_GPU] != RM_PROM_UP)
         return; /* degraded or off: its metrics are removed, not left stale */
     for (size_t m = 0; m < sizeof gpu_metrics / sizeof *gpu_metrics; m++) {
         const struct gpu_metric *gm = &gpu_metrics[m];
@@ -156,6 +156,36 @@ static void render_gpus(struct out *o, const struct rm_prom_input *in)
                    "gaps longer than 3 sampling intervals are not bridged.");
         gpu_labels(o, "runmon_gpu_energy_joules_total", in, i);
         value(o, in->latest->gpu[i].energy_j);
+    }
+}
+
+/* The workload's own processes: GPU memory each held in the latest pmon sample. */
+static void render_processes(struct out *o, const struct rm_prom_input *in)
+{
+    const struct rm_latest *l = in->latest;
+    if (in->collector[RM_COL_APPS] != RM_PROM_UP || !l->nprocs) return;
+    if (in->stale_ns && in->now_ns - l->procs_ts_ns > in->stale_ns) return;
+    int headed = 0;
+    for (int i = 0; i < l->nprocs; i++) {
+        const struct rm_latest_proc *p = &l->procs[i];
+        if (!isfinite(p->vram_mb)) continue;
+        if (!headed++)
+            family(o, "runmon_gpu_process_memory_bytes", "gauge",
+                   "GPU memory held by a process of the recorded command's tree (nvidia-smi "
+                   "pmon fb).");
+        char idx[16], pid[24];
+        snprintf(idx, sizeof idx, "%d", p->gpu);
+        snprintf(pid, sizeof pid, "%d", p->pid);
+        const char *uuid = p->gpu >= 0 && p->gpu < RM_MAX_GPUS ? l->gpu[p->gpu].uuid : "";
+        if (!uuid[0] && p->gpu >= 0 && p->gpu < in->ngpus_inventory && in->inventory_uuid[p->gpu])
+            uuid = in->inventory_uuid[p->gpu];
+        put(o, "runmon_gpu_process_memory_bytes{");
+        put_label(o, "gpu", idx, 1);
+        put_label(o, "uuid", uuid, 0);
+        put_label(o, "pid", pid, 0);
+        put_label(o, "process", p->name, 0);
+        common_labels(o, in, 0);
+        value(o, p->vram_mb * 1048576.0);
     }
 }
 
@@ -223,7 +253,8 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
         simple(&o, in, "runmon_host_memory_total_bytes", "Host memory in all (MemTotal).",
                l->mem_total_bytes);
     }
-    int proc_up = in->have_command && l->proc_valid && in->collector[3] == RM_PROM_UP;
+    render_processes(&o, in);
+    int proc_up = in->have_command && l->proc_valid && in->collector[RM_COL_PROC] == RM_PROM_UP;
     if (proc_up) {
         simple(&o, in, "runmon_process_resident_bytes",
                "Resident memory of the recorded command's process tree.", l->proc_rss_bytes);

@@ -95,7 +95,9 @@ static void add_listed(struct rm_summary *s, const json_t *m, const char *id, co
             src->pruned++;
             src->pruned_rows += json_integer_value(json_object_get(e, "rows"));
         }
-        if (json_is_object(agg) && (!use_files || !on_disk)) {
+        /* Per-process figures need the rows: apps segments are read while on disk. */
+        int need_rows = use_files || k == RM_STREAM_APPS;
+        if (json_is_object(agg) && (!need_rows || !on_disk)) {
             char e2[512];
             if (rm_summary_add_segment(s, agg, e2, sizeof e2) == 0) {
                 src->from_manifest++;

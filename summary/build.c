@@ -271,6 +271,8 @@ struct merged {
     struct final_gpu *fg;
     size_t nfg;
     struct gpu_totals tot;
+    struct rm_apps_agg apps; /* every apps.csv file merged */
+    bool have_apps;
 };
 
 static int compile_phase_regex(struct rm_summary *s, char *err, size_t errsz)
@@ -430,6 +432,11 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
             rm_source_merge(&m->q, f, m->nph);
         else if (f->kind == RM_INPUT_DMON_TEXT || f->kind == RM_INPUT_DMON_CSV)
             rm_source_merge(&m->d, f, m->nph);
+        if (f->apps) {
+            if (!m->have_apps) rm_apps_init(&m->apps, m->nph);
+            m->have_apps = true;
+            rm_apps_merge(&m->apps, f->apps);
+        }
         rm_host_stats_merge(&m->host, &f->host);
         for (size_t p = 0; f->ph && p < m->nph && p < f->nph; p++)
             if (f->ph[p].used) rm_host_stats_merge(&m->phost[p], &f->ph[p].host);
@@ -441,8 +448,104 @@ static void merged_free(struct merged *m)
 {
     free(m->fg);
     free(m->phost);
+    if (m->have_apps) rm_apps_free(&m->apps);
     rm_source_free(&m->q);
     rm_source_free(&m->d);
+}
+
+/* ---- the workload's own processes (apps.csv) -------------------------------------- */
+
+static json_t *peak_mean(const struct rm_stat *st)
+{
+    return json_pack("{s:o,s:o}", "peak", jnum(st_max(st), 3), "mean", jnum(st_mean(st), 3));
+}
+
+static int cmp_proc_peak(const void *x, const void *y)
+{
+    const struct rm_app_proc *a = *(const struct rm_app_proc *const *)x;
+    const struct rm_app_proc *b = *(const struct rm_app_proc *const *)y;
+    double pa = isnan(a->peak_mb) ? -1 : a->peak_mb, pb = isnan(b->peak_mb) ? -1 : b->peak_mb;
+    if (pa != pb) return pa < pb ? 1 : -1;
+    return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+/* GPU g's processes, the largest first. */
+static json_t *processes_json(const struct rm_apps_agg *a, int g)
+{
+    const struct rm_app_proc **list = calloc(a->nprocs + 1, sizeof *list);
+    if (!list) abort();
+    size_t n = 0;
+    for (size_t i = 0; i < a->nprocs; i++)
+        if (a->procs[i].gpu == g) list[n++] = &a->procs[i];
+    qsort(list, n, sizeof *list, cmp_proc_peak);
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const struct rm_app_proc *p = list[i];
+        json_array_append_new(
+            arr,
+            json_pack("{s:I,s:s,s:i,s:o,s:o,s:I,s:o}", "pid", (json_int_t)p->pid, "name", p->name,
+                      "gpu", g, "peak_mb", jnum(p->peak_mb, 3), "sm_pct_mean",
+                      jnum(st_mean(&p->sm), 3), "samples", (json_int_t)p->samples, "in_workload",
+                      p->in_workload < 0 ? json_null() : json_boolean(p->in_workload)));
+    }
+    free(list);
+    return arr;
+}
+
+/* Adds the per-process figures to each GPU object that apps.csv reported. */
+static void add_apps_to_gpus(json_t *gpus, const struct merged *m)
+{
+    if (!m->have_apps) return;
+    size_t i;
+    json_t *g;
+    json_array_foreach(gpus, i, g)
+    {
+        json_t *ix = json_object_get(g, "index");
+        int k = json_is_integer(ix) ? (int)json_integer_value(ix) : -1;
+        if (k < 0 || k >= RM_APPS_MAX_GPUS || !m->apps.gpu[k].seen) continue;
+        const struct rm_apps_gpu *a = &m->apps.gpu[k];
+        json_object_set_new(g, "workload_vram_mb", peak_mean(&a->workload));
+        json_object_set_new(g, "other_vram_mb",
+                            json_pack("{s:o}", "peak", jnum(st_max(&a->other), 3)));
+        json_object_set_new(g, "unknown_vram_mb",
+                            json_pack("{s:o}", "peak", jnum(st_max(&a->unknown), 3)));
+        json_object_set_new(g, "processes", processes_json(&m->apps, k));
+    }
+}
+
+/* The largest workload VRAM on any one GPU, or null without apps.csv. */
+static json_t *workload_peak(const struct merged *m)
+{
+    double peak = NAN;
+    for (int g = 0; m->have_apps && g < RM_APPS_MAX_GPUS; g++)
+        if (m->apps.gpu[g].seen && m->apps.gpu[g].workload.n &&
+            (isnan(peak) || m->apps.gpu[g].workload.max > peak))
+            peak = m->apps.gpu[g].workload.max;
+    return jnum(peak, 3);
+}
+
+/* {"name", "by_device": {"0": MiB}, "max", "reserved_by_device"} or null. */
+static json_t *framework_json(const struct rm_framework_peaks *fw)
+{
+    if (!fw) return json_null();
+    json_t *alloc = json_object(), *res = json_object();
+    double max = NAN;
+    for (int d = 0; d < RM_FW_MAX_DEVICES; d++) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", d);
+        if (!isnan(fw->allocated_mb[d])) {
+            json_object_set_new(alloc, key, jnum(fw->allocated_mb[d], 3));
+            if (isnan(max) || fw->allocated_mb[d] > max) max = fw->allocated_mb[d];
+        }
+        if (!isnan(fw->reserved_mb[d])) json_object_set_new(res, key, jnum(fw->reserved_mb[d], 3));
+    }
+    json_t *o =
+        json_pack("{s:s,s:o,s:o}", "name", fw->name, "by_device", alloc, "max", jnum(max, 3));
+    if (json_object_size(res))
+        json_object_set_new(o, "reserved_by_device", res);
+    else
+        json_decref(res);
+    return o;
 }
 
 /* "gpus": one object per paired GPU; adds each to m->tot. */
@@ -456,6 +559,7 @@ static json_t *build_gpus(struct rm_summary *s, struct merged *m)
         json_array_append_new(gpus, gpu_json(g->index, uuid, name, pci, g->q ? &g->q->st : NULL,
                                              g->d ? &g->d->st : NULL, &m->tot));
     }
+    add_apps_to_gpus(gpus, m);
     return gpus;
 }
 
@@ -479,6 +583,8 @@ static void build_headline(json_t *o, const struct rm_summary *s, const struct m
     json_object_set_new(o, "cpu_idle_mean_pct", jnum(st_mean(&m->host.m[RM_HM_IDLE]), 3));
     json_object_set_new(o, "jax_peak_bytes_mb",
                         jnum(s->rl.has_jax ? s->rl.jax_peak_bytes / 1048576.0 : NAN, 3));
+    json_object_set_new(o, "workload_peak_vram_mb", workload_peak(m));
+    json_object_set_new(o, "framework_peak_mb", framework_json(s->rl.fw));
 }
 
 static json_t *build_totals(const struct merged *m)
@@ -510,7 +616,11 @@ static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, si
         if (!qs && !ds) continue;
         const char *uuid, *name, *pci;
         rm_final_gpu_ident(s->session, g, &uuid, &name, &pci);
-        json_array_append_new(pg, gpu_json(g->index, uuid, name, pci, qs, ds, NULL));
+        json_t *gj = gpu_json(g->index, uuid, name, pci, qs, ds, NULL);
+        if (m->have_apps && g->index >= 0 && g->index < RM_APPS_MAX_GPUS &&
+            m->apps.gpu[g->index].seen && p < m->apps.nph)
+            json_object_set_new(gj, "workload_vram_mb", peak_mean(&m->apps.ph[p][g->index]));
+        json_array_append_new(pg, gj);
     }
     return pg;
 }
@@ -538,6 +648,7 @@ static json_t *phase_json(struct rm_summary *s, const struct merged *m, size_t p
     json_object_set_new(po, "first_start", jts(ph->first_start_ns));
     json_object_set_new(po, "last_end", jts(ph->last_end_ns));
     json_object_set_new(po, "gpus", phase_gpus(s, m, p));
+    if (ph->fw) json_object_set_new(po, "framework_peak_mb", framework_json(ph->fw));
     json_object_set_new(po, "cpu", host_json(&m->phost[p], false));
     json_object_set_new(po, "proc", host_json(&m->phost[p], true));
     return po;

@@ -15,7 +15,7 @@
 #include "summary/summary_internal.h"
 
 const char *const rm_input_kind_names[RM_INPUT_COUNT] = {"gpu_csv", "dmon_text", "dmon_csv",
-                                                         "cpu_csv", "proc_csv"};
+                                                         "cpu_csv", "proc_csv",  "apps_csv"};
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
@@ -191,6 +191,29 @@ static void add_host_sample(struct file_agg *f, const struct rm_host_sample *s)
     }
 }
 
+/* One apps.csv row; a new sample time closes the previous sample, in its own phases. */
+static void add_app_row(struct file_agg *f, const struct rm_app_row *row)
+{
+    if (!f->apps) {
+        f->apps = rm_xrealloc(NULL, sizeof *f->apps);
+        rm_apps_init(f->apps, f->rl ? f->rl->nphases : 0);
+    }
+    if (rm_apps_starts_sample(f->apps, row)) {
+        phases_at(f, f->apps->t_ns);
+        rm_apps_close(f->apps, f->plist, f->nplist);
+    }
+    f->rows++;
+    note_time(f, row->t_ns);
+    rm_apps_add(f->apps, row);
+}
+
+static void close_apps(struct file_agg *f)
+{
+    if (!f->apps) return;
+    phases_at(f, f->apps->t_ns);
+    rm_apps_close(f->apps, f->plist, f->nplist);
+}
+
 static void skip(struct file_agg *f, int rc)
 {
     int why = -rc - 1;
@@ -209,6 +232,10 @@ static void on_csv_row(void *ctx, const struct rm_csv_row *row)
         struct rm_gpu_sample s;
         rc = rm_dmon_csv_row(&f->parser->dmon, row, &s);
         if (rc == 1) add_gpu_sample(f, &s);
+    } else if (f->kind == RM_INPUT_APPS_CSV) {
+        struct rm_app_row a;
+        rc = rm_appscsv_row(&f->parser->apps, row, &a);
+        if (rc == 1) add_app_row(f, &a);
     } else {
         struct rm_host_sample s;
         rc = rm_hostcsv_row(&f->parser->host, row, &s);
@@ -234,6 +261,8 @@ static void reset_parser(struct file_agg *f)
         rm_gpucsv_init(&f->parser->gpu, f->gpu_fields);
     else if (f->kind == RM_INPUT_DMON_CSV || f->kind == RM_INPUT_DMON_TEXT)
         rm_dmon_map_init(&f->parser->dmon);
+    else if (f->kind == RM_INPUT_APPS_CSV)
+        rm_appscsv_init(&f->parser->apps);
     else
         rm_hostcsv_init(&f->parser->host);
 }
@@ -266,6 +295,10 @@ static void prescan_csv_row(void *ctx, const struct rm_csv_row *row)
         rc = rm_gpucsv_row(&c->f->parser->gpu, row, &s);
     } else if (c->f->kind == RM_INPUT_DMON_CSV) {
         rc = rm_dmon_csv_row(&c->f->parser->dmon, row, &s);
+    } else if (c->f->kind == RM_INPUT_APPS_CSV) {
+        struct rm_app_row a;
+        rc = rm_appscsv_row(&c->f->parser->apps, row, &a);
+        s.t_ns = a.t_ns;
     } else {
         rc = rm_hostcsv_row(&c->f->parser->host, row, &h);
         s.t_ns = h.t_ns;
@@ -341,6 +374,8 @@ void rm_file_agg_free(struct file_agg *f)
     free(f->ph);
     free(f->plist);
     free(f->parser);
+    if (f->apps) rm_apps_free(f->apps);
+    free(f->apps);
     free(f);
 }
 
@@ -352,7 +387,9 @@ void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *pro
         snprintf(f->err, sizeof f->err, "%s: out of memory", f->path);
         return;
     }
-    f->interval_ns = interval_ns > 0 ? interval_ns : prescan_interval(f);
+    /* pmon samples at whole seconds whatever the session's interval: its own spacing. */
+    f->interval_ns =
+        interval_ns > 0 && f->kind != RM_INPUT_APPS_CSV ? interval_ns : prescan_interval(f);
     if (f->interval_ns > 86400 * RM_NS_PER_SEC)
         f->interval_ns = 86400 * RM_NS_PER_SEC; /* keeps 3 x interval far from overflow */
     f->gap_ns = 3 * f->interval_ns;
@@ -368,6 +405,7 @@ void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *pro
         rc = rm_csv_read_file(f->path, on_csv_row, f, progress, &longl, f->err, sizeof f->err);
     f->skipped[RM_SKIP_LONG_LINE] += longl;
     if (f->group_open) flush_group(f);
+    close_apps(f);
     if (f->kind == RM_INPUT_GPU_CSV && f->parser->gpu.assumed)
         snprintf(f->note, sizeof f->note, "%s: %s", f->path, f->parser->gpu.note);
     if (rc) {

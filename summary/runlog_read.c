@@ -20,9 +20,12 @@ void rm_runlog_init(struct rm_runlog *r)
 
 void rm_runlog_free(struct rm_runlog *r)
 {
-    for (size_t i = 0; i < r->nphases; i++)
+    for (size_t i = 0; i < r->nphases; i++) {
         free(r->phases[i].path);
+        free(r->phases[i].fw);
+    }
     free(r->phases);
+    free(r->fw);
     free(r->hash);
     free(r->win);
     free(r->maxend);
@@ -184,6 +187,54 @@ static void on_event(struct rm_runlog *r, json_t *line, const char *ev, int64_t 
     }
 }
 
+/* Folds a {"0": MiB, ...} object into per-device maxima. */
+static void fold_peaks(double *into, const json_t *by_device)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)by_device, k, v)
+    {
+        char *end;
+        long d = strtol(k, &end, 10);
+        if (end == k || *end || d < 0 || d >= RM_FW_MAX_DEVICES || !json_is_number(v)) continue;
+        double mb = json_number_value(v);
+        if (isfinite(mb) && mb >= 0 && (isnan(into[d]) || mb > into[d])) into[d] = mb;
+    }
+}
+
+static struct rm_framework_peaks *fw_new(void)
+{
+    struct rm_framework_peaks *f = rm_xrealloc(NULL, sizeof *f);
+    f->name[0] = '\0';
+    for (int d = 0; d < RM_FW_MAX_DEVICES; d++)
+        f->allocated_mb[d] = f->reserved_mb[d] = NAN;
+    return f;
+}
+
+static void fold_framework(struct rm_framework_peaks **into, const json_t *fw)
+{
+    if (!*into) *into = fw_new();
+    const char *name = json_string_value(json_object_get(fw, "name"));
+    if (name) snprintf((*into)->name, sizeof(*into)->name, "%s", name);
+    fold_peaks((*into)->allocated_mb, json_object_get(fw, "peak_allocated_mb"));
+    fold_peaks((*into)->reserved_mb, json_object_get(fw, "peak_reserved_mb"));
+}
+
+/* A phase's framework peaks, into the phase and the run; JAX's also into jax_peak_bytes. */
+static void on_framework(struct rm_runlog *r, size_t ph, const json_t *line)
+{
+    const json_t *fw = json_object_get(line, "framework");
+    if (!json_is_object(fw)) return;
+    fold_framework(&r->phases[ph].fw, fw);
+    fold_framework(&r->fw, fw);
+    if (strcmp(r->fw->name, "jax")) return;
+    for (int d = 0; d < RM_FW_MAX_DEVICES; d++) {
+        double b = r->fw->allocated_mb[d] * 1048576.0;
+        if (!isnan(b) && (!r->has_jax || b > r->jax_peak_bytes)) r->jax_peak_bytes = b;
+        if (!isnan(b)) r->has_jax = true;
+    }
+}
+
 static const char *phase_path(json_t *line)
 {
     const char *p = str(line, "path");
@@ -250,6 +301,7 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
             count_status(&r->phases[ph], str(line, "status"));
             r->phases[ph].total_s += (double)dur / 1e9;
             add_window(r, ph, t - dur, t);
+            on_framework(r, ph, line);
         }
     } else if (!strcmp(type, "phase_enter")) {
         const char *path = phase_path(line);
@@ -278,6 +330,7 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
                 r->unmatched_exits++;
                 if (dur >= 0) start = t - dur;
             }
+            on_framework(r, ph, line);
             if (start != RM_NO_TIME) {
                 count_status(&r->phases[ph], str(line, "status"));
                 r->phases[ph].total_s += (double)(dur >= 0 ? dur : t - start) / 1e9;

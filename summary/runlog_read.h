@@ -17,9 +17,18 @@
 #define RM_RUNLOG_MAX_LINE (1u << 20)
 #define RM_RUNLOG_MAX_ALERTS 100
 
+/* A framework's own memory peaks (phase_exit "framework", docs/FORMATS.md), MiB per device
+ * index; NaN where none was reported. */
+#define RM_FW_MAX_DEVICES 64
+struct rm_framework_peaks {
+    char name[16]; /* "torch", "jax", ... (the last one reported) */
+    double allocated_mb[RM_FW_MAX_DEVICES], reserved_mb[RM_FW_MAX_DEVICES];
+};
+
 struct rm_phase {
     char *path;
-    int depth; /* -1 when unknown (`phase` lines) */
+    struct rm_framework_peaks *fw; /* NULL: no exit line of this phase carried "framework" */
+    int depth;                     /* -1 when unknown (`phase` lines) */
     uint64_t count, ok, error, unterminated;
     double total_s; /* from the lines' seconds; unterminated ones are added at finish */
     int64_t first_start_ns, last_end_ns;
@@ -50,8 +59,9 @@ struct rm_runlog {
     int64_t first_ns, last_ns, session_start_ns, session_end_ns; /* RM_NO_TIME when unknown */
     bool has_jax;
     double jax_peak_bytes;
-    json_t *collectors; /* name -> {degraded, recovered, unavailable, last_error} */
-    json_t *alerts;     /* the first RM_RUNLOG_MAX_ALERTS warning/critical events */
+    struct rm_framework_peaks *fw; /* over every phase; NULL when none */
+    json_t *collectors;            /* name -> {degraded, recovered, unavailable, last_error} */
+    json_t *alerts;                /* the first RM_RUNLOG_MAX_ALERTS warning/critical events */
     uint64_t warnings, criticals, nonconforming;
     uint64_t lines, events, torn, garbage, bad_time, long_lines, unmatched_exits;
 };

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "model/streams.h"
+#include "summary/apps.h"
 #include "summary/dmon_read.h"
 #include "summary/gpucsv.h"
 #include "summary/hostcsv.h"
@@ -76,7 +77,9 @@ struct file_agg {
         struct rm_gpucsv gpu;
         struct rm_dmon_map dmon;
         struct rm_hostcsv host;
+        struct rm_appscsv apps;
     } * parser;
+    struct rm_apps_agg *apps; /* RM_INPUT_APPS_CSV: per-process figures */
     const char *gpu_fields;
     bool group_open, group_has_power;
     int64_t group_t, prev_t;

@@ -84,7 +84,7 @@ for g in 0 1; do
 done
 expect_match "CPU busy ratio" 'runmon_cpu_busy_ratio\{host="[^"]+",session="[^"]+"\} [0-9.e-]+' "$f"
 expect_match "process tree memory" 'runmon_process_resident_bytes\{[^}]*\} [0-9]+' "$f"
-expect_eq "all four collectors up" "gpu=1 dmon=1 cpu=1 proc=1" \
+expect_eq "all five collectors up (apps: the per-process collector)" "gpu=1 dmon=1 cpu=1 proc=1 apps=1" \
     "$(sed -n 's/^runmon_collector_up{collector="\([a-z]*\)".*} \([01]\)$/\1=\2/p' "$PROM" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "every family has HELP and TYPE" \
     "$(grep -v '^#' "$PROM" | sed 's/[{ ].*//' | sort -u)" \

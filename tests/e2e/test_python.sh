@@ -95,6 +95,11 @@ expect_eq "torch: a parent's peak is at least each child's" "[]" "$bad"
 expect_eq "torch: the enter line has no framework field, the extras" '0.1 null' \
     "$(jq -r 'select(.type=="phase_enter" and .path=="train") | "\(.lr) \(.framework)"' "$s/runlog.jsonl")"
 check "torch: runmon summary reads the session" "$RUNMON" summary "$s" --format json -o "$T/sum.json"
+expect_eq "torch: summary.json has each phase's framework_peak_mb (device 0, max)" \
+    "train=300/300 train/step=100/100 train/eval=250/250 train/eval/inner=250/250" \
+    "$(jq -r '[.phases[] | "\(.path)=\(.framework_peak_mb.by_device["0"])/\(.framework_peak_mb.max)"] | join(" ")' "$s/summary.json")"
+expect_eq "torch: top-level framework_peak_mb (name, max, device 1)" "torch 300 64" \
+    "$(jq -r '.framework_peak_mb | "\(.name) \(.max) \(.by_device["1"])"' "$s/summary.json")"
 
 # --- 2. nesting with runmon phase, both ways ------------------------------------------------
 cat >"$T/x.py" <<'PY'

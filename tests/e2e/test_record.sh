@@ -14,7 +14,7 @@ check "no GPU: session folder made" test -d "$s"
 n=$(rows "$s/cpu.csv")
 check "no GPU: about 15 cpu rows in 3 s at 0.2 s (got $n)" test "$n" -ge 10 -a "$n" -le 17
 expect_eq "no GPU: cpu.csv header" "ts,cpu,usr_pct,nice_pct,sys_pct,iowait_pct,irq_pct,softirq_pct,steal_pct,idle_pct,mem_total_mb,mem_available_mb,mem_used_mb" "$(head -1 "$s/cpu.csv")"
-expect_eq "no GPU: one collector_unavailable per GPU collector" 2 "$(count_event "$s" collector_unavailable)"
+expect_eq "no GPU: one collector_unavailable per GPU collector (gpu, dmon, apps)" 3 "$(count_event "$s" collector_unavailable)"
 check "no GPU: no gpu.csv" test ! -e "$s/gpu.csv"
 expect_eq "no GPU: session completed" completed "$(jq -r .status "$s/session.json")"
 expect_eq "no GPU: exit code recorded" 0 "$(jq -r .exit_code "$s/session.json")"

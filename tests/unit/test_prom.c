@@ -141,8 +141,9 @@ static void all_families_have_help_and_type(void **state)
     L.proc_cpu_ratio = 1.5;
     const char *t = render(&in);
     int samples = check_complete(t);
-    /* 1 session + 1 phase + 4 collectors + 2 GPUs x 9 + 4 cpu/mem + 2 process + 2 last ts */
-    assert_int_equal(samples, 1 + 1 + 4 + 18 + 4 + 2 + 2);
+    /* 1 session + 1 phase + a collector_up per collector + 2 GPUs x 9 + 4 cpu/mem + 2 process
+     * + 2 last ts */
+    assert_int_equal(samples, 1 + 1 + RM_COL_COUNT + 18 + 4 + 2 + 2);
     assert_non_null(strstr(t, "runmon_gpu_utilization_ratio{gpu=\"1\",uuid=\"GPU-abc\","
                               "host=\"node1\",session=\"sess-1\"} 0.53\n"));
     assert_non_null(strstr(t, "runmon_gpu_memory_used_bytes{gpu=\"0\",uuid=\"GPU-abc\","
@@ -291,7 +292,32 @@ static void field_names_and_overflow(void **state)
     char small[512];
     assert_int_equal(rm_prom_render(small, sizeof small, &in), -1);
     int samples = check_complete(render(&in));
-    assert_int_equal(samples, 1 + 4 + RM_MAX_GPUS * 9 + 1);
+    assert_int_equal(samples, 1 + RM_COL_COUNT + RM_MAX_GPUS * 9 + 1);
+}
+
+/* The workload's processes (apps collector): one sample each, bytes, only while up and fresh. */
+static void workload_process_memory(void **state)
+{
+    (void)state;
+    struct rm_prom_input in = base_input();
+    fill_gpu(0, 99 * S);
+    L.nprocs = 2;
+    L.procs_ts_ns = 99 * S;
+    L.procs[0] = (struct rm_latest_proc){0, 445, "python3", 1860};
+    L.procs[1] = (struct rm_latest_proc){1, 446, "say \"hi\"", NAN};
+    const char *t = render(&in);
+    check_complete(t);
+    assert_non_null(strstr(t, "# TYPE runmon_gpu_process_memory_bytes gauge\n"));
+    assert_non_null(strstr(t,
+                           "runmon_gpu_process_memory_bytes{gpu=\"0\",uuid=\"GPU-abc\",pid=\"445\","
+                           "process=\"python3\",host=\"node1\",session=\"sess-1\"} 1950351360\n"));
+    assert_null(strstr(t, "pid=\"446\"")); /* no memory value: left out */
+    in.collector[RM_COL_APPS] = RM_PROM_DOWN;
+    assert_null(strstr(render(&in), "runmon_gpu_process_memory_bytes"));
+    in.collector[RM_COL_APPS] = RM_PROM_UP;
+    in.now_ns = 99 * S + in.stale_ns + 1; /* stale */
+    assert_null(strstr(render(&in), "runmon_gpu_process_memory_bytes"));
+    L.nprocs = 0;
 }
 
 #define LINE_ENTER(pid, path)                                                                      \
@@ -387,6 +413,7 @@ int main(void)
         cmocka_unit_test(degraded_collector_metrics_are_removed),
         cmocka_unit_test(energy_integrates_power_without_bridging_gaps),
         cmocka_unit_test(field_names_and_overflow),
+        cmocka_unit_test(workload_process_memory),
         cmocka_unit_test(phase_follow_tracks_open_phases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
