@@ -15,7 +15,8 @@ static void usage(FILE *out)
             "usage: runmon summary [PATH ...] [OPTIONS]\n\n"
             "Summarize what the GPUs and CPUs did during a recorded run: per GPU, per phase,\n"
             "in total. PATH is a session folder (session.json, gpu.csv, dmon.csv, cpu.csv,\n"
-            "proc.csv, runlog.jsonl), a sink directory (manifest.json; one session of it, named\n"
+            "proc.csv, apps.csv, runlog.jsonl), a sink directory (manifest.json; one session of\n"
+            "it, named\n"
             "on stderr), or a single file (its kind guessed from its name). Several sink\n"
             "directories (the nodes of one job) give one summary each plus totals per host.\n\n"
             "options:\n"
@@ -26,6 +27,7 @@ static void usage(FILE *out)
             "  --dmon FILE             nvidia-smi dmon output, text or runmon's dmon.csv\n"
             "  --cpu-csv FILE          a cpu.csv (or another monitor's cpu_metrics.csv)\n"
             "  --proc-csv FILE         a proc.csv\n"
+            "  --apps-csv FILE         an apps.csv (per-process GPU memory)\n"
             "  --runlog FILE           a runlog.jsonl with phases and monitor events\n"
             "  --interval SEC          sampling interval for gap detection (default: from\n"
             "                          session.json, else the median sample spacing)\n"
@@ -46,6 +48,7 @@ enum {
     OPT_DMON,
     OPT_CPU,
     OPT_PROC,
+    OPT_APPS,
     OPT_RUNLOG,
     OPT_SESSION,
     OPT_RESCAN,
@@ -78,6 +81,8 @@ static int guess_kind(const char *path, enum rm_input_kind *kind)
         *kind = RM_INPUT_CPU_CSV;
     else if (!strncmp(b, "proc", 4))
         *kind = RM_INPUT_PROC_CSV;
+    else if (!strncmp(b, "apps", 4))
+        *kind = RM_INPUT_APPS_CSV;
     else
         *kind = RM_INPUT_GPU_CSV;
     return 0;
@@ -200,6 +205,9 @@ static int take_option(struct summary_args *a, int c, char **argv)
     case OPT_PROC:
         kind = RM_INPUT_PROC_CSV;
         break;
+    case OPT_APPS:
+        kind = RM_INPUT_APPS_CSV;
+        break;
     case OPT_RUNLOG:
         kind = -1;
         break;
@@ -247,6 +255,7 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
         {"dmon", required_argument, NULL, OPT_DMON},
         {"cpu-csv", required_argument, NULL, OPT_CPU},
         {"proc-csv", required_argument, NULL, OPT_PROC},
+        {"apps-csv", required_argument, NULL, OPT_APPS},
         {"runlog", required_argument, NULL, OPT_RUNLOG},
         {"session", required_argument, NULL, OPT_SESSION},
         {"rescan", no_argument, NULL, OPT_RESCAN},

@@ -16,7 +16,8 @@ for bin in "$BUILD"/fuzz/fuzz_*; do
     case $name in
     fuzz_gpucsv) seeds=(fixtures/captures/*.csv fixtures/summary/*.csv fixtures/summary/*/gpu*.csv) ;;
     fuzz_dmon) seeds=(fixtures/captures/dmon*.txt fixtures/summary/dmon*) ;;
-    fuzz_runlog) seeds=(fixtures/summary/*/runlog.jsonl) ;;
+    fuzz_runlog) seeds=(fixtures/summary/*/runlog.jsonl fixtures/sessions/*/runlog.jsonl) ;;
+    fuzz_apps) seeds=(fixtures/sessions/*/apps.csv) ;;
     *) seeds=() ;;
     esac
     for s in "${seeds[@]}"; do [ -f "$s" ] && cp -n "$s" "$corpus/" 2>/dev/null; done

@@ -27,4 +27,13 @@ expect_match "jq over summary.json: one line per GPU" '^0 NVIDIA H200: peak [0-9
 table=$(jq -r '.phases[] | select(.depth == 0) | [.path, ([.gpus[].vram_mb.peak] | max), ([.gpus[].energy_wh] | add)] | @tsv' sweep/latest/summary.json)
 expect_eq "per-configuration table: one row per configuration" "bs32 bs64" "$(cut -f1 <<<"$table" | tr '\n' ' ' | sed 's/ $//')"
 check "per-configuration table: peak VRAM and energy are numbers" test -z "$(awk -F'\t' '$2 !~ /^[0-9]+$/ || $3 !~ /^[0-9.]+$/' <<<"$table")"
+
+# "Your workload's memory": the two jq recipes over a session recorded on a real H100 with torch.
+cp -r "$FIXTURES/sessions/h100-torch-phases" "$T/h100"
+"$RUNMON" summary "$T/h100" --format json -o "$T/h100/summary.json"
+mem=$(jq -r '.phases[] | [.path, ([.gpus[].workload_vram_mb.peak] | max), .framework_peak_mb.max] | @tsv' "$T/h100/summary.json")
+expect_eq "workload recipe: per phase, nvidia-smi's workload peak and torch's own peak" \
+    "$(printf 'load\t1030\t512\ntrain\t4420\t2720\ntrain/step\t4420\t2720')" "$mem"
+procs=$(jq -r '.gpus[].processes[] | select(.in_workload) | "\(.gpu) \(.pid) \(.name) \(.peak_mb) MiB"' "$T/h100/summary.json")
+expect_eq "workload recipe: the workload's processes" "0 496 python3 4420 MiB" "$procs"
 done_testing
