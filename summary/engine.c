@@ -220,27 +220,92 @@ static void skip(struct file_agg *f, int rc)
     if (why >= 0 && why < RM_SKIP_COUNT) f->skipped[why]++;
 }
 
+/* ---- the readers: one row per input kind ------------------------------------------ */
+
+/* Parses one CSV row of the file's kind: 1 for a sample (its time in *t; added to f when
+ * add), 0 for a header, or -(1 + enum rm_skip). */
+typedef int (*row_reader)(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t);
+
+static int read_gpu_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    struct rm_gpu_sample s;
+    int rc = rm_gpucsv_row(&f->parser->gpu, row, &s);
+    if (rc == 1) {
+        *t = s.t_ns;
+        if (add) add_gpu_sample(f, &s);
+    }
+    return rc;
+}
+
+static int read_dmon_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    struct rm_gpu_sample s;
+    int rc = rm_dmon_csv_row(&f->parser->dmon, row, &s);
+    if (rc == 1) {
+        *t = s.t_ns;
+        if (add) add_gpu_sample(f, &s);
+    }
+    return rc;
+}
+
+static int read_host_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    struct rm_host_sample s;
+    int rc = rm_hostcsv_row(&f->parser->host, row, &s);
+    if (rc == 1) {
+        *t = s.t_ns;
+        if (add) add_host_sample(f, &s);
+    }
+    return rc;
+}
+
+static int read_apps_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    struct rm_app_row a;
+    int rc = rm_appscsv_row(&f->parser->apps, row, &a);
+    if (rc == 1) {
+        *t = a.t_ns;
+        if (add) add_app_row(f, &a);
+    }
+    return rc;
+}
+
+static void reset_gpu(struct file_agg *f)
+{
+    rm_gpucsv_init(&f->parser->gpu, f->gpu_fields);
+}
+static void reset_dmon(struct file_agg *f)
+{
+    rm_dmon_map_init(&f->parser->dmon);
+}
+static void reset_host(struct file_agg *f)
+{
+    rm_hostcsv_init(&f->parser->host);
+}
+static void reset_apps(struct file_agg *f)
+{
+    rm_appscsv_init(&f->parser->apps);
+}
+
+/* Adding an input kind (a new collector's files) is one row here. dmon text is read by line
+ * (on_dmon_line), so it has no row reader. */
+static const struct {
+    void (*reset)(struct file_agg *f);
+    row_reader row;
+} readers[RM_INPUT_COUNT] = {
+    [RM_INPUT_GPU_CSV] = {reset_gpu, read_gpu_row},
+    [RM_INPUT_DMON_TEXT] = {reset_dmon, NULL},
+    [RM_INPUT_DMON_CSV] = {reset_dmon, read_dmon_row},
+    [RM_INPUT_CPU_CSV] = {reset_host, read_host_row},
+    [RM_INPUT_PROC_CSV] = {reset_host, read_host_row},
+    [RM_INPUT_APPS_CSV] = {reset_apps, read_apps_row},
+};
+
 static void on_csv_row(void *ctx, const struct rm_csv_row *row)
 {
     struct file_agg *f = ctx;
-    int rc;
-    if (f->kind == RM_INPUT_GPU_CSV) {
-        struct rm_gpu_sample s;
-        rc = rm_gpucsv_row(&f->parser->gpu, row, &s);
-        if (rc == 1) add_gpu_sample(f, &s);
-    } else if (f->kind == RM_INPUT_DMON_CSV) {
-        struct rm_gpu_sample s;
-        rc = rm_dmon_csv_row(&f->parser->dmon, row, &s);
-        if (rc == 1) add_gpu_sample(f, &s);
-    } else if (f->kind == RM_INPUT_APPS_CSV) {
-        struct rm_app_row a;
-        rc = rm_appscsv_row(&f->parser->apps, row, &a);
-        if (rc == 1) add_app_row(f, &a);
-    } else {
-        struct rm_host_sample s;
-        rc = rm_hostcsv_row(&f->parser->host, row, &s);
-        if (rc == 1) add_host_sample(f, &s);
-    }
+    int64_t t;
+    int rc = readers[f->kind].row(f, row, true, &t);
     if (rc < 0) skip(f, rc);
 }
 
@@ -257,14 +322,7 @@ static void on_dmon_line(void *ctx, const char *line, size_t len, bool torn)
 
 static void reset_parser(struct file_agg *f)
 {
-    if (f->kind == RM_INPUT_GPU_CSV)
-        rm_gpucsv_init(&f->parser->gpu, f->gpu_fields);
-    else if (f->kind == RM_INPUT_DMON_CSV || f->kind == RM_INPUT_DMON_TEXT)
-        rm_dmon_map_init(&f->parser->dmon);
-    else if (f->kind == RM_INPUT_APPS_CSV)
-        rm_appscsv_init(&f->parser->apps);
-    else
-        rm_hostcsv_init(&f->parser->host);
+    readers[f->kind].reset(f);
 }
 
 /* Median spacing of the distinct sample times in the first 256 KiB of the file. */
@@ -289,21 +347,7 @@ static void prescan_csv_row(void *ctx, const struct rm_csv_row *row)
 {
     struct prescan_ctx *c = ctx;
     struct rm_gpu_sample s;
-    struct rm_host_sample h;
-    int rc;
-    if (c->f->kind == RM_INPUT_GPU_CSV) {
-        rc = rm_gpucsv_row(&c->f->parser->gpu, row, &s);
-    } else if (c->f->kind == RM_INPUT_DMON_CSV) {
-        rc = rm_dmon_csv_row(&c->f->parser->dmon, row, &s);
-    } else if (c->f->kind == RM_INPUT_APPS_CSV) {
-        struct rm_app_row a;
-        rc = rm_appscsv_row(&c->f->parser->apps, row, &a);
-        s.t_ns = a.t_ns;
-    } else {
-        rc = rm_hostcsv_row(&c->f->parser->host, row, &h);
-        s.t_ns = h.t_ns;
-    }
-    if (rc == 1) prescan_gpu(&c->ps, &s);
+    if (readers[c->f->kind].row(c->f, row, false, &s.t_ns) == 1) prescan_gpu(&c->ps, &s);
 }
 
 static void prescan_line(void *ctx, const char *line, size_t len, bool torn)

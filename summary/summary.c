@@ -141,10 +141,13 @@ int rm_summary_session_dir(const char *dir, const struct rm_summary_opts *opts, 
         found++;
     }
     if (!found) {
-        snprintf(err, errsz,
-                 "%s: not a runmon session (no session.json, gpu.csv, dmon.csv, "
-                 "cpu.csv, proc.csv or runlog.jsonl)",
-                 dir);
+        char names[256] = "";
+        size_t used = 0;
+        for (int k = 0; k < RM_STREAM_COUNT && used < sizeof names; k++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s.csv, ",
+                                     rm_stream_defs[k].stem);
+        snprintf(err, errsz, "%s: not a runmon session (no session.json, %sor runlog.jsonl)", dir,
+                 names);
         rm_summary_free(s);
         return 2;
     }

@@ -1,5 +1,6 @@
 /* The per-process collector's two halves: apps.csv rows into workload/other/unknown figures
  * (summary/apps.c), and pid-in-tree lookups in a /proc tree (monitor/apps_collector.c). */
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -62,8 +62,9 @@ static void workload_other_unknown_per_sample(void **state)
     struct ctx c;
     parse(&c,
           HDR T1 ",0,GPU-a,416,python3,3656,,0\n" T1 ",0,GPU-a,445,python3,1860,17,1\n" T1
-             ",0,GPU-a,446,python3,100,3,1\n" T1 ",1,GPU-b,,,,,\n" T2 ",0,GPU-a,416,python3,3656,,0\n" T2
-             ",0,GPU-a,445,python3,1000,98,1\n" T2 ",0,GPU-a,9999999,x,300,,\n" T2 ",1,GPU-b,,,,,\n",
+                 ",0,GPU-a,446,python3,100,3,1\n" T1 ",1,GPU-b,,,,,\n" T2
+                 ",0,GPU-a,416,python3,3656,,0\n" T2 ",0,GPU-a,445,python3,1000,98,1\n" T2
+                 ",0,GPU-a,9999999,x,300,,\n" T2 ",1,GPU-b,,,,,\n",
           1);
     assert_int_equal(c.rows, 8);
     assert_int_equal(c.headers, 1);
@@ -100,12 +101,12 @@ static void bad_rows_are_skipped_not_guessed(void **state)
     (void)state;
     struct ctx c;
     parse(&c,
-          HDR T1 ",0,GPU-a,12x,python3,10,,1\n"       /* pid not a number: garbage */
-              "not a time,0,GPU-a,1,python3,10,,1\n" /* bad time */
-              T1 ",0,GPU-a,1,python3,10,,1,extra\n"  /* field count */
-              T1 ",99,GPU-a,1,python3,10,,1\n"       /* GPU index beyond the table */
-              T2 ",0,GPU-a,1,python3,[N/A],-,1\n"    /* missing memory: the process counts 0 */
-              T3 ",0,GPU-a,1,python3,20,5,1",        /* torn last line */
+          HDR T1 ",0,GPU-a,12x,python3,10,,1\n"         /* pid not a number: garbage */
+                 "not a time,0,GPU-a,1,python3,10,,1\n" /* bad time */
+          T1 ",0,GPU-a,1,python3,10,,1,extra\n"         /* field count */
+          T1 ",99,GPU-a,1,python3,10,,1\n"              /* GPU index beyond the table */
+          T2 ",0,GPU-a,1,python3,[N/A],-,1\n"           /* missing memory: the process counts 0 */
+          T3 ",0,GPU-a,1,python3,20,5,1",               /* torn last line */
           0);
     assert_int_equal(c.rows, 1);
     assert_int_equal(c.skipped, 5);
