@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void out_of_memory(void)
@@ -15,6 +16,20 @@ static void out_of_memory(void)
 void *rm_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
+    if (!q) out_of_memory();
+    return q;
+}
+
+void *rm_xcalloc(size_t n, size_t size)
+{
+    void *q = calloc(n ? n : 1, size ? size : 1);
+    if (!q) out_of_memory();
+    return q;
+}
+
+char *rm_xstrdup(const char *s)
+{
+    char *q = strdup(s);
     if (!q) out_of_memory();
     return q;
 }

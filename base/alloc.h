@@ -12,8 +12,11 @@
 
 #include <stddef.h>
 
-/* realloc that aborts with "runmon: out of memory" instead of returning NULL. */
+/* realloc, calloc and strdup that abort with "runmon: out of memory" instead of returning
+ * NULL (calloc of 0 elements returns a valid pointer). */
 void *rm_xrealloc(void *p, size_t n);
+void *rm_xcalloc(size_t n, size_t size);
+char *rm_xstrdup(const char *s);
 
 /* Grows an array p of *cap elements of elem bytes to hold at least need, doubling; returns
  * the (possibly moved) array. Aborts like rm_xrealloc. */

@@ -269,13 +269,13 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
                "When the latest sample exported here was taken, in seconds since the epoch.");
         if (gpu_ts) {
             put(&o, "runmon_last_sample_timestamp_seconds{");
-            put_label(&o, "collector", "gpu", 1);
+            put_label(&o, "collector", rm_stream_defs[RM_STREAM_GPU].name, 1);
             common_labels(&o, in, 0);
             put(&o, "} %.3f\n", (double)gpu_ts / 1e9);
         }
         if (cpu_up) {
             put(&o, "runmon_last_sample_timestamp_seconds{");
-            put_label(&o, "collector", "cpu", 1);
+            put_label(&o, "collector", rm_stream_defs[RM_STREAM_CPU].name, 1);
             common_labels(&o, in, 0);
             put(&o, "} %.3f\n", (double)l->cpu_ts_ns / 1e9);
         }

@@ -92,8 +92,7 @@ void rm_apps_init(struct rm_apps_agg *a, size_t nphases)
 {
     memset(a, 0, sizeof *a);
     a->nph = nphases;
-    if (nphases) a->ph = calloc(nphases, sizeof *a->ph);
-    if (nphases && !a->ph) abort();
+    if (nphases) a->ph = rm_xcalloc(nphases, sizeof *a->ph);
 }
 
 void rm_apps_free(struct rm_apps_agg *a)

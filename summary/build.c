@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/rm_time.h"
 #include "summary/summary_internal.h"
 
@@ -424,8 +425,7 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
 {
     memset(m, 0, sizeof *m);
     m->nph = s->rl.nphases;
-    m->phost = calloc(m->nph ? m->nph : 1, sizeof *m->phost);
-    if (!m->phost) abort();
+    m->phost = rm_xcalloc(m->nph, sizeof *m->phost);
     for (size_t i = 0; i < s->njobs; i++) {
         struct file_agg *f = s->jobs[i];
         if (f->kind == RM_INPUT_GPU_CSV)
@@ -472,8 +472,7 @@ static int cmp_proc_peak(const void *x, const void *y)
 /* GPU g's processes, the largest first. */
 static json_t *processes_json(const struct rm_apps_agg *a, int g)
 {
-    const struct rm_app_proc **list = calloc(a->nprocs + 1, sizeof *list);
-    if (!list) abort();
+    const struct rm_app_proc **list = rm_xcalloc(a->nprocs, sizeof *list);
     size_t n = 0;
     for (size_t i = 0; i < a->nprocs; i++)
         if (a->procs[i].gpu == g) list[n++] = &a->procs[i];

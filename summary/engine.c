@@ -87,8 +87,7 @@ static void phases_at(struct file_agg *f, int64_t t)
     if (t == f->phase_t && f->stamp) return;
     if (!f->ph) {
         f->nph = f->rl->nphases;
-        f->ph = calloc(f->nph ? f->nph : 1, sizeof *f->ph);
-        if (!f->ph) abort();
+        f->ph = rm_xcalloc(f->nph, sizeof *f->ph);
     }
     f->phase_t = t;
     f->stamp++;

@@ -22,8 +22,7 @@ void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph)
 {
     src->files++;
     int64_t gap = f->gap_ns > src->gap_ns ? f->gap_ns : src->gap_ns;
-    size_t *map = calloc(f->gpus.n ? f->gpus.n : 1, sizeof *map);
-    if (!map) abort();
+    size_t *map = rm_xcalloc(f->gpus.n, sizeof *map);
     for (size_t i = 0; i < f->gpus.n; i++) {
         const struct gpu_slot *g = &f->gpus.s[i];
         size_t j = rm_gpu_table_find(&src->t, g->key, g->keylen);
@@ -42,9 +41,8 @@ void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph)
     if (f->ph && nph) {
         if (!src->ph) {
             src->nph = nph;
-            src->ph = calloc(nph, sizeof *src->ph);
-            src->phn = calloc(nph, sizeof *src->phn);
-            if (!src->ph || !src->phn) abort();
+            src->ph = rm_xcalloc(nph, sizeof *src->ph);
+            src->phn = rm_xcalloc(nph, sizeof *src->phn);
         }
         for (size_t p = 0; p < nph && p < f->nph; p++) {
             const struct phase_acc *a = &f->ph[p];
@@ -84,8 +82,7 @@ size_t rm_pair_gpus(json_t *session, const struct source *q, const struct source
                     struct final_gpu **out)
 {
     size_t n = 0;
-    struct final_gpu *f = calloc(q->t.n + d->t.n + 1, sizeof *f);
-    if (!f) abort();
+    struct final_gpu *f = rm_xcalloc(q->t.n + d->t.n + 1, sizeof *f);
     for (size_t i = 0; i < q->t.n; i++) {
         const struct gpu_slot *g = &q->t.s[i];
         int ix = g->index >= 0 ? g->index : session_index_of(session, g->uuid, g->pci);

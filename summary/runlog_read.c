@@ -46,8 +46,7 @@ static uint64_t fnv(const char *s)
 static void rehash(struct rm_runlog *r)
 {
     size_t cap = r->hashcap ? r->hashcap * 2 : 64;
-    size_t *h = calloc(cap, sizeof *h);
-    if (!h) abort();
+    size_t *h = rm_xcalloc(cap, sizeof *h);
     for (size_t i = 0; i < r->nphases; i++) {
         size_t j = fnv(r->phases[i].path) & (cap - 1);
         while (h[j])
@@ -71,8 +70,7 @@ static size_t phase_id(struct rm_runlog *r, const char *path, int depth)
     r->phases = rm_xgrow(r->phases, &r->capphases, r->nphases + 1, sizeof *r->phases);
     struct rm_phase *p = &r->phases[r->nphases];
     memset(p, 0, sizeof *p);
-    p->path = strdup(path);
-    if (!p->path) abort();
+    p->path = rm_xstrdup(path);
     p->depth = depth;
     p->first_start_ns = p->last_end_ns = RM_NO_TIME;
     r->nphases++;
@@ -388,8 +386,7 @@ void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, 
     }
     if (r->nwin) qsort(r->win, r->nwin, sizeof *r->win, cmp_win);
     free(r->maxend);
-    r->maxend = malloc((r->nwin ? r->nwin : 1) * sizeof *r->maxend);
-    if (!r->maxend) abort();
+    r->maxend = rm_xcalloc(r->nwin, sizeof *r->maxend);
     for (size_t i = 0; i < r->nwin; i++)
         r->maxend[i] =
             i && r->maxend[i - 1] > r->win[i].end_ns ? r->maxend[i - 1] : r->win[i].end_ns;

@@ -39,8 +39,7 @@ void rm_summary_free(struct rm_summary *s)
 struct file_agg *rm_summary_push_job(struct rm_summary *s, enum rm_input_kind kind,
                                      const char *path)
 {
-    struct file_agg *f = malloc(sizeof *f);
-    if (!f) abort();
+    struct file_agg *f = rm_xcalloc(1, sizeof *f);
     rm_file_agg_init(f, kind, path);
     if (s->njobs == s->capjobs) {
         s->capjobs = s->capjobs ? s->capjobs * 2 : 8;
@@ -65,8 +64,7 @@ int rm_summary_add_file(struct rm_summary *s, enum rm_input_kind kind, const cha
 int rm_summary_add_runlog(struct rm_summary *s, const char *path)
 {
     s->runlogs = rm_xrealloc(s->runlogs, (s->nrunlogs + 1) * sizeof *s->runlogs);
-    s->runlogs[s->nrunlogs] = strdup(path);
-    if (!s->runlogs[s->nrunlogs]) abort();
+    s->runlogs[s->nrunlogs] = rm_xstrdup(path);
     s->nrunlogs++;
     s->runlog_strict = true;
     return 0;
