@@ -131,7 +131,9 @@ static void write_page(struct report *r)
     free(bands);
     rm_report_write_charts(r);
     rm_report_write_gpu_table(r);
+    rm_report_write_processes(r);
     rm_report_write_phase_table(r);
+    rm_report_write_phase_memory(r);
     rm_report_write_events(r);
     rm_report_write_quality(r);
     fprintf(o, "</main><div id=\"tip\"></div>\n<script>%s</script>\n</body></html>\n", js);

@@ -1,9 +1,10 @@
 /* `runmon report`: a self-contained HTML dashboard of one recorded session.
  *
- * The page has inline SVG timelines on a shared time axis (GPU utilization, VRAM, power,
- * temperature, host CPU, host memory, the command's RSS) with the run's phases drawn as
- * bands behind the curves, alert and collector markers, summary cards and the per-GPU and
- * per-phase tables of the ResourceSummary. No network, no framework: inline CSS, SVG and a
+ * The page has inline SVG timelines on a shared time axis (GPU utilization, VRAM, GPU memory
+ * by process when there is an apps.csv, power, temperature, host CPU, host memory, the
+ * command's RSS) with the run's phases drawn as bands behind the curves, alert and collector
+ * markers, summary cards and the per-GPU, per-process and per-phase tables of the
+ * ResourceSummary. No network, no framework: inline CSS, SVG and a
  * few lines of plain JavaScript (hover read-out). docs/FORMATS.md ("report.html") has the
  * layout.
  *

@@ -182,7 +182,8 @@ void rm_report_write_defs(struct report *r, const struct band *bands, size_t nb)
         const char *id;
     } groups[] = {{{RM_STREAM_GPU, RM_STREAM_DMON}, "deg-gpu"},
                   {{RM_STREAM_CPU, RM_STREAM_CPU}, "deg-cpu"},
-                  {{RM_STREAM_PROC, RM_STREAM_PROC}, "deg-proc"}};
+                  {{RM_STREAM_PROC, RM_STREAM_PROC}, "deg-proc"},
+                  {{RM_STREAM_APPS, RM_STREAM_APPS}, "deg-apps"}};
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
         const char *a = rm_stream_defs[groups[g].stream[0]].name;
         const char *b = rm_stream_defs[groups[g].stream[1]].name;
@@ -430,6 +431,33 @@ static int cmp_gpu(const void *x, const void *y)
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* "GPU memory by process": per GPU of apps.csv, the workload's VRAM (solid) and the other
+ * processes' (dashed), in the colour of that GPU's other lines. */
+static void write_apps_chart(struct report *r)
+{
+    if (!r->napps) return;
+    struct chart c = {.id = "c-apps",
+                      .title = "GPU memory by process (solid: workload, dashed: other processes)",
+                      .unit = "GiB",
+                      .deg = "deg-apps",
+                      .scale = 1024};
+    for (int g = 0; g < RM_APPS_MAX_GPUS; g++) {
+        struct apps_track *t = &r->apps[g];
+        if (!t->seen) continue;
+        size_t colour = (size_t)g;
+        for (size_t i = 0; i < r->ngpus; i++)
+            if (r->gpus[i].index == g) colour = i;
+        char key[96], label[220];
+        snprintf(key, sizeof key, "gpu%d.workload_vram", g);
+        snprintf(label, sizeof label, "GPU %d workload", g);
+        chart_add(&c, &t->w, key, label, palette[colour % NPAL], false);
+        snprintf(key, sizeof key, "gpu%d.other_vram", g);
+        snprintf(label, sizeof label, "GPU %d other processes", g);
+        chart_add(&c, &t->o, key, label, palette[colour % NPAL], true);
+    }
+    write_chart(r, &c);
+}
+
 void rm_report_write_charts(struct report *r)
 {
     qsort(r->gpus, r->ngpus, sizeof *r->gpus, cmp_gpu);
@@ -465,6 +493,7 @@ void rm_report_write_charts(struct report *r)
             }
         }
         write_chart(r, &c);
+        if (g[k].m == GS_VRAM) write_apps_chart(r);
     }
     c = (struct chart){.id = "c-cpu",
                        .title = "Host CPU busy and iowait",

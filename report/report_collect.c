@@ -135,6 +135,37 @@ static void host_row(void *ctx, const struct rm_csv_row *row)
 #undef HAS
 }
 
+/* apps.csv: rows of one pmon sample share their ts; rm_apps_agg adds them up per GPU as the
+ * summary does, and each closed sample becomes one point per GPU and line. */
+static void apps_close(struct report *r)
+{
+    struct rm_apps_agg *a = &r->aagg;
+    if (!a->open) return;
+    for (int g = 0; g < RM_APPS_MAX_GPUS; g++) {
+        if (!(a->seen >> g & 1)) continue;
+        struct apps_track *t = &r->apps[g];
+        if (!t->seen) {
+            if (rm_series_init(&t->w, r->t0, r->t1, RM_REPORT_BUCKETS, r->apps_gap_ns) ||
+                rm_series_init(&t->o, r->t0, r->t1, RM_REPORT_BUCKETS, r->apps_gap_ns))
+                abort();
+            t->seen = true;
+            r->napps++;
+        }
+        rm_series_add(&t->w, a->t_ns, a->w[g]);
+        rm_series_add(&t->o, a->t_ns, a->o[g] + a->u[g]);
+    }
+    rm_apps_close(a, NULL, 0);
+}
+
+static void apps_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct report *r = ctx;
+    struct rm_app_row x;
+    if (rm_appscsv_row(&r->acsv, row, &x) != 1) return;
+    if (rm_apps_starts_sample(&r->aagg, &x)) apps_close(r);
+    rm_apps_add(&r->aagg, &x);
+}
+
 static int stream_family(struct report *r, int stream, char *err, size_t errsz)
 {
     char **names;
@@ -147,6 +178,11 @@ static int stream_family(struct report *r, int stream, char *err, size_t errsz)
         if (stream == RM_STREAM_GPU) {
             rm_gpucsv_init(&r->gcsv, r->gpu_fields);
             rc = rm_csv_read_file(path, gpu_row, r, NULL, &longl, err, errsz);
+        } else if (stream == RM_STREAM_APPS) {
+            if (!r->apps && !(r->apps = calloc(RM_APPS_MAX_GPUS, sizeof *r->apps))) abort();
+            rm_appscsv_init(&r->acsv);
+            rc = rm_csv_read_file(path, apps_row, r, NULL, &longl, err, errsz);
+            apps_close(r);
         } else {
             rm_hostcsv_init(&r->hcsv);
             r->host_kind = stream == RM_STREAM_PROC;
@@ -282,7 +318,7 @@ const json_t *rm_report_get(const json_t *o, const char *path)
 /* ---- the steps of rm_report_collect ----------------------------------------------- */
 
 /* The streams the report draws (dmon.csv is not drawn). */
-static const int drawn[] = {RM_STREAM_GPU, RM_STREAM_CPU, RM_STREAM_PROC};
+static const int drawn[] = {RM_STREAM_GPU, RM_STREAM_CPU, RM_STREAM_PROC, RM_STREAM_APPS};
 #define NDRAWN (sizeof drawn / sizeof drawn[0])
 
 static int load_session(struct report *r, char *err, size_t errsz)
@@ -332,6 +368,9 @@ static void read_settings(struct report *r)
     if (!(interval > 0))
         interval = json_number_value(rm_report_get(r->summary, "session.interval_s"));
     r->gap_ns = interval > 0 ? (int64_t)llround(interval * 1e9) * RM_REPORT_GAP_FACTOR : 0;
+    long pmon_s = interval > 0 ? lround(interval) : 0; /* as the recorder starts pmon */
+    pmon_s = pmon_s < 1 ? 1 : pmon_s > 10 ? 10 : pmon_s;
+    r->apps_gap_ns = interval > 0 ? pmon_s * RM_NS_PER_SEC * RM_REPORT_GAP_FACTOR : 0;
     json_t *gf = json_object_get(r->session, "gpu_fields");
     if (json_is_array(gf) && json_array_size(gf)) {
         size_t cap = 1, i;
@@ -400,6 +439,7 @@ int rm_report_collect(struct report *r, const char *dir, const json_t *summary, 
     r->t0 = r->t1 = RM_NO_TIME;
     r->session_end_ns = r->session_start_ns = RM_NO_TIME;
     rm_runlog_init(&r->rl);
+    rm_apps_init(&r->aagg, 0);
     int rc = load_session(r, err, errsz);
     if (!rc) rc = load_summary(r, summary, err, errsz);
     if (rc) return rc;
@@ -416,6 +456,13 @@ void rm_report_free(struct report *r)
         for (int m = 0; m < GS_COUNT; m++)
             rm_series_free(&r->gpus[i].s[m]);
     free(r->gpus);
+    for (size_t g = 0; r->apps && g < RM_APPS_MAX_GPUS; g++)
+        if (r->apps[g].seen) {
+            rm_series_free(&r->apps[g].w);
+            rm_series_free(&r->apps[g].o);
+        }
+    free(r->apps);
+    rm_apps_free(&r->aagg);
     for (int m = 0; m < HS_COUNT; m++)
         rm_series_free(&r->host[m]);
     rm_runlog_free(&r->rl);

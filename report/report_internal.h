@@ -2,8 +2,10 @@
  *
  *   report_collect.c  reading a session folder: session.json, the summary, the run log's
  *                     phases and events, the collector CSVs streamed into series
+ *                     (apps.csv: the workload's and the other processes' VRAM per GPU)
  *   report_charts.c   the SVG: time axis, phase bands and lane, degraded spans, the charts
  *   report_tables.c   the summary cards and the GPU, phase, event and data-quality tables
+ *   report_apps.c     the process table and the memory-by-phase table (apps.csv figures)
  *   report.c          the page (head, CSS, script) and rm_report_build
  */
 #ifndef RUNMON_REPORT_REPORT_INTERNAL_H
@@ -16,6 +18,7 @@
 #include <stdio.h>
 
 #include "report/report.h"
+#include "summary/apps.h"
 #include "summary/gpucsv.h"
 #include "summary/hostcsv.h"
 #include "summary/runlog_read.h"
@@ -45,6 +48,13 @@ struct gpu_track {
     struct rm_series s[GS_COUNT];
 };
 
+/* One GPU of apps.csv: per pmon sample, the VRAM of the workload's processes and of the
+ * others (in_workload 0 or unknown); an idle sample adds 0 to both. */
+struct apps_track {
+    bool seen;
+    struct rm_series w, o;
+};
+
 struct alert {
     int64_t t;
     bool critical;
@@ -70,13 +80,18 @@ struct report {
     const json_t *summary;
     json_t *own_summary; /* the summary when the report read or computed it */
     int64_t t0, t1, gap_ns;
+    int64_t apps_gap_ns; /* pmon's period is whole seconds: its own gap spacing */
     struct gpu_track *gpus;
     size_t ngpus;
     bool gpu_overflow;
     struct rm_series host[HS_COUNT];
     struct rm_gpucsv gcsv;
     struct rm_hostcsv hcsv;
-    int host_kind; /* 0 cpu, 1 proc while streaming */
+    int host_kind;           /* 0 cpu, 1 proc while streaming */
+    struct apps_track *apps; /* RM_APPS_MAX_GPUS, by index, when there is an apps.csv */
+    size_t napps;            /* GPUs seen in apps.csv */
+    struct rm_appscsv acsv;
+    struct rm_apps_agg aagg; /* the sample being added up while streaming */
     struct rm_runlog rl;
     struct alert *alerts;
     size_t nalerts, capalerts;
@@ -126,5 +141,12 @@ void rm_report_write_gpu_table(struct report *r);
 void rm_report_write_phase_table(struct report *r);
 void rm_report_write_events(struct report *r);
 void rm_report_write_quality(struct report *r);
+
+/* ---- report_apps.c ---- */
+
+/* The summary's gpus[].processes and per-GPU workload/other VRAM; nothing without them. */
+void rm_report_write_processes(struct report *r);
+/* Per phase: the framework's peak and the workload's peak VRAM; nothing without them. */
+void rm_report_write_phase_memory(struct report *r);
 
 #endif

@@ -61,6 +61,12 @@ void rm_report_write_cards(struct report *r)
     card(o, "Peak VRAM");
     rm_report_num(o, rm_report_get(s, "peak_vram_mb"), 1, " GiB", 1024);
     fprintf(o, "</div></div>");
+    const json_t *wp = rm_report_get(s, "workload_peak_vram_mb");
+    if (json_is_number(wp)) { /* apps.csv: what the workload's own processes held */
+        card(o, "Workload peak VRAM");
+        rm_report_num(o, wp, 1, " GiB", 1024);
+        fprintf(o, "</div></div>");
+    }
     card(o, "Mean GPU utilization");
     rm_report_num(o, rm_report_get(s, "gpu_util_mean_pct"), 1, " %", 1);
     fprintf(o, "</div></div>");

@@ -60,7 +60,9 @@ expect_eq "it prints the path written, by default <session>/report.html" "$s/rep
 html=$s/report.html
 check "the report exists" test -s "$html"
 check "no temporary file left beside it" test -z "$(find "$s" -name '*.tmp*')"
-expect_eq "one SVG chart per timeline (7)" 7 "$(count '<svg class="chart"' "$html")"
+# The fake nvidia-smi's pmon makes an apps.csv: the process-memory chart is the eighth.
+expect_eq "one SVG chart per timeline (7 + GPU memory by process)" 8 "$(count '<svg class="chart"' "$html")"
+expect_eq "process memory of both GPUs" "gpu0.other_vram gpu0.workload_vram gpu1.other_vram gpu1.workload_vram" "$(grep -o 'data-series="gpu[0-9]*\.[a-z]*_vram"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
 check "a line per GPU and metric (2 GPUs x 5 + host 5 >= 15)" test "$(grep -o 'data-series="[^"]*"' "$html" | sort -u | wc -l)" -ge 15
 expect_eq "utilization of both GPUs" "gpu0.util gpu1.util" "$(grep -o 'data-series="gpu[0-9]*\.util"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
 check "the phase lane has train, fwd and the others" test "$(count '<g class="phase"' "$html")" -ge 4
@@ -113,6 +115,46 @@ expect_eq "hostile: host lines are unbroken" 1 "$(count 'data-series="cpu.busy"'
 check "hostile: the one-sample spike is drawn" grep -Eq 'data-series="gpu0.util"[^>]* points="[^"]*,8\.0( |")' "$h"
 expect_match "hostile: nested phases sit in their own row" 'data-depth="1"><rect x="[0-9.]+" y="29.0"' "$(cat "$h")"
 
+# --- per-process GPU memory (apps.csv) -----------------------------------------------------
+# A real H100 session: pid 416 (not the workload) holds 3656 MiB throughout, the workload's
+# child pid 445 1860 MiB for ten samples; the GPU is idle (no pid) at both ends.
+cp -r "$FIXTURES/sessions/h100-workload-child" "$T/wc"
+"$RUNMON" report "$T/wc" >/dev/null; rc=$?
+expect_eq "apps: report exits 0" 0 "$rc"
+a=$T/wc/report.html
+expect_eq "apps: one GPU memory by process chart" 1 "$(count '<section class="panel" id="c-apps">' "$a")"
+expect_eq "apps: workload and other processes of GPU 0, one unbroken line each (idle is 0, no gap)" "1 1" "$(count 'data-series="gpu0.workload_vram"' "$a") $(count 'data-series="gpu0.other_vram"' "$a")"
+check "apps: the idle start is drawn at 0 (y = 158)" grep -Eq 'data-series="gpu0.workload_vram"[^>]* points="[0-9.]+,158\.0 ' "$a"
+check "apps: the legend names the GPU" grep -q '</i>GPU 0 workload</span>' "$a"
+check "apps: a Processes table" grep -q '<section class="panel" id="t-processes"><h3>Processes</h3>' "$a"
+check "apps: pid 445 is the workload's, peak 1860 MiB" grep -q '<tr class="proc" data-pid="445" data-workload="yes"><td>0</td><td>445</td><td class="l">python3</td><td>yes</td><td>1860</td><td>90.4</td><td>10</td>' "$a"
+check "apps: pid 416 is not, peak 3656 MiB" grep -q '<tr class="proc" data-pid="416" data-workload="no"><td>0</td><td>416</td><td class="l">python3</td><td>no</td><td>3656</td>' "$a"
+check "apps: the GPU's workload peak/mean and other peak" grep -q 'GPU 0: workload peak 1860 MiB, mean 1162.5 MiB; other processes peak 3656 MiB' "$a"
+check "apps: a workload peak VRAM card" grep -q 'Workload peak VRAM</div><div class="value">1.8 GiB' "$a"
+# Framework peaks per phase: the torch session.
+cp -r "$FIXTURES/sessions/h100-torch-phases" "$T/tp"
+"$RUNMON" report "$T/tp" >/dev/null; rc=$?
+expect_eq "apps: the torch session's report exits 0" 0 "$rc"
+check "apps: memory by phase: train, torch peak 2720, workload peak 4420" grep -q '</i>train</td><td class="l">torch</td><td>2720</td><td>4420</td>' "$T/tp/report.html"
+# A hostile process name, in apps.csv and in the summary.json made from it.
+cp -r "$FIXTURES/sessions/h100-workload-child" "$T/wch"
+sed -i 's#,445,python3,#,445,<script>alert(4)</script>\&x,#' "$T/wch/apps.csv"
+"$RUNMON" summary "$T/wch" --format json >"$T/wch/summary.json"
+check "hostile process: summary.json holds the name" grep -q '"<script>alert(4)</script>&x"' "$T/wch/summary.json"
+"$RUNMON" report "$T/wch" >/dev/null; rc=$?
+expect_eq "hostile process: report exits 0" 0 "$rc"
+expect_eq "hostile process: no raw markup" 0 "$(count '<script>alert(4)' "$T/wch/report.html")"
+check "hostile process: the name is text" grep -q '<td class="l">&lt;script&gt;alert(4)&lt;/script&gt;&amp;x</td>' "$T/wch/report.html"
+# Without apps.csv: no chart, no table, no card.
+cp -r "$FIXTURES/sessions/h100-workload-child" "$T/noapps"
+rm "$T/noapps/apps.csv"
+"$RUNMON" report "$T/noapps" >/dev/null; rc=$?
+expect_eq "no apps.csv: report exits 0" 0 "$rc"
+for f in "$T/noapps/report.html" "$h"; do
+    expect_eq "no apps.csv ($(basename "$(dirname "$f")")): no process chart, tables or card" 0 "$(grep -Ec 'id="c-apps"|id="t-processes"|id="t-phase-memory"|_vram"|Workload peak' "$f")"
+done
+expect_eq "no apps.csv: seven charts" 7 "$(count '<svg class="chart"' "$T/noapps/report.html")"
+
 # --- a real browser -------------------------------------------------------------------------
 if [ -z "$CHROMIUM" ] || [ ! -x "$CHROMIUM" ]; then
     not_ok "chromium is installed for the browser tests" \
@@ -129,6 +171,16 @@ else
     expect_eq "browser: no injected script or img element" 0 "$(grep -Ec '<script>alert|<img' "$T/h.dom")"
     browse dom "$html" "$T/r.dom"
     expect_match "browser: the recorded session's charts draw too" 'data-ok="1"' "$(grep -o '<body[^>]*>' "$T/r.dom")"
+    browse dom "$a" "$T/a.dom"
+    expect_match "browser apps: every chart draws, the process chart too" 'data-charts="8"[^>]*data-ok="1"' "$(grep -o '<body[^>]*>' "$T/a.dom")"
+    check "browser apps: the process chart's lines" grep -q '<polyline data-series="gpu0.workload_vram"' "$T/a.dom"
+    check "browser apps: pid 445 is the workload's, 1860 MiB" grep -Eq '<tr class="proc" data-pid="445" data-workload="yes">(<td[^>]*>[^<]*</td>){3}<td>yes</td><td>1860</td>' "$T/a.dom"
+    check "browser apps: pid 416 is not, 3656 MiB" grep -Eq '<tr class="proc" data-pid="416" data-workload="no">(<td[^>]*>[^<]*</td>){3}<td>no</td><td>3656</td>' "$T/a.dom"
+    browse dom "$T/wch/report.html" "$T/wch.dom"
+    check "browser apps: the hostile process name is text" grep -q '&lt;script&gt;alert(4)&lt;/script&gt;&amp;x' "$T/wch.dom"
+    expect_eq "browser apps: no injected script" 0 "$(count '<script>alert' "$T/wch.dom")"
+    browse dom "$T/noapps/report.html" "$T/noapps.dom"
+    expect_eq "browser: without apps.csv, no process chart or table" "0 1" "$(grep -Ec 'id="c-apps"|id="t-processes"' "$T/noapps.dom") $(grep -c 'data-ok="1"' "$T/noapps.dom")"
     browse png "$h" "$T/h.png"; rc=$?
     expect_eq "chromium --screenshot exits 0" 0 "$rc"
     expect_eq "a PNG is written" "89504e47" "$(od -An -tx1 -N4 "$T/h.png" 2>/dev/null | tr -d ' ')"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -216,6 +217,99 @@ static void html_escaper(void **state)
     free(e);
 }
 
+/* The number of times needle occurs in hay. */
+static size_t occurrences(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The points="..." of the first polyline of series key, copied into buf. */
+static const char *points_of(const char *html, const char *key, char *buf, size_t cap)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "data-series=\"%s\"", key);
+    const char *p = strstr(html, pat);
+    p = p ? strstr(p, "points=\"") : NULL;
+    if (!p) return "";
+    p += 8;
+    size_t n = strcspn(p, "\"");
+    snprintf(buf, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), p);
+    return buf;
+}
+
+/* apps.csv in a sealed segment and the active file: GPU 0 idle throughout (a line at 0, no
+ * gap), GPU 1 a workload process of 512 MiB, another of 256 and one of unknown membership
+ * of 256 (other: 512); the samples go on across the two files without a break. */
+static void apps_chart(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_report_apps.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/session.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"format\":\"runmon-session\",\"schema_version\":1,\"interval_s\":1.0,"
+          "\"started_at\":\"2026-11-23T05:00:00.000+00:00\","
+          "\"ended_at\":\"2026-11-23T05:00:20.000+00:00\"}\n",
+          f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/gpu.csv", dir); /* the summary's GPUs come from it */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("ts,index,uuid,name,utilization.gpu,memory.used,memory.total\n", f);
+    for (int s = 0; s < 20; s++)
+        for (int g = 0; g < 2; g++)
+            fprintf(f, "2026-11-23T05:00:%02d.000+00:00,%d,GPU-%c,H100,50,1024,81559\n", s, g,
+                    g ? 'b' : 'a');
+    fclose(f);
+    for (int seg = 0; seg < 2; seg++) {
+        snprintf(path, sizeof path, "%s/%s", dir, seg ? "apps.csv" : "apps-000001.csv");
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("ts,gpu,uuid,pid,process,vram_mb,sm_pct,in_workload\n", f);
+        for (int s = seg * 10; s < seg * 10 + 10; s++) {
+            char ts[64];
+            snprintf(ts, sizeof ts, "2026-11-23T05:00:%02d.000+00:00", s);
+            fprintf(f, "%s,0,GPU-a,,,,,\n", ts);
+            fprintf(f, "%s,1,GPU-b,10,train,512,90,1\n", ts);
+            fprintf(f, "%s,1,GPU-b,11,<b>x</b>,256,,0\n", ts);
+            fprintf(f, "%s,1,GPU-b,12,other,256,,\n", ts);
+        }
+        fclose(f);
+    }
+    char *html = NULL, err[256] = "";
+    size_t len = 0;
+    assert_int_equal(rm_report_build(dir, NULL, &html, &len, err, sizeof err), 0);
+    assert_int_equal(occurrences(html, "<section class=\"panel\" id=\"c-apps\">"), 1);
+    assert_int_equal(occurrences(html, "data-series=\"gpu0.workload_vram\""), 1);
+    assert_int_equal(occurrences(html, "data-series=\"gpu0.other_vram\""), 1);
+    assert_int_equal(occurrences(html, "data-series=\"gpu1.workload_vram\""), 1);
+    char buf[512];
+    /* GPU 0: flat at 0 (y = 158) from the first sample (0 s, x = 64) to the last (19 s of
+     * the 20-s axis, x = 1128); GPU 1's two lines are flat and equal (512 MiB each). */
+    assert_string_equal(points_of(html, "gpu0.workload_vram", buf, sizeof buf),
+                        "64.0,158.0 1128.0,158.0");
+    char w1[512], o1[512];
+    points_of(html, "gpu1.workload_vram", w1, sizeof w1);
+    points_of(html, "gpu1.other_vram", o1, sizeof o1);
+    assert_string_equal(w1, o1);
+    assert_null(strstr(w1, "158.0"));
+    assert_non_null(strstr(html, "<td class=\"l\">&lt;b&gt;x&lt;/b&gt;</td>"));
+    assert_null(strstr(html, "<b>x</b>"));
+    assert_non_null(strstr(html, "data-pid=\"12\" data-workload=\"unknown\""));
+    free(html);
+    const char *names[] = {"session.json", "gpu.csv", "apps-000001.csv", "apps.csv"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        remove(path);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +319,7 @@ int main(void)
         cmocka_unit_test(many_gaps_stay_bounded),
         cmocka_unit_test(empty_series),
         cmocka_unit_test(html_escaper),
+        cmocka_unit_test(apps_chart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,159 @@
+/* The report's tables of per-process GPU memory (apps.csv), from the ResourceSummary: the
+ * processes per GPU with the workload's and the other processes' VRAM, and the framework's
+ * and the workload's peak per phase. Sessions without apps.csv get neither. */
+#include <string.h>
+
+#include "report/report_internal.h"
+
+/* At most this many process rows; a note says how many more there were. */
+#define MAX_PROC_ROWS 500
+
+static void td_num(FILE *o, const json_t *v, int dec)
+{
+    fprintf(o, "<td>");
+    rm_report_num(o, v, dec, "", 1);
+    fprintf(o, "</td>");
+}
+
+static const char *workload_word(const json_t *w)
+{
+    return json_is_true(w) ? "yes" : json_is_false(w) ? "no" : "unknown";
+}
+
+/* "GPU 0: workload peak 1860 MiB, mean 1162.5 MiB; other processes peak 3656 MiB". */
+static void gpu_line(FILE *o, const json_t *g)
+{
+    fprintf(o, "<p class=\"apps-gpu\">GPU ");
+    rm_report_str_or_dash(o, rm_report_get(g, "index"));
+    fprintf(o, ": workload peak ");
+    rm_report_num(o, rm_report_get(g, "workload_vram_mb.peak"), 0, " MiB", 1);
+    fprintf(o, ", mean ");
+    rm_report_num(o, rm_report_get(g, "workload_vram_mb.mean"), 1, " MiB", 1);
+    fprintf(o, "; other processes peak ");
+    rm_report_num(o, rm_report_get(g, "other_vram_mb.peak"), 0, " MiB", 1);
+    const json_t *u = rm_report_get(g, "unknown_vram_mb.peak");
+    if (json_is_number(u) && json_number_value(u) > 0) {
+        fprintf(o, "; processes not known to be the workload's peak ");
+        rm_report_num(o, u, 0, " MiB", 1);
+    }
+    fprintf(o, "</p>");
+}
+
+static void proc_row(FILE *o, const json_t *g, const json_t *p)
+{
+    const char *w = workload_word(rm_report_get(p, "in_workload"));
+    fprintf(o, "<tr class=\"proc\" data-pid=\"");
+    rm_report_str_or_dash(o, rm_report_get(p, "pid"));
+    fprintf(o, "\" data-workload=\"%s\"><td>", w);
+    const json_t *gi = rm_report_get(p, "gpu");
+    rm_report_str_or_dash(o, json_is_integer(gi) ? gi : rm_report_get(g, "index"));
+    fprintf(o, "</td><td>");
+    rm_report_str_or_dash(o, rm_report_get(p, "pid"));
+    fprintf(o, "</td><td class=\"l\">");
+    rm_report_str_or_dash(o, rm_report_get(p, "name"));
+    fprintf(o, "</td><td>%s</td>", w);
+    td_num(o, rm_report_get(p, "peak_mb"), 0);
+    td_num(o, rm_report_get(p, "sm_pct_mean"), 1);
+    td_num(o, rm_report_get(p, "samples"), 0);
+    fprintf(o, "</tr>");
+}
+
+void rm_report_write_processes(struct report *r)
+{
+    FILE *o = r->out;
+    const json_t *gpus = rm_report_get(r->summary, "gpus");
+    size_t i, k, nproc = 0;
+    json_t *g, *p;
+    bool any = false;
+    json_array_foreach(gpus, i, g)
+    {
+        any |= json_is_object(rm_report_get(g, "workload_vram_mb"));
+        nproc += json_array_size(rm_report_get(g, "processes"));
+    }
+    if (!any && !nproc) return;
+    fprintf(o, "<section class=\"panel\" id=\"t-processes\"><h3>Processes</h3>");
+    json_array_foreach(gpus, i, g) if (json_is_object(rm_report_get(g, "workload_vram_mb")))
+        gpu_line(o, g);
+    if (!nproc) {
+        fprintf(o, "<p class=\"note\">No process was seen on a GPU.</p></section>\n");
+        return;
+    }
+    fprintf(o, "<table><thead><tr><th>GPU</th><th>pid</th><th>name</th><th>workload</th>"
+               "<th>peak MiB</th><th>SM %% mean</th><th>samples</th></tr></thead><tbody>");
+    size_t shown = 0;
+    json_array_foreach(gpus, i, g)
+    {
+        json_array_foreach(rm_report_get(g, "processes"), k, p)
+        {
+            if (shown == MAX_PROC_ROWS) break;
+            proc_row(o, g, p);
+            shown++;
+        }
+    }
+    fprintf(o, "</tbody></table>");
+    if (shown < nproc)
+        fprintf(o, "<p class=\"note\">%zu more processes not listed.</p>", nproc - shown);
+    fprintf(o, "</section>\n");
+}
+
+/* The phase's largest workload VRAM over its GPUs, or -1. */
+static double phase_workload_peak(const json_t *ph)
+{
+    double peak = -1;
+    size_t k;
+    json_t *g;
+    json_array_foreach(rm_report_get(ph, "gpus"), k, g)
+    {
+        const json_t *v = rm_report_get(g, "workload_vram_mb.peak");
+        if (json_is_number(v) && json_number_value(v) > peak) peak = json_number_value(v);
+    }
+    return peak;
+}
+
+static bool phase_has_memory(const json_t *ph)
+{
+    if (json_is_object(rm_report_get(ph, "framework_peak_mb"))) return true;
+    size_t k;
+    json_t *g;
+    json_array_foreach(rm_report_get(ph, "gpus"), k, g)
+    {
+        if (json_is_object(rm_report_get(g, "workload_vram_mb"))) return true;
+    }
+    return false;
+}
+
+void rm_report_write_phase_memory(struct report *r)
+{
+    FILE *o = r->out;
+    const json_t *phs = rm_report_get(r->summary, "phases");
+    size_t i;
+    json_t *p;
+    bool any = false;
+    json_array_foreach(phs, i, p) any |= phase_has_memory(p);
+    if (!any) return;
+    fprintf(o, "<section class=\"panel\" id=\"t-phase-memory\"><h3>Memory by phase</h3><table>"
+               "<thead><tr><th>phase</th><th>framework</th><th>framework peak MiB</th>"
+               "<th>workload VRAM peak MiB</th></tr></thead><tbody>");
+    json_array_foreach(phs, i, p)
+    {
+        json_int_t depth = json_integer_value(rm_report_get(p, "depth"));
+        depth = depth < 0 ? 0 : depth > 8 ? 8 : depth;
+        const json_t *path = rm_report_get(p, "path");
+        fprintf(o,
+                "<tr class=\"phase-mem\"><td class=\"l\" style=\"padding-left:%dem\"><i "
+                "class=\"sw\" style=\"background:hsl(%u,65%%,60%%)\"></i>",
+                (int)depth + 1,
+                rm_report_hue_of(json_is_string(path) ? json_string_value(path) : ""));
+        rm_report_str_or_dash(o, path);
+        fprintf(o, "</td><td class=\"l\">");
+        rm_report_str_or_dash(o, rm_report_get(p, "framework_peak_mb.name"));
+        fprintf(o, "</td>");
+        td_num(o, rm_report_get(p, "framework_peak_mb.max"), 0);
+        double w = phase_workload_peak(p);
+        if (w >= 0)
+            fprintf(o, "<td>%.0f</td></tr>", w);
+        else
+            fprintf(o, "<td>&#8211;</td></tr>");
+    }
+    fprintf(o, "</tbody></table></section>\n");
+}
