@@ -103,11 +103,10 @@ size_t rm_report_make_bands(struct report *r, struct band **out, size_t *dropped
 {
     struct rm_runlog *rl = &r->rl;
     double px = (double)(r->t1 - r->t0) / PW;
-    struct band *cur = calloc(rl->nphases ? rl->nphases : 1, sizeof *cur);
+    struct band *cur = rm_xcalloc(rl->nphases, sizeof *cur);
     struct band *b = NULL;
     size_t n = 0, cap = 0;
     *dropped = 0;
-    if (!cur) abort();
     for (size_t i = 0; i < rl->nphases; i++)
         cur[i].n = 0;
     for (size_t i = 0; i < rl->nwin; i++) {
@@ -233,10 +232,9 @@ void rm_report_write_lane(struct report *r, const struct band *bands, size_t nb,
     FILE *o = r->out;
     /* Rows: one group per depth, and within a depth as many rows as overlapping windows
      * need (bands are sorted by depth, then start), MAX_LANES in all. */
-    int *lane = malloc((nb ? nb : 1) * sizeof *lane);
+    int *lane = rm_xcalloc(nb, sizeof *lane);
     int64_t end[MAX_LANES];
     int rows = 0, base = 0, depth = -1;
-    if (!lane) abort();
     for (size_t i = 0; i < nb; i++) {
         if (bands[i].row != depth) {
             base = rows, depth = bands[i].row;
@@ -328,8 +326,7 @@ static void write_line(struct report *r, const struct chart *c, const struct lin
     FILE *o = r->out;
     struct rm_ds_point *p;
     size_t n = rm_series_points(l->s, &p);
-    double *xs = malloc((n ? n : 1) * sizeof *xs), *ys = malloc((n ? n : 1) * sizeof *ys);
-    if (!xs || !ys) abort();
+    double *xs = rm_xcalloc(n, sizeof *xs), *ys = rm_xcalloc(n, sizeof *ys);
     size_t i = 0;
     while (i < n) {
         size_t j = i + 1;

@@ -179,7 +179,7 @@ static int stream_family(struct report *r, int stream, char *err, size_t errsz)
             rm_gpucsv_init(&r->gcsv, r->gpu_fields);
             rc = rm_csv_read_file(path, gpu_row, r, NULL, &longl, err, errsz);
         } else if (stream == RM_STREAM_APPS) {
-            if (!r->apps && !(r->apps = calloc(RM_APPS_MAX_GPUS, sizeof *r->apps))) abort();
+            if (!r->apps) r->apps = rm_xcalloc(RM_APPS_MAX_GPUS, sizeof *r->apps);
             rm_appscsv_init(&r->acsv);
             rc = rm_csv_read_file(path, apps_row, r, NULL, &longl, err, errsz);
             apps_close(r);
@@ -291,16 +291,6 @@ out:
     json_decref(j);
 }
 
-static int64_t session_time(const json_t *ses, const char *key)
-{
-    json_t *v = json_object_get(ses, key);
-    int64_t t;
-    if (json_is_string(v) &&
-        rm_parse_ts_checked(json_string_value(v), json_string_length(v), &t) == 0)
-        return t;
-    return RM_NO_TIME;
-}
-
 const json_t *rm_report_get(const json_t *o, const char *path)
 {
     char k[64];
@@ -376,8 +366,7 @@ static void read_settings(struct report *r)
         size_t cap = 1, i;
         json_t *f;
         json_array_foreach(gf, i, f) cap += json_string_length(f) + 1;
-        r->gpu_fields = calloc(cap, 1);
-        if (!r->gpu_fields) abort();
+        r->gpu_fields = rm_xcalloc(cap, 1);
         json_array_foreach(gf, i, f)
         {
             if (i) strcat(r->gpu_fields, ",");
@@ -400,8 +389,8 @@ static int read_runlog(struct report *r, char *err, size_t errsz)
  * first and last rows. Closes the phase windows at the session's end. */
 static int find_time_range(struct report *r, char *err, size_t errsz)
 {
-    int64_t started = session_time(r->session, "started_at");
-    int64_t ended = session_time(r->session, "ended_at");
+    int64_t started = rm_json_time(r->session, "started_at");
+    int64_t ended = rm_json_time(r->session, "ended_at");
     if (started == RM_NO_TIME) started = r->session_start_ns;
     if (ended == RM_NO_TIME) ended = r->session_end_ns;
     widen(r, started);
@@ -422,8 +411,7 @@ static int find_time_range(struct report *r, char *err, size_t errsz)
 /* Streams every drawn file into the series. */
 static int read_streams(struct report *r, char *err, size_t errsz)
 {
-    r->gpus = calloc(MAX_GPUS, sizeof *r->gpus);
-    if (!r->gpus) abort();
+    r->gpus = rm_xcalloc(MAX_GPUS, sizeof *r->gpus);
     for (int m = 0; m < HS_COUNT; m++)
         if (rm_series_init(&r->host[m], r->t0, r->t1, RM_REPORT_BUCKETS, r->gap_ns)) abort();
     for (size_t i = 0; i < NDRAWN; i++)

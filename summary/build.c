@@ -180,15 +180,6 @@ static json_t *host_json(const struct rm_host_stats *h, bool proc)
     return o;
 }
 
-static int64_t session_time(json_t *session, const char *key)
-{
-    json_t *v = json_object_get(session, key);
-    int64_t ns;
-    if (json_is_string(v) && !rm_parse_ts_checked(json_string_value(v), json_string_length(v), &ns))
-        return ns;
-    return RM_NO_TIME;
-}
-
 static bool keep_phase(void *ctx, const char *path)
 {
     struct rm_summary *s = ctx;
@@ -207,7 +198,7 @@ static json_t *session_json(json_t *ses)
         json_t *v = json_object_get(ses, keys[i]);
         json_object_set(o, i == 0 ? "id" : keys[i], v ? v : json_null());
     }
-    int64_t a = session_time(ses, "started_at"), b = session_time(ses, "ended_at");
+    int64_t a = rm_json_time(ses, "started_at"), b = rm_json_time(ses, "ended_at");
     json_object_set_new(o, "duration_s",
                         jnum(a != RM_NO_TIME && b != RM_NO_TIME ? (double)(b - a) / 1e9 : NAN, 3));
     return o;
@@ -332,8 +323,8 @@ static int read_runlogs(struct rm_summary *s, int64_t *start, int64_t *end, char
             return -1;
         }
     }
-    *start = session_time(s->session, "started_at");
-    *end = session_time(s->session, "ended_at");
+    *start = rm_json_time(s->session, "started_at");
+    *end = rm_json_time(s->session, "ended_at");
     if (*start == RM_NO_TIME) *start = s->rl.session_start_ns;
     if (*end == RM_NO_TIME) *end = s->rl.session_end_ns;
     rm_runlog_finish(&s->rl, *end, keep_phase, s);

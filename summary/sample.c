@@ -116,3 +116,12 @@ int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache
     *ns = (int64_t)(d * 1e9 + (d >= 0 ? 0.5 : -0.5));
     return 0;
 }
+
+int64_t rm_json_time(const json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    int64_t ns;
+    if (json_is_string(v) && !rm_parse_ts_checked(json_string_value(v), json_string_length(v), &ns))
+        return ns;
+    return RM_NO_TIME;
+}

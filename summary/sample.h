@@ -3,6 +3,7 @@
 #ifndef RUNMON_SUMMARY_SAMPLE_H
 #define RUNMON_SUMMARY_SAMPLE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +70,10 @@ int rm_host_stats_from_json(const struct json_t *j, struct rm_host_stats *h);
  * never overflow int64 (rm_parse_ts itself takes any four-digit year). */
 #define RM_MAX_EPOCH_S 7000000000.0
 int rm_parse_ts_checked(const char *s, size_t len, int64_t *ns);
+
+/* The time in string member key of a JSON object (session.json's started_at, ...), or
+ * RM_NO_TIME when absent or not a time. */
+int64_t rm_json_time(const json_t *obj, const char *key);
 
 /* Local-time conversion cache (one per thread). */
 struct rm_tzcache {
