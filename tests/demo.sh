@@ -62,6 +62,10 @@ else
     echo "== no GPU here: using the fake nvidia-smi (2 H200s replaying real captures)"
     export PATH=$BUILD/fakebin:$PATH
     export FAKE_SMI_CAPTURES=$REPO/fixtures/captures FAKE_SMI_GPUS=2 FAKE_SMI_VARY=1
+    # The fake's pmon shows the processes listed here: another user's job on GPU 1, and the
+    # sweep's own process on GPU 0 (the sweep adds itself, as a CUDA program would appear).
+    export FAKE_SMI_APPS=$D/gpu-processes.txt FAKE_SMI_PMON_MS=200
+    echo "1 $$ C 2048 - - bash" >"$FAKE_SMI_APPS" # this demo script: not under runmon record
 fi
 cat >"$D/sweep.sh" <<'SH'
 #!/usr/bin/env bash
@@ -69,7 +73,10 @@ cat >"$D/sweep.sh" <<'SH'
 set -e
 runmon phase setup -- sleep 0.4
 for bs in 32 64; do
+    # On the fake nvidia-smi, this process "holds" 40 MiB per sample of the batch.
+    [ -n "${FAKE_SMI_APPS:-}" ] && echo "0 $$ C $((bs * 40)) 90 20 bash" >>"$FAKE_SMI_APPS"
     runmon phase "bs$bs" batch_size=$bs -- sh -c 'runmon phase forward -- sleep 0.6; runmon phase backward -- sleep 0.6'
+    [ -n "${FAKE_SMI_APPS:-}" ] && sed -i "/ $$ /d" "$FAKE_SMI_APPS"
     runmon log event eval "batch_size=$bs" "accuracy=0.9$((bs / 8))"
 done
 SH
@@ -87,6 +94,10 @@ jq -r '.phases[] | select(.path | test("^bs[0-9]+$"))
         | [.path, ([.gpus[].vram_mb.peak] | max), (([.gpus[].util_pct.mean] | add) / (.gpus | length) | . * 10 | round / 10), ([.gpus[].energy_wh] | add | . * 1000 | round / 1000)]
         | @tsv' "$SESSION/summary.json" | awk -F'\t' 'BEGIN { printf "%-8s %14s %12s %10s\n", "config", "peak VRAM MiB", "mean util %", "energy Wh" }
                                             { printf "%-8s %14s %12s %10s\n", $1, $2, $3, $4 }'
+echo
+echo "== jq: the sweep's own GPU memory per configuration (apps.csv: its processes only), and who else was there"
+jq -r '.phases[] | select(.path | test("^bs[0-9]+$")) | "\(.path): workload VRAM peak \([.gpus[].workload_vram_mb.peak // empty] | max) MiB"' "$SESSION/summary.json"
+jq -r '.gpus[] | .index as $g | .processes[]? | "GPU \($g): pid \(.pid) \(.name) peak \(.peak_mb) MiB, \(if .in_workload then "the sweep" elif .in_workload == false then "not the sweep" else "unknown" end)"' "$SESSION/summary.json"
 echo
 echo "== jq: the monitor's own events in the run log"
 jq -c 'select(.type == "event" and (.event | test("^(session|collector)"))) | {ts, event, data}' "$SESSION/runlog.jsonl"
