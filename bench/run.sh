@@ -61,33 +61,48 @@ if want procfs; then
 fi
 
 # ---- Recorder cost --------------------------------------------------------------------------
+# record_cost TAG SECS [runmon record OPTIONS... [-- COMMAND]]: records 8 fake GPUs at 0.1 s
+# for SECS s into $B/TAG (extra environment for the fake in the array REC_ENV) and sets own
+# (runmon's CPU ns, its children excluded), hwm (its peak RSS, KiB), kids (CPU ns of its
+# nvidia-smi children, the one-shot inventory excluded), pmon_ns (of those, pmon's) and sess
+# (the session folder). CPU time is read from schedstat, summed over threads (jiffies are
+# too coarse here), just before runmon is stopped with SIGINT.
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
+pct() { awk -v t="$1" -v s="$2" 'BEGIN { printf "%.3f", t / 1e9 / s * 100 }'; } # NS SECS
+mib() { printf '%d.%d' $(($1 / 1024)) $((($1 % 1024) * 10 / 1024)); }           # KiB
+REC_ENV=()
+record_cost() {
+    local tag=$1 secs=$2; shift 2
+    local st=$B/$tag-state pid kind c
+    mkdir -p "$st"
+    env PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR="$st" \
+        FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" "${REC_ENV[@]}" \
+        "$BUILD/runmon" record -q -o "$B/$tag" -i 0.1 "$@" &
+    local rpid=$!
+    sleep "$secs"
+    own=$(cpu_ns "$rpid")
+    hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$rpid/status")
+    kids=0 pmon_ns=0
+    while read -r pid kind; do
+        [ "$kind" = inventory ] && continue
+        c=$(cpu_ns "$pid")
+        kids=$((kids + c))
+        [ "$kind" = pmon ] && pmon_ns=$((pmon_ns + c))
+    done <"$st/pids"
+    kill -INT "$rpid"; wait "$rpid" || true
+    sess=$(ls -d "$B/$tag"/*/ | head -n 1)
+}
+
 # runmon's own CPU time and peak RSS (its children excluded) while recording 8 fake GPUs at
 # 0.1 s, against the cost of the nvidia-smi children it supervises, measured in the same run.
 if want record; then
     SECS=${BENCH_RECORD_SECONDS:-60}
     section "Recorder: 8 fake GPUs at 0.1 s for $SECS s"
-    st=$B/record-state; mkdir -p "$st"
-    # CPU time in ns from schedstat, summed over threads (jiffies are too coarse here).
-    cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
-    PATH=$BUILD/fakebin:$PATH FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR=$st \
-        FAKE_SMI_CAPTURES=$(pwd)/fixtures/captures \
-        "$BUILD/runmon" record -q -o "$B/record" -i 0.1 ${BENCH_RECORD_ARGS:-} &
-    rpid=$!
-    sleep "$SECS"
-    own=$(cpu_ns "$rpid")
-    hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$rpid/status")
-    kids=0
-    while read -r pid kind; do
-        [ "$kind" = inventory ] && continue
-        kids=$((kids + $(cpu_ns "$pid")))
-    done <"$st/pids"
-    kill -INT "$rpid"; wait "$rpid" || true
-    s=$(ls -d "$B"/record/*/ | head -n 1)
-    own_pct=$(awk -v t="$own" -v s="$SECS" 'BEGIN { printf "%.3f", t / 1e9 / s * 100 }')
-    kid_pct=$(awk -v t="$kids" -v s="$SECS" 'BEGIN { printf "%.3f", t / 1e9 / s * 100 }')
-    figure "runmon itself: CPU" "$own_pct" "% of one core"
-    figure "runmon itself: peak RSS" "$((hwm / 1024)).$(((hwm % 1024) * 10 / 1024))" "MiB"
-    figure "baseline: its nvidia-smi children: CPU" "$kid_pct" "% of one core"
+    record_cost record "$SECS" ${BENCH_RECORD_ARGS:-}
+    s=$sess
+    figure "runmon itself: CPU" "$(pct "$own" "$SECS")" "% of one core"
+    figure "runmon itself: peak RSS" "$(mib "$hwm")" "MiB"
+    figure "baseline: its nvidia-smi children: CPU" "$(pct "$kids" "$SECS")" "% of one core"
     [ "$kids" -gt 0 ] && ratio "runmon / children CPU" "$own" "$kids"
     figure "gpu.csv rows written" "$(($(wc -l <"$s/gpu.csv") - 1))" "rows"
     figure "CPU sampler: worst lateness (session.json)" "$(jq .cpu_sampler.max_lateness_ms "$s/session.json")" "ms"
