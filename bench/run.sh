@@ -121,6 +121,53 @@ if want record; then
         }' "$s/cpu.csv"
 fi
 
+# ---- Recorder: the per-process collector ----------------------------------------------------
+# The same recording twice, one after the other: 8 fake GPUs at 0.1 s with a workload of
+# BENCH_APPS_PER_GPU `sleep` processes per GPU (bench/apps_workload.sh, named to the fake's
+# pmon through FAKE_SMI_APPS), once with --no-apps and once with the apps collector on.
+# runmon asks pmon for -d 1 at -i 0.1 (pmon takes whole seconds); BENCH_APPS_PMON_MS=100
+# makes the fake's pmon sample every 0.1 s instead, as a stress case.
+if want record-apps; then
+    ASECS=${BENCH_APPS_SECONDS:-25}
+    per=${BENCH_APPS_PER_GPU:-2}
+    section "record: cost of the per-process collector (8 GPUs x $per processes, -i 0.1, pmon every ${BENCH_APPS_PMON_MS:-1000} ms, $ASECS s per run)"
+    echo "  (the two runs follow each other; on a shared machine the figures vary from run to run)"
+    apps=$B/apps.txt
+    wl=(-- bash "$(pwd)/bench/apps_workload.sh" "$apps" 8 "$per")
+    REC_ENV=(FAKE_SMI_APPS="$apps" ${BENCH_APPS_PMON_MS:+FAKE_SMI_PMON_MS=$BENCH_APPS_PMON_MS})
+    record_cost apps-off "$ASECS" --no-apps "${wl[@]}"
+    off_own=$own off_hwm=$hwm off_kids=$kids
+    [ ! -e "$sess/apps.csv" ] || { echo "bench: --no-apps wrote apps.csv" >&2; exit 1; }
+    rm -f "$apps"
+    record_cost apps-on "$ASECS" "${wl[@]}"
+    REC_ENV=()
+    figure "apps off: runmon itself: CPU" "$(pct "$off_own" "$ASECS")" "% of one core"
+    figure "apps off: runmon itself: peak RSS" "$(mib "$off_hwm")" "MiB"
+    figure "apps off: nvidia-smi children: CPU" "$(pct "$off_kids" "$ASECS")" "% of one core"
+    figure "apps on:  runmon itself: CPU" "$(pct "$own" "$ASECS")" "% of one core"
+    figure "apps on:  runmon itself: peak RSS" "$(mib "$hwm")" "MiB"
+    figure "apps on:  nvidia-smi children: CPU" "$(pct "$kids" "$ASECS")" "% of one core"
+    figure "apps on:  of which pmon" "$(pct "$pmon_ns" "$ASECS")" "% of one core"
+    ratio "runmon CPU, apps on / apps off" "$own" "$off_own"
+    ratio "runmon peak RSS, apps on / apps off" "$hwm" "$off_hwm"
+    ratio "apps off: runmon / children CPU" "$off_own" "$off_kids"
+    ratio "apps on:  runmon / children CPU" "$own" "$kids"
+    # Sanity: apps.csv rows per second between its first and last sample (the last sample's
+    # rows left out; idle rows of GPUs without processes counted), and the share of process
+    # rows that runmon placed in the workload's process tree (all should be).
+    read -r rows_s in_wl rows < <(awk -F, 'NR > 1 {
+            split(substr($1, 12, 12), t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]
+            if (n == 0) first = s
+            if (s != last) lastn = 0
+            last = s; lastn++; n++; if ($4 != "") { p++; if ($8 == "1") w++ }
+        } END { printf "%.1f %.1f %d\n", (last > first ? (n - lastn) / (last - first) : 0),
+                p ? 100 * w / p : 0, n }' "$sess/apps.csv")
+    figure "apps.csv rows written ($rows rows)" "$rows_s" "rows/s"
+    figure "  expected: 8 x $per processes per pmon sample" \
+        "$(awk -v p="$per" -v ms="${BENCH_APPS_PMON_MS:-1000}" 'BEGIN { printf "%.1f", 8 * p * 1000 / ms }')" "rows/s"
+    figure "apps.csv process rows with in_workload=1" "$in_wl" "%"
+fi
+
 # ---- Summary --------------------------------------------------------------------------------
 if want summary; then
     section "Summary: 8-GPU --query-gpu file (BENCH_SUMMARY_MB, default 1024)"
