@@ -168,6 +168,24 @@ if want record-apps; then
     figure "apps.csv process rows with in_workload=1" "$in_wl" "%"
 fi
 
+# ---- Python module --------------------------------------------------------------------------
+if want python; then
+    N=${BENCH_PYTHON_LINES:-50000}
+    section "python: runmon.phase and runmon.event ($N lines per case)"
+    eval "$(PYTHONPATH=python python3 bench/bench_python.py --kv "$N")"
+    echo "  (python $python_version; each case appends to its own O_APPEND file; shared machine: figures vary)"
+    figure "runmon.event(\"step\", i=i)" "$event_lines_per_s" "lines/s"
+    figure "with runmon.phase(\"step\"): pass (2 lines)" "$phase_lines_per_s" "lines/s"
+    figure "  the same as phases (enter + exit)" "$phase_per_s" "phases/s"
+    figure "baseline: bare os.write under flock" "$bare_flock_lines_per_s" "lines/s"
+    figure "floor: bare os.write of a prebuilt line" "$bare_lines_per_s" "lines/s"
+    ratio "runmon.event / os.write + flock" "$event_lines_per_s" "$bare_flock_lines_per_s"
+    ratio "runmon.phase / os.write + flock" "$phase_lines_per_s" "$bare_flock_lines_per_s"
+    ratio "runmon.event / bare os.write" "$event_lines_per_s" "$bare_lines_per_s"
+    ratio "runmon.phase / bare os.write" "$phase_lines_per_s" "$bare_lines_per_s"
+    [ "$write_failures" -eq 0 ] || { echo "bench: python write failures: $write_failures" >&2; exit 1; }
+fi
+
 # ---- Summary --------------------------------------------------------------------------------
 if want summary; then
     section "Summary: 8-GPU --query-gpu file (BENCH_SUMMARY_MB, default 1024)"
