@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Lines per second of the Python module against a bare os.write loop.
 
-usage: bench/bench_python.py [N]   (N lines per case, default 50000)
+usage: bench/bench_python.py [--kv] [N]   (N lines per case, default 50000)
+
+--kv prints NAME=VALUE lines for bench/run.sh (python_version, bare_lines_per_s,
+bare_flock_lines_per_s, event_lines_per_s, phase_lines_per_s, phase_per_s, write_failures)
+instead of the table.
 
 Cases, each appending to its own fresh O_APPEND file in a temp dir:
   bare os.write        a pre-built event line, one os.write per line (the floor)
@@ -73,7 +77,10 @@ def phase(path, n):
 
 
 def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 50000
+    args = sys.argv[1:]
+    kv = "--kv" in args
+    args = [a for a in args if a != "--kv"]
+    n = int(args[0]) if args else 50000
     warnings.simplefilter("error")  # a failed write must not pass unnoticed here
     tmp = tempfile.mkdtemp(prefix="runmon-bench-py.")
     try:
@@ -85,13 +92,23 @@ def main():
     finally:
         shutil.rmtree(tmp)
     floor = results[0][1]
+    failures = runmon.stats()["write_failures"]
+    if kv:
+        keys = ("bare_lines_per_s", "bare_flock_lines_per_s", "event_lines_per_s",
+                "phase_lines_per_s")
+        print("python_version=%s" % sys.version.split()[0])
+        for key, (_, rate) in zip(keys, results):
+            print("%s=%.0f" % (key, rate))
+        print("phase_per_s=%.0f" % (results[3][1] / 2))
+        print("write_failures=%d" % failures)
+        return 1 if failures else 0
     print("python %s, %d lines per case, %s" % (sys.version.split()[0], n, tmp.rsplit("/", 1)[0]))
     print("%-20s %14s %10s %13s" % ("case", "lines/s", "us/line", "time vs bare"))
     for name, rate in results:
         print("%-20s %14.0f %10.2f %12.2fx" % (name, rate, 1e6 / rate, floor / rate))
     print("runmon.phase: %.0f phases/s (enter + exit)" % (results[3][1] / 2))
-    if runmon.stats()["write_failures"]:
-        print("write failures: %d" % runmon.stats()["write_failures"])
+    if failures:
+        print("write failures: %d" % failures)
         return 1
     return 0
 

@@ -61,33 +61,48 @@ if want procfs; then
 fi
 
 # ---- Recorder cost --------------------------------------------------------------------------
+# record_cost TAG SECS [runmon record OPTIONS... [-- COMMAND]]: records 8 fake GPUs at 0.1 s
+# for SECS s into $B/TAG (extra environment for the fake in the array REC_ENV) and sets own
+# (runmon's CPU ns, its children excluded), hwm (its peak RSS, KiB), kids (CPU ns of its
+# nvidia-smi children, the one-shot inventory excluded), pmon_ns (of those, pmon's) and sess
+# (the session folder). CPU time is read from schedstat, summed over threads (jiffies are
+# too coarse here), just before runmon is stopped with SIGINT.
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
+pct() { awk -v t="$1" -v s="$2" 'BEGIN { printf "%.3f", t / 1e9 / s * 100 }'; } # NS SECS
+mib() { printf '%d.%d' $(($1 / 1024)) $((($1 % 1024) * 10 / 1024)); }           # KiB
+REC_ENV=()
+record_cost() {
+    local tag=$1 secs=$2; shift 2
+    local st=$B/$tag-state pid kind c
+    mkdir -p "$st"
+    env PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR="$st" \
+        FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" "${REC_ENV[@]}" \
+        "$BUILD/runmon" record -q -o "$B/$tag" -i 0.1 "$@" &
+    local rpid=$!
+    sleep "$secs"
+    own=$(cpu_ns "$rpid")
+    hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$rpid/status")
+    kids=0 pmon_ns=0
+    while read -r pid kind; do
+        [ "$kind" = inventory ] && continue
+        c=$(cpu_ns "$pid")
+        kids=$((kids + c))
+        [ "$kind" = pmon ] && pmon_ns=$((pmon_ns + c))
+    done <"$st/pids"
+    kill -INT "$rpid"; wait "$rpid" || true
+    sess=$(ls -d "$B/$tag"/*/ | head -n 1)
+}
+
 # runmon's own CPU time and peak RSS (its children excluded) while recording 8 fake GPUs at
 # 0.1 s, against the cost of the nvidia-smi children it supervises, measured in the same run.
 if want record; then
     SECS=${BENCH_RECORD_SECONDS:-60}
     section "Recorder: 8 fake GPUs at 0.1 s for $SECS s"
-    st=$B/record-state; mkdir -p "$st"
-    # CPU time in ns from schedstat, summed over threads (jiffies are too coarse here).
-    cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
-    PATH=$BUILD/fakebin:$PATH FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR=$st \
-        FAKE_SMI_CAPTURES=$(pwd)/fixtures/captures \
-        "$BUILD/runmon" record -q -o "$B/record" -i 0.1 ${BENCH_RECORD_ARGS:-} &
-    rpid=$!
-    sleep "$SECS"
-    own=$(cpu_ns "$rpid")
-    hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$rpid/status")
-    kids=0
-    while read -r pid kind; do
-        [ "$kind" = inventory ] && continue
-        kids=$((kids + $(cpu_ns "$pid")))
-    done <"$st/pids"
-    kill -INT "$rpid"; wait "$rpid" || true
-    s=$(ls -d "$B"/record/*/ | head -n 1)
-    own_pct=$(awk -v t="$own" -v s="$SECS" 'BEGIN { printf "%.3f", t / 1e9 / s * 100 }')
-    kid_pct=$(awk -v t="$kids" -v s="$SECS" 'BEGIN { printf "%.3f", t / 1e9 / s * 100 }')
-    figure "runmon itself: CPU" "$own_pct" "% of one core"
-    figure "runmon itself: peak RSS" "$((hwm / 1024)).$(((hwm % 1024) * 10 / 1024))" "MiB"
-    figure "baseline: its nvidia-smi children: CPU" "$kid_pct" "% of one core"
+    record_cost record "$SECS" ${BENCH_RECORD_ARGS:-}
+    s=$sess
+    figure "runmon itself: CPU" "$(pct "$own" "$SECS")" "% of one core"
+    figure "runmon itself: peak RSS" "$(mib "$hwm")" "MiB"
+    figure "baseline: its nvidia-smi children: CPU" "$(pct "$kids" "$SECS")" "% of one core"
     [ "$kids" -gt 0 ] && ratio "runmon / children CPU" "$own" "$kids"
     figure "gpu.csv rows written" "$(($(wc -l <"$s/gpu.csv") - 1))" "rows"
     figure "CPU sampler: worst lateness (session.json)" "$(jq .cpu_sampler.max_lateness_ms "$s/session.json")" "ms"
@@ -104,6 +119,71 @@ if want record; then
             printf "  %-44s %12.2f %s\n", "schedule error, worst in first minute", first * 1000, "ms"
             printf "  %-44s %12.2f %s\n", "schedule error, worst in last minute", last * 1000, "ms"
         }' "$s/cpu.csv"
+fi
+
+# ---- Recorder: the per-process collector ----------------------------------------------------
+# The same recording twice, one after the other: 8 fake GPUs at 0.1 s with a workload of
+# BENCH_APPS_PER_GPU `sleep` processes per GPU (bench/apps_workload.sh, named to the fake's
+# pmon through FAKE_SMI_APPS), once with --no-apps and once with the apps collector on.
+# runmon asks pmon for -d 1 at -i 0.1 (pmon takes whole seconds); BENCH_APPS_PMON_MS=100
+# makes the fake's pmon sample every 0.1 s instead, as a stress case.
+if want record-apps; then
+    ASECS=${BENCH_APPS_SECONDS:-25}
+    per=${BENCH_APPS_PER_GPU:-2}
+    section "record: cost of the per-process collector (8 GPUs x $per processes, -i 0.1, pmon every ${BENCH_APPS_PMON_MS:-1000} ms, $ASECS s per run)"
+    echo "  (the two runs follow each other; on a shared machine the figures vary from run to run)"
+    apps=$B/apps.txt
+    wl=(-- bash "$(pwd)/bench/apps_workload.sh" "$apps" 8 "$per")
+    REC_ENV=(FAKE_SMI_APPS="$apps" ${BENCH_APPS_PMON_MS:+FAKE_SMI_PMON_MS=$BENCH_APPS_PMON_MS})
+    record_cost apps-off "$ASECS" --no-apps "${wl[@]}"
+    off_own=$own off_hwm=$hwm off_kids=$kids
+    [ ! -e "$sess/apps.csv" ] || { echo "bench: --no-apps wrote apps.csv" >&2; exit 1; }
+    rm -f "$apps"
+    record_cost apps-on "$ASECS" "${wl[@]}"
+    REC_ENV=()
+    figure "apps off: runmon itself: CPU" "$(pct "$off_own" "$ASECS")" "% of one core"
+    figure "apps off: runmon itself: peak RSS" "$(mib "$off_hwm")" "MiB"
+    figure "apps off: nvidia-smi children: CPU" "$(pct "$off_kids" "$ASECS")" "% of one core"
+    figure "apps on:  runmon itself: CPU" "$(pct "$own" "$ASECS")" "% of one core"
+    figure "apps on:  runmon itself: peak RSS" "$(mib "$hwm")" "MiB"
+    figure "apps on:  nvidia-smi children: CPU" "$(pct "$kids" "$ASECS")" "% of one core"
+    figure "apps on:  of which pmon" "$(pct "$pmon_ns" "$ASECS")" "% of one core"
+    ratio "runmon CPU, apps on / apps off" "$own" "$off_own"
+    ratio "runmon peak RSS, apps on / apps off" "$hwm" "$off_hwm"
+    ratio "apps off: runmon / children CPU" "$off_own" "$off_kids"
+    ratio "apps on:  runmon / children CPU" "$own" "$kids"
+    # Sanity: apps.csv rows per second between its first and last sample (the last sample's
+    # rows left out; idle rows of GPUs without processes counted), and the share of process
+    # rows that runmon placed in the workload's process tree (all should be).
+    read -r rows_s in_wl rows < <(awk -F, 'NR > 1 {
+            split(substr($1, 12, 12), t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]
+            if (n == 0) first = s
+            if (s != last) lastn = 0
+            last = s; lastn++; n++; if ($4 != "") { p++; if ($8 == "1") w++ }
+        } END { printf "%.1f %.1f %d\n", (last > first ? (n - lastn) / (last - first) : 0),
+                p ? 100 * w / p : 0, n }' "$sess/apps.csv")
+    figure "apps.csv rows written ($rows rows)" "$rows_s" "rows/s"
+    figure "  expected: 8 x $per processes per pmon sample" \
+        "$(awk -v p="$per" -v ms="${BENCH_APPS_PMON_MS:-1000}" 'BEGIN { printf "%.1f", 8 * p * 1000 / ms }')" "rows/s"
+    figure "apps.csv process rows with in_workload=1" "$in_wl" "%"
+fi
+
+# ---- Python module --------------------------------------------------------------------------
+if want python; then
+    N=${BENCH_PYTHON_LINES:-50000}
+    section "python: runmon.phase and runmon.event ($N lines per case)"
+    eval "$(PYTHONPATH=python python3 bench/bench_python.py --kv "$N")"
+    echo "  (python $python_version; each case appends to its own O_APPEND file; shared machine: figures vary)"
+    figure "runmon.event(\"step\", i=i)" "$event_lines_per_s" "lines/s"
+    figure "with runmon.phase(\"step\"): pass (2 lines)" "$phase_lines_per_s" "lines/s"
+    figure "  the same as phases (enter + exit)" "$phase_per_s" "phases/s"
+    figure "baseline: bare os.write under flock" "$bare_flock_lines_per_s" "lines/s"
+    figure "floor: bare os.write of a prebuilt line" "$bare_lines_per_s" "lines/s"
+    ratio "runmon.event / os.write + flock" "$event_lines_per_s" "$bare_flock_lines_per_s"
+    ratio "runmon.phase / os.write + flock" "$phase_lines_per_s" "$bare_flock_lines_per_s"
+    ratio "runmon.event / bare os.write" "$event_lines_per_s" "$bare_lines_per_s"
+    ratio "runmon.phase / bare os.write" "$phase_lines_per_s" "$bare_lines_per_s"
+    [ "$write_failures" -eq 0 ] || { echo "bench: python write failures: $write_failures" >&2; exit 1; }
 fi
 
 # ---- Summary --------------------------------------------------------------------------------
