@@ -96,21 +96,24 @@ int rm_pid_in_tree(int proc_fd, pid_t pid, pid_t root, const char *name, size_t 
     return 0;
 }
 
-/* 1, 0 or -1 (unknown) for one pmon process, remembering settled answers: a pid's start time
- * tells a reused pid from the process we answered for. */
+/* 1, 0 or -1 (unknown) for one pmon process. Settled answers are remembered by pid and start
+ * time (which tells a reused pid from the process we answered for), so a known process costs
+ * one read of its own stat file, not a walk up its ancestors. */
 static int in_workload(struct rm_apps_ctx *a, pid_t pid, const char *name, size_t name_len)
 {
-    pid_t root = (pid_t)atomic_load(a->port->workload_pid);
-    uint64_t start = 0;
-    int r = rm_pid_in_tree(a->proc_fd, pid, root, name, name_len, &start);
-    if (r < 0) return -1;
+    struct rm_pid_stat st;
+    char comm[64];
+    if (a->proc_fd < 0 || pid <= 0 || read_pid_stat(a->proc_fd, pid, &st, comm, sizeof comm) < 0 ||
+        (name_len && !same_name(comm, name, name_len)))
+        return -1;
     for (int i = 0; i < a->ncache; i++)
-        if (a->cache[i].pid == pid && a->cache[i].starttime == start) {
-            if (r == 1) a->cache[i].in_workload = 1;
+        if (a->cache[i].pid == pid && a->cache[i].starttime == st.starttime)
             return a->cache[i].in_workload; /* once in the workload, always: it may be orphaned */
-        }
+    pid_t root = (pid_t)atomic_load(a->port->workload_pid);
+    int r = rm_pid_in_tree(a->proc_fd, pid, root, NULL, 0, NULL);
+    if (r < 0) return -1;
     int slot = a->ncache < RM_APPS_CACHE ? a->ncache++ : a->next_evict++ % RM_APPS_CACHE;
-    a->cache[slot] = (struct rm_apps_pid){pid, start, r};
+    a->cache[slot] = (struct rm_apps_pid){pid, st.starttime, r};
     return r;
 }
 
