@@ -15,11 +15,16 @@ for src in tests/unit/test_*.c; do
     else echo "FAIL valgrind $name (see $out/$name.log)"; fail=1; fi
 done
 T=$(mktemp -d)
+# The per-process collector sees this script's shell (not in the workload) on GPU 0.
+echo "0 $$ C 100 5 5 bash" >"$T.apps"
 if PATH=$BUILD/fakebin:$PATH FAKE_SMI_GPUS=2 FAKE_SMI_CAPTURES=$(pwd)/fixtures/captures \
+    FAKE_SMI_APPS="$T.apps" FAKE_SMI_PMON_MS=200 \
     $V "$BUILD/runmon" record -q -o "$T" -i 0.2 -- sleep 2 >"$out/record.log" 2>&1; then
     echo "ok   valgrind runmon record"
 else echo "FAIL valgrind runmon record (see $out/record.log)"; fail=1; fi
 $V "$BUILD/runmon" summary --format json "$T" >/dev/null 2>"$out/summary.log" && echo "ok   valgrind runmon summary" || { echo "FAIL valgrind runmon summary"; fail=1; }
 $V "$BUILD/runmon" report "$T" >/dev/null 2>"$out/report.log" && echo "ok   valgrind runmon report" || { echo "FAIL valgrind runmon report"; fail=1; }
-rm -rf "$T"
+$V "$BUILD/runmon" summary --format text fixtures/sessions/h100-torch-phases >/dev/null 2>"$out/summary-apps.log" &&
+    echo "ok   valgrind runmon summary (apps.csv, framework peaks)" || { echo "FAIL valgrind runmon summary (apps)"; fail=1; }
+rm -rf "$T" "$T.apps"
 exit $fail

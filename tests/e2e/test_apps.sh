@@ -24,7 +24,7 @@ echo "0 $FOREIGN C 2000 - - sleep" >"$APPS"
 cat >"$T/work.sh" <<'SH'
 sleep 0.8
 echo "0 $$ C 1000 50 5 bash" >>"$FAKE_SMI_APPS"
-echo "0 4194000 C 300 - - python3" >>"$FAKE_SMI_APPS"
+echo "0 9999999 C 300 - - python3" >>"$FAKE_SMI_APPS"
 "$RUNMON" phase train -- sleep 2
 grep -v " $$ " "$FAKE_SMI_APPS" >"$FAKE_SMI_APPS.new"; mv "$FAKE_SMI_APPS.new" "$FAKE_SMI_APPS"
 "$RUNMON" phase cooldown -- sleep 1
@@ -49,7 +49,7 @@ expect_eq "apps.csv: the workload's rows are in_workload 1" "1" \
 expect_eq "apps.csv: the foreign rows are in_workload 0" "0" \
     "$(awk -F, -v p="$FOREIGN" '$4 == p { print $8 }' "$s/apps.csv" | sort -u | paste -sd' ')"
 expect_eq "apps.csv: a pid of another namespace is unknown (empty)" "" \
-    "$(awk -F, '$4 == 4194000 { print $8 }' "$s/apps.csv" | sort -u | paste -sd' ')"
+    "$(awk -F, '$4 == 9999999 { print $8 }' "$s/apps.csv" | sort -u | paste -sd' ')"
 check "apps.csv: GPU 1 has idle rows (no pid)" \
     test "$(awk -F, '$2 == 1 && $4 == ""' "$s/apps.csv" | wc -l)" -gt 3
 expect_eq "apps.csv: uuid from the inventory" \
@@ -71,7 +71,7 @@ expect_eq "idle GPU 1: workload 0, other 0 (seen, empty)" "0 0" \
     "$(jq -r '.gpus[1] | "\(.workload_vram_mb.peak) \(.other_vram_mb.peak)"' "$sj")"
 expect_eq "top level workload_peak_vram_mb" 1000 "$(jq '.workload_peak_vram_mb' "$sj")"
 expect_eq "processes of GPU 0: pid, workload flag, peak" \
-    "$FOREIGN:false:2000 $wl_pid:true:1000 4194000:null:300" \
+    "$FOREIGN:false:2000 $wl_pid:true:1000 9999999:null:300" \
     "$(jq -r '[.gpus[0].processes[] | "\(.pid):\(.in_workload):\(.peak_mb)"] | sort_by(.) | join(" ")' "$sj" |
         tr ' ' '\n' | sort -t: -k3,3nr | paste -sd' ')"
 expect_eq "collector apps healthy" healthy "$(jq -r '.collectors.apps.health' "$sj")"

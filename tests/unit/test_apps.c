@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "monitor/apps_collector.h"
 #include "summary/apps.h"
@@ -179,6 +180,116 @@ static void pid_in_tree(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* ---- the live parser: pmon layouts seen across drivers ---------------------------------- */
+
+static void noop_event(void *owner, const char *name, json_t *data)
+{
+    (void)owner, (void)name;
+    json_decref(data);
+}
+static void noop_health(void *owner, int c, enum rm_health h, const char *e, int n)
+{
+    (void)owner, (void)c, (void)h, (void)e, (void)n;
+}
+
+/* Feeds lines to a fresh apps collector and returns apps.csv's rows (header dropped). */
+static char *collect(const char *const *lines, size_t n, pid_t workload)
+{
+    static char dir[] = "/tmp/runmon-appsc-XXXXXX";
+    strcpy(dir, "/tmp/runmon-appsc-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    static struct rm_session sess;
+    memset(&sess, 0, sizeof sess);
+    snprintf(sess.dir, sizeof sess.dir, "%s", dir);
+    sess.ngpus = 2;
+    sess.gpus[0] = (struct rm_gpu_info){.index = 0, .uuid = "GPU-zero"};
+    sess.gpus[1] = (struct rm_gpu_info){.index = 1, .uuid = "GPU-one"};
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct rm_latest latest;
+    static atomic_int stop, wpid;
+    atomic_store(&wpid, workload);
+    struct rm_port port = {.event = noop_event,
+                           .set_health = noop_health,
+                           .lock = &lock,
+                           .sess = &sess,
+                           .latest = &latest,
+                           .stop = &stop,
+                           .workload_pid = &wpid,
+                           .interval_s = 1};
+    struct rm_apps_ctx a;
+    assert_int_equal(rm_apps_ctx_init(&a, &port, "/proc"), 0);
+    for (size_t i = 0; i < n; i++) {
+        char line[512];
+        snprintf(line, sizeof line, "%s", lines[i]);
+        rm_apps_on_line(&a, line, strlen(line), 1795000000000000000LL + (int64_t)i);
+    }
+    rm_apps_on_flush(&a);
+    rm_apps_ctx_fini(&a);
+    char path[600], *out = calloc(1, 8192);
+    snprintf(path, sizeof path, "%s/apps.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char row[1024];
+    assert_non_null(fgets(row, sizeof row, f)); /* the header */
+    while (fgets(row, sizeof row, f)) {
+        char *comma = strchr(row, ','); /* drop ts: it is the receipt time */
+        strncat(out, comma ? comma + 1 : row, 8191 - strlen(out));
+    }
+    fclose(f);
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    assert_int_equal(system(path), 0);
+    return out;
+}
+
+static void pmon_layouts(void **state)
+{
+    (void)state;
+    char self[32];
+    snprintf(self, sizeof self, "%d", (int)getpid());
+    char row_self[256], row_other[256];
+    /* An old driver: no fb, no jpg/ofa; this process is the workload (its own pid). */
+    snprintf(row_self, sizeof row_self, "    0 %7s     C    45     3     -     -   test_apps",
+             self);
+    const char *old[] = {"# gpu        pid  type    sm   mem   enc   dec   command",
+                         "# Idx          #   C/G     %     %     %     %   name", row_self,
+                         "    1          -     -     -     -     -     -   -"};
+    char *out = collect(old, 4, getpid());
+    char want[512];
+    snprintf(want, sizeof want, "0,GPU-zero,%s,test_apps,,45,1\n1,GPU-one,,,,,\n", self);
+    assert_string_equal(out, want);
+    free(out);
+
+    /* fb ccpm after ofa (-s um), a name with spaces, 7-digit pids beyond Linux's PID_MAX_LIMIT (so
+     * never in this namespace: another one's, as in a container), a
+     * header repeated mid-sample (Windows drivers) and a row cut before its command. */
+    snprintf(
+        row_other, sizeof row_other,
+        "    0 9999999     G     -     -     -     -     -     -    512      0    chrome --type=g");
+    const char *win[] = {
+        "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa     fb   ccpm    "
+        "command",
+        "# Idx           #    C/G      %      %      %      %      %      %     MB     MB    name",
+        row_other,
+        "# gpu         pid   type     sm    mem    enc    dec    jpg    ofa     fb   ccpm    "
+        "command",
+        "    1     9999998     C     12      1      -      -      -      -    300      0",
+        "Unable to determine the device handle for GPU 0000:01:00.0: GPU is lost"};
+    out = collect(win, 6, getpid());
+    assert_string_equal(out, "0,GPU-zero,9999999,chrome --type=g,512,,\n"
+                             "1,GPU-one,9999998,,300,12,\n");
+    free(out);
+    /* MIG: every utilization is "-"; fb first (-s mu), -o DT columns in front. */
+    const char *mig[] = {"#Date        Time         gpu         pid   type     fb   ccpm     sm    "
+                         "mem    enc    dec    jpg    ofa    command",
+                         "#YYYYMMDD    HH:MM:SS     Idx           #    C/G     MB     MB      %    "
+                         "  %      %      %      %      %    name",
+                         " 20261123    04:35:37       0    9999997     C   1860      0      -      "
+                         "-      -      -      -      -    python3"};
+    out = collect(mig, 3, 0);
+    assert_string_equal(out, "0,GPU-zero,9999997,python3,1860,,\n");
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +297,7 @@ int main(void)
         cmocka_unit_test(bad_rows_are_skipped_not_guessed),
         cmocka_unit_test(merge_keeps_the_larger_peaks),
         cmocka_unit_test(pid_in_tree),
+        cmocka_unit_test(pmon_layouts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
