@@ -244,18 +244,23 @@ static char *collect(const char *const *lines, size_t n, pid_t workload)
 static void pmon_layouts(void **state)
 {
     (void)state;
-    char self[32];
+    char self[32], comm[32] = "";
     snprintf(self, sizeof self, "%d", (int)getpid());
+    /* Our own name as /proc has it (test_apps, or valgrind's under make valgrind). */
+    FILE *cf = fopen("/proc/self/comm", "r");
+    assert_non_null(cf);
+    assert_non_null(fgets(comm, sizeof comm, cf));
+    fclose(cf);
+    comm[strcspn(comm, "\n")] = '\0';
     char row_self[256], row_other[256];
     /* An old driver: no fb, no jpg/ofa; this process is the workload (its own pid). */
-    snprintf(row_self, sizeof row_self, "    0 %7s     C    45     3     -     -   test_apps",
-             self);
+    snprintf(row_self, sizeof row_self, "    0 %7s     C    45     3     -     -   %s", self, comm);
     const char *old[] = {"# gpu        pid  type    sm   mem   enc   dec   command",
                          "# Idx          #   C/G     %     %     %     %   name", row_self,
                          "    1          -     -     -     -     -     -   -"};
     char *out = collect(old, 4, getpid());
     char want[512];
-    snprintf(want, sizeof want, "0,GPU-zero,%s,test_apps,,45,1\n1,GPU-one,,,,,\n", self);
+    snprintf(want, sizeof want, "0,GPU-zero,%s,%s,,45,1\n1,GPU-one,,,,,\n", self, comm);
     assert_string_equal(out, want);
     free(out);
 
