@@ -10,6 +10,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int file_private;
+
+void rm_fileio_set_private(int on)
+{
+    file_private = on != 0;
+}
+
+int rm_fileio_private(void)
+{
+    return file_private;
+}
+
+mode_t rm_file_mode(void)
+{
+    return file_private ? 0600 : 0644;
+}
+
+mode_t rm_dir_mode(void)
+{
+    return file_private ? 0700 : 0755;
+}
+
 int rm_write_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
@@ -46,12 +68,21 @@ static int fsync_parent_dir(const char *path)
 
 int rm_write_file_atomic(const char *path, const void *data, size_t len)
 {
+    mode_t mode = rm_file_mode();
+    struct stat st;
+    if (!file_private && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) mode = st.st_mode & 0777;
+    return rm_write_file_atomic_mode(path, data, len, mode);
+}
+
+int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode)
+{
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    (void)unlink(tmp); /* a stale one from a dead process of the same pid: a fresh mode */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0) return -1;
     if (rm_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
         int e = errno;
@@ -81,10 +112,10 @@ int rm_mkdir_p(const char *path)
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST) return -1;
+        if (mkdir(buf, rm_dir_mode()) < 0 && errno != EEXIST) return -1;
         *p = '/';
     }
-    if (mkdir(buf, 0755) < 0 && errno != EEXIST) return -1;
+    if (mkdir(buf, rm_dir_mode()) < 0 && errno != EEXIST) return -1;
     struct stat st;
     if (stat(buf, &st) < 0) return -1;
     if (!S_ISDIR(st.st_mode)) {

@@ -5,15 +5,28 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* The modes runmon creates its files and folders with (the umask still applies): 0644 and
+ * 0755 by default, 0600 and 0700 once rm_fileio_set_private(1) was called (runmon record
+ * --private; call it before any thread starts). */
+void rm_fileio_set_private(int on);
+int rm_fileio_private(void);
+mode_t rm_file_mode(void);
+mode_t rm_dir_mode(void);
+
 /* Replaces path with data: temp file in the same directory, fsync, rename, fsync of the
  * directory (redis rdb.c order), so a reader or a power cut sees the old or the new file,
- * never a mix. Returns 0, or -1 with errno set (the temp file is removed). */
+ * never a mix. The new file gets 0600 when private, else the mode bits of the file it
+ * replaces (a private manifest stays private), else rm_file_mode(). The temp file is never
+ * opened through a symbolic link. Returns 0, or -1 with errno set (the temp file is removed). */
 int rm_write_file_atomic(const char *path, const void *data, size_t len);
+
+/* The same with the new file's mode given (before the umask). */
+int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode);
 
 /* write() the whole buffer, resuming after EINTR and short writes. 0, or -1 with errno. */
 int rm_write_all(int fd, const void *data, size_t len);
 
-/* mkdir -p with mode 0755. 0, or -1 with errno. */
+/* mkdir -p with rm_dir_mode(). 0, or -1 with errno. */
 int rm_mkdir_p(const char *path);
 
 #endif

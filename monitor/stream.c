@@ -27,7 +27,7 @@ int rm_stream_open(struct rm_stream *s, const char *dir, int stream)
     }
     s->buf = malloc(RM_STREAM_BUFSZ);
     if (!s->buf) return -1;
-    s->fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    s->fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, rm_file_mode());
     if (s->fd < 0) {
         int e = errno;
         free(s->buf);
@@ -317,7 +317,7 @@ int rm_stream_seal(struct rm_stream *s)
         s->next_segment++;
     }
     if (rename(s->path, sealed) < 0) return -1;
-    int fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, rm_file_mode());
     if (fd < 0) {
         int e = errno;
         (void)!rename(sealed, s->path);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/rm_time.h"
 #include "runlog/kvargs.h"
 
@@ -380,7 +381,7 @@ rm_runlog *rm_runlog_open(const char *path)
         errno = ENOMEM;
         return NULL;
     }
-    log->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    log->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, rm_file_mode());
     if (log->fd < 0) {
         int e = errno;
         rm_runlog_seterr("cannot open run log %s: %s", path, strerror(e));
