@@ -17,6 +17,7 @@
 #include "base/rm_time.h"
 #include "model/streams.h"
 #include "monitor/stream.h"
+#include "sink/names.h"
 #include "summary/summary.h"
 
 json_t *rm_manifest_segment_entry(const char *sid, const char *file, int stream_ix, int sealed,
@@ -48,9 +49,12 @@ json_t *rm_manifest_new(void)
     return m;
 }
 
-int rm_manifest_load(const char *sink_dir, json_t **out, char *err, size_t errsz)
+/* rm_manifest_load, and how many entries the confinement rule dropped (sink/names.h). */
+static int load_confined(const char *sink_dir, json_t **out, int *dropped, char *err,
+                         size_t errsz)
 {
     *out = NULL;
+    *dropped = 0;
     char path[2 * PATH_MAX + 512];
     snprintf(path, sizeof path, "%s/manifest.json", sink_dir);
     if (access(path, F_OK) != 0) return 1;
@@ -69,8 +73,15 @@ int rm_manifest_load(const char *sink_dir, json_t **out, char *err, size_t errsz
     }
     if (!json_is_object(json_object_get(m, "counters")))
         json_object_set_new(m, "counters", json_object());
+    *dropped = rm_manifest_confine(m, sink_dir);
     *out = m;
     return 0;
+}
+
+int rm_manifest_load(const char *sink_dir, json_t **out, char *err, size_t errsz)
+{
+    int dropped;
+    return load_confined(sink_dir, out, &dropped, err, errsz);
 }
 
 int rm_manifest_save(const char *sink_dir, json_t *m)
@@ -109,7 +120,7 @@ int rm_manifest_lock(const char *sink_dir)
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, rm_file_mode());
     if (fd < 0) return -1;
     while (flock(fd, LOCK_EX) < 0) {
         if (errno != EINTR) {
@@ -318,7 +329,7 @@ static json_t *segment_from_disk(const char *sdir, const char *sid, const char *
     char path[2 * PATH_MAX + 512];
     snprintf(path, sizeof path, "%s/%s", sdir, name);
     struct stat st;
-    if (stat(path, &st) != 0) return NULL;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL; /* no link is adopted */
     char err[512];
     json_t *agg =
         rm_summary_segment_from_file(rm_stream_defs[k].kind, path, interval_s, err, sizeof err);
@@ -380,11 +391,16 @@ static char **list_sessions(const char *sink_dir, size_t *n)
     size_t cap = 0;
     struct dirent *de;
     while ((de = readdir(dp))) {
-        if (de->d_name[0] == '.' || !strcmp(de->d_name, "latest")) continue;
+        if (!strcmp(de->d_name, "latest") || !rm_valid_session_id(de->d_name)) continue;
         char path[2 * PATH_MAX + 512];
         snprintf(path, sizeof path, "%s/%s/session.json", sink_dir, de->d_name);
         struct stat st;
         if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        char why[PATH_MAX + 512];
+        if (!rm_sink_session_ok(sink_dir, de->d_name, why, sizeof why)) {
+            fprintf(stderr, "runmon: %s, ignored\n", why);
+            continue;
+        }
         if (*n == cap) {
             cap = cap ? cap * 2 : 16;
             char **nv = realloc(v, cap * sizeof *v);
@@ -454,7 +470,7 @@ static void mark_interrupted(const char *sink_dir, json_t *m, json_t *e)
         json_t *seg = rm_manifest_find_segment(m, sid, file);
         char path[2 * PATH_MAX + 512];
         snprintf(path, sizeof path, "%s/%s", sdir, file);
-        int fd = open(path, O_RDWR | O_CLOEXEC);
+        int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) continue;
         rm_file_trim_torn(fd);
         struct stat st;
@@ -554,8 +570,9 @@ int rm_sink_open_manifest(const char *sink_dir, int force_rebuild, json_t **out,
     int lk = rm_manifest_lock(sink_dir); /* -1 on a read-only sink: go on without */
     json_t *m = NULL;
     char why[1024] = "";
-    int lr = rm_manifest_load(sink_dir, &m, why, sizeof why);
-    int changed = 0;
+    int dropped = 0;
+    int lr = load_confined(sink_dir, &m, &dropped, why, sizeof why);
+    int changed = dropped; /* entries that left the sink are not kept */
     if (lr != 0 || force_rebuild) {
         if (lr < 0) fprintf(stderr, "runmon: %s: rebuilding it from the session folders\n", why);
         json_t *nm = rm_manifest_rebuild(sink_dir, m);

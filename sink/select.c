@@ -14,6 +14,7 @@
 
 #include "base/json.h"
 #include "sink/manifest.h"
+#include "sink/names.h"
 
 int rm_sink_is_sink_dir(const char *dir)
 {
@@ -27,9 +28,10 @@ int rm_sink_is_sink_dir(const char *dir)
     int found = 0;
     struct dirent *de;
     while (!found && (de = readdir(dp))) {
-        if (de->d_name[0] == '.') continue;
+        char why[PATH_MAX + 512];
+        if (!rm_valid_session_id(de->d_name) || !strcmp(de->d_name, "latest")) continue;
         snprintf(path, sizeof path, "%s/%s/session.json", dir, de->d_name);
-        found = access(path, F_OK) == 0;
+        found = access(path, F_OK) == 0 && rm_sink_session_ok(dir, de->d_name, why, sizeof why);
     }
     closedir(dp);
     return found;
@@ -38,7 +40,23 @@ int rm_sink_is_sink_dir(const char *dir)
 int rm_sink_pick_session(const json_t *m, const char *sink_dir, const char *want_id, char *id,
                          size_t idcap, char *err, size_t errsz)
 {
+    char why[PATH_MAX + 512], latest[RM_SESSION_ID_MAX + 1];
+    if (want_id && !strcmp(want_id, "latest")) { /* --session latest: where the link points */
+        if (!rm_sink_read_latest(sink_dir, latest, sizeof latest)) {
+            snprintf(err, errsz, "%s/latest: not a link to a session of the sink", sink_dir);
+            return 2;
+        }
+        want_id = latest;
+    }
     if (want_id) {
+        if (!rm_valid_session_id(want_id)) {
+            snprintf(err, errsz, "--session %s: not a session id", want_id);
+            return 2;
+        }
+        if (!rm_sink_session_ok(sink_dir, want_id, why, sizeof why)) {
+            snprintf(err, errsz, "%s, refused", why);
+            return 2;
+        }
         char path[2 * PATH_MAX + 512];
         snprintf(path, sizeof path, "%s/%s/session.json", sink_dir, want_id);
         if (rm_manifest_find_session(m, want_id) || access(path, F_OK) == 0) {
@@ -57,6 +75,8 @@ int rm_sink_pick_session(const json_t *m, const char *sink_dir, const char *want
         {
             int completed = !strcmp(rm_jget_str(e, "status"), "completed");
             if (pass == 0 ? !completed : completed) continue;
+            if (!rm_sink_session_ok(sink_dir, rm_jget_str(e, "session_id"), why, sizeof why))
+                continue;
             if (!best ||
                 strcmp(rm_jget_str(e, "started_at"), rm_jget_str(best, "started_at")) > 0 ||
                 (!strcmp(rm_jget_str(e, "started_at"), rm_jget_str(best, "started_at")) &&
@@ -132,9 +152,21 @@ int rm_select_session(const char *who, const char *path, const char *id, char *o
         }
         return rc;
     }
+    char why[PATH_MAX + 512], latest[RM_SESSION_ID_MAX + 1];
+    if (id && !strcmp(id, "latest")) { /* --session latest: where the link points */
+        if (!rm_sink_read_latest(path, latest, sizeof latest)) {
+            snprintf(err, errsz, "%s/latest: not a link to a session there", path);
+            return 2;
+        }
+        id = latest;
+    }
     if (id) {
-        if (!*id || strchr(id, '/') || !strcmp(id, ".") || !strcmp(id, "..")) {
+        if (!rm_valid_session_id(id)) {
             snprintf(err, errsz, "--session %s: not a session id", id);
+            return 2;
+        }
+        if (!rm_sink_session_ok(path, id, why, sizeof why)) {
+            snprintf(err, errsz, "%s, refused", why);
             return 2;
         }
         if ((size_t)snprintf(out, outsz, "%s/%s", path, id) >= outsz) {
@@ -151,7 +183,10 @@ int rm_select_session(const char *who, const char *path, const char *id, char *o
         snprintf(out, outsz, "%s", path);
         return 0;
     }
-    if ((size_t)snprintf(out, outsz, "%s/latest", path) < outsz && stat(out, &st) == 0 &&
+    /* PATH/latest: only a link to a session id of PATH (never a path out of it). */
+    if (rm_sink_read_latest(path, latest, sizeof latest) &&
+        rm_sink_session_ok(path, latest, why, sizeof why) &&
+        (size_t)snprintf(out, outsz, "%s/%s", path, latest) < outsz && stat(out, &st) == 0 &&
         S_ISDIR(st.st_mode) && is_session_dir(out))
         return 0;
     /* No latest link: the newest session by id (ids sort by start time). */
@@ -161,7 +196,9 @@ int rm_select_session(const char *who, const char *path, const char *id, char *o
         struct dirent *e;
         while ((e = readdir(dp))) {
             char sub[4096];
-            if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof best) continue;
+            if (!rm_valid_session_id(e->d_name) || strlen(e->d_name) >= sizeof best ||
+                !rm_sink_session_ok(path, e->d_name, why, sizeof why))
+                continue;
             if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >= sizeof sub) continue;
             if (strcmp(e->d_name, best) > 0 && has_file(sub, "session.json"))
                 snprintf(best, sizeof best, "%s", e->d_name);

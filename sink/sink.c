@@ -19,6 +19,7 @@
 #include "model/streams.h"
 #include "monitor/port.h"
 #include "sink/manifest.h"
+#include "sink/names.h"
 #include "sink/session.h"
 
 #define MAX_SLOTS 8
@@ -202,12 +203,12 @@ static int update_manifest(struct rm_sink *k, struct slot *snap, int nsnap)
     rm_manifest_plan_prune(m, k->ret_files, k->ret_bytes, chosen);
     json_array_foreach(chosen, i, e)
     {
-        char path[2 * PATH_MAX + 512];
-        snprintf(path, sizeof path, "%s/%s/%s", k->dir,
-                 json_string_value(json_object_get(e, "session_id")),
-                 json_string_value(json_object_get(e, "file")));
-        if (unlink(path) != 0 && errno != ENOENT)
-            fprintf(stderr, "runmon record: cannot prune %s: %s\n", path, strerror(errno));
+        /* Confined: both names are checked again and the file is unlinked relative to its
+         * session folder, never through a link (sink/names.h). */
+        const char *esid = rm_jget_str(e, "session_id"), *file = rm_jget_str(e, "file");
+        if (rm_sink_unlink_segment(k->dir, esid, file) != 0)
+            fprintf(stderr, "runmon record: cannot prune %s/%s/%s: %s\n", k->dir, esid, file,
+                    strerror(errno));
     }
     json_decref(chosen);
     int rc = rm_manifest_save(k->dir, m);

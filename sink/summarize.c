@@ -62,6 +62,13 @@ static int cmp_seg_file(const void *a, const void *b)
                   rm_jget_str(*(json_t *const *)b, "file"));
 }
 
+/* A segment file on disk, never through a symbolic link. */
+static int regular_file(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
 /* Counts of where a sink summary's data came from (summary.json's "sink" section). */
 struct sources {
     json_int_t from_manifest, from_files, pruned, pruned_rows;
@@ -89,7 +96,7 @@ static void add_listed(struct rm_summary *s, const json_t *m, const char *id, co
     for (i = 0; i < n; i++) {
         e = list[i];
         snprintf(path, sizeof path, "%s/%s", sdir, rm_jget_str(e, "file"));
-        int on_disk = access(path, R_OK) == 0;
+        int on_disk = regular_file(path);
         json_t *agg = json_object_get(e, "aggregate");
         if (json_is_true(json_object_get(e, "pruned"))) {
             src->pruned++;
@@ -125,7 +132,7 @@ static void add_unlisted(struct rm_summary *s, const json_t *m, const char *id, 
             (sealed && rm_manifest_find_segment(m, id, names[i])))
             continue;
         snprintf(path, sizeof path, "%s/%s", sdir, names[i]);
-        if (has_rows(path)) {
+        if (regular_file(path) && has_rows(path)) {
             rm_summary_add_file(s, rm_stream_defs[k].kind, path);
             src->from_files++;
         }
