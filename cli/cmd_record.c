@@ -52,6 +52,13 @@ static void usage(FILE *out)
         "                            512; 0: no limit)\n"
         "      --telemetry-sink-dir, --telemetry-flush-seconds, --telemetry-rollover-mb,\n"
         "      --telemetry-retention-files, --telemetry-retention-total-mb: the same\n"
+        "      --private             files only the user can read: 0600 files, 0700 folders\n"
+        "                            (the session folder and everything runmon writes in it,\n"
+        "                            manifest.json, .manifest.lock, and the sink directory\n"
+        "                            when runmon creates it). Default: the umask decides,\n"
+        "                            0644 and 0755 under umask 022; a file runmon replaces\n"
+        "                            keeps its mode. --prom-textfile stays 0644 (read by\n"
+        "                            node_exporter)\n"
         "  -q, --quiet               print no summary and no notes\n"
         "  -h, --help                this text\n"
         "\n"
@@ -89,7 +96,8 @@ enum {
     OPT_FLUSH_S,
     OPT_ROLLOVER,
     OPT_RET_FILES,
-    OPT_RET_TOTAL
+    OPT_RET_TOTAL,
+    OPT_PRIVATE
 };
 enum { OPT_PROM = 300 }; /* --prom-textfile */
 static const struct option longopts[] = {
@@ -114,6 +122,7 @@ static const struct option longopts[] = {
     {"telemetry-retention-files", required_argument, 0, OPT_RET_FILES},
     {"retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
     {"telemetry-retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
+    {"private", no_argument, 0, OPT_PRIVATE},
     {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
@@ -195,6 +204,9 @@ static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
     case OPT_RET_TOTAL:
         if (parse_seconds("--retention-total-mb", optarg, 0, 1e9, &o->retention_total_mb) < 0)
             return -1;
+        break;
+    case OPT_PRIVATE:
+        o->private_files = 1;
         break;
     case 'q':
         o->quiet = 1;

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/fileio.h"
 #include "report/report.h"
@@ -86,11 +87,17 @@ int rm_cmd_report(int argc, char **argv)
         fprintf(stderr, "runmon report: %s\n", err[0] ? err : "failed");
         return rc;
     }
+    /* In the session folder: the folder's own mode bits, so a private session stays so. */
+    mode_t mode = 0644;
+    struct stat st;
+    int in_session = !outfile;
     if (!outfile) {
         snprintf(def, sizeof def, "%s/report.html", dir);
         outfile = def;
+        if (stat(dir, &st) == 0) mode = st.st_mode & 0666;
     }
-    if (rm_write_file_atomic(outfile, html, len)) {
+    if (in_session ? rm_write_file_atomic_mode(outfile, html, len, mode)
+                   : rm_write_file_atomic(outfile, html, len)) {
         fprintf(stderr, "runmon report: writing %s: %s\n", outfile, strerror(errno));
         free(html);
         return 1;

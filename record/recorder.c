@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -230,6 +231,11 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     }
     if (rm_mkdir_p(s->dir) < 0) {
         snprintf(err, errlen, "cannot create %s: %s", s->dir, strerror(errno));
+        return -1;
+    }
+    struct stat st; /* never write through a link planted at the session's name */
+    if (lstat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: the session folder is not a directory of the sink", s->dir);
         return -1;
     }
     s->status = "running";
@@ -481,6 +487,7 @@ int rm_record_run(const struct rm_record_opts *opts)
     pthread_mutex_init(&rec->lock, NULL);
     port_init(rec);
     json_object_seed(0); /* before any thread exists */
+    rm_fileio_set_private(opts->private_files);
     int status = 2, sfd = block_signals();
     char err[PATH_MAX * 2 + 512] = "";
     if (sfd < 0) {

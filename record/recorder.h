@@ -34,6 +34,7 @@ struct rm_record_opts {
     double rollover_mb;        /* --rollover-mb: seal the active file at this size (0: never) */
     int retention_files;       /* --retention-files: sealed segments kept per stream (0: all) */
     double retention_total_mb; /* --retention-total-mb: retained bytes in the sink (0: all) */
+    int private_files;         /* --private: files 0600, folders 0700 (base/fileio.h) */
 };
 
 /* Records one session as opts says; runs the command if there is one. Returns the exit

@@ -359,7 +359,8 @@ static void write_now(struct rm_prom *p)
         p->buf = nb;
         p->cap *= 2;
     }
-    if (rm_write_file_atomic(p->path, p->buf, (size_t)n) < 0) {
+    /* 0644 even under --private: node_exporter, another user, reads it. */
+    if (rm_write_file_atomic_mode(p->path, p->buf, (size_t)n, 0644) < 0) {
         if (!p->warned++ && !port->quiet)
             fprintf(stderr, "runmon record: cannot write %s: %s\n", p->path, strerror(errno));
     } else {
