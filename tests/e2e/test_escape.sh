@@ -2,7 +2,8 @@
 # Untrusted text on a terminal: a recorded command line, a host, a GPU name, a phase path and
 # a collector's last error holding escape sequences and newlines are printed escaped by the
 # human-readable outputs (`runmon sessions`, `runmon summary --format text`), never raw;
-# the JSON outputs keep the exact strings.
+# the JSON outputs keep the exact strings. And nvidia-smi's own error is quoted where it
+# explains an empty file (item 9a of issue 12).
 . "$(dirname "$0")/lib.sh"
 
 export FAKE_SMI_CAPTURES="$FIXTURES/captures"
@@ -84,5 +85,23 @@ expect_eq "report: exit 0" 0 "$rc"
 check "report: no raw ESC or BEL in what it prints" no_raw_controls "$T/report.out"
 expect_match "report: the path shown escaped" 's\\x1b\]0;t\\x07/report.html$' "$(cat "$T/report.out")"
 check "report: written where it says" test -s "$evil/report.html"
+
+# --- 9a: a file holding only nvidia-smi's error -----------------------------------------------
+printf 'Failed to initialize NVML: Driver/library version mismatch\n' >"$T/gpu-nvml.csv"
+err=$("$RUNMON" summary "$T/gpu-nvml.csv" --format json 2>&1 >/dev/null); rc=$?
+expect_eq "nvml file: exit 2" 2 "$rc"
+expect_match "nvml file: still says it holds no data rows" "holds no data rows" "$err"
+expect_match "nvml file: quotes nvidia-smi's line" \
+    "line 1.*: Failed to initialize NVML: Driver/library version mismatch" "$err"
+# Blank lines and a header before the error: the error is still the line quoted.
+printf '\n%s\n%s\n' "timestamp, index, utilization.gpu [%]" "$(printf 'No devices were found\e[0m')" >"$T/gpu-nodev.csv"
+"$RUNMON" summary "$T/gpu-nodev.csv" --format json >/dev/null 2>"$T/nodev.err"; rc=$?
+expect_eq "header then error: exit 2" 2 "$rc"
+expect_match "header then error: the error line quoted, not the header" \
+    "line 3.*: No devices were found\\\\x1b\[0m" "$(cat "$T/nodev.err")"
+check "header then error: no raw ESC on stderr" no_raw_controls "$T/nodev.err"
+# A header alone is not an error text: the message stays as it was.
+err=$("$RUNMON" summary "$FIXTURES/summary/gpu-header-only.csv" --format json 2>&1 >/dev/null)
+expect_match "header only: no line quoted" "holds no data rows \(gpu_csv\)$" "$err"
 
 done_testing
