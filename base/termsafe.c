@@ -46,7 +46,7 @@ static size_t next_unit(const unsigned char *s, size_t n, char out[8], size_t *u
         return len;
     }
     if (control && len == 2) { /* a C1 control: both its bytes */
-        const char e[8] = {'\\', 'x', hex[c >> 4], hex[c & 15],
+        const char e[8] = {'\\', 'x', hex[c >> 4],    hex[c & 15],
                            '\\', 'x', hex[s[1] >> 4], hex[s[1] & 15]};
         memcpy(out, e, 8);
         *used = 2;

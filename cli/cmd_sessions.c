@@ -161,9 +161,8 @@ int rm_cmd_sessions(int argc, char **argv)
                    rm_term_cell(id, sizeof id, rm_jget_str(e, "session_id"), 40, -1),
                    rm_term_cell(status, sizeof status, rm_jget_str(e, "status"), 11, -1),
                    rm_term_cell(host, sizeof host, rm_jget_str(e, "host"), 16, -1),
-                   rm_term_cell(started, sizeof started, rm_jget_str(e, "started_at"), 24, -1),
-                   dur, (long long)json_integer_value(json_object_get(e, "bytes")),
-                   cmd[0] ? cmd : "-");
+                   rm_term_cell(started, sizeof started, rm_jget_str(e, "started_at"), 24, -1), dur,
+                   (long long)json_integer_value(json_object_get(e, "bytes")), cmd[0] ? cmd : "-");
         }
         json_decref(out);
     }

@@ -290,8 +290,7 @@ static void write_summary(struct rm_recorder *rec, int have_sink)
                                          sizeof err)
                        : rm_summary_session_dir(rec->sess.dir, &so, &sum, err, sizeof err);
     if (rc != 0 || !sum) {
-        if (!rec->opts.quiet)
-            say("no summary: ", err[0] ? err : "no data");
+        if (!rec->opts.quiet) say("no summary: ", err[0] ? err : "no data");
         json_decref(sum);
         return;
     }

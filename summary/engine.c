@@ -490,9 +490,10 @@ static void quote_first_bad_line(struct file_agg *f, char *out, size_t cap)
             len--;
         char text[240];
         size_t full = rm_term_escape_n(text, sizeof text, p, len);
-        snprintf(out, cap, "; its first line that is not data (line %llu), maybe nvidia-smi's "
-                 "own error: %s%s", (unsigned long long)b.line, text,
-                 full >= sizeof text ? "..." : "");
+        snprintf(out, cap,
+                 "; its first line that is not data (line %llu), maybe nvidia-smi's "
+                 "own error: %s%s",
+                 (unsigned long long)b.line, text, full >= sizeof text ? "..." : "");
     }
     free(buf);
 }

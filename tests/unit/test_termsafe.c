@@ -43,10 +43,14 @@ static void utf8_kept_invalid_escaped(void **state)
     assert_string_equal(esc("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc2\xa0"),
                         "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc2\xa0");
     /* C1 controls in UTF-8 (U+009B CSI, U+0085 NEL): both bytes escaped */
-    assert_string_equal(esc("\xc2\x9b" "31m"), "\\xc2\\x9b31m");
+    assert_string_equal(esc("\xc2\x9b"
+                            "31m"),
+                        "\\xc2\\x9b31m");
     assert_string_equal(esc("\xc2\x85"), "\\xc2\\x85");
     /* a raw 8-bit C1 byte, a stray continuation byte, 0xff */
-    assert_string_equal(esc("\x9b" "1m\x80\xff"), "\\x9b1m\\x80\\xff");
+    assert_string_equal(esc("\x9b"
+                            "1m\x80\xff"),
+                        "\\x9b1m\\x80\\xff");
     /* overlong "/" and overlong NUL, a surrogate, past U+10FFFF */
     assert_string_equal(esc("\xc0\xaf\xc1\x80"), "\\xc0\\xaf\\xc1\\x80");
     assert_string_equal(esc("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");
@@ -55,7 +59,9 @@ static void utf8_kept_invalid_escaped(void **state)
     assert_string_equal(esc("\xf0\x80\x80\x80"), "\\xf0\\x80\\x80\\x80");
     /* a sequence cut by the end of the string, or by an ASCII byte */
     assert_string_equal(esc("ok\xe2\x82"), "ok\\xe2\\x82");
-    assert_string_equal(esc("\xe2" "a"), "\\xe2a");
+    assert_string_equal(esc("\xe2"
+                            "a"),
+                        "\\xe2a");
 }
 
 static void escape_n_counts_nul_and_cuts_whole_units(void **state)
@@ -66,7 +72,10 @@ static void escape_n_counts_nul_and_cuts_whole_units(void **state)
     assert_string_equal(buf, "a\\x00b");
     /* cut: never half an escape, never half a character; the return is the full length */
     char small[6];
-    assert_int_equal(rm_term_escape(small, sizeof small, "ab\x1b" "cd"), 8);
+    assert_int_equal(rm_term_escape(small, sizeof small,
+                                    "ab\x1b"
+                                    "cd"),
+                     8);
     assert_string_equal(small, "ab");
     assert_int_equal(rm_term_escape(small, sizeof small, "abcd\xc3\xa9"), 6);
     assert_string_equal(small, "abcd");
@@ -85,7 +94,11 @@ static void cells_pad_by_characters(void **state)
     assert_string_equal(rm_term_cell(buf, sizeof buf, "no cut at all", 4, -1), "no cut at all");
     /* an escape takes its printed width; one that does not fit whole is left out */
     assert_string_equal(rm_term_cell(buf, sizeof buf, "a\x1b", 8, -1), "a\\x1b   ");
-    assert_string_equal(rm_term_cell(buf, sizeof buf, "ab\x1b" "c", 4, 4), "ab  ");
+    assert_string_equal(rm_term_cell(buf, sizeof buf,
+                                     "ab\x1b"
+                                     "c",
+                                     4, 4),
+                        "ab  ");
     /* a UTF-8 character is one column: "é" pads like "e" and is never cut in two */
     assert_string_equal(rm_term_cell(buf, sizeof buf, "caf\xc3\xa9", 6, 6), "caf\xc3\xa9  ");
     assert_string_equal(rm_term_cell(buf, sizeof buf, "\xc3\xa9\xc3\xa9\xc3\xa9", 2, 2),
