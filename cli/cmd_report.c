@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "base/fileio.h"
+#include "base/termsafe.h"
 #include "report/report.h"
 #include "sink/sink.h"
 
@@ -77,14 +78,18 @@ int rm_cmd_report(int argc, char **argv)
     char dir[4096], err[1024] = "", def[4200];
     int rc = rm_select_session("report", path, session_id, dir, sizeof dir, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "runmon report: %s\n", err);
+        fputs("runmon report: ", stderr);
+        rm_fput_safe(stderr, err);
+        fputc('\n', stderr);
         return rc;
     }
     char *html = NULL;
     size_t len = 0;
     rc = rm_report_build(dir, NULL, &html, &len, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "runmon report: %s\n", err[0] ? err : "failed");
+        fputs("runmon report: ", stderr);
+        rm_fput_safe(stderr, err[0] ? err : "failed");
+        fputc('\n', stderr);
         return rc;
     }
     /* In the session folder: the folder's own mode bits, so a private session stays so. */
@@ -98,11 +103,15 @@ int rm_cmd_report(int argc, char **argv)
     }
     if (in_session ? rm_write_file_atomic_mode(outfile, html, len, mode)
                    : rm_write_file_atomic(outfile, html, len)) {
-        fprintf(stderr, "runmon report: writing %s: %s\n", outfile, strerror(errno));
+        fputs("runmon report: writing ", stderr);
+        rm_fput_safe(stderr, outfile);
+        fprintf(stderr, ": %s\n", strerror(errno));
         free(html);
         return 1;
     }
     free(html);
-    printf("%s\n", outfile);
+    /* The path holds the session folder's name, which came from the sink: escaped. */
+    rm_fput_safe(stdout, outfile);
+    putchar('\n');
     return fflush(stdout) ? 1 : 0;
 }

@@ -1,5 +1,7 @@
 /* `runmon sessions DIR [--format text|json] [--rebuild]`. Opening the sink runs recovery
- * (dead recorders' sessions become "interrupted"), and rebuilds a lost manifest. */
+ * (dead recorders' sessions become "interrupted"), and rebuilds a lost manifest. The text
+ * listing escapes what the sessions recorded (a command line, a host: base/termsafe.h); the
+ * JSON keeps it exact. */
 #include "cli/cmd_sessions.h"
 
 #include <getopt.h>
@@ -11,6 +13,7 @@
 
 #include "base/json.h"
 #include "base/rm_time.h"
+#include "base/termsafe.h"
 #include "sink/manifest.h"
 
 static void usage(FILE *out)
@@ -80,12 +83,15 @@ int rm_cmd_sessions(int argc, char **argv)
     json_t *m = NULL;
     char err[1024];
     if (rm_sink_open_manifest(dir, rebuild, &m, err, sizeof err) < 0) {
-        fprintf(stderr, "runmon sessions: %s\n", err);
+        fputs("runmon sessions: ", stderr);
+        rm_fput_safe(stderr, err);
+        fputc('\n', stderr);
         return 2;
     }
     if (!m) {
-        fprintf(stderr, "runmon sessions: %s: not a runmon sink (no manifest.json, no sessions)\n",
-                dir);
+        fputs("runmon sessions: ", stderr);
+        rm_fput_safe(stderr, dir);
+        fputs(": not a runmon sink (no manifest.json, no sessions)\n", stderr);
         return 2;
     }
     /* Bytes kept per session: its unpruned segments. */
@@ -131,23 +137,32 @@ int rm_cmd_sessions(int argc, char **argv)
                "DURATION", "BYTES", "COMMAND");
         json_array_foreach(out, i, e)
         {
-            char cmd[512] = "";
+            /* The words escaped one by one: a newline or an escape sequence in an argument
+             * must not break the row or reach the terminal. */
+            char cmd[2048] = "";
             size_t used = 0, k;
             json_t *a;
             json_array_foreach(json_object_get(e, "command"), k, a)
             {
-                int n = snprintf(cmd + used, sizeof cmd - used, "%s%s", k ? " " : "",
-                                 json_string_value(a));
-                if (n < 0 || (size_t)n >= sizeof cmd - used) break;
-                used += (size_t)n;
+                if (k) {
+                    if (used + 2 > sizeof cmd) break;
+                    cmd[used++] = ' ';
+                    cmd[used] = '\0';
+                }
+                size_t n = rm_term_escape(cmd + used, sizeof cmd - used, json_string_value(a));
+                if (n >= sizeof cmd - used) break;
+                used += n;
             }
             json_t *d = json_object_get(e, "duration_s");
             char dur[32] = "-";
             if (json_is_number(d)) snprintf(dur, sizeof dur, "%.1fs", json_number_value(d));
-            printf("%-40s %-11s %-16s %-24s %10s %12lld  %s\n", rm_jget_str(e, "session_id"),
-                   rm_jget_str(e, "status"), rm_jget_str(e, "host"), rm_jget_str(e, "started_at"),
-                   dur, (long long)json_integer_value(json_object_get(e, "bytes")),
-                   cmd[0] ? cmd : "-");
+            char id[512], status[128], host[512], started[256];
+            printf("%s %s %s %s %10s %12lld  %s\n",
+                   rm_term_cell(id, sizeof id, rm_jget_str(e, "session_id"), 40, -1),
+                   rm_term_cell(status, sizeof status, rm_jget_str(e, "status"), 11, -1),
+                   rm_term_cell(host, sizeof host, rm_jget_str(e, "host"), 16, -1),
+                   rm_term_cell(started, sizeof started, rm_jget_str(e, "started_at"), 24, -1), dur,
+                   (long long)json_integer_value(json_object_get(e, "bytes")), cmd[0] ? cmd : "-");
         }
         json_decref(out);
     }

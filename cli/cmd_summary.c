@@ -6,8 +6,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/termsafe.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
+
+/* "runmon summary: WHAT[: WHY]" on stderr; WHAT (a file name, an error that may quote a
+ * file's first line) is escaped for the terminal. */
+static void complain(const char *what, const char *why)
+{
+    fputs("runmon summary: ", stderr);
+    rm_fput_safe(stderr, what);
+    if (why) fprintf(stderr, ": %s", why);
+    fputc('\n', stderr);
+}
 
 static void usage(FILE *out)
 {
@@ -294,7 +305,7 @@ static int summarize_files(struct summary_args *a, json_t *list)
     for (int i = 0; i < a->npaths; i++) {
         struct stat st;
         if (stat(a->paths[i], &st) != 0) {
-            fprintf(stderr, "runmon summary: %s: %s\n", a->paths[i], strerror(errno));
+            complain(a->paths[i], strerror(errno));
             return 2;
         }
         if (S_ISDIR(st.st_mode)) continue;
@@ -309,7 +320,7 @@ static int summarize_files(struct summary_args *a, json_t *list)
     struct rm_summary *s = rm_summary_new(&a->opts);
     for (size_t i = 0; i < a->nfiles; i++) {
         if (access(a->files[i].path, R_OK) != 0) {
-            fprintf(stderr, "runmon summary: %s: %s\n", a->files[i].path, strerror(errno));
+            complain(a->files[i].path, strerror(errno));
             rm_summary_free(s);
             return 2;
         }
@@ -323,7 +334,7 @@ static int summarize_files(struct summary_args *a, json_t *list)
     int rc = rm_summary_build(s, &result, err, sizeof err);
     rm_summary_free(s);
     if (rc) {
-        fprintf(stderr, "runmon summary: %s\n", err);
+        complain(err, NULL);
         return rc;
     }
     json_array_append_new(list, result);
@@ -343,15 +354,19 @@ static int summarize_dirs(const struct summary_args *a, json_t *list)
         if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
         if (rm_sink_is_sink_dir(dir)) {
             rc = rm_sink_summary(dir, a->session_id, a->rescan, &a->opts, &result, err, sizeof err);
-            if (rc == 0)
-                fprintf(stderr, "runmon summary: %s: session %s\n", dir,
-                        json_string_value(
-                            json_object_get(json_object_get(result, "sink"), "session_id")));
+            if (rc == 0) {
+                fputs("runmon summary: ", stderr);
+                rm_fput_safe(stderr, dir);
+                fputs(": session ", stderr);
+                rm_fput_safe(stderr, json_string_value(json_object_get(
+                                         json_object_get(result, "sink"), "session_id")));
+                fputc('\n', stderr);
+            }
         } else {
             rc = rm_summary_session_dir(dir, &a->opts, &result, err, sizeof err);
         }
         if (rc) {
-            fprintf(stderr, "runmon summary: %s\n", err);
+            complain(err, NULL);
             return rc;
         }
         json_array_append_new(list, result);

@@ -23,7 +23,8 @@ static void copy_text(char *dst, size_t cap, const char *src)
 static void record_nonconforming(struct rm_collector *c, const char *stream, const char *line)
 {
     c->nonconforming++;
-    copy_text(c->last_text, sizeof c->last_text, line);
+    char *first = strcmp(stream, "stderr") ? c->first_out : c->first_err;
+    if (!first[0]) copy_text(first, sizeof c->first_out, line);
     pthread_mutex_lock(c->port->lock);
     c->port->sess->collectors[c->id].nonconforming_lines = c->nonconforming;
     pthread_mutex_unlock(c->port->lock);
@@ -58,6 +59,8 @@ static void on_stdout_line(void *ctx, char *line, size_t len, unsigned flags)
     if (k != RM_LINE_DATA) return;
     int64_t now = rm_now_monotonic_ns();
     c->last_row_mono = now;
+    /* Words before a good row did not end the child: a later failure quotes its own. */
+    c->first_err[0] = c->first_out[0] = '\0';
     rm_backoff_row(&c->backoff, now);
     if (c->degraded_since_mono) {
         json_t *d = json_object();
@@ -104,10 +107,10 @@ static void fail(struct rm_collector *c, const char *why, int64_t now)
     int64_t delay = rm_backoff_failure(&c->backoff);
     c->next_start_mono = now + delay;
     /* Truncation is fine here: this is a message for people. */
+    const char *text = c->first_err[0] ? c->first_err : c->first_out;
     int n = snprintf(c->last_error, sizeof c->last_error, "%s", why);
-    if (c->last_text[0] && n >= 0 && (size_t)n < sizeof c->last_error)
-        n +=
-            snprintf(c->last_error + n, sizeof c->last_error - (size_t)n, ": %.400s", c->last_text);
+    if (text[0] && n >= 0 && (size_t)n < sizeof c->last_error)
+        n += snprintf(c->last_error + n, sizeof c->last_error - (size_t)n, ": %.400s", text);
     if (status[0] && n >= 0 && (size_t)n < sizeof c->last_error)
         snprintf(c->last_error + n, sizeof c->last_error - (size_t)n, " (%s)", status);
     if (!c->degraded_since_mono) c->degraded_since_mono = now;
@@ -119,7 +122,7 @@ static void fail(struct rm_collector *c, const char *why, int64_t now)
     json_object_set_new(d, "retry_in_s", json_real(rm_ns_to_seconds_ms(delay)));
     rm_port_event(c->port, "collector_degraded", d);
     rm_port_set_health(c->port, c->id, RM_HEALTH_DEGRADED, c->last_error, 1);
-    c->last_text[0] = '\0';
+    c->first_err[0] = c->first_out[0] = '\0';
 }
 
 static void start(struct rm_collector *c, int64_t now)
@@ -136,6 +139,7 @@ static void start(struct rm_collector *c, int64_t now)
         c->running = 1;
         c->started_mono = now;
         c->last_row_mono = 0;
+        c->first_err[0] = c->first_out[0] = '\0';
         return;
     }
     if (err == ENOENT && c->backoff.consecutive == 0 && !c->degraded_since_mono) {

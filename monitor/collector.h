@@ -44,7 +44,11 @@ struct rm_collector {
     struct rm_backoff backoff;
     int64_t started_mono, last_row_mono, next_start_mono;
     int64_t degraded_since_mono; /* 0 while healthy */
-    char last_text[512];         /* last non-data or stderr line: the child's own words */
+    /* The child's own words since its last valid row (or its start): its first stderr line
+     * and its first non-data stdout line. A failure quotes the stderr one, else the stdout
+     * one: the first line of a message is the one that names the problem ("NVIDIA-SMI
+     * couldn't find libnvidia-ml.so ..."), what follows is advice. */
+    char first_err[512], first_out[512];
     char last_error[512];
     uint64_t nonconforming, nonconforming_logged;
 };

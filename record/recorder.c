@@ -16,6 +16,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/rm_time.h"
+#include "base/termsafe.h"
 #include "model/streams.h"
 #include "monitor/apps_collector.h"
 #include "monitor/child.h"
@@ -43,6 +44,15 @@ struct rm_recorder {
     struct rm_latest latest; /* the latest values, for the Prometheus export */
     struct rm_port port;     /* what every worker gets instead of this struct */
 };
+
+/* "runmon record: WHAT WHY" on stderr, WHY escaped: it may quote nvidia-smi or a file. */
+static void say(const char *what, const char *why)
+{
+    fputs("runmon record: ", stderr);
+    fputs(what, stderr);
+    rm_fput_safe(stderr, why);
+    fputc('\n', stderr);
+}
 
 static void recorder_event(void *owner, const char *name, json_t *data)
 {
@@ -153,13 +163,13 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
                 recorder_event(rec, "collector_unavailable", d);
                 recorder_set_health(rec, id, RM_HEALTH_UNAVAILABLE, why, 0);
             }
-            if (!rec->opts.quiet) fprintf(stderr, "runmon record: no GPU collectors: %s\n", why);
+            if (!rec->opts.quiet) say("no GPU collectors: ", why);
             return 0;
         }
         json_t *d = json_object();
         json_object_set_new(d, "reason", rm_jstr(why));
         recorder_event(rec, "inventory_failed", d);
-        if (!rec->opts.quiet) fprintf(stderr, "runmon record: GPU inventory failed: %s\n", why);
+        if (!rec->opts.quiet) say("GPU inventory failed: ", why);
     }
     s->rec = rec;
     if (rm_gpu_ctx_init(&s->gpu, &rec->port, rec->opts.gpu_fields, err, errlen) < 0) return -1;
@@ -286,8 +296,7 @@ static void write_summary(struct rm_recorder *rec, int have_sink)
                                          sizeof err)
                        : rm_summary_session_dir(rec->sess.dir, &so, &sum, err, sizeof err);
     if (rc != 0 || !sum) {
-        if (!rec->opts.quiet)
-            fprintf(stderr, "runmon record: no summary: %s\n", err[0] ? err : "no data");
+        if (!rec->opts.quiet) say("no summary: ", err[0] ? err : "no data");
         json_decref(sum);
         return;
     }

@@ -1,9 +1,12 @@
 /* The summary as text for a terminal, CSV rows, or JSON. All three read the JSON object, so
- * a summary.json written earlier prints the same way. */
+ * a summary.json written earlier prints the same way. The text form escapes every string that
+ * came from outside (a host, a GPU or process name, a phase path, nvidia-smi's words, a file
+ * name: base/termsafe.h); CSV and JSON keep them exact. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/termsafe.h"
 #include "summary/summary.h"
 
 static const json_t *at(const json_t *o, const char *path)
@@ -42,6 +45,15 @@ static const char *str(const json_t *o, const char *path)
     return json_is_string(v) ? json_string_value(v) : "-";
 }
 
+/* str() escaped for a terminal, cut to maxcols characters (< 0: no cut) and padded to width;
+ * a ring of buffers as fmt() has, so one printf can take several. */
+static const char *cell(const json_t *o, const char *path, int width, int maxcols)
+{
+    static _Thread_local char ring[8][1024];
+    static _Thread_local unsigned next;
+    return rm_term_cell(ring[next++ % 8], sizeof ring[0], str(o, path), width, maxcols);
+}
+
 int rm_summary_print_json(FILE *out, const json_t *summary)
 {
     if (json_dumpf(summary, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15))) return -1;
@@ -69,8 +81,8 @@ static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
         snprintf(ixs, sizeof ixs, "%s", json_is_integer(ix) ? "" : "?");
         if (json_is_integer(ix))
             snprintf(ixs, sizeof ixs, "%lld", (long long)json_integer_value(ix));
-        fprintf(out, "%s%-4s %-28.28s %8s %29s %7s %17s %9s %10s %5s %5s\n", indent, ixs,
-                str(g, "name"), F("samples", 0), util, F("mem_util_pct.mean", 1), vram, pw,
+        fprintf(out, "%s%-4s %s %8s %29s %7s %17s %9s %10s %5s %5s\n", indent, ixs,
+                cell(g, "name", 28, 28), F("samples", 0), util, F("mem_util_pct.mean", 1), vram, pw,
                 F("energy_wh", 3), F("temp_c_max", 0), F("idle_share", 2));
     }
 }
@@ -91,8 +103,8 @@ static void print_processes(FILE *out, const json_t *gpus)
         json_array_foreach(json_object_get(g, "processes"), k, p)
         {
             const json_t *w = json_object_get(p, "in_workload");
-            fprintf(out, "  %-4s %8s %-16.16s %8s %9s %9s\n", fmt(p, "gpu", 0), fmt(p, "pid", 0),
-                    str(p, "name"),
+            fprintf(out, "  %-4s %8s %s %8s %9s %9s\n", fmt(p, "gpu", 0), fmt(p, "pid", 0),
+                    cell(p, "name", 16, 16),
                     json_is_true(w)    ? "yes"
                     : json_is_false(w) ? "no"
                                        : "unknown",
@@ -138,7 +150,7 @@ static void print_phase_memory(FILE *out, const json_t *phases)
         char ps[32] = "-", ms[32] = "-";
         if (!isnan(peak)) snprintf(ps, sizeof ps, "%.0f", peak);
         if (!isnan(mean)) snprintf(ms, sizeof ms, "%.1f", mean);
-        fprintf(out, "  %-40.40s %14s %14s %15s\n", str(p, "path"), ps, ms,
+        fprintf(out, "  %s %14s %14s %15s\n", cell(p, "path", 40, 40), ps, ms,
                 fmt(p, "framework_peak_mb.max", 0));
     }
 }
@@ -147,14 +159,17 @@ void rm_summary_print_text(FILE *out, const json_t *s)
 {
     const json_t *g = s;
     const json_t *ses = json_object_get(s, "session");
-    fprintf(out, "runmon summary%s%s\n", json_is_string(json_object_get(s, "path")) ? ": " : "",
-            json_is_string(json_object_get(s, "path"))
-                ? json_string_value(json_object_get(s, "path"))
-                : "");
+    fputs("runmon summary", out);
+    if (json_is_string(json_object_get(s, "path"))) {
+        fputs(": ", out);
+        rm_fput_safe(out, json_string_value(json_object_get(s, "path")));
+    }
+    fputc('\n', out);
     if (json_is_object(ses)) {
         g = ses;
-        fprintf(out, "session %s  status %s  host %s  duration %s s  exit %s\n", str(ses, "id"),
-                str(ses, "status"), str(ses, "host"), F("duration_s", 1), F("exit_code", 0));
+        fprintf(out, "session %s  status %s  host %s  duration %s s  exit %s\n",
+                cell(ses, "id", 0, -1), cell(ses, "status", 0, -1), cell(ses, "host", 0, -1),
+                F("duration_s", 1), F("exit_code", 0));
         g = s;
     }
     fprintf(out, "\nGPUs\n");
@@ -200,7 +215,7 @@ void rm_summary_print_text(FILE *out, const json_t *s)
             if (nu) snprintf(us, sizeof us, "%.1f", util / nu);
             if (np) snprintf(ps, sizeof ps, "%.1f", pw);
             if (ne) snprintf(es, sizeof es, "%.3f", en);
-            fprintf(out, "  %-40.40s %6s %10s %12s %9s %9s %10s %8s\n", str(p, "path"),
+            fprintf(out, "  %s %6s %10s %12s %9s %9s %10s %8s\n", cell(p, "path", 40, 40),
                     F("count", 0), F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
         }
     }
@@ -213,10 +228,14 @@ void rm_summary_print_text(FILE *out, const json_t *s)
         json_object_foreach((json_t *)col, k, c)
         {
             g = c;
-            fprintf(out, "  %-5s %-11s failures %s%s%s\n", k, str(c, "health"),
-                    F("failure_event_count", 0),
-                    json_is_string(json_object_get(c, "last_error")) ? "  last error: " : "",
-                    json_is_string(json_object_get(c, "last_error")) ? str(c, "last_error") : "");
+            char name[64];
+            fprintf(out, "  %s %s failures %s", rm_term_cell(name, sizeof name, k, 5, -1),
+                    cell(c, "health", 11, -1), F("failure_event_count", 0));
+            if (json_is_string(json_object_get(c, "last_error"))) {
+                fputs("  last error: ", out);
+                rm_fput_safe(out, str(c, "last_error"));
+            }
+            fputc('\n', out);
         }
     }
     g = json_object_get(s, "alerts");
@@ -230,7 +249,9 @@ void rm_summary_print_text(FILE *out, const json_t *s)
     json_object_foreach((json_t *)json_object_get(dq, "rows_skipped"), k, v)
     {
         if (json_integer_value(v)) {
-            fprintf(out, " %s %lld", k, (long long)json_integer_value(v));
+            fputc(' ', out);
+            rm_fput_safe(out, k);
+            fprintf(out, " %lld", (long long)json_integer_value(v));
             any = 1;
         }
     }
@@ -242,7 +263,11 @@ void rm_summary_print_text(FILE *out, const json_t *s)
                 F("garbage", 0));
     size_t i;
     json_array_foreach(json_object_get(dq, "notes"), i, v)
-        fprintf(out, "  note: %s\n", json_string_value(v));
+    {
+        fputs("  note: ", out);
+        rm_fput_safe(out, json_string_value(v));
+        fputc('\n', out);
+    }
 }
 
 static void csv_str(FILE *out, const char *s)

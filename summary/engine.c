@@ -11,6 +11,7 @@
 
 #include "base/alloc.h"
 #include "base/rm_time.h"
+#include "base/termsafe.h"
 #include "summary/csvread.h"
 #include "summary/summary_internal.h"
 
@@ -422,6 +423,81 @@ void rm_file_agg_free(struct file_agg *f)
     free(f);
 }
 
+/* For a file without data rows: the first line its reader rejects as not data (a header is
+ * not one), read again from the first 64 KiB. A file of nvidia-smi's output that holds only
+ * "Failed to initialize NVML: ..." is explained by that line better than by anything else. */
+struct first_bad {
+    struct file_agg *f;
+    uint64_t line, at;
+};
+
+static void first_bad_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct first_bad *b = ctx;
+    int64_t t;
+    int rc = readers[b->f->kind].row(b->f, row, false, &t);
+    if (!b->line && rc < 0 && rc != -(1 + RM_SKIP_PER_CPU)) b->line = row->line;
+}
+
+static void first_bad_dmon(void *ctx, const char *line, size_t len, bool torn)
+{
+    struct first_bad *b = ctx;
+    struct rm_gpu_sample s;
+    b->at++; /* blank lines are delivered too, so this is the line number */
+    if (!b->line && rm_dmon_text_line(&b->f->parser->dmon, line, len, torn, &s) < 0)
+        b->line = b->at;
+}
+
+/* Writes "; its first line that is not data (line N) ...: TEXT" (TEXT escaped) into out, or
+ * nothing when every line was data, a header or blank. */
+static void quote_first_bad_line(struct file_agg *f, char *out, size_t cap)
+{
+    enum { N = 64 * 1024 };
+    out[0] = '\0';
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char *buf = malloc(N);
+    ssize_t got = 0;
+    while (buf && got < N) {
+        ssize_t r = read(fd, buf + got, (size_t)(N - got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += r;
+    }
+    close(fd);
+    struct first_bad b = {.f = f};
+    reset_parser(f);
+    if (buf && f->kind == RM_INPUT_DMON_TEXT) {
+        rm_split_lines(buf, (size_t)got, 65536, first_bad_dmon, &b, NULL);
+    } else if (buf) {
+        struct rm_csv_reader *r = rm_csv_new(first_bad_row, &b);
+        if (r) {
+            rm_csv_feed(r, buf, (size_t)got);
+            rm_csv_finish(r);
+            rm_csv_free(r);
+        }
+    }
+    reset_parser(f);
+    const char *p = buf, *end = buf + got;
+    for (uint64_t n = 1; buf && b.line && n < b.line && p < end; n++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    if (buf && b.line && p < end) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        size_t len = e ? (size_t)(e - p) : (size_t)(end - p);
+        while (len && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        char text[240];
+        size_t full = rm_term_escape_n(text, sizeof text, p, len);
+        snprintf(out, cap,
+                 "; its first line that is not data (line %llu), maybe nvidia-smi's "
+                 "own error: %s%s",
+                 (unsigned long long)b.line, text, full >= sizeof text ? "..." : "");
+    }
+    free(buf);
+}
+
 void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *progress)
 {
     f->parser = calloc(1, sizeof *f->parser);
@@ -455,8 +531,10 @@ void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *pro
         f->rc = 2;
     } else if (f->rows == 0) {
         f->rc = 2;
-        snprintf(f->err, sizeof f->err, "%s: holds no data rows (%s)", f->path,
-                 rm_input_kind_names[f->kind]);
+        char why[384];
+        quote_first_bad_line(f, why, sizeof why);
+        snprintf(f->err, sizeof f->err, "%s: holds no data rows (%s)%s", f->path,
+                 rm_input_kind_names[f->kind], why);
     }
     free(f->parser);
     f->parser = NULL;

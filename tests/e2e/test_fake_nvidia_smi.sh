@@ -9,7 +9,7 @@ unset FAKE_SMI_MODEL FAKE_SMI_GPUS FAKE_SMI_VARY FAKE_SMI_OVERRIDE FAKE_SMI_STAT
     FAKE_SMI_FAULT_ONLY FAKE_SMI_FAULT_TIMES FAKE_SMI_FAULT_INVENTORY FAKE_SMI_EXIT_AFTER \
     FAKE_SMI_EXIT_CODE FAKE_SMI_HANG_AFTER FAKE_SMI_IGNORE_TERM FAKE_SMI_NOISE \
     FAKE_SMI_NVML_ERROR FAKE_SMI_START_DELAY_MS FAKE_SMI_DMON_MS FAKE_SMI_DMON_MODEL \
-    FAKE_SMI_APPS FAKE_SMI_PMON_MS
+    FAKE_SMI_APPS FAKE_SMI_PMON_MS FAKE_SMI_NO_NVML
 INV="--query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version --format=csv,noheader,nounits"
 Q="--query-gpu=index,utilization.gpu --format=csv,noheader,nounits"
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -190,6 +190,10 @@ expect_match "NOISE in dmon too" "Xid \(PCI" "$out"
 out=$(FAKE_SMI_NVML_ERROR=1 timeout 5 "$SMI" $Q -lms 100 2>/dev/null); rc=$?
 expect_eq "NVML_ERROR: exit 18" 18 "$rc"
 expect_eq "NVML_ERROR: real text on stdout" "Failed to initialize NVML: Driver/library version mismatch" "$out"
+out=$(FAKE_SMI_NO_NVML=1 timeout 5 "$SMI" $Q -lms 100 2>/dev/null); rc=$?
+expect_eq "NO_NVML: exit 12" 12 "$rc"
+expect_eq "NO_NVML: the real two lines on stdout" "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.
+Please also try adding directory that contains libnvidia-ml.so to your system PATH." "$out"
 
 t0=$(now_ms)
 FAKE_SMI_START_DELAY_MS=600 "$SMI" $Q -lms 100 >"$T/delay.out" & pid=$!; track $pid

@@ -39,6 +39,20 @@ expect_eq "nvml: no dmon rows invented" 0 "$(rows "$s/dmon.csv")"
 expect_eq "nvml: gpu health degraded at the end" degraded "$(jq -r .collectors.gpu.health "$s/session.json")"
 check "nvml: no nvidia-smi left" no_fake_left "$st"
 
+# --- no libnvidia-ml.so: two lines, exit 12; the reason quotes the first, which names it ----
+st=$T/s_nonvml; mkdir -p "$st"
+FAKE_SMI_STATE_DIR=$st FAKE_SMI_NO_NVML=1 FAKE_SMI_FAULT_ONLY=gpu \
+    "$RUNMON" record -q -o "$T/nonvml" -i 0.2 --duration 1.5
+s=$(session_dir "$T/nonvml")
+r=$(event_data "$s" collector_degraded | jq -r 'select(.collector=="gpu") | .reason' | head -1)
+expect_match "no nvml: degraded reason quotes the first line" \
+    "^nvidia-smi exited: NVIDIA-SMI couldn't find libnvidia-ml.so library in your system\. Please make sure" "$r"
+expect_match "no nvml: and its exit status 12" "status 12" "$r"
+expect_eq "no nvml: not the advice line after it" "" "$(grep -o 'Please also try' <<<"$r")"
+expect_match "no nvml: session.json's last_error quotes the first line" \
+    "^nvidia-smi exited: NVIDIA-SMI couldn't find libnvidia-ml.so library" "$(jq -r .collectors.gpu.last_error "$s/session.json")"
+check "no nvml: no nvidia-smi left" no_fake_left "$st"
+
 # --- hung nvidia-smi that ignores SIGTERM: stale after 5 s, killed, restarted -------------
 st=$T/s_hang; mkdir -p "$st"
 FAKE_SMI_STATE_DIR=$st FAKE_SMI_FAULT_ONLY=gpu FAKE_SMI_FAULT_TIMES=1 FAKE_SMI_HANG_AFTER=2 \
