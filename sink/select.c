@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "base/termsafe.h"
 #include "sink/manifest.h"
 #include "sink/names.h"
 
@@ -148,7 +149,9 @@ int rm_select_session(const char *who, const char *path, const char *id, char *o
         int rc = rm_sink_select_session(path, id, out, outsz, err, errsz);
         if (rc == 0) {
             const char *slash = strrchr(out, '/');
-            fprintf(stderr, "runmon %s: session %s\n", who, slash ? slash + 1 : out);
+            fprintf(stderr, "runmon %s: session ", who);
+            rm_fput_safe(stderr, slash ? slash + 1 : out); /* names from the sink: escaped */
+            fputc('\n', stderr);
         }
         return rc;
     }
