@@ -86,6 +86,11 @@ static bool map_header(struct rm_gpucsv *g, const struct rm_csv_row *row)
     return true;
 }
 
+static const char *assumed_src(const struct rm_gpucsv *g)
+{
+    return !g->fields ? "legacy list" : g->fields_src ? g->fields_src : "session.json gpu_fields";
+}
+
 /* First data row of a headerless file: take the given field list, plus a leading `ts` when
  * the row has one more field than the list and its first field is a time. */
 static void map_assumed(struct rm_gpucsv *g, const struct rm_csv_row *row)
@@ -117,7 +122,19 @@ static void map_assumed(struct rm_gpucsv *g, const struct rm_csv_row *row)
     g->mapped = true;
     g->assumed = true;
     snprintf(g->note, sizeof g->note, "no header: assumed columns %s%s (%s)",
-             g->has_ts ? "ts," : "", list, g->fields ? "session.json gpu_fields" : "legacy list");
+             g->has_ts ? "ts," : "", list, assumed_src(g));
+}
+
+/* A data row whose field count the assumed list does not fit: said once, in the note. */
+static void note_misfit(struct rm_gpucsv *g, size_t n)
+{
+    if (g->misfit) return;
+    g->misfit = n;
+    const char *list = g->fields ? g->fields : RM_GPUCSV_LEGACY_FIELDS;
+    snprintf(g->note, sizeof g->note,
+             "no header, and no field list fits: the rows have %zu columns, the list assumed "
+             "(%s) has %zu: %s%s; give the file's fields with --gpu-fields",
+             n, assumed_src(g), g->ncols, g->has_ts ? "ts," : "", list);
 }
 
 static int row_time(struct rm_gpucsv *g, const char *s, size_t len, bool local, int64_t *ns)
@@ -144,8 +161,11 @@ int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_g
     if (!g->mapped) {
         map_assumed(g, row);
     }
-    if (row->n != g->ncols)
-        return row->n == 1 ? -(1 + RM_SKIP_NOT_DATA) : -(1 + RM_SKIP_BAD_FIELD_COUNT);
+    if (row->n != g->ncols) {
+        if (row->n == 1) return -(1 + RM_SKIP_NOT_DATA);
+        if (g->assumed) note_misfit(g, row->n);
+        return -(1 + RM_SKIP_BAD_FIELD_COUNT);
+    }
     memset(out, 0, sizeof *out);
     out->t_ns = RM_NO_TIME;
     int ts_col = -1, stamp_col = -1, bad = 0;

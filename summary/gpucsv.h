@@ -37,7 +37,9 @@ struct rm_gpucsv {
     unsigned char role[RM_GPUCSV_MAX_COLS];
     unsigned char metric[RM_GPUCSV_MAX_COLS];
     const char *fields; /* comma-separated list for headerless files, NULL = legacy */
-    char note[256];     /* what was assumed, for data_quality */
+    const char *fields_src; /* where fields came from (NULL: "session.json gpu_fields") */
+    size_t misfit;      /* fields in the first data row that the assumed list did not fit */
+    char note[768];     /* what was assumed (and whether it fit), for data_quality */
     char first[64];     /* the header's first field, to spot the header repeated */
     size_t first_len;
     struct rm_tzcache tz;
