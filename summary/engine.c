@@ -249,12 +249,12 @@ static void add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
         memcpy(key + 2, id->s, klen - 2);
     } else {
         /* No identity column: nvidia-smi prints the GPUs in order in each sample, so the k-th
-         * row of a sample is GPU k. A sample ends at a new time, where a GPU name already in
-         * it comes again, or (rows with neither time nor name) after the session's GPU count;
-         * rows whose names differ are never one GPU. */
-        if (f->pos > 0 &&
-            ((s->name.len && name_in_group(f, &s->name)) ||
-             (s->t_ns == RM_NO_TIME && !s->name.len && (!f->gpu_count || f->pos >= f->gpu_count))))
+         * row of a sample is GPU k. A sample ends at a new time; rows without time cycle by
+         * the session's GPU count, else a new sample starts where a GPU name already in it
+         * comes again. Rows whose names differ are never one GPU (the name is in the key). */
+        if (f->pos > 0 && s->t_ns == RM_NO_TIME &&
+            (f->gpu_count ? f->pos >= f->gpu_count
+                          : !s->name.len || name_in_group(f, &s->name)))
             flush_group(f);
         klen = (size_t)snprintf(key, sizeof key, "i:%d", f->pos);
         if (s->name.len && klen + 1 < sizeof key) {

@@ -39,6 +39,13 @@ expect_eq "two named GPUs without identity stay two" \
     '[[0,"NVIDIA GeForce GTX 1080 Ti",3,90,11000,240],[1,"NVIDIA GeForce GTX 1060 6GB",3,10,2000,50]]' \
     "$(jq -c '[.gpus[]|[.index,.name,.samples,.util_pct.mean,.vram_mb.peak,.power_w.mean]]' <<<"$J")"
 
+# Same names with a time column: the time groups the sample, position k is GPU k.
+printf '%s\n' 'timestamp, name, power.draw [W]' \
+    '2026/11/21 10:00:00.000, NVIDIA H100, 100 W' '2026/11/21 10:00:00.000, NVIDIA H100, 300 W' \
+    '2026/11/21 10:00:01.000, NVIDIA H100, 100 W' '2026/11/21 10:00:01.000, NVIDIA H100, 300 W' >"$T/same.csv"
+expect_eq "identical names with a time column: GPU k by position" '[[0,100],[1,300]]' \
+    "$("$RUNMON" summary --gpu-csv "$T/same.csv" --format json | jq -c '[.gpus[]|[.index,.power_w.mean]]')"
+
 # Gaps per GPU: GPU1 has a 6 s hole (2 -> 8) while GPU0's rows go on every second.
 J=$("$RUNMON" summary --gpu-csv "$S/gpu-gap-one-gpu.csv" --format json)
 expect_eq "gaps per GPU" '[{"count":0,"seconds":0},{"count":1,"seconds":6}]' \
