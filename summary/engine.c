@@ -253,8 +253,7 @@ static void add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
          * the session's GPU count, else a new sample starts where a GPU name already in it
          * comes again. Rows whose names differ are never one GPU (the name is in the key). */
         if (f->pos > 0 && s->t_ns == RM_NO_TIME &&
-            (f->gpu_count ? f->pos >= f->gpu_count
-                          : !s->name.len || name_in_group(f, &s->name)))
+            (f->gpu_count ? f->pos >= f->gpu_count : !s->name.len || name_in_group(f, &s->name)))
             flush_group(f);
         klen = (size_t)snprintf(key, sizeof key, "i:%d", f->pos);
         if (s->name.len && klen + 1 < sizeof key) {

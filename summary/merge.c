@@ -40,8 +40,7 @@ struct boundary_ctx {
     size_t nph, slot;
 };
 
-static void add_boundary_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns,
-                              double j)
+static void add_boundary_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j)
 {
     struct boundary_ctx *c = ctx;
     if (phase < c->nph)
@@ -71,8 +70,8 @@ void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph,
         const struct rm_gpu_stats *a = &src->t.s[j].st;
         if (nph && a->last_ns != RM_NO_TIME && g->st.first_ns != RM_NO_TIME) {
             struct boundary_ctx c = {src, nph, j};
-            rm_phase_spans(rl, &buf, a->last_ns, a->last_power, g->st.first_ns,
-                           g->st.first_power, gap, add_boundary_span, &c);
+            rm_phase_spans(rl, &buf, a->last_ns, a->last_power, g->st.first_ns, g->st.first_power,
+                           gap, add_boundary_span, &c);
         }
         rm_stats_merge(&src->t.s[j].st, &g->st, gap);
         map[i] = j;
