@@ -40,6 +40,9 @@ static void usage(FILE *out)
             "  --proc-csv FILE         a proc.csv\n"
             "  --apps-csv FILE         an apps.csv (per-process GPU memory)\n"
             "  --runlog FILE           a runlog.jsonl with phases and monitor events\n"
+            "  --gpu-fields LIST       the --query-gpu fields of a --gpu-csv without header,\n"
+            "                          comma-separated (default: session.json's gpu_fields,\n"
+            "                          else the legacy list; see runmon(1))\n"
             "  --interval SEC          sampling interval for gap detection (default: from\n"
             "                          session.json, else the median sample spacing)\n"
             "  --threads N             files scanned in parallel (default: CPU count)\n"
@@ -64,7 +67,8 @@ enum {
     OPT_SESSION,
     OPT_RESCAN,
     OPT_INTERVAL,
-    OPT_THREADS
+    OPT_THREADS,
+    OPT_GPU_FIELDS
 };
 
 /* dmon's own text starts with '#' or blanks; runmon's dmon.csv with a "ts," header. */
@@ -240,6 +244,13 @@ static int take_option(struct summary_args *a, int c, char **argv)
     case OPT_THREADS:
         a->opts.threads = atoi(optarg);
         break;
+    case OPT_GPU_FIELDS:
+        if (!optarg[0] || strlen(optarg) >= 4096) {
+            fprintf(stderr, "runmon summary: --gpu-fields needs a comma-separated field list\n");
+            return 2;
+        }
+        a->opts.gpu_fields = optarg;
+        break;
     default:
         fprintf(stderr, "runmon summary: unknown or incomplete option '%s' (see --help)\n",
                 argv[optind - 1]);
@@ -272,6 +283,7 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
         {"rescan", no_argument, NULL, OPT_RESCAN},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"threads", required_argument, NULL, OPT_THREADS},
+        {"gpu-fields", required_argument, NULL, OPT_GPU_FIELDS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };

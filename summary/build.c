@@ -136,14 +136,18 @@ static json_t *gpu_json(int index, const char *uuid, const char *name, const cha
     json_t *po = mean_max(p, RM_GM_POWER, 3);
     json_object_set_new(po, "source", rm_str_or_null(sp));
     json_object_set_new(o, "power_w", po);
-    bool timed = p && p->first_ns != RM_NO_TIME;
-    json_object_set_new(o, "energy_wh", jnum(timed ? p->energy_j / 3600 : NAN, 6));
+    /* A phase window between two samples has no sample of its own, only its share of the
+     * spacing across it. */
+    bool between = timing && timing->samples == 0 && (timing->covered_ns || timing->gaps);
+    const struct rm_gpu_stats *e = p ? p : between ? timing : NULL;
+    bool timed = e && (e->first_ns != RM_NO_TIME || between);
+    json_object_set_new(o, "energy_wh", jnum(timed ? e->energy_j / 3600 : NAN, 6));
     json_object_set_new(o, "temp_c_max", jnum(t ? st_max(&t->m[RM_GM_TEMP]) : NAN, 3));
     json_object_set_new(o, "sm_clock_mhz", mean_max(c, RM_GM_SMCLK, 3));
     json_object_set_new(o, "mem_clock_mhz", mean_max(mc, RM_GM_MEMCLK, 3));
     uint64_t un = u ? u->m[RM_GM_UTIL].n : 0;
     json_object_set_new(o, "idle_share", jnum(un ? (double)u->idle_samples / (double)un : NAN, 4));
-    bool t2 = timing && timing->first_ns != RM_NO_TIME;
+    bool t2 = timing && (timing->first_ns != RM_NO_TIME || between);
     json_object_set_new(o, "first", jts(t2 ? timing->first_ns : RM_NO_TIME));
     json_object_set_new(o, "last", jts(t2 ? timing->last_ns : RM_NO_TIME));
     json_object_set_new(o, "sampled_seconds", jnum(t2 ? (double)timing->covered_ns / 1e9 : NAN, 3));
@@ -308,8 +312,10 @@ static void choose_interval_and_fields(struct rm_summary *s)
             }
             used += (size_t)n;
         }
+        s->gpu_fields_src = "session.json gpu_fields";
     } else if (s->opts.gpu_fields) {
         snprintf(s->gpu_fields, sizeof s->gpu_fields, "%s", s->opts.gpu_fields);
+        s->gpu_fields_src = "--gpu-fields";
     }
 }
 
@@ -389,6 +395,8 @@ static int tally_files(struct rm_summary *s, struct file_tally *t, char *err, si
     for (size_t i = 0; i < s->njobs && !rc; i++) {
         struct file_agg *f = s->jobs[i];
         if (f->rc && f->strict) {
+            /* What was assumed of it (a field list that did not fit) explains the failure. */
+            if (f->note[0]) fprintf(stderr, "runmon summary: %s\n", f->note);
             snprintf(err, errsz, "%s", f->err);
             rc = f->rc;
         } else {
@@ -420,9 +428,9 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
     for (size_t i = 0; i < s->njobs; i++) {
         struct file_agg *f = s->jobs[i];
         if (f->kind == RM_INPUT_GPU_CSV)
-            rm_source_merge(&m->q, f, m->nph);
+            rm_source_merge(&m->q, f, m->nph, &s->rl);
         else if (f->kind == RM_INPUT_DMON_TEXT || f->kind == RM_INPUT_DMON_CSV)
-            rm_source_merge(&m->d, f, m->nph);
+            rm_source_merge(&m->d, f, m->nph, &s->rl);
         if (f->apps) {
             if (!m->have_apps) rm_apps_init(&m->apps, m->nph);
             m->have_apps = true;
@@ -594,6 +602,13 @@ static json_t *build_totals(const struct merged *m)
 }
 
 /* A phase's "gpus": each paired GPU that has samples in phase p. */
+/* A GPU counts in a phase with a sample inside its windows, or a spacing across one (a window
+ * between two samples gets its share of the energy). */
+static bool phase_has_data(const struct rm_gpu_stats *st)
+{
+    return st->samples || st->covered_ns || st->gaps;
+}
+
 static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, size_t p)
 {
     const struct source *q = &m->q, *d = &m->d;
@@ -601,8 +616,10 @@ static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, si
     for (size_t i = 0; i < m->nfg; i++) {
         const struct final_gpu *g = &m->fg[i];
         const struct rm_gpu_stats *qs = NULL, *ds = NULL;
-        if (g->q && q->ph && q->phn[p] > g->qi && q->ph[p][g->qi].samples) qs = &q->ph[p][g->qi];
-        if (g->d && d->ph && d->phn[p] > g->di && d->ph[p][g->di].samples) ds = &d->ph[p][g->di];
+        if (g->q && q->ph && q->phn[p] > g->qi && phase_has_data(&q->ph[p][g->qi]))
+            qs = &q->ph[p][g->qi];
+        if (g->d && d->ph && d->phn[p] > g->di && phase_has_data(&d->ph[p][g->di]))
+            ds = &d->ph[p][g->di];
         if (!qs && !ds) continue;
         const char *uuid, *name, *pci;
         rm_final_gpu_ident(s->session, g, &uuid, &name, &pci);

@@ -2,6 +2,7 @@
  * windows), and the worker threads that scan all the summary's files in parallel. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,72 @@ static void phases_at(struct file_agg *f, int64_t t)
     rm_runlog_windows_at(f->rl, t, phase_hit, f);
 }
 
+/* ---- phase energy: a spacing cut to the phases' windows ---------------------------- */
+
+static void collect_window(void *ctx, size_t phase, int64_t start, int64_t end)
+{
+    struct span_buf *b = ctx;
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 16;
+        b->v = rm_xrealloc(b->v, b->cap * sizeof *b->v);
+    }
+    b->v[b->n++] = (struct span_piece){phase, start, end};
+}
+
+static int cmp_piece(const void *x, const void *y)
+{
+    const struct span_piece *a = x, *b = y;
+    if (a->phase != b->phase) return a->phase < b->phase ? -1 : 1;
+    return a->a < b->a ? -1 : a->a > b->a;
+}
+
+/* Power at t on the line from (t0, p0) to (t1, p1); one missing end: the other's value. */
+static double power_at(int64_t t0, double p0, int64_t t1, double p1, int64_t t)
+{
+    if (isnan(p0)) return p1;
+    if (isnan(p1)) return p0;
+    return p0 + (p1 - p0) * ((double)(t - t0) / (double)(t1 - t0));
+}
+
+void rm_phase_spans(const struct rm_runlog *rl, struct span_buf *buf, int64_t t0, double p0,
+                    int64_t t1, double p1, int64_t gap_ns,
+                    void (*add)(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns,
+                                double joules),
+                    void *ctx)
+{
+    if (!rl || rl->nwin == 0 || t0 == RM_NO_TIME || t1 == RM_NO_TIME || t1 <= t0) return;
+    double jall;
+    int64_t dt;
+    enum rm_span_kind kind = rm_energy_span(t0, p0, t1, p1, gap_ns, &jall, &dt);
+    if (kind == RM_SPAN_BACKWARDS) return;
+    buf->n = 0;
+    rm_runlog_windows_over(rl, t0, t1, collect_window, buf);
+    if (buf->n == 0) return;
+    for (size_t k = 0; k < buf->n; k++) { /* clipped at the samples */
+        if (buf->v[k].a < t0) buf->v[k].a = t0;
+        if (buf->v[k].b > t1) buf->v[k].b = t1;
+    }
+    qsort(buf->v, buf->n, sizeof *buf->v, cmp_piece);
+    bool power = !isnan(p0) || !isnan(p1);
+    for (size_t k = 0; k < buf->n;) {
+        size_t phase = buf->v[k].phase;
+        int64_t ns = 0;
+        double j = 0;
+        while (k < buf->n && buf->v[k].phase == phase) {
+            /* The union of this phase's windows: overlapping ones merged. */
+            int64_t a = buf->v[k].a, b = buf->v[k].b;
+            for (k++; k < buf->n && buf->v[k].phase == phase && buf->v[k].a <= b; k++)
+                if (buf->v[k].b > b) b = buf->v[k].b;
+            if (b <= a) continue;
+            ns += b - a;
+            if (kind == RM_SPAN_BRIDGED && power)
+                j += (power_at(t0, p0, t1, p1, a) + power_at(t0, p0, t1, p1, b)) / 2 *
+                     ((double)(b - a) / 1e9);
+        }
+        if (ns > 0) add(ctx, phase, kind, ns, j);
+    }
+}
+
 static void note_time(struct file_agg *f, int64_t t)
 {
     if (t == RM_NO_TIME) return;
@@ -122,6 +189,49 @@ static void flush_group(struct file_agg *f)
     f->pos = 0;
 }
 
+/* Whether a GPU named name already has a row in the open sample group. */
+static bool name_in_group(const struct file_agg *f, const struct rm_strref *name)
+{
+    size_t n = name->len < sizeof f->gpus.s[0].name - 1 ? name->len : sizeof f->gpus.s[0].name - 1;
+    for (size_t i = 0; i < f->gpus.n; i++) {
+        const struct gpu_slot *g = &f->gpus.s[i];
+        if (g->last_group == f->group_id && strlen(g->name) == n && !memcmp(g->name, name->s, n))
+            return true;
+    }
+    return false;
+}
+
+/* The phase accumulator of phase p, with room for the file's GPU slot i. */
+static struct phase_acc *phase_gpu(struct file_agg *f, size_t p, size_t i)
+{
+    if (!f->ph) {
+        f->nph = f->rl->nphases;
+        f->ph = rm_xcalloc(f->nph, sizeof *f->ph);
+    }
+    struct phase_acc *a = &f->ph[p];
+    if (a->ngpu <= i) {
+        size_t n = f->gpus.n > i ? f->gpus.n : i + 1;
+        a->gpu = rm_xrealloc(a->gpu, n * sizeof *a->gpu);
+        for (size_t j = a->ngpu; j < n; j++)
+            rm_stats_init(&a->gpu[j]);
+        a->ngpu = n;
+    }
+    a->used = true;
+    return a;
+}
+
+struct span_ctx {
+    struct file_agg *f;
+    size_t slot;
+};
+
+static void add_phase_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j)
+{
+    struct span_ctx *c = ctx;
+    if (phase >= c->f->rl->nphases) return;
+    rm_stats_add_span(&phase_gpu(c->f, phase, c->slot)->gpu[c->slot], kind, ns, j);
+}
+
 static void add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
 {
     f->rows++;
@@ -139,8 +249,20 @@ static void add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
         klen = 2 + (id->len < RM_GPU_KEY_MAX - 3 ? id->len : RM_GPU_KEY_MAX - 3);
         memcpy(key + 2, id->s, klen - 2);
     } else {
-        /* No identity column: the n-th row of a sample group is GPU n. */
-        klen = (size_t)snprintf(key, sizeof key, "i:%d", s->t_ns == RM_NO_TIME ? 0 : f->pos);
+        /* No identity column: nvidia-smi prints the GPUs in order in each sample, so the k-th
+         * row of a sample is GPU k. A sample ends at a new time; rows without time cycle by
+         * the session's GPU count, else a new sample starts where a GPU name already in it
+         * comes again. Rows whose names differ are never one GPU (the name is in the key). */
+        if (f->pos > 0 && s->t_ns == RM_NO_TIME &&
+            (f->gpu_count ? f->pos >= f->gpu_count : !s->name.len || name_in_group(f, &s->name)))
+            flush_group(f);
+        klen = (size_t)snprintf(key, sizeof key, "i:%d", f->pos);
+        if (s->name.len && klen + 1 < sizeof key) {
+            size_t n = s->name.len < sizeof key - klen - 2 ? s->name.len : sizeof key - klen - 2;
+            key[klen++] = '/';
+            memcpy(key + klen, s->name.s, n);
+            klen += n;
+        }
     }
     size_t i = rm_gpu_table_find(&f->gpus, key, klen);
     if (i == (size_t)-1) {
@@ -162,20 +284,17 @@ static void add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
         f->group_has_power = true;
     }
     note_time(f, s->t_ns);
+    if (f->rl && f->rl->nwin && s->t_ns != RM_NO_TIME && g->st.last_ns != RM_NO_TIME) {
+        /* The spacing from this GPU's previous sample, inside each phase's windows only. */
+        struct span_ctx c = {f, i};
+        double p = (s->valid & (1u << RM_GM_POWER)) ? s->v[RM_GM_POWER] : NAN;
+        rm_phase_spans(f->rl, &f->spans, g->st.last_ns, g->st.last_power, s->t_ns, p, f->gap_ns,
+                       add_phase_span, &c);
+    }
     rm_stats_add(&g->st, s->t_ns, s->v, s->valid, f->gap_ns);
     phases_at(f, s->t_ns);
-    for (size_t k = 0; k < f->nplist; k++) {
-        struct phase_acc *p = &f->ph[f->plist[k]];
-        if (p->ngpu <= i) {
-            size_t n = f->gpus.n;
-            p->gpu = rm_xrealloc(p->gpu, n * sizeof *p->gpu);
-            for (size_t j = p->ngpu; j < n; j++)
-                rm_stats_init(&p->gpu[j]);
-            p->ngpu = n;
-        }
-        p->used = true;
-        rm_stats_add(&p->gpu[i], s->t_ns, s->v, s->valid, f->gap_ns);
-    }
+    for (size_t k = 0; k < f->nplist; k++)
+        rm_stats_add_point(&phase_gpu(f, f->plist[k], i)->gpu[i], s->t_ns, s->v, s->valid);
 }
 
 static void add_host_sample(struct file_agg *f, const struct rm_host_sample *s)
@@ -273,6 +392,7 @@ static int read_apps_row(struct file_agg *f, const struct rm_csv_row *row, bool 
 static void reset_gpu(struct file_agg *f)
 {
     rm_gpucsv_init(&f->parser->gpu, f->gpu_fields);
+    f->parser->gpu.fields_src = f->gpu_fields_src;
 }
 static void reset_dmon(struct file_agg *f)
 {
@@ -400,6 +520,22 @@ static int64_t prescan_interval(struct file_agg *f)
     return d[n / 2];
 }
 
+/* A GPU file's gaps are its GPUs' own: one GPU's hole while another's rows go on is a gap
+ * (the file's times alone would hide it). Host files keep the spacing of the file's times. */
+static void gaps_per_gpu(struct file_agg *f)
+{
+    if (f->kind != RM_INPUT_GPU_CSV && f->kind != RM_INPUT_DMON_TEXT &&
+        f->kind != RM_INPUT_DMON_CSV)
+        return;
+    f->gaps = 0;
+    f->gap_total_ns = 0;
+    for (size_t i = 0; i < f->gpus.n; i++) {
+        f->gaps += f->gpus.s[i].st.gaps;
+        if (__builtin_add_overflow(f->gap_total_ns, f->gpus.s[i].st.gap_ns, &f->gap_total_ns))
+            f->gap_total_ns = INT64_MAX;
+    }
+}
+
 void rm_file_agg_init(struct file_agg *f, enum rm_input_kind kind, const char *path)
 {
     memset(f, 0, sizeof *f);
@@ -417,6 +553,7 @@ void rm_file_agg_free(struct file_agg *f)
         free(f->ph[i].gpu);
     free(f->ph);
     free(f->plist);
+    free(f->spans.v);
     free(f->parser);
     if (f->apps) rm_apps_free(f->apps);
     free(f->apps);
@@ -524,6 +661,7 @@ void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *pro
         rc = rm_csv_read_file(f->path, on_csv_row, f, progress, &longl, f->err, sizeof f->err);
     f->skipped[RM_SKIP_LONG_LINE] += longl;
     if (f->group_open) flush_group(f);
+    gaps_per_gpu(f);
     close_apps(f);
     if (f->kind == RM_INPUT_GPU_CSV && f->parser->gpu.assumed)
         snprintf(f->note, sizeof f->note, "%s: %s", f->path, f->parser->gpu.note);
@@ -552,6 +690,8 @@ static void *worker(void *arg)
         if (f->path) {
             f->rl = &s->rl;
             f->gpu_fields = s->gpu_fields[0] ? s->gpu_fields : NULL;
+            f->gpu_fields_src = s->gpu_fields_src;
+            f->gpu_count = (int)json_array_size(json_object_get(s->session, "gpus"));
             rm_scan_file(f, s->interval_ns, &s->progress);
         }
         atomic_fetch_add(&s->done_jobs, 1);

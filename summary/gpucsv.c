@@ -86,6 +86,18 @@ static bool map_header(struct rm_gpucsv *g, const struct rm_csv_row *row)
     return true;
 }
 
+static const char *assumed_src(const struct rm_gpucsv *g)
+{
+    return !g->fields ? "legacy list" : g->fields_src ? g->fields_src : "session.json gpu_fields";
+}
+
+static void note_assumed(struct rm_gpucsv *g)
+{
+    snprintf(g->note, sizeof g->note, "no header: assumed columns %s%s (%s)",
+             g->has_ts ? "ts," : "", g->fields ? g->fields : RM_GPUCSV_LEGACY_FIELDS,
+             assumed_src(g));
+}
+
 /* First data row of a headerless file: take the given field list, plus a leading `ts` when
  * the row has one more field than the list and its first field is a time. */
 static void map_assumed(struct rm_gpucsv *g, const struct rm_csv_row *row)
@@ -116,8 +128,20 @@ static void map_assumed(struct rm_gpucsv *g, const struct rm_csv_row *row)
     g->ncols = col;
     g->mapped = true;
     g->assumed = true;
-    snprintf(g->note, sizeof g->note, "no header: assumed columns %s%s (%s)",
-             g->has_ts ? "ts," : "", list, g->fields ? "session.json gpu_fields" : "legacy list");
+    note_assumed(g);
+}
+
+/* A data row whose field count the assumed list does not fit: while no row has fit, the
+ * note says so (the file's column count and the list assumed) instead. */
+static void note_misfit(struct rm_gpucsv *g, size_t n)
+{
+    if (g->fit_rows || g->misfit) return;
+    g->misfit = n;
+    const char *list = g->fields ? g->fields : RM_GPUCSV_LEGACY_FIELDS;
+    snprintf(g->note, sizeof g->note,
+             "no header, and no field list fits: the rows have %zu columns, the list assumed "
+             "(%s) has %zu: %s%s; give the file's fields with --gpu-fields",
+             n, assumed_src(g), g->ncols, g->has_ts ? "ts," : "", list);
 }
 
 static int row_time(struct rm_gpucsv *g, const char *s, size_t len, bool local, int64_t *ns)
@@ -144,8 +168,11 @@ int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_g
     if (!g->mapped) {
         map_assumed(g, row);
     }
-    if (row->n != g->ncols)
-        return row->n == 1 ? -(1 + RM_SKIP_NOT_DATA) : -(1 + RM_SKIP_BAD_FIELD_COUNT);
+    if (row->n != g->ncols) {
+        if (row->n == 1) return -(1 + RM_SKIP_NOT_DATA);
+        if (g->assumed) note_misfit(g, row->n);
+        return -(1 + RM_SKIP_BAD_FIELD_COUNT);
+    }
     memset(out, 0, sizeof *out);
     out->t_ns = RM_NO_TIME;
     int ts_col = -1, stamp_col = -1, bad = 0;
@@ -197,5 +224,9 @@ int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_g
             return -(1 + RM_SKIP_BAD_TIME);
     }
     if (out->index.len && rm_value_is_missing(out->index.s, out->index.len)) out->index.len = 0;
+    if (g->assumed && g->fit_rows++ == 0 && g->misfit) {
+        g->misfit = 0; /* some rows fit after all: the note says what was assumed */
+        note_assumed(g);
+    }
     return 1;
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "summary/csvread.h"
 #include "summary/sample.h"
@@ -36,9 +37,12 @@ struct rm_gpucsv {
     size_t ncols;
     unsigned char role[RM_GPUCSV_MAX_COLS];
     unsigned char metric[RM_GPUCSV_MAX_COLS];
-    const char *fields; /* comma-separated list for headerless files, NULL = legacy */
-    char note[256];     /* what was assumed, for data_quality */
-    char first[64];     /* the header's first field, to spot the header repeated */
+    const char *fields;     /* comma-separated list for headerless files, NULL = legacy */
+    const char *fields_src; /* where fields came from (NULL: "session.json gpu_fields") */
+    size_t misfit;          /* while no row fit: the field count of the first that did not */
+    uint64_t fit_rows;      /* data rows that the assumed list fit */
+    char note[768];         /* what was assumed (and whether it fit), for data_quality */
+    char first[64];         /* the header's first field, to spot the header repeated */
     size_t first_len;
     struct rm_tzcache tz;
     char last_time[48]; /* rows of one sample share their time text: parse it once */

@@ -17,12 +17,44 @@ void rm_source_free(struct source *src)
     free(src->t.s);
 }
 
+/* Room in the source's phase table for phase p and slot j. */
+static struct rm_gpu_stats *source_phase_gpu(struct source *src, size_t nph, size_t p, size_t j)
+{
+    if (!src->ph) {
+        src->nph = nph;
+        src->ph = rm_xcalloc(nph, sizeof *src->ph);
+        src->phn = rm_xcalloc(nph, sizeof *src->phn);
+    }
+    if (src->phn[p] <= j) {
+        size_t n = src->t.n > j ? src->t.n : j + 1;
+        src->ph[p] = rm_xrealloc(src->ph[p], n * sizeof **src->ph);
+        for (size_t k = src->phn[p]; k < n; k++)
+            rm_stats_init(&src->ph[p][k]);
+        src->phn[p] = n;
+    }
+    return &src->ph[p][j];
+}
+
+struct boundary_ctx {
+    struct source *src;
+    size_t nph, slot;
+};
+
+static void add_boundary_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j)
+{
+    struct boundary_ctx *c = ctx;
+    if (phase < c->nph)
+        rm_stats_add_span(source_phase_gpu(c->src, c->nph, phase, c->slot), kind, ns, j);
+}
+
 /* Adds f's GPUs (matched by key) and phases to the source. */
-void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph)
+void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph,
+                     const struct rm_runlog *rl)
 {
     src->files++;
     int64_t gap = f->gap_ns > src->gap_ns ? f->gap_ns : src->gap_ns;
     size_t *map = rm_xcalloc(f->gpus.n, sizeof *map);
+    struct span_buf buf = {0};
     for (size_t i = 0; i < f->gpus.n; i++) {
         const struct gpu_slot *g = &f->gpus.s[i];
         size_t j = rm_gpu_table_find(&src->t, g->key, g->keylen);
@@ -33,29 +65,27 @@ void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph)
             *d = *g;
             d->st = keep;
         }
+        /* The spacing from the previous file's last sample of this GPU to this file's first,
+         * inside the phases' windows (the phases' own stats are folded without a bridge). */
+        const struct rm_gpu_stats *a = &src->t.s[j].st;
+        if (nph && a->last_ns != RM_NO_TIME && g->st.first_ns != RM_NO_TIME) {
+            struct boundary_ctx c = {src, nph, j};
+            rm_phase_spans(rl, &buf, a->last_ns, a->last_power, g->st.first_ns, g->st.first_power,
+                           gap, add_boundary_span, &c);
+        }
         rm_stats_merge(&src->t.s[j].st, &g->st, gap);
         map[i] = j;
     }
+    free(buf.v);
     src->gap_ns = gap;
     rm_stat_merge(&src->total_power, &f->total_power);
     if (f->ph && nph) {
-        if (!src->ph) {
-            src->nph = nph;
-            src->ph = rm_xcalloc(nph, sizeof *src->ph);
-            src->phn = rm_xcalloc(nph, sizeof *src->phn);
-        }
         for (size_t p = 0; p < nph && p < f->nph; p++) {
             const struct phase_acc *a = &f->ph[p];
             for (size_t i = 0; a->used && i < a->ngpu; i++) {
-                if (!a->gpu[i].samples) continue;
-                size_t j = map[i];
-                if (src->phn[p] <= j) {
-                    src->ph[p] = rm_xrealloc(src->ph[p], src->t.n * sizeof **src->ph);
-                    for (size_t k = src->phn[p]; k < src->t.n; k++)
-                        rm_stats_init(&src->ph[p][k]);
-                    src->phn[p] = src->t.n;
-                }
-                rm_stats_merge(&src->ph[p][j], &a->gpu[i], gap);
+                const struct rm_gpu_stats *st = &a->gpu[i];
+                if (!st->samples && !st->covered_ns && !st->gaps) continue;
+                rm_stats_fold(source_phase_gpu(src, nph, p, map[i]), st);
             }
         }
     }

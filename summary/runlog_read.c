@@ -409,3 +409,21 @@ void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void 
         if (r->win[i].end_ns > t) fn(ctx, r->win[i].phase);
     }
 }
+
+void rm_runlog_windows_over(const struct rm_runlog *r, int64_t t0, int64_t t1,
+                            void (*fn)(void *, size_t, int64_t, int64_t), void *ctx)
+{
+    /* Windows starting before t1, then back while some earlier one may end after t0. */
+    size_t lo = 0, hi = r->nwin;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->win[mid].start_ns < t1)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0;) {
+        if (r->maxend[i] <= t0) break;
+        if (r->win[i].end_ns > t0) fn(ctx, r->win[i].phase, r->win[i].start_ns, r->win[i].end_ns);
+    }
+}

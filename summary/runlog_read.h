@@ -77,5 +77,10 @@ void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, 
 /* Calls fn for each window containing t (start <= t < end); after finish only. */
 void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void *ctx, size_t phase),
                           void *ctx);
+/* Calls fn for each window overlapping [t0, t1) (start < t1 and end > t0), with its bounds;
+ * after finish only. */
+void rm_runlog_windows_over(const struct rm_runlog *r, int64_t t0, int64_t t1,
+                            void (*fn)(void *ctx, size_t phase, int64_t start, int64_t end),
+                            void *ctx);
 
 #endif

@@ -98,8 +98,7 @@ static void bridge(struct rm_gpu_stats *s, int64_t t0, double p0, int64_t t1, do
     }
 }
 
-void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT], uint32_t valid,
-                  int64_t gap_ns)
+static void add_values(struct rm_gpu_stats *s, const double v[RM_GM_COUNT], uint32_t valid)
 {
     s->samples++;
     for (int m = 0; m < RM_GM_COUNT; m++)
@@ -110,6 +109,12 @@ void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COU
         s->util_hist[b]++;
         if (u == 0) s->idle_samples++;
     }
+}
+
+void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT], uint32_t valid,
+                  int64_t gap_ns)
+{
+    add_values(s, v, valid);
     if (t_ns == RM_NO_TIME) return;
     double p = (valid & (1u << RM_GM_POWER)) ? v[RM_GM_POWER] : NAN;
     if (s->last_ns == RM_NO_TIME) {
@@ -122,10 +127,40 @@ void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COU
     s->last_power = p;
 }
 
+void rm_stats_add_point(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT],
+                        uint32_t valid)
+{
+    add_values(s, v, valid);
+    if (t_ns == RM_NO_TIME) return;
+    double p = (valid & (1u << RM_GM_POWER)) ? v[RM_GM_POWER] : NAN;
+    if (s->first_ns == RM_NO_TIME) {
+        s->first_ns = t_ns;
+        s->first_power = p;
+    }
+    s->last_ns = t_ns;
+    s->last_power = p;
+}
+
+void rm_stats_add_span(struct rm_gpu_stats *s, enum rm_span_kind kind, int64_t ns, double joules)
+{
+    if (kind == RM_SPAN_GAP) {
+        s->gaps++;
+        add_sat(&s->gap_ns, ns);
+    } else if (kind == RM_SPAN_BRIDGED) {
+        add_sat(&s->covered_ns, ns);
+        s->energy_j += joules;
+    }
+}
+
 void rm_stats_merge(struct rm_gpu_stats *a, const struct rm_gpu_stats *b, int64_t gap_ns)
 {
     if (a->last_ns != RM_NO_TIME && b->first_ns != RM_NO_TIME)
         bridge(a, a->last_ns, a->last_power, b->first_ns, b->first_power, gap_ns);
+    rm_stats_fold(a, b);
+}
+
+void rm_stats_fold(struct rm_gpu_stats *a, const struct rm_gpu_stats *b)
+{
     a->samples += b->samples;
     for (int m = 0; m < RM_GM_COUNT; m++)
         rm_stat_merge(&a->m[m], &b->m[m]);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/energy.h"
 #include "model/gpu_metrics.h"
 
 #define RM_NO_TIME INT64_MIN
@@ -49,9 +50,19 @@ void rm_stats_init(struct rm_gpu_stats *s);
  * used when bit m of valid is set. gap_ns: spacings above it are gaps (0 = never a gap). */
 void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT], uint32_t valid,
                   int64_t gap_ns);
+/* Adds one sample's values and times without bridging from the previous sample: for a phase,
+ * whose energy and sampled time come only from the parts of spacings inside its windows
+ * (rm_stats_add_span), never from time between its windows. */
+void rm_stats_add_point(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT],
+                        uint32_t valid);
+/* Counts a (part of a) spacing: bridged (ns covered, joules of energy) or a gap (ns unknown). */
+void rm_stats_add_span(struct rm_gpu_stats *s, enum rm_span_kind kind, int64_t ns, double joules);
 /* Folds b (a later stretch of the same GPU) into a, bridging a's last sample to b's first
  * unless that spacing is a gap. */
 void rm_stats_merge(struct rm_gpu_stats *a, const struct rm_gpu_stats *b, int64_t gap_ns);
+/* rm_stats_merge without the bridge from a's last sample to b's first (phases: the spacing
+ * between them is counted by the caller, clipped to the phase's windows). */
+void rm_stats_fold(struct rm_gpu_stats *a, const struct rm_gpu_stats *b);
 json_t *rm_stats_to_json(const struct rm_gpu_stats *s);
 /* Returns 0, or -1 with a message in err when j is not what rm_stats_to_json writes. */
 int rm_stats_from_json(const json_t *j, struct rm_gpu_stats *s, char *err, size_t errsz);

@@ -49,6 +49,16 @@ struct gpu_table {
     size_t hint;
 };
 
+/* A stretch of one phase's window inside a spacing between two samples. */
+struct span_piece {
+    size_t phase;
+    int64_t a, b;
+};
+struct span_buf {
+    struct span_piece *v;
+    size_t n, cap;
+};
+
 struct phase_acc {
     uint32_t stamp;
     bool used;
@@ -80,7 +90,8 @@ struct file_agg {
         struct rm_appscsv apps;
     } * parser;
     struct rm_apps_agg *apps; /* RM_INPUT_APPS_CSV: per-process figures */
-    const char *gpu_fields;
+    const char *gpu_fields, *gpu_fields_src;
+    int gpu_count; /* session.json's GPUs: rows without identity, time or name cycle by it */
     bool group_open, group_has_power;
     int64_t group_t, prev_t;
     uint64_t group_id;
@@ -92,6 +103,7 @@ struct file_agg {
     uint32_t stamp;
     int64_t phase_t;
     size_t *plist, nplist, capplist;
+    struct span_buf spans;
 };
 
 struct rm_summary {
@@ -110,6 +122,7 @@ struct rm_summary {
     atomic_int done_jobs;
     int64_t interval_ns;
     char gpu_fields[4096];
+    const char *gpu_fields_src; /* "--gpu-fields" or "session.json gpu_fields" */
 };
 
 /* The files of one source (query-gpu or dmon) merged, in the order they were added. */
@@ -144,6 +157,18 @@ void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *pro
 /* Scans every job that has a path, in parallel (opts.threads), with progress on stderr. */
 void rm_summary_run_jobs(struct rm_summary *s);
 
+/* The spacing (t0, p0) -> (t1, p1) of one GPU cut to the phases' windows: for each phase with
+ * a window overlapping it, add(ctx, phase, kind, ns, joules) once, where ns is the length of
+ * the union of that phase's windows clipped at t0 and t1, and joules the integral of power
+ * taken as the straight line from p0 to p1 over those stretches (model/energy.h's rule for a
+ * missing end). kind is the spacing's (a gap: ns unknown, no joules); a spacing going
+ * backwards or of length 0 adds nothing. buf is scratch space kept by the caller. */
+void rm_phase_spans(const struct rm_runlog *rl, struct span_buf *buf, int64_t t0, double p0,
+                    int64_t t1, double p1, int64_t gap_ns,
+                    void (*add)(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns,
+                                double joules),
+                    void *ctx);
+
 /* ---- summary.c ---- */
 
 /* Appends a new job (a file, or a segment when path is NULL) to s. */
@@ -157,7 +182,10 @@ json_t *rm_str_or_null(const char *v);
 
 /* ---- merge.c ---- */
 
-void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph);
+/* Adds f's GPUs and phases to src; rl (may be NULL) gives the phase windows that the spacing
+ * from one file's last sample of a GPU to the next file's first is cut to. */
+void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph,
+                     const struct rm_runlog *rl);
 void rm_source_free(struct source *src);
 /* The GPUs of both sources, paired by index and ordered by it (unknown indexes last).
  * Returns the count; *out is malloc'd. */

@@ -27,11 +27,14 @@ expect_eq "totals energy" 0.319444 "$(q '.totals.energy_wh')"
 expect_eq "host memory peak, process tree" '[2000,300,100,150]' \
     "$(q '[.totals.host_mem_peak_mb,.totals.proc.rss_peak_mb,.totals.proc.cpu_pct.mean,.totals.proc.cpu_pct.max]')"
 expect_eq "phase paths in run-log order" '["train","train/step","eval"]' "$(q '[.phases[].path]')"
-# train = [0.5, 9.5): samples at 1,2,3,4,8,9; util 50,100,-,0,80,90.
-expect_eq "enter/exit phase: util, energy" '[64,0.208333,6]' \
+# train = [0.5, 9.5): samples at 1,2,3,4,8,9; util 50,100,-,0,80,90. Energy inside the
+# window, power a line between neighbouring samples clipped at its edges: [0.5,1] 87.5 J
+# (150..200 W), 1..4 3 x 150 J, 4..8 a gap, 8..9 300 J; nothing after 9 (the t=10 row is torn).
+expect_eq "enter/exit phase: util, energy" '[64,0.232639,6]' \
     "$(q '.phases[0].gpus[0]|[.util_pct.mean,.energy_wh,.samples]')"
-# train/step = [0.5,2.5) + [7.5,9.0), across the gap: samples 1,2,8; 150 J between 1 and 2.
-expect_eq "repeated phase across a gap" '[2,3.5,76.667,0.041667,36.667]' \
+# train/step = [0.5,2.5) + [7.5,9.0), across the gap: samples 1,2,8. Inside the windows only:
+# [0.5,1] 87.5 J, [1,2] 150 J, [2,2.5] 62.5 J (100..150 W), [7.5,8] in the gap, [8,9] 300 J.
+expect_eq "repeated phase across a gap" '[2,3.5,76.667,0.166667,36.667]' \
     "$(q '.phases[1]|[.count,.total_seconds,.gpus[0].util_pct.mean,.gpus[0].energy_wh,.cpu.usr_pct.mean]')"
 expect_eq "unterminated phase closed at session end" '[1,0.8,{"ok":0,"error":0,"unterminated":1}]' \
     "$(q '.phases[2]|[.count,.total_seconds,.status]')"

@@ -77,6 +77,28 @@ static void no_header_with_ts(void **state)
     assert_non_null(strstr(c.g.note, "assumed"));
 }
 
+/* A list that fits no row says the column count and the list; one that fits some rows
+ * says only what was assumed. */
+static void no_header_list_that_does_not_fit(void **state)
+{
+    (void)state;
+    struct ctx c;
+    parse(&c, "2026/11/21 10:00:00.000, 0, 150.00 W\n2026/11/21 10:00:01.000, 0, 250.00 W\n", NULL);
+    assert_int_equal(c.rc[0], -1 - RM_SKIP_BAD_FIELD_COUNT);
+    assert_int_equal(c.rc[1], -1 - RM_SKIP_BAD_FIELD_COUNT);
+    assert_non_null(strstr(c.g.note, "the rows have 3 columns, the list assumed (legacy list) "
+                                     "has 9: timestamp,utilization.gpu,"));
+    assert_non_null(strstr(c.g.note, "--gpu-fields"));
+
+    parse(&c, "2026/11/21 10:00:00.000, 0\n2026/11/21 10:00:00.000, 0, 150.00 W\n",
+          "timestamp,index,power.draw");
+    assert_int_equal(c.rc[0], -1 - RM_SKIP_BAD_FIELD_COUNT);
+    assert_int_equal(c.rc[1], 1);
+    assert_true(c.s[1].v[RM_GM_POWER] == 150);
+    assert_non_null(strstr(c.g.note, "no header: assumed columns timestamp,index,power.draw"));
+    assert_null(strstr(c.g.note, "fits"));
+}
+
 static void bad_time_and_repeated_header(void **state)
 {
     (void)state;
@@ -121,6 +143,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(header_with_units),
         cmocka_unit_test(no_header_with_ts),
+        cmocka_unit_test(no_header_list_that_does_not_fit),
         cmocka_unit_test(bad_time_and_repeated_header),
         cmocka_unit_test(quoted_and_plain_lines_agree),
     };
