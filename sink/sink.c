@@ -286,8 +286,7 @@ static void check_health(struct rm_sink *k, struct slot *snap, int nsnap, int ma
         k->manifest_down = 0;
         k->recovered_at = now;
         json_t *d = json_object();
-        json_object_set_new(d, "down_s",
-                            json_real(rm_ns_to_seconds_ms(until - k->degraded_since)));
+        json_object_set_new(d, "down_s", json_real(rm_ns_to_seconds_ms(until - k->degraded_since)));
         json_object_set_new(d, "rows_dropped",
                             json_integer((json_int_t)(dropped - k->dropped_at_degrade)));
         rm_port_event(k->port, "sink_recovered", d);

@@ -25,7 +25,7 @@ struct rm_csv_reader {
     uint64_t long_lines;
     uint64_t first_long_line;       /* the line number of the first one */
     uint64_t wide_rows, first_wide; /* rows with more than RM_CSV_MAX_FIELDS fields */
-    bool ended; /* a row ended during the current feed step */
+    bool ended;                     /* a row ended during the current feed step */
 };
 
 static void count_wide(struct rm_csv_reader *r, uint64_t line)
@@ -279,8 +279,7 @@ int rm_csv_read_file(const char *path, rm_csv_row_fn fn, void *ctx, _Atomic uint
                      "line %llu has more than the limit of %d fields (%llu such row%s skipped)",
                      (unsigned long long)r->first_wide, RM_CSV_MAX_FIELDS,
                      (unsigned long long)r->wide_rows, r->wide_rows == 1 ? "" : "s");
-        if (a[0] || b[0])
-            snprintf(err, errsz, "%s: %s%s%s", path, a, a[0] && b[0] ? "; " : "", b);
+        if (a[0] || b[0]) snprintf(err, errsz, "%s: %s%s%s", path, a, a[0] && b[0] ? "; " : "", b);
     }
     rm_csv_free(r);
     free(buf);

@@ -442,19 +442,22 @@ static void tree_first_sample_counts_from_before_the_root(void **state)
     struct rm_tree_sample s;
     long hz = sysconf(_SC_CLK_TCK);
     /* 100: 15, 101: 20, 102: 5, 103: 30 ticks, all spent since 4.5 s. */
-    assert_int_equal(rm_procfs_tree_sample_since(p, 100, 5 * RM_NS_PER_SEC, 4500 * RM_NS_PER_MS, &s), 0);
+    assert_int_equal(
+        rm_procfs_tree_sample_since(p, 100, 5 * RM_NS_PER_SEC, 4500 * RM_NS_PER_MS, &s), 0);
     assert_int_equal(s.nprocs, 4);
     assert_true(s.ticks == 70);
     assert_double_equal(s.cpu_pct, 70.0 * 100.0 / (0.5 * (double)hz), EPS);
     /* Later samples are deltas as before; born_after no longer matters for a known root. */
     tree_sample2(dir, 1);
-    assert_int_equal(rm_procfs_tree_sample_since(p, 100, 6 * RM_NS_PER_SEC, 4500 * RM_NS_PER_MS, &s), 0);
+    assert_int_equal(
+        rm_procfs_tree_sample_since(p, 100, 6 * RM_NS_PER_SEC, 4500 * RM_NS_PER_MS, &s), 0);
     assert_true(s.ticks == 161);
     assert_double_equal(s.cpu_pct, 161.0 * 100.0 / (double)hz, EPS);
     /* Unknown (-1) or not before the sample: the first sample only sets the baseline. */
     assert_int_equal(rm_procfs_tree_sample_since(p, 101, 7 * RM_NS_PER_SEC, -1, &s), 0);
     assert_true(isnan(s.cpu_pct));
-    assert_int_equal(rm_procfs_tree_sample_since(p, 103, 7 * RM_NS_PER_SEC, 7 * RM_NS_PER_SEC, &s), 0);
+    assert_int_equal(rm_procfs_tree_sample_since(p, 103, 7 * RM_NS_PER_SEC, 7 * RM_NS_PER_SEC, &s),
+                     0);
     assert_true(isnan(s.cpu_pct));
     rm_procfs_close(p);
     rm_rf(dir);
