@@ -47,7 +47,9 @@ static void put_pct(struct rm_stream *st, const char *cpu, const struct rm_cpu_p
         rm_stream_field_double(st, v[i], 2);
 }
 
-static void sample(struct rm_cpu_sampler *s, int64_t mono)
+/* *no_root_ns: the last sample time at which no command ran (-1: unknown), the baseline of
+ * the command's first row. */
+static void sample(struct rm_cpu_sampler *s, int64_t mono, int64_t *no_root_ns)
 {
     struct rm_cpu_pct all;
     int n = 0;
@@ -90,9 +92,10 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono)
         pthread_mutex_unlock(s->port->lock);
     }
     pid_t root = (pid_t)atomic_load(s->port->workload_pid);
+    if (root <= 0) *no_root_ns = mono;
     if (root > 0 && s->proc.fd >= 0) {
         struct rm_tree_sample t;
-        if (rm_procfs_tree_sample(s->procfs, root, mono, &t) == 0) {
+        if (rm_procfs_tree_sample_since(s->procfs, root, mono, *no_root_ns, &t) == 0) {
             rm_stream_begin_row(&s->proc, ts);
             rm_stream_field_u64(&s->proc, (uint64_t)root);
             rm_stream_field_u64(&s->proc, (uint64_t)t.nprocs);
@@ -123,6 +126,9 @@ static void *run(void *arg)
     sigaddset(&set, SIGUSR1);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     int64_t start = rm_now_monotonic_ns();
+    /* The command starts after this (the recorder spawns it once the sampler runs): its tree
+     * had 0 ticks then, so its first row counts from here, not from its second sample. */
+    int64_t no_root_ns = atomic_load(s->port->workload_pid) <= 0 ? start : -1;
     /* The first read only sets the baseline: percentages need two samples. */
     struct rm_cpu_pct dummy;
     int n;
@@ -141,7 +147,7 @@ static void *run(void *arg)
             s->port->sess->max_sample_lateness_ns = worst;
             pthread_mutex_unlock(s->port->lock);
         }
-        sample(s, now);
+        sample(s, now, &no_root_ns);
         k++;
         /* Asleep (suspend) or starved for more than a period: skip the missed slots rather
          * than firing a burst of samples; the schedule stays on the same grid. */

@@ -110,6 +110,12 @@ static inline double rm_kib_to_mib(uint64_t kib)
  * -1 on an internal error (out of memory). */
 int rm_procfs_tree_sample(struct rm_procfs *p, pid_t root, int64_t mono_ns,
                           struct rm_tree_sample *out);
+/* The same, told that root did not run yet at born_after_ns (CLOCK_MONOTONIC; -1: unknown):
+ * the first sample of a new root then counts every tick of its tree as spent since
+ * born_after_ns (a process starts at 0 ticks), so no interval of the command is lost. Without
+ * it the first sample of a root only sets the baseline (cpu_pct NAN). */
+int rm_procfs_tree_sample_since(struct rm_procfs *p, pid_t root, int64_t mono_ns,
+                                int64_t born_after_ns, struct rm_tree_sample *out);
 
 /* How the tree is discovered; the default suits production, the others are for tests and
  * benchmarks. */

@@ -14,7 +14,10 @@
  *     the previous walk in all but the rare case of a fork racing that walk;
  *   - a process that exited adds nothing: its ticks since the previous sample are lost
  *     (undercount of at most one interval per exited process), and the sum can never go
- *     negative.
+ *     negative;
+ *   - the first sample of a root told when it did not run yet (rm_procfs_tree_sample_since:
+ *     the recorder's previous sample, taken before the command started) counts the whole
+ *     tree as new since then, so the command's first interval is not lost.
  * RSS is stat field 24 (resident pages, the same number as statm's second field).
  *
  * Cost: reading stat is the bulk (~7 us per process even through an open fd), a children
@@ -444,9 +447,21 @@ static int walk(struct rm_procfs *p, int32_t root)
 int rm_procfs_tree_sample(struct rm_procfs *p, pid_t root, int64_t mono_ns,
                           struct rm_tree_sample *out)
 {
+    return rm_procfs_tree_sample_since(p, root, mono_ns, -1, out);
+}
+
+int rm_procfs_tree_sample_since(struct rm_procfs *p, pid_t root, int64_t mono_ns,
+                                int64_t born_after_ns, struct rm_tree_sample *out)
+{
     *out = (struct rm_tree_sample){.cpu_pct = NAN};
     if (root <= 0 || root > INT32_MAX) return 1;
     if (p->tree_root != (int32_t)root) reset_tree(p, (int32_t)root);
+    if (!p->tree_have_prev && born_after_ns >= 0 && born_after_ns < mono_ns) {
+        /* A root that did not run at born_after_ns: an empty tree then, so every member's
+         * ticks count as new (below) and the first row covers the command's first interval. */
+        p->tree_have_prev = 1;
+        p->tree_prev_ns = born_after_ns;
+    }
     p->gen++;
     p->cur_n = 0;
     uint64_t last_pid = 0;

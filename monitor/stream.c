@@ -268,6 +268,7 @@ int rm_stream_flush(struct rm_stream *s)
         s->last_ts_ns = s->pending_last_ts;
         s->len = 0;
         s->pending_rows = 0;
+        if (s->failing) s->fail_end_ns = rm_now_monotonic_ns();
         s->failing = 0;
         if (s->rollover_bytes && s->bytes >= s->rollover_bytes && rm_stream_seal(s) == 0)
             rewrite_header(s); /* a failure here is retried by the next flush */
@@ -290,6 +291,10 @@ dropped:
     s->dropped_rows += s->pending_rows;
     s->len = 0;
     s->pending_rows = 0;
+    if (!s->failing) {
+        s->fail_start_ns = rm_now_monotonic_ns();
+        s->fail_end_ns = 0;
+    }
     s->failing = 1;
     /* A file-size limit (EFBIG): the next segment starts small, so rolling over now is the
      * way back to writing. */

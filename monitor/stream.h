@@ -49,6 +49,9 @@ struct rm_stream {
     uint64_t write_errors;
     int last_errno;
     int failing; /* the last flush failed */
+    /* CLOCK_MONOTONIC times of the failed write that began the latest failure and of the
+     * first write that landed after it (0 while still failing): the sink's outage. */
+    int64_t fail_start_ns, fail_end_ns;
     int has_header;
     int next_segment;                /* number the next sealed file gets */
     int64_t first_ts_ns, last_ts_ns; /* of rows written, 0 when none */

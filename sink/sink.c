@@ -34,6 +34,7 @@ struct slot {
     uint64_t rows, bytes, dropped, werr;
     int64_t first, last;
     int failing, last_errno;
+    int64_t fail_start, fail_end; /* the stream's latest failure (monotonic; 0: none, going on) */
 };
 
 struct pending {
@@ -57,6 +58,8 @@ struct rm_sink {
     json_t *segs; /* this session's sealed segment entries, oldest first */
     int degraded;
     int64_t degraded_since;
+    int64_t recovered_at; /* the end of the previous episode: older failures are not this one's */
+    int manifest_down;    /* the manifest failed in this episode: it ends when a round succeeds */
     uint64_t dropped_at_degrade;
     int64_t manifest_retry_at;
     int manifest_backoff_s;
@@ -109,8 +112,16 @@ static void hook(void *ctx, const struct rm_stream *s, enum rm_stream_event ev,
         sl->last = s->last_ts_ns;
         sl->dropped = s->dropped_rows;
         sl->werr = s->write_errors;
+        /* The first failed write of an episode wakes the sink: sink_degraded is raised now,
+         * not at its next round. */
+        if (s->failing && !sl->failing) {
+            k->wake = 1;
+            pthread_cond_signal(&k->cv);
+        }
         sl->failing = s->failing;
         sl->last_errno = s->last_errno;
+        sl->fail_start = s->fail_start_ns;
+        sl->fail_end = s->fail_end_ns;
     }
     pthread_mutex_unlock(&k->mu);
 }
@@ -245,9 +256,19 @@ static void check_health(struct rm_sink *k, struct slot *snap, int nsnap, int ma
     uint64_t before = k->dropped_seen;
     k->dropped_seen = dropped;
 
+    /* The outage runs from the failed write that began it to the first write that landed
+     * after the last stream's failure (the manifest alone: from this round to the one it
+     * succeeds in). */
+    int64_t since = 0, until = 0;
+    for (int i = 0; i < nsnap; i++) {
+        if (snap[i].fail_start <= k->recovered_at) continue;
+        if (!since || snap[i].fail_start < since) since = snap[i].fail_start;
+        if (snap[i].fail_end > until) until = snap[i].fail_end;
+    }
+    if (manifest_failed) k->manifest_down = 1;
     if (failing && !k->degraded) {
         k->degraded = 1;
-        k->degraded_since = rm_now_monotonic_ns();
+        k->degraded_since = since ? since : rm_now_monotonic_ns();
         k->dropped_at_degrade = before; /* the rows lost in this episode count */
         snprintf(k->last_error, sizeof k->last_error, "%s: %s", stream ? stream : "?",
                  strerror(err));
@@ -261,9 +282,12 @@ static void check_health(struct rm_sink *k, struct slot *snap, int nsnap, int ma
                     k->last_error);
     } else if (!failing && k->degraded) {
         k->degraded = 0;
+        int64_t now = rm_now_monotonic_ns();
+        if (k->manifest_down || until < k->degraded_since) until = now;
+        k->manifest_down = 0;
+        k->recovered_at = now;
         json_t *d = json_object();
-        json_object_set_new(
-            d, "down_s", json_real(rm_ns_to_seconds_ms(rm_now_monotonic_ns() - k->degraded_since)));
+        json_object_set_new(d, "down_s", json_real(rm_ns_to_seconds_ms(until - k->degraded_since)));
         json_object_set_new(d, "rows_dropped",
                             json_integer((json_int_t)(dropped - k->dropped_at_degrade)));
         rm_port_event(k->port, "sink_recovered", d);

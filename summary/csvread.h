@@ -38,7 +38,9 @@ int rm_csv_finish(struct rm_csv_reader *r);
 uint64_t rm_csv_long_lines(const struct rm_csv_reader *r);
 
 /* Reads a whole file through a reader, adding the bytes read to *progress (may be NULL).
- * Returns 0, or -1 with a message naming the file in err. */
+ * Returns 0, or -1 with a message naming the file in err. On success err is emptied, or holds
+ * a note naming the file, the first line and the limit when rows were skipped for being longer
+ * than RM_CSV_MAX_LINE or having more than RM_CSV_MAX_FIELDS fields. */
 int rm_csv_read_file(const char *path, rm_csv_row_fn fn, void *ctx, _Atomic uint64_t *progress,
                      uint64_t *long_lines, char *err, size_t errsz);
 

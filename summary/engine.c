@@ -665,6 +665,11 @@ void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *pro
     close_apps(f);
     if (f->kind == RM_INPUT_GPU_CSV && f->parser->gpu.assumed)
         snprintf(f->note, sizeof f->note, "%s: %s", f->path, f->parser->gpu.note);
+    if (rc == 0 && f->err[0]) { /* the reader's note: rows it skipped for a limit */
+        size_t u = strlen(f->note);
+        snprintf(f->note + u, sizeof f->note - u, "%s%s", u ? "; " : "", f->err);
+        f->err[0] = '\0';
+    }
     if (rc) {
         f->rc = 2;
     } else if (f->rows == 0) {

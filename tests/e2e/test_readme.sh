@@ -16,7 +16,7 @@ tail -F sweep/latest/runlog.jsonl 2>/dev/null | jq -c --unbuffered 'select(.type
 tpid=$!; track "$tpid"
 wait "$rpid"; rc=$?
 expect_eq "sweep: record exits 0" 0 "$rc"
-check "tail -F | jq shows both phases as they end" wait_for "test \$(wc -l <$T/live.txt) -ge 2" 5
+check "tail -F | jq shows both phases as they end" wait_for "test \$(wc -l <$T/live.txt) -ge 2" 20
 kill "$tpid" 2>/dev/null; pkill -P "$tpid" 2>/dev/null
 expect_match "tail -F | jq: first phase line" '^\{"path":"bs32","seconds":0\.[0-9]+,"status":"ok"\}$' "$(head -1 "$T/live.txt")"
 

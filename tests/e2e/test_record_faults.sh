@@ -23,7 +23,7 @@ expect_eq "exit: one collector_recovered" 1 "$(count_event "$s" collector_recove
 check "exit: recovered says how long it was down" test "$(event_data "$s" collector_recovered | jq '.down_s >= 0.9')" = true
 expect_eq "exit: health back to healthy" healthy "$(jq -r .collectors.gpu.health "$s/session.json")"
 expect_eq "exit: failure event counted" 1 "$(jq -r .collectors.gpu.failure_event_count "$s/session.json")"
-check "exit: rows before and after the restart" test "$(rows "$s/gpu.csv")" -ge 8
+check "exit: rows after the restart (more than the 3 before it)" test "$(rows "$s/gpu.csv")" -gt 3
 check "exit: no nvidia-smi left" no_fake_left "$st"
 
 # --- NVML error: the child's own words are the reason, no rows written -------------------
@@ -82,11 +82,17 @@ check "slow start: rows arrive" test "$(rows "$s/gpu.csv")" -ge 3
 
 # --- memory thresholds: one event per crossing, re-armed when use falls -------------------
 FAKE_SMI_OVERRIDE="memory.used=100,950,960,990,100,100,950;memory.total=1000" \
-    "$RUNMON" record -q -o "$T/thr" -i 0.2 --duration 1.3 --warning-threshold 90 --critical-threshold 98
+    "$RUNMON" record -q -o "$T/thr" -i 0.2 --duration 3 --warning-threshold 90 --critical-threshold 98
 s=$(session_dir "$T/thr")
 w=$(count_event "$s" warning); c=$(count_event "$s" critical)
-check "thresholds: warnings once per crossing (got $w)" test "$w" -ge 2 -a "$w" -le 3
-check "thresholds: critical once per crossing (got $c)" test "$c" -ge 1 -a "$c" -le 2
+# The crossings in the rows recorded (however many samples the machine managed): up through
+# 90 % (950 after 100; 960 stays above) and through 98 % (990).
+read -r xw xc < <(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) k[$i] = i; next}
+    {u = $k["memory.used"]; if (u == 950 && prev == 100) w++; if (u == 990) c++; prev = u}
+    END {print w + 0, c + 0}' "$s/gpu.csv")
+check "thresholds: the rows hold crossings ($xw up through 90 %, $xc through 98 %)" test "$xw" -ge 1 -a "$xc" -ge 1
+expect_eq "thresholds: warnings once per crossing" "$xw" "$w"
+expect_eq "thresholds: critical once per crossing" "$xc" "$c"
 expect_eq "thresholds: event carries GPU and use" "0 95" "$(event_data "$s" warning | head -1 | jq -r '"\(.gpu) \(.pct)"')"
 
 # --- kill -9 of runmon: no nvidia-smi left, the command keeps running ----------------------
@@ -98,9 +104,9 @@ track "$rpid"
 wait_for "test \$(cat $T/kill/*/gpu.csv 2>/dev/null | wc -l) -ge 3" 10
 kill -9 "$rpid"
 wait "$rpid" 2>/dev/null
-sleep 1
-check "kill -9: no nvidia-smi left behind" no_fake_left "$st"
-check "kill -9: the command survives and finishes" wait_for "test -e $marker" 8
+check "kill -9: no nvidia-smi left behind" wait_for "no_fake_left '$st' >/dev/null" 20
+no_fake_left "$st" >/dev/null || no_fake_left "$st" # says which, when it failed
+check "kill -9: the command survives and finishes" wait_for "test -e $marker" 20
 s=$(session_dir "$T/kill")
 expect_eq "kill -9: the files written so far stay readable" "$(wc -l <"$s/runlog.jsonl")" "$(jq -c . "$s/runlog.jsonl" | wc -l)"
 
@@ -120,10 +126,10 @@ check "SIGINT: no nvidia-smi left" no_fake_left "$st"
 check "SIGINT: cpu.csv ends with a whole row" test "$(tail -c 1 "$s/cpu.csv" | od -An -c | tr -d ' ')" = '\n'
 
 # --- SIGTERM to runmon is passed on to the command -----------------------------------------
-"$RUNMON" record -q -o "$T/term" -i 0.2 -- sh -c 'trap "exit 7" TERM; while :; do sleep 0.1; done' &
+"$RUNMON" record -q -o "$T/term" -i 0.2 -- sh -c 'trap "exit 7" TERM; touch "$0"; while :; do sleep 0.1; done' "$T/trapped" &
 rpid=$!
 track "$rpid"
-sleep 1
+wait_for "test -e '$T/trapped'" 30 # the command runs, its trap set
 kill -TERM "$rpid"
 wait "$rpid"; rc=$?
 expect_eq "SIGTERM: forwarded, the command's status comes back" 7 "$rc"

@@ -107,7 +107,7 @@ expect_match "ulimit -f: EFBIG reported, partial line removed" "File too large .
 expect_eq "ulimit -f: file ends with a newline" "0a" "$(tail -c 1 "$F" | od -An -tx1 | tr -d ' ')"
 expect_eq "ulimit -f: every line valid, as many as succeeded" "$(grep -c '^0$' "$T/limited.rc")" "$(jq -c . "$F" | wc -l)"
 
-# tail -F shows each line within a second of the write.
+# tail -F shows each line while it still runs (a wide wait: seconds on a busy machine).
 TL=$T/tailed.jsonl
 : >"$TL"
 tail -n 0 -F "$TL" >"$T/tail.out" 2>/dev/null &
@@ -115,9 +115,9 @@ tp=$!
 track $tp
 sleep 0.3
 "$RUNMON" log --file "$TL" event first
-if wait_for "grep -q '\"event\":\"first\"' '$T/tail.out'" 1; then ok "tail -F sees the first line within a second"; else not_ok "tail -F sees the first line within a second"; fi
+if wait_for "grep -q '\"event\":\"first\"' '$T/tail.out'" 20; then ok "tail -F sees the first line"; else not_ok "tail -F sees the first line"; fi
 "$RUNMON" log --file "$TL" phase second 0.5
-if wait_for "grep -q '\"name\":\"second\"' '$T/tail.out'" 1; then ok "tail -F sees the next line within a second"; else not_ok "tail -F sees the next line within a second"; fi
+if wait_for "grep -q '\"name\":\"second\"' '$T/tail.out'" 20; then ok "tail -F sees the next line"; else not_ok "tail -F sees the next line"; fi
 kill $tp 2>/dev/null
 
 done_testing

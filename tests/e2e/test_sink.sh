@@ -110,7 +110,9 @@ tail -n +1 -F "$K2/latest/gpu.csv" >"$T/tail.out" 2>/dev/null &
 tp=$!
 track $tp
 wait $rp
-sleep 0.5
+# tail has caught up once it printed the last row written (not after a fixed sleep)
+last=$(tail -n 1 "$K2/latest/gpu.csv")
+wait_for "grep -qxF '$last' '$T/tail.out'" 20
 kill "$tp" 2>/dev/null
 wait "$tp" 2>/dev/null
 segs=$(ls "$K2/latest/" | grep -c '^gpu-[0-9]*\.csv$')

@@ -100,6 +100,38 @@ expect_eq "full: summary.json says what was lost" "$dropped" "$(jq .sink.rows_dr
 check "full: recording went on after the limit" test "$(rows "$S/gpu.csv")" -gt 0
 expect_eq "full: session failed (the command's status)" failed "$(jq -r .status "$S/session.json")"
 
+# --- an outage of known length: a file-size limit set on the running recorder, then lifted ---
+# No rollover, so nothing ends the outage but the limit's lifting. The flush period is long
+# (4 s): the event must come at the failing write, not at the sink's next round, and down_s
+# must be the outage seen in the data (the gap in the failing stream's rows), not rounds.
+O=$T/outage
+"$RUNMON" record -q -o "$O" -i 0.1 --rollover-mb 0 --flush-seconds 4 -- sleep 9 &
+rp=$!
+track $rp
+wait_for "test -s '$O/latest/gpu.csv' && test \$(stat -c %s '$O/latest/gpu.csv') -gt 16000" 30
+prlimit --pid $rp --fsize="$(stat -c %s "$O/latest/gpu.csv"):"
+sleep 2
+prlimit --pid $rp --fsize=unlimited:
+wait $rp
+expect_eq "outage: exit 0" 0 $?
+S=$O/$(readlink "$O/latest")
+expect_eq "outage: one sink_degraded" 1 "$(count_event "$S" sink_degraded)"
+expect_eq "outage: one sink_recovered" 1 "$(count_event "$S" sink_recovered)"
+deg_ts=$(jq -r 'select(.type=="event" and .event=="sink_degraded") | .ts' "$S/runlog.jsonl")
+stream=$(jq -r 'select(.type=="event" and .event=="sink_degraded") | .data.stream' "$S/runlog.jsonl")
+down=$(jq -r 'select(.type=="event" and .event=="sink_recovered") | .data.down_s' "$S/runlog.jsonl")
+# The widest gap between two sample times of that stream: the last row before the outage and
+# the first after; the first dropped row was taken one interval after the last one kept.
+read -r last_kept first_after deg < <(awk -F, -v e="$deg_ts" '
+    function tod(s,  h) {split(substr(s, 12, 12), h, ":"); return h[1] * 3600 + h[2] * 60 + h[3]}
+    NR > 1 {t = tod($1); if (n++ && t - p > best) {best = t - p; a = p; b = t}; p = t}
+    END {printf "%.3f %.3f %.3f\n", a, b, tod(e)}' "$S/$stream.csv")
+echo "# $stream: last row kept $last_kept, first after $first_after, sink_degraded at $deg, down_s $down"
+check "outage: sink_degraded at the failing write (within 0.5 s of the first dropped row)" \
+    awk -v k="$last_kept" -v d="$deg" 'BEGIN {x = d - (k + 0.1); exit !(x >= -0.5 && x <= 0.5)}'
+check "outage: down_s ($down) = the outage in the data (+-0.5 s)" \
+    awk -v k="$last_kept" -v f="$first_after" -v d="$down" 'BEGIN {x = d - (f - k - 0.1); exit !(d != "null" && x >= -0.5 && x <= 0.5)}'
+
 # --- two recorders into one sink at once --------------------------------------------------
 C=$T/conc
 "$RUNMON" record -q -o "$C" -i 0.1 --rollover-mb 0.01 --retention-files 3 --flush-seconds 0.2 -- sleep 4 &

@@ -120,4 +120,34 @@ expect_eq "unknown option exits 2" 2 "$rc"
 J=$("$RUNMON" summary "$S/session1" "$T/seg" --format json)
 expect_eq "several paths combined" '[2,4,0.638888]' \
     "$(q '[(.summaries|length),.totals.gpu_count,(.totals.energy_wh*1000000|round/1000000)]')"
+
+# --- rows over a reader limit: skipped, and a note says which limit, where ----------------
+hdr="ts,timestamp,index,uuid,name,pci.bus_id,utilization.gpu,memory.used,memory.total,power.draw"
+gpurow() { printf '2026-01-01T00:00:%02d.000+00:00,2026/01/01 00:00:%02d.000,0,GPU-0,H100,00:01.0,50,1000,81559,100.00\n' "$1" "$1"; }
+{ echo "$hdr"; for i in 0 1 2; do gpurow $i; done
+  awk 'BEGIN {for (i = 0; i < 5000; i++) printf "%s1", i ? "," : ""; print ""}'
+  for i in 3 4 5; do gpurow $i; done; } >"$T/wide.csv"
+J=$("$RUNMON" summary "$T/wide.csv" --format json 2>"$T/wide.err"); rc=$?
+expect_eq "5000 fields: exit 0, the other rows read, skipped as a long line" '[0,6,1]' \
+    "$(jq -c --argjson rc $rc '[$rc,.data_quality.rows_read,.data_quality.rows_skipped.long_line]' <<<"$J")"
+expect_match "5000 fields: a note names the file, the line and the limit" \
+    "wide.csv: line 5 has more than the limit of 4096 fields" "$(q '.data_quality.notes[0]')"
+expect_match "5000 fields: said on stderr too" "wide.csv: line 5 has more than the limit of 4096 fields" "$(cat "$T/wide.err")"
+# A line of 1.5 MB with no newline at the end of the file: bounded work (libcsv grew its field
+# buffer 128 bytes at a time: under ASan ~400 MB and many seconds; the figure here is memory,
+# not time, so a busy machine cannot fail it).
+{ echo "$hdr"; for i in 0 1 2; do gpurow $i; done; head -c 1572864 /dev/zero | tr '\0' x; } >"$T/long.csv"
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' -o "$T/long.rss" "$RUNMON" summary "$T/long.csv" --format json >"$T/long.json" 2>"$T/long.err"
+    rc=$?
+    rss=$(tail -1 "$T/long.rss")
+    check "1.5 MB line without newline: peak RSS under 150 MB (${rss} KB)" test "$rc" -eq 0 -a "$rss" -lt 153600
+else
+    "$RUNMON" summary "$T/long.csv" --format json >"$T/long.json" 2>"$T/long.err"
+    expect_eq "1.5 MB line without newline: exit 0" 0 $?
+fi
+expect_eq "1.5 MB line: the rows before it read, the line skipped" '[3,1]' \
+    "$(jq -c '[.data_quality.rows_read,.data_quality.rows_skipped.long_line]' "$T/long.json")"
+expect_match "1.5 MB line: a note names the file, the line and the limit" \
+    "long.csv: line 5 is longer than the limit of 1048576 bytes" "$(jq -r '.data_quality.notes[0]' "$T/long.json")"
 done_testing

@@ -325,9 +325,10 @@ static void stop_reaps_term_obeying_child_within_grace(void **state)
         const char *argv[] = {"sleep", "100", NULL};
         assert_int_equal(rm_child_spawn(&c, argv, &o), 0);
         assert_int_equal(rm_child_try_reap(&c), 0);
+        /* Well before the grace runs out (wide: a loaded machine is slow, not wrong). */
         int64_t t0 = now_ms();
-        assert_int_equal(rm_child_stop(&c, 5000), RM_CHILD_REAPED);
-        assert_true(now_ms() - t0 < 2000);
+        assert_int_equal(rm_child_stop(&c, 30000), RM_CHILD_REAPED);
+        assert_true(now_ms() - t0 < 15000);
         assert_true(c.reaped);
         assert_true(WIFSIGNALED(c.wstatus) && WTERMSIG(c.wstatus) == SIGTERM);
         assert_int_equal(c.pidfd, -1);
@@ -360,10 +361,10 @@ static void stop_kills_term_ignoring_group_after_grace(void **state)
     assert_int_equal(rm_child_stop(&c, 300), RM_CHILD_REAPED);
     int64_t took = now_ms() - t0;
     assert_true(took >= 300);
-    assert_true(took < 2500);
+    assert_true(took < 300 + 10000); /* the grace, then SIGKILL: not much more */
     assert_true(WIFSIGNALED(c.wstatus) && WTERMSIG(c.wstatus) == SIGKILL);
     assert_int_equal(rm_exit_code_from_status(c.wstatus), 137);
-    assert_true(gone_within(grandchild, 2000));
+    assert_true(gone_within(grandchild, 10000));
     rm_child_release(&c);
 }
 
@@ -378,10 +379,10 @@ static void group_is_killed_even_when_leader_exits_first(void **state)
     assert_int_equal(rm_child_spawn(&c, argv, &collector), 0);
     pid_t grandchild = first_line_pid(&c);
     int64_t t0 = now_ms();
-    assert_int_equal(rm_child_stop(&c, 5000), RM_CHILD_REAPED);
-    assert_true(now_ms() - t0 < 2500);
+    assert_int_equal(rm_child_stop(&c, 30000), RM_CHILD_REAPED);
+    assert_true(now_ms() - t0 < 15000); /* well before the grace runs out */
     assert_true(WIFSIGNALED(c.wstatus) && WTERMSIG(c.wstatus) == SIGTERM);
-    assert_true(gone_within(grandchild, 2000));
+    assert_true(gone_within(grandchild, 10000));
     rm_child_release(&c);
 
     /* A leader that exits by itself: try_reap kills its leftovers when reap_group is set... */
@@ -390,7 +391,7 @@ static void group_is_killed_even_when_leader_exits_first(void **state)
     grandchild = first_line_pid(&c);
     assert_int_equal(reap_within(&c, 5000), 1);
     assert_int_equal(rm_exit_code_from_status(c.wstatus), 0);
-    assert_true(gone_within(grandchild, 2000));
+    assert_true(gone_within(grandchild, 10000));
     rm_child_release(&c);
 
     /* ...and leaves them alone when it is not (the workload's background jobs). */
@@ -402,7 +403,7 @@ static void group_is_killed_even_when_leader_exits_first(void **state)
     nap_ms(100);
     assert_int_equal(kill(grandchild, 0), 0);
     kill(grandchild, SIGKILL);
-    assert_true(gone_within(grandchild, 2000));
+    assert_true(gone_within(grandchild, 10000));
     rm_child_release(&c);
 }
 
@@ -450,7 +451,7 @@ static void pdeathsig_kills_collector_when_parent_is_killed(void **state)
     (void)state;
     pid_t pid = orphan_via_killed_parent(true);
     int st;
-    assert_true(wait_orphan(pid, 1000, &st));
+    assert_true(wait_orphan(pid, 10000, &st));
     assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 }
 
@@ -462,7 +463,7 @@ static void workload_without_pdeathsig_survives_parent_kill(void **state)
     assert_false(wait_orphan(pid, 300, &st));
     assert_int_equal(kill(pid, 0), 0);
     kill(pid, SIGKILL);
-    assert_true(wait_orphan(pid, 2000, &st));
+    assert_true(wait_orphan(pid, 10000, &st));
 }
 
 static void *spawn_and_leave(void *arg)
@@ -485,7 +486,7 @@ static void pdeathsig_follows_the_spawning_thread(void **state)
     assert_int_equal(pthread_create(&t, NULL, spawn_and_leave, &c), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
     assert_true(c.pid > 0);
-    assert_int_equal(reap_within(&c, 1000), 1);
+    assert_int_equal(reap_within(&c, 10000), 1);
     assert_true(WIFSIGNALED(c.wstatus) && WTERMSIG(c.wstatus) == SIGKILL);
     rm_child_release(&c);
 }
@@ -526,7 +527,7 @@ static void stop_gives_up_on_unreapable_child(void **state)
     assert_int_equal(rm_child_stop(&c, 200), RM_CHILD_UNREAPED);
     int64_t took = now_ms() - t0;
     assert_true(took >= 200 + RM_CHILD_KILL_WAIT_MS);
-    assert_true(took < 200 + RM_CHILD_KILL_WAIT_MS + 1500);
+    assert_true(took < 200 + RM_CHILD_KILL_WAIT_MS + 10000);
     assert_false(c.reaped);
     assert_non_null(strstr(c.errmsg, "unreaped"));
     assert_int_equal(rm_child_try_reap(&c), 0);
@@ -534,7 +535,7 @@ static void stop_gives_up_on_unreapable_child(void **state)
     /* The tracer goes; the zombie is handed to us. */
     kill(tracer, SIGKILL);
     assert_int_equal(waitpid(tracer, NULL, 0), tracer);
-    assert_int_equal(reap_within(&c, 2000), 1);
+    assert_int_equal(reap_within(&c, 10000), 1);
     assert_true(WIFSIGNALED(c.wstatus) && WTERMSIG(c.wstatus) == SIGKILL);
     rm_child_release(&c);
 }
@@ -549,7 +550,7 @@ static void release_kills_an_unstopped_child(void **state)
     rm_child_release(&c);
     assert_int_equal(c.pid, -1);
     assert_int_equal(c.out_fd, -1);
-    assert_true(gone_within(pid, 2000));
+    assert_true(gone_within(pid, 10000));
 }
 
 static void exit_status_mapping(void **state)
