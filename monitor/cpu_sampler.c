@@ -126,9 +126,10 @@ static void *run(void *arg)
     sigaddset(&set, SIGUSR1);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     int64_t start = rm_now_monotonic_ns();
-    /* The command starts after this (the recorder spawns it once the sampler runs): its tree
-     * had 0 ticks then, so its first row counts from here, not from its second sample. */
-    int64_t no_root_ns = atomic_load(s->port->workload_pid) <= 0 ? start : -1;
+    /* The command starts after rm_cpu_sampler_start returned (the recorder spawns it then): its
+     * tree had 0 ticks at that instant, so its first row counts from there, not from its
+     * second sample, even when this thread is first scheduled after the command started. */
+    int64_t no_root_ns = s->started_mono_ns;
     /* The first read only sets the baseline: percentages need two samples. */
     struct rm_cpu_pct dummy;
     int n;
@@ -159,6 +160,7 @@ static void *run(void *arg)
 
 int rm_cpu_sampler_start(struct rm_cpu_sampler *s)
 {
+    s->started_mono_ns = rm_now_monotonic_ns();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_usr1; /* no SA_RESTART: the sleep returns EINTR */

@@ -5,6 +5,7 @@
 #define RUNMON_CPU_SAMPLER_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "monitor/procfs.h"
 #include "monitor/stream.h"
@@ -21,6 +22,7 @@ struct rm_cpu_sampler {
     int64_t interval_ns;
     pthread_t thread;
     int started;
+    int64_t started_mono_ns; /* when rm_cpu_sampler_start ran: before the command existed */
     struct rm_cpu_pct percpu[RM_MAX_CPUS];
     int cpu_ids[RM_MAX_CPUS];
 };
