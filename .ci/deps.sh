@@ -5,7 +5,7 @@ set -euo pipefail
 want=${1:-build}
 pkgs=(libcsv-dev libjansson-dev libpcre2-dev pkg-config)
 case "$want" in
-  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps prometheus prometheus-node-exporter curl chromium fonts-dejavu-core) ;;
+  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps prometheus prometheus-node-exporter curl chromium fonts-dejavu-core python3) ;;
 esac
 [ "$want" = all ] && pkgs+=(mawk)
 if ! command -v dpkg-query >/dev/null 2>&1; then
