@@ -386,7 +386,7 @@ static int summarize_dirs(const struct summary_args *a, json_t *list)
     return 0;
 }
 
-/* One summary as it is; several combined (json), or each in turn (text/csv). */
+/* One summary as it is; several combined (json, text), or each in turn (csv). */
 static int write_summaries(const struct summary_args *a, json_t *list)
 {
     const char *format = a->format, *outfile = a->outfile;
@@ -397,10 +397,11 @@ static int write_summaries(const struct summary_args *a, json_t *list)
         rc = write_out(outfile, format, out);
     } else {
         out = combine(list);
-        if (!strcmp(format, "json")) {
+        if (strcmp(format, "csv")) {
+            /* json: the set; text: each summary, then the per-host and totals rows. */
             rc = write_out(outfile, format, out);
         } else {
-            /* text/csv: each summary in turn, to stdout or the file. */
+            /* csv: each summary in turn, to stdout or the file. */
             rc = 0;
             FILE *f = stdout;
             if (outfile && !(f = fopen(outfile, "w"))) {
@@ -412,10 +413,7 @@ static int write_summaries(const struct summary_args *a, json_t *list)
             json_array_foreach(list, i, one)
             {
                 if (rc) break;
-                if (!strcmp(format, "csv"))
-                    rm_summary_print_csv(f, one);
-                else
-                    rm_summary_print_text(f, one), fputc('\n', f);
+                rm_summary_print_csv(f, one);
             }
             if (f != stdout && f) fclose(f);
         }

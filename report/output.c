@@ -62,11 +62,14 @@ int rm_summary_print_json(FILE *out, const json_t *summary)
 
 #define F(p, d) fmt(g, p, d)
 
+/* The GPU table: at most 100 columns (names past 18 characters are cut; a leading "NVIDIA "
+ * is left out, as every GPU nvidia-smi reports is one), every column with its unit. */
 static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
 {
-    fprintf(out, "%s%-4s %-28s %8s %29s %7s %17s %9s %10s %5s %5s\n", indent, "GPU", "NAME",
-            "SAMPLES", "UTIL% mean/p50/p95/max", "MEM%", "VRAM MiB pk/total", "POWER W",
-            "ENERGY Wh", "TEMP", "IDLE");
+    fprintf(out, "%s%-3s %-18s %7s %17s %6s %13s %9s %7s %4s %5s\n", indent, "GPU", "NAME",
+            "SAMPLES", "UTIL %", "MEMCTL", "VRAM MiB", "POWER W", "ENERGY", "TEMP", "IDLE");
+    fprintf(out, "%s%-3s %-18s %7s %17s %6s %13s %9s %7s %4s %5s\n", indent, "", "", "",
+            "mean/p50/p95/max", "% mean", "peak/total", "mean/max", "Wh", "C", "share");
     size_t i;
     const json_t *g;
     json_array_foreach(gpus, i, g)
@@ -81,10 +84,17 @@ static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
         snprintf(ixs, sizeof ixs, "%s", json_is_integer(ix) ? "" : "?");
         if (json_is_integer(ix))
             snprintf(ixs, sizeof ixs, "%lld", (long long)json_integer_value(ix));
-        fprintf(out, "%s%-4s %s %8s %29s %7s %17s %9s %10s %5s %5s\n", indent, ixs,
-                cell(g, "name", 28, 28), F("samples", 0), util, F("mem_util_pct.mean", 1), vram, pw,
-                F("energy_wh", 3), F("temp_c_max", 0), F("idle_share", 2));
+        const char *name = str(g, "name");
+        if (!strncmp(name, "NVIDIA ", 7) && name[7]) name += 7;
+        char namec[1024];
+        fprintf(out, "%s%-3s %s %7s %17s %6s %13s %9s %7s %4s %5s\n", indent, ixs,
+                rm_term_cell(namec, sizeof namec, name, 18, 18), F("samples", 0), util,
+                F("mem_util_pct.mean", 1), vram, pw, F("energy_wh", 3), F("temp_c_max", 0),
+                F("idle_share", 2));
     }
+    fprintf(out, "%sMEMCTL: memory-controller busy time (nvidia-smi utilization.memory, dmon mem),"
+                 " not VRAM use\n",
+            indent);
 }
 
 /* The workload's own processes (apps.csv), when the session had the per-process collector. */
@@ -155,7 +165,7 @@ static void print_phase_memory(FILE *out, const json_t *phases)
     }
 }
 
-void rm_summary_print_text(FILE *out, const json_t *s)
+static void print_one(FILE *out, const json_t *s)
 {
     const json_t *g = s;
     const json_t *ses = json_object_get(s, "session");
@@ -172,24 +182,34 @@ void rm_summary_print_text(FILE *out, const json_t *s)
                 F("duration_s", 1), F("exit_code", 0));
         g = s;
     }
-    fprintf(out, "\nGPUs\n");
-    print_gpu_table(out, json_object_get(s, "gpus"), "  ");
-    print_processes(out, json_object_get(s, "gpus"));
+    const json_t *gpus = json_object_get(s, "gpus");
+    int has_gpus = json_array_size(gpus) > 0;
+    if (has_gpus) {
+        fprintf(out, "\nGPUs\n");
+        print_gpu_table(out, gpus, "  ");
+        print_processes(out, gpus);
+    } else {
+        fprintf(out, "\nGPUs: none recorded (no GPU collector data)\n");
+    }
     const json_t *t = json_object_get(s, "totals");
     g = t;
-    fprintf(out, "\nTotals\n  GPU power mean %s W  max %s W  energy %s Wh\n", F("power_w.mean", 1),
-            F("power_w.max", 1), F("energy_wh", 3));
-    fprintf(
-        out,
-        "  CPU %%  usr %s  sys %s  iowait %s  steal %s  idle %s (means)   host mem peak %s MiB\n",
-        F("cpu.usr_pct.mean", 1), F("cpu.sys_pct.mean", 1), F("cpu.iowait_pct.mean", 1),
-        F("cpu.steal_pct.mean", 1), F("cpu.idle_pct.mean", 1), F("host_mem_peak_mb", 0));
-    fprintf(out, "  process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
-            F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1), F("proc.cpu_pct.max", 1));
+    fprintf(out, "\nTotals\n");
+    if (has_gpus)
+        fprintf(out, "  GPU power (sum over GPUs) mean %s W  max %s W   GPU energy %s Wh\n",
+                F("power_w.mean", 1), F("power_w.max", 1), F("energy_wh", 3));
+    fprintf(out, "  CPU %% (means)  usr %s  sys %s  iowait %s  steal %s  idle %s\n",
+            F("cpu.usr_pct.mean", 1), F("cpu.sys_pct.mean", 1), F("cpu.iowait_pct.mean", 1),
+            F("cpu.steal_pct.mean", 1), F("cpu.idle_pct.mean", 1));
+    fprintf(out, "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
+            F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
+            F("proc.cpu_pct.max", 1));
     const json_t *phases = json_object_get(s, "phases");
     if (json_array_size(phases)) {
-        fprintf(out, "\nPhases\n  %-40s %6s %10s %12s %9s %9s %10s %8s\n", "PATH", "COUNT",
-                "SECONDS", "ok/err/open", "UTIL%", "POWER W", "ENERGY Wh", "CPU usr%");
+        fprintf(out,
+                "\nPhases (UTIL: mean over the phase's GPUs; POWER, ENERGY: sum over them)\n"
+                "  %-30s %5s %9s %11s %6s %8s %9s %9s\n",
+                "PATH", "COUNT", "TIME s", "ok/err/open", "UTIL %", "POWER W", "ENERGY Wh",
+                "CPU usr %");
         size_t i;
         const json_t *p;
         json_array_foreach(phases, i, p)
@@ -198,7 +218,7 @@ void rm_summary_print_text(FILE *out, const json_t *s)
             char st[48];
             snprintf(st, sizeof st, "%s/%s/%s", F("status.ok", 0), F("status.error", 0),
                      F("status.unterminated", 0));
-            /* Over the phase's GPUs: mean utilization and power of the first, summed energy. */
+            /* Over the phase's GPUs: mean utilization, summed power and energy. */
             const json_t *pg = json_object_get(p, "gpus");
             double util = 0, pw = 0, en = 0;
             int nu = 0, np = 0, ne = 0;
@@ -215,7 +235,7 @@ void rm_summary_print_text(FILE *out, const json_t *s)
             if (nu) snprintf(us, sizeof us, "%.1f", util / nu);
             if (np) snprintf(ps, sizeof ps, "%.1f", pw);
             if (ne) snprintf(es, sizeof es, "%.3f", en);
-            fprintf(out, "  %s %6s %10s %12s %9s %9s %10s %8s\n", cell(p, "path", 40, 40),
+            fprintf(out, "  %s %5s %9s %11s %6s %8s %9s %9s\n", cell(p, "path", 30, 30),
                     F("count", 0), F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
         }
     }
@@ -268,6 +288,40 @@ void rm_summary_print_text(FILE *out, const json_t *s)
         rm_fput_safe(out, json_string_value(v));
         fputc('\n', out);
     }
+}
+
+/* A "runmon-summary-set" (several PATHs): each summary in turn, then one row per host and a
+ * totals row, the figures of the set's "hosts" and "totals". */
+static void print_set(FILE *out, const json_t *set)
+{
+    size_t i;
+    const json_t *one, *g;
+    json_array_foreach(json_object_get(set, "summaries"), i, one)
+    {
+        print_one(out, one);
+        fputc('\n', out);
+    }
+    fprintf(out, "All paths: per host, and totals\n  %-24s %4s %13s %14s  %s\n", "HOST", "GPUS",
+            "GPU ENERGY Wh", "PEAK VRAM MiB", "PATH");
+    json_array_foreach(json_object_get(set, "hosts"), i, g)
+    {
+        fprintf(out, "  %s %4s %13s %14s  ", cell(g, "host", 24, 24), F("gpu_count", 0),
+                F("energy_wh", 3), F("peak_vram_mb", 0));
+        rm_fput_safe(out, str(g, "path"));
+        fputc('\n', out);
+    }
+    g = json_object_get(set, "totals");
+    fprintf(out, "  %-24s %4s %13s %14s  (energy: sum; peak VRAM: max over hosts)\n", "TOTAL",
+            F("gpu_count", 0), F("energy_wh", 3), F("peak_vram_mb", 0));
+}
+
+void rm_summary_print_text(FILE *out, const json_t *s)
+{
+    const char *format = json_string_value(json_object_get(s, "format"));
+    if (format && !strcmp(format, "runmon-summary-set"))
+        print_set(out, s);
+    else
+        print_one(out, s);
 }
 
 static void csv_str(FILE *out, const char *s)

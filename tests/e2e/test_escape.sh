@@ -67,7 +67,7 @@ gpu=$(grep -m1 'Evil' "$T/summary.txt")
 [[ $gpu =~ ^(\ +[0-9]+\ +[^ ]+\ +[0-9]+) ]] && got=${#BASH_REMATCH[1]}
 expect_eq "summary text: the GPU row stays aligned" "$want" "${got:-}"
 pl=$(grep -m1 'ph\\x1b' "$T/summary.txt")
-expect_match "summary text: the phase row stays aligned" '^  ph\\x1b\[1mase {29} +1 ' "$pl"
+expect_match "summary text: the phase row stays aligned" '^  ph\\x1b\[1mase {23}1 ' "$pl"
 j=$("$RUNMON" summary "$s" --format json)
 expect_eq "summary json: host exact" "$HOST" "$(jq -r '.session.host' <<<"$j")"
 expect_eq "summary json: GPU name exact" "$GPUNAME" "$(jq -r '.gpus[0].name' <<<"$j")"
