@@ -1,11 +1,13 @@
-/* `runmon sessions DIR [--format text|json] [--rebuild]`. Opening the sink runs recovery
- * (dead recorders' sessions become "interrupted"), and rebuilds a lost manifest. The text
- * listing escapes what the sessions recorded (a command line, a host: base/termsafe.h); the
- * JSON keeps it exact. */
+/* `runmon sessions DIR [--format text|json|csv] [--summary] [--sort FIELD] [--rebuild]`.
+ * Opening the sink runs recovery (dead recorders' sessions become "interrupted"), and
+ * rebuilds a lost manifest. --summary makes a sweep table: each session's figures from its
+ * summary.json. The text output escapes what the sessions recorded (a command line, a host:
+ * base/termsafe.h); JSON and CSV keep it exact. */
 #include "cli/cmd_sessions.h"
 
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +20,24 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: runmon sessions DIR [--format text|json] [--rebuild]\n\n"
-                 "List the recording sessions of a sink directory (runmon record -o DIR): id,\n"
-                 "status, host, start, duration, command and bytes kept on disk.\n\n"
-                 "options:\n"
-                 "  --format text|json  output format (default: text on a terminal, else json)\n"
-                 "  --rebuild           rebuild manifest.json from the session folders first\n"
-                 "  -h, --help          this text\n\n"
-                 "exit status: 0 success, 2 a usage error or no sink there.\n");
+    fprintf(out,
+            "usage: runmon sessions DIR [--format text|json|csv] [--summary] [--sort FIELD]\n"
+            "                           [--rebuild]\n\n"
+            "List the recording sessions of a sink directory (runmon record -o DIR): id,\n"
+            "status, host, start, duration, command and bytes kept on disk.\n\n"
+            "options:\n"
+            "  --format text|json|csv  output format (default: text on a terminal, else json)\n"
+            "  --summary           a sweep table: one row per session with the figures of its\n"
+            "                      summary.json: status, duration, exit code, GPU utilization\n"
+            "                      mean, peak VRAM (the workload's own when known, marked w),\n"
+            "                      GPU energy, command; '-' where a session has no summary.json\n"
+            "                      (running, interrupted). Human units in text, full values in\n"
+            "                      json and csv\n"
+            "  --sort FIELD        start (oldest first, the default), duration, util, vram,\n"
+            "                      energy (largest first, '-' last) or status (by name)\n"
+            "  --rebuild           rebuild manifest.json from the session folders first\n"
+            "  -h, --help          this text\n\n"
+            "exit status: 0 success, 2 a usage error or no sink there.\n");
 }
 
 static double duration_s(const json_t *e)
@@ -40,17 +52,242 @@ static double duration_s(const json_t *e)
     return (double)(b - a) / 1e9;
 }
 
+static const char *const sort_fields[] = {"start", "duration", "util", "vram", "energy", "status"};
+
+/* The figures of DIR/ID/summary.json added to the session's object e: gpu_util_mean_pct,
+ * peak_vram_mb (summary.json's workload_peak_vram_mb when not null, else its peak_vram_mb),
+ * peak_vram_source ("workload", "gpu" or null), energy_wh (totals.energy_wh), has_summary;
+ * null where the session has no summary.json (running, interrupted) or no such figure. */
+static void add_figures(const char *dir, json_t *e)
+{
+    char path[4096];
+    json_t *s = NULL;
+    const char *id = rm_jget_str(e, "session_id");
+    if (*id && !strchr(id, '/') &&
+        (size_t)snprintf(path, sizeof path, "%s/%s/summary.json", dir, id) < sizeof path)
+        s = json_load_file(path, 0, NULL);
+    if (s && !json_is_object(s)) json_decref(s), s = NULL;
+    json_t *u = json_object_get(s, "gpu_util_mean_pct");
+    json_t *w = json_object_get(s, "workload_peak_vram_mb"), *v = json_object_get(s, "peak_vram_mb");
+    json_t *en = json_object_get(json_object_get(s, "totals"), "energy_wh");
+    const char *src = NULL;
+    if (json_is_number(w))
+        v = w, src = "workload";
+    else if (json_is_number(v))
+        src = "gpu";
+    else
+        v = NULL;
+    json_object_set_new(e, "has_summary", json_boolean(s != NULL));
+    json_object_set_new(e, "gpu_util_mean_pct", json_is_number(u) ? json_copy(u) : json_null());
+    json_object_set_new(e, "peak_vram_mb", v ? json_copy(v) : json_null());
+    json_object_set_new(e, "peak_vram_source", src ? json_string(src) : json_null());
+    json_object_set_new(e, "energy_wh", json_is_number(en) ? json_copy(en) : json_null());
+    json_decref(s);
+}
+
+struct row {
+    json_t *e;
+    size_t i;
+};
+static const char *sort_by;
+
+static double num(const json_t *e, const char *k)
+{
+    const json_t *v = json_object_get(e, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* --sort: start and status ascending, the figures descending with missing ones last; ties
+ * keep the manifest's order. */
+static int cmp_rows(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    int c = 0;
+    if (!strcmp(sort_by, "start")) {
+        c = strcmp(rm_jget_str(x->e, "started_at"), rm_jget_str(y->e, "started_at"));
+    } else if (!strcmp(sort_by, "status")) {
+        c = strcmp(rm_jget_str(x->e, "status"), rm_jget_str(y->e, "status"));
+    } else {
+        const char *k = !strcmp(sort_by, "duration") ? "duration_s"
+                        : !strcmp(sort_by, "util")   ? "gpu_util_mean_pct"
+                        : !strcmp(sort_by, "vram")   ? "peak_vram_mb"
+                                                     : "energy_wh";
+        double p = num(x->e, k), q = num(y->e, k);
+        if (isnan(p) != isnan(q))
+            c = isnan(p) ? 1 : -1;
+        else if (!isnan(p) && p != q)
+            c = p < q ? 1 : -1;
+    }
+    if (!c) c = x->i < y->i ? -1 : x->i > y->i;
+    return c;
+}
+
+static void sort_sessions(json_t *arr)
+{
+    size_t n = json_array_size(arr), i;
+    struct row *r = calloc(n ? n : 1, sizeof *r);
+    if (!r) return;
+    for (i = 0; i < n; i++) r[i].e = json_incref(json_array_get(arr, i)), r[i].i = i;
+    qsort(r, n, sizeof *r, cmp_rows);
+    json_array_clear(arr);
+    for (i = 0; i < n; i++) json_array_append_new(arr, r[i].e);
+    free(r);
+}
+
+/* The command's words, each escaped, joined by spaces. */
+static const char *command_text(char *cmd, size_t cap, const json_t *e)
+{
+    size_t used = 0, k;
+    json_t *a;
+    cmd[0] = '\0';
+    json_array_foreach(json_object_get(e, "command"), k, a)
+    {
+        if (k) {
+            if (used + 2 > cap) break;
+            cmd[used++] = ' ';
+            cmd[used] = '\0';
+        }
+        size_t n = rm_term_escape(cmd + used, cap - used, json_string_value(a));
+        if (n >= cap - used) break;
+        used += n;
+    }
+    return cmd[0] ? cmd : "-";
+}
+
+static void csv_cell(const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"') putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+/* One CSV value: a number in full, a string exact, an array (the command) as its JSON text,
+ * null empty. */
+static void csv_value(const json_t *v)
+{
+    if (json_is_integer(v)) {
+        printf("%lld", (long long)json_integer_value(v));
+    } else if (json_is_real(v)) {
+        printf("%.15g", json_real_value(v));
+    } else if (json_is_string(v)) {
+        csv_cell(json_string_value(v));
+    } else if (json_is_boolean(v)) {
+        fputs(json_is_true(v) ? "true" : "false", stdout);
+    } else if (json_is_array(v)) {
+        char *t = json_dumps(v, JSON_COMPACT);
+        if (t) csv_cell(t);
+        free(t);
+    }
+}
+
+static void print_csv(const json_t *out, int figures)
+{
+    static const char *const cols[] = {"session_id", "status",     "host",  "started_at",
+                                       "ended_at",   "duration_s", "exit_code", "files",
+                                       "bytes",      "gpu_util_mean_pct", "peak_vram_mb",
+                                       "peak_vram_source", "energy_wh", "command"};
+    size_t n = sizeof cols / sizeof cols[0], c, i;
+    const json_t *e;
+    for (c = 0; c < n; c++) {
+        if (!figures && c >= 9 && c < 13) continue;
+        printf("%s%s", c ? "," : "", cols[c]);
+    }
+    putchar('\n');
+    json_array_foreach(out, i, e)
+    {
+        for (c = 0; c < n; c++) {
+            if (!figures && c >= 9 && c < 13) continue;
+            if (c) putchar(',');
+            csv_value(json_object_get(e, cols[c]));
+        }
+        putchar('\n');
+    }
+}
+
+/* Seconds as 12.3s, 3m05s or 2h03m05s. */
+static void human_time(char *b, size_t cap, const json_t *v)
+{
+    if (!json_is_number(v)) {
+        snprintf(b, cap, "-");
+        return;
+    }
+    double d = json_number_value(v);
+    long t = lround(d);
+    if (d < 59.95)
+        snprintf(b, cap, "%.1fs", d);
+    else if (t < 3600)
+        snprintf(b, cap, "%ldm%02lds", t / 60, t % 60);
+    else
+        snprintf(b, cap, "%ldh%02ldm%02lds", t / 3600, t / 60 % 60, t % 60);
+}
+
+/* The sweep table (--summary, text). */
+static void print_sweep(const json_t *out)
+{
+    size_t i;
+    const json_t *e;
+    int idw = 7, any_w = 0;
+    char buf[2048];
+    json_array_foreach(out, i, e)
+    {
+        size_t n = rm_term_escape(buf, sizeof buf, rm_jget_str(e, "session_id"));
+        if ((int)n > idw) idw = n > 40 ? 40 : (int)n;
+    }
+    printf("%-*s %-11s %9s %4s %6s %11s %10s  %s\n", idw, "SESSION", "STATUS", "DURATION", "EXIT",
+           "UTIL %", "PEAK VRAM", "GPU ENERGY", "COMMAND");
+    json_array_foreach(out, i, e)
+    {
+        char id[512], status[128], dur[32], ex[32] = "-", util[32] = "-", vram[48] = "-",
+                                                en[48] = "-";
+        human_time(dur, sizeof dur, json_object_get(e, "duration_s"));
+        const json_t *v = json_object_get(e, "exit_code");
+        if (json_is_integer(v)) snprintf(ex, sizeof ex, "%lld", (long long)json_integer_value(v));
+        double x = num(e, "gpu_util_mean_pct");
+        if (!isnan(x)) snprintf(util, sizeof util, "%.1f", x);
+        if (!isnan(x = num(e, "peak_vram_mb"))) {
+            int w = !strcmp(rm_jget_str(e, "peak_vram_source"), "workload");
+            any_w |= w;
+            if (x < 1024)
+                snprintf(vram, sizeof vram, "%.0f MiB%s", x, w ? " w" : "");
+            else
+                snprintf(vram, sizeof vram, "%.1f GiB%s", x / 1024, w ? " w" : "");
+        }
+        if (!isnan(x = num(e, "energy_wh"))) {
+            if (x < 1000)
+                snprintf(en, sizeof en, "%.3f Wh", x);
+            else
+                snprintf(en, sizeof en, "%.2f kWh", x / 1000);
+        }
+        printf("%s %s %9s %4s %6s %11s %10s  %s\n",
+               rm_term_cell(id, sizeof id, rm_jget_str(e, "session_id"), idw, -1),
+               rm_term_cell(status, sizeof status, rm_jget_str(e, "status"), 11, -1), dur, ex,
+               util, vram, en, command_text(buf, sizeof buf, e));
+    }
+    printf("UTIL %%: GPU utilization, mean over GPUs; PEAK VRAM: max over GPUs; GPU ENERGY: sum\n");
+    if (any_w) printf("w: the recorded command's own processes (nvidia-smi pmon), else all use\n");
+}
+
 int rm_cmd_sessions(int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256, OPT_REBUILD };
+    enum { OPT_FORMAT = 256, OPT_REBUILD, OPT_SUMMARY, OPT_SORT };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"summary", no_argument, NULL, OPT_SUMMARY},
+        {"sort", required_argument, NULL, OPT_SORT},
         {"rebuild", no_argument, NULL, OPT_REBUILD},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *format = NULL;
-    int rebuild = 0, c;
+    int rebuild = 0, summary = 0, c;
+    sort_by = NULL;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -60,11 +297,27 @@ int rm_cmd_sessions(int argc, char **argv)
             return 0;
         case OPT_FORMAT:
             format = optarg;
-            if (strcmp(format, "text") && strcmp(format, "json")) {
-                fprintf(stderr, "runmon sessions: --format must be text or json\n");
+            if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "csv")) {
+                fprintf(stderr, "runmon sessions: --format must be text, json or csv\n");
                 return 2;
             }
             break;
+        case OPT_SUMMARY:
+            summary = 1;
+            break;
+        case OPT_SORT: {
+            size_t k, n = sizeof sort_fields / sizeof sort_fields[0];
+            for (k = 0; k < n && strcmp(optarg, sort_fields[k]); k++)
+                ;
+            if (k == n) {
+                fputs("runmon sessions: unknown --sort field '", stderr);
+                rm_fput_safe(stderr, optarg);
+                fputs("'; one of: start, duration, util, vram, energy, status\n", stderr);
+                return 2;
+            }
+            sort_by = sort_fields[k];
+            break;
+        }
         case OPT_REBUILD:
             rebuild = 1;
             break;
@@ -124,7 +377,15 @@ int rm_cmd_sessions(int argc, char **argv)
                                                       : json_null(),
                       "files", segs, "bytes", bytes));
     }
-    if (!strcmp(format, "json")) {
+    /* The figures when shown, or when the sort needs them. */
+    int figures = summary || (sort_by && (!strcmp(sort_by, "util") || !strcmp(sort_by, "vram") ||
+                                          !strcmp(sort_by, "energy")));
+    if (figures) json_array_foreach(out, i, e) add_figures(dir, e);
+    if (sort_by) sort_sessions(out);
+    if (!strcmp(format, "csv")) {
+        print_csv(out, figures);
+        json_decref(out);
+    } else if (!strcmp(format, "json")) {
         json_t *doc =
             json_pack("{s:s,s:i,s:s,s:o,s:O}", "format", "runmon-sessions", "schema_version", 1,
                       "sink_dir", dir, "sessions", out, "counters", json_object_get(m, "counters"));
@@ -132,6 +393,9 @@ int rm_cmd_sessions(int argc, char **argv)
         if (t) printf("%s\n", t);
         free(t);
         json_decref(doc);
+    } else if (summary) {
+        print_sweep(out);
+        json_decref(out);
     } else {
         printf("%-40s %-11s %-16s %-24s %10s %12s  %s\n", "SESSION", "STATUS", "HOST", "STARTED",
                "DURATION", "BYTES", "COMMAND");
@@ -139,20 +403,7 @@ int rm_cmd_sessions(int argc, char **argv)
         {
             /* The words escaped one by one: a newline or an escape sequence in an argument
              * must not break the row or reach the terminal. */
-            char cmd[2048] = "";
-            size_t used = 0, k;
-            json_t *a;
-            json_array_foreach(json_object_get(e, "command"), k, a)
-            {
-                if (k) {
-                    if (used + 2 > sizeof cmd) break;
-                    cmd[used++] = ' ';
-                    cmd[used] = '\0';
-                }
-                size_t n = rm_term_escape(cmd + used, sizeof cmd - used, json_string_value(a));
-                if (n >= sizeof cmd - used) break;
-                used += n;
-            }
+            char cmd[2048];
             json_t *d = json_object_get(e, "duration_s");
             char dur[32] = "-";
             if (json_is_number(d)) snprintf(dur, sizeof dur, "%.1fs", json_number_value(d));
@@ -162,7 +413,8 @@ int rm_cmd_sessions(int argc, char **argv)
                    rm_term_cell(status, sizeof status, rm_jget_str(e, "status"), 11, -1),
                    rm_term_cell(host, sizeof host, rm_jget_str(e, "host"), 16, -1),
                    rm_term_cell(started, sizeof started, rm_jget_str(e, "started_at"), 24, -1), dur,
-                   (long long)json_integer_value(json_object_get(e, "bytes")), cmd[0] ? cmd : "-");
+                   (long long)json_integer_value(json_object_get(e, "bytes")),
+                   command_text(cmd, sizeof cmd, e));
         }
         json_decref(out);
     }

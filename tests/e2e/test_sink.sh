@@ -99,6 +99,10 @@ expect_eq "sessions on a missing dir: exit 2" 2 $?
 expect_eq "two sinks: a summary set" runmon-summary-set "$(jq -r .format "$T/set.json")"
 expect_eq "two sinks: two summaries" 2 "$(jq '.summaries | length' "$T/set.json")"
 expect_eq "two sinks: gpu total" 8 "$(jq .totals.gpu_count "$T/set.json")"
+"$RUNMON" summary "$K" "$T/node2" --format text >"$T/set.txt" 2>/dev/null
+expect_eq "two sinks text: a row per host and a totals row" 3 \
+    "$(sed -n '/^All paths/,$p' "$T/set.txt" | grep -cE '^  [^ ]+ +[0-9]+ +[0-9.]+ ')"
+expect_match "two sinks text: totals row" "TOTAL +8 " "$(cat "$T/set.txt")"
 
 # --- tail -F follows gpu.csv across rollovers ------------------------------------------
 K2=$T/tail
