@@ -52,4 +52,8 @@ mv "$d/summary.json" "$T/held.json"
 row=$("$RUNMON" sessions "$K" --summary --format text | grep "^$(basename "$d") ")
 expect_match "no summary.json: '-' figures" " - +- +-  " "$row"
 mv "$T/held.json" "$d/summary.json"
+
+# Issue 11 §4: the text summary fits 100 columns (every golden text output).
+check "golden text summaries: no line over 100 columns" \
+    test -z "$(awk 'length($0) > 100 { print FILENAME ": " FNR }' "$FIXTURES"/golden/out/*.txt)"
 done_testing
