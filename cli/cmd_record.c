@@ -41,7 +41,8 @@ static void usage(FILE *out)
         "      --critical-threshold PCT  ... a critical event (default %g)\n"
         "      --duration SECONDS    stop after this long (without a COMMAND)\n"
         "      --prom-textfile PATH  keep PATH (e.g. DIR/runmon.prom for node_exporter's\n"
-        "                            textfile collector) rewritten with the latest values\n"
+        "                            textfile collector) rewritten with the latest values;\n"
+        "                            at the end only the session's final status stays\n"
         "      --flush-seconds S     fdatasync the active files and update manifest.json at\n"
         "                            least every S seconds (default 2)\n"
         "      --rollover-mb MB      seal the active file at this size and start the next\n"
@@ -59,12 +60,17 @@ static void usage(FILE *out)
         "                            0644 and 0755 under umask 022; a file runmon replaces\n"
         "                            keeps its mode. --prom-textfile stays 0644 (read by\n"
         "                            node_exporter)\n"
-        "  -q, --quiet               print no summary and no notes\n"
+        "  -q, --quiet               print no summary, no notes and no status line\n"
         "  -h, --help                this text\n"
         "\n"
         "The command gets RUNMON_RUNLOG, RUNMON_SESSION_ID and RUNMON_SESSION_DIR, so\n"
         "'runmon log' and 'runmon phase' inside it need no --file. RUNMON_PROC_ROOT\n"
-        "(default /proc) points the CPU sampler at another /proc tree.\n",
+        "(default /proc) points the CPU sampler at another /proc tree.\n"
+        "\n"
+        "On a terminal (stderr a tty, no -q), a status line on stderr is rewritten once a\n"
+        "second: elapsed time, the open phase, mean GPU utilization, VRAM in use and its peak,\n"
+        "each collector's state; degraded, recovered and unavailable collectors and VRAM\n"
+        "warnings and critical crossings get lines of their own as they happen.\n",
         RM_DEFAULT_WARN_PCT, RM_DEFAULT_CRIT_PCT);
 }
 

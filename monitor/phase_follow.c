@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,10 +48,29 @@ static void leave(struct rm_phase_follow *f, int64_t pid, const char *path)
         }
 }
 
+static void completed(struct rm_phase_follow *f, const char *path, double seconds)
+{
+    if (!isfinite(seconds) || seconds < 0) seconds = 0;
+    for (int i = 0; i < f->ndone; i++)
+        if (!strcmp(f->done[i].path, path)) {
+            f->done[i].count++;
+            f->done[i].seconds += seconds;
+            return;
+        }
+    if (strlen(path) >= RM_PF_MAX_PATH || f->ndone == RM_PF_MAX_DONE) {
+        f->done_dropped++;
+        return;
+    }
+    struct rm_pf_done *d = &f->done[f->ndone++];
+    strcpy(d->path, path);
+    d->count = 1;
+    d->seconds = seconds;
+}
+
 void rm_phase_follow_line(struct rm_phase_follow *f, const char *line, size_t len)
 {
-    /* Cheap filter first: most lines are events or completed phases. */
-    if (!memmem(line, len, "\"phase_e", 8)) return;
+    /* Cheap filter first: most lines are events or samples of nothing phase-like. */
+    if (!memmem(line, len, "\"phase", 6)) return;
     json_t *j = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
     if (!json_is_object(j)) {
         json_decref(j);
@@ -59,11 +79,18 @@ void rm_phase_follow_line(struct rm_phase_follow *f, const char *line, size_t le
     const char *type = json_string_value(json_object_get(j, "type"));
     const char *path = json_string_value(json_object_get(j, "path"));
     json_t *pid = json_object_get(j, "pid");
+    double secs = json_number_value(json_object_get(j, "seconds"));
     if (type && path && json_is_integer(pid)) {
-        if (!strcmp(type, "phase_enter"))
+        if (!strcmp(type, "phase_enter")) {
             enter(f, json_integer_value(pid), path);
-        else if (!strcmp(type, "phase_exit"))
+        } else if (!strcmp(type, "phase_exit")) {
             leave(f, json_integer_value(pid), path);
+            completed(f, path, secs);
+        }
+    }
+    if (type && !strcmp(type, "phase")) {
+        const char *p = path ? path : json_string_value(json_object_get(j, "name"));
+        if (p && p[0]) completed(f, p, secs);
     }
     json_decref(j);
 }

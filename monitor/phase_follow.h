@@ -5,7 +5,12 @@
  * last line is kept for the next poll, and a line longer than RM_PF_MAX_LINE is skipped.
  * Only phase_enter / phase_exit lines are parsed. Open phases are tracked by (pid, path) in a
  * fixed table (the oldest is forgotten when it is full); the current phase is the most
- * recently entered one still open. `phase` lines (completed phases) change nothing.
+ * recently entered one still open. `phase` lines (completed phases) do not change it.
+ *
+ * Completed phases are counted by path (`phase_exit` lines, and `phase` lines by their `path`,
+ * else their `name`): how many ended and their summed `seconds`, in a fixed table of
+ * RM_PF_MAX_DONE paths (a path first seen once it is full is counted in `done_dropped`), so a
+ * phase shorter than any polling period is never lost.
  */
 #ifndef RUNMON_PHASE_FOLLOW_H
 #define RUNMON_PHASE_FOLLOW_H
@@ -18,11 +23,19 @@
 #define RM_PF_MAX_PATH 512
 #define RM_PF_MAX_LINE 16384
 #define RM_PF_MAX_READ (1024 * 1024)
+#define RM_PF_MAX_DONE 128
 
 struct rm_pf_open {
     int64_t pid;
     uint64_t seq;
     char path[RM_PF_MAX_PATH];
+};
+
+/* One path's completed phases. */
+struct rm_pf_done {
+    char path[RM_PF_MAX_PATH];
+    uint64_t count;
+    double seconds;
 };
 
 struct rm_phase_follow {
@@ -36,6 +49,9 @@ struct rm_phase_follow {
     int nopen;
     uint64_t seq;
     int check_pids; /* drop open phases whose writer is gone (kill -9 leaves no exit) */
+    struct rm_pf_done done[RM_PF_MAX_DONE]; /* in order of first completion */
+    int ndone;
+    uint64_t done_dropped; /* completions of paths that found the table full */
 };
 
 void rm_phase_follow_init(struct rm_phase_follow *f, const char *file, int check_pids);

@@ -25,6 +25,8 @@
 #include "monitor/gpu_collectors.h"
 #include "monitor/latest.h"
 #include "monitor/port.h"
+#include "monitor/phase_follow.h"
+#include "record/status.h"
 #include "report/prom.h"
 #include "runlog/runlog.h"
 #include "sink/session.h"
@@ -43,6 +45,10 @@ struct rm_recorder {
     atomic_int workload_pid; /* 0 until the command runs; read by the CPU sampler */
     struct rm_latest latest; /* the latest values, for the Prometheus export */
     struct rm_port port;     /* what every worker gets instead of this struct */
+    /* The run log followed for the open phase and the completed ones: read by the main
+     * thread only (the exporter and the status line). */
+    struct rm_phase_follow phases;
+    struct rm_status status; /* the live line on a terminal (off unless stderr is a tty) */
 };
 
 /* "runmon record: WHAT WHY" on stderr, WHY escaped: it may quote nvidia-smi or a file. */
@@ -57,6 +63,7 @@ static void say(const char *what, const char *why)
 static void recorder_event(void *owner, const char *name, json_t *data)
 {
     struct rm_recorder *r = owner;
+    rm_status_event(&r->status, name, data);
     if (r->log && rm_runlog_event(r->log, name, data) < 0 && !r->opts.quiet)
         fprintf(stderr, "runmon record: run log: %s\n", rm_runlog_errmsg());
     json_decref(data);
@@ -382,8 +389,10 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
         return -1;
     }
     save_session(rec);
-    struct rm_prom_config pc = {
-        .path = o->prom_textfile, .flush_s = o->flush_s, .have_command = o->command != NULL};
+    struct rm_prom_config pc = {.path = o->prom_textfile,
+                                .flush_s = o->flush_s,
+                                .have_command = o->command != NULL,
+                                .phases = &rec->phases};
     if (rm_prom_open(&w->prom, &pc, &rec->port) < 0) {
         fprintf(stderr, "runmon record: --prom-textfile: out of memory\n");
         return -1;
@@ -425,9 +434,12 @@ static int run_until_done(struct rm_recorder *rec, int sfd, struct rm_prom *prom
             if (timeout > 1000) timeout = 1000;
         }
         timeout = rm_prom_timeout_ms(prom, timeout);
-        struct pollfd p = {.fd = sfd, .events = POLLIN};
-        poll(&p, 1, timeout);
+        timeout = rm_status_timeout_ms(&rec->status, timeout);
+        struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
+                              {.fd = rm_status_fd(&rec->status), .events = POLLIN}};
+        poll(p, 2, timeout);
         rm_prom_poll(prom);
+        rm_status_poll(&rec->status);
         struct signalfd_siginfo si;
         while (read(sfd, &si, sizeof si) == sizeof si) {
             int sig = (int)si.ssi_signo;
@@ -458,6 +470,7 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     atomic_store(&rec->stop, 1);
     stop_gpu(&w->sup);
     if (w->cpu.procfs) rm_cpu_sampler_stop(&w->cpu);
+    rm_status_close(&rec->status); /* the events so far, and the status line cleared */
     struct rm_session *s = &rec->sess;
     s->ended_ns = rm_now_realtime_ns();
     s->status = status == 0 ? "completed" : "failed";
@@ -474,7 +487,8 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     recorder_event(rec, "session_end", d);
     save_session(rec);
     int have_sink = rec->sink != NULL;
-    rm_prom_close(&w->prom);  /* the last values and the final status */
+    rm_prom_close(&w->prom);  /* the final status, no sample series */
+    rm_phase_follow_fini(&rec->phases);
     rm_sink_close(rec->sink); /* the final manifest, with the session's status */
     rec->sink = NULL;
     rm_runlog_close(rec->log);
@@ -505,6 +519,9 @@ int rm_record_run(const struct rm_record_opts *opts)
     } else if (open_session(rec, err, sizeof err) < 0) {
         fprintf(stderr, "runmon record: %s\n", err);
     } else {
+        char runlog[PATH_MAX + 16];
+        snprintf(runlog, sizeof runlog, "%s/runlog.jsonl", rec->sess.dir);
+        rm_phase_follow_init(&rec->phases, runlog, 1);
         json_t *d = json_object();
         json_object_set_new(d, "session_id", json_string(rec->sess.id));
         json_object_set_new(d, "host", rm_jstr(rec->sess.host));
@@ -513,6 +530,8 @@ int rm_record_run(const struct rm_record_opts *opts)
         if (!rec->opts.quiet)
             fprintf(stderr, "runmon record: session %s in %s\n", rec->sess.id, rec->sess.dir);
         save_session(rec);
+        /* Started before the workers, so their first events (unavailable) have a line. */
+        rm_status_init(&rec->status, &rec->port, &rec->phases, rm_status_wanted(rec->opts.quiet));
         if (start_workers(rec, w) == 0) status = run_until_done(rec, sfd, &w->prom);
         finish_session(rec, w, status);
     }

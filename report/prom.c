@@ -199,6 +199,28 @@ static void simple(struct out *o, const struct rm_prom_input *in, const char *na
     value(o, v);
 }
 
+/* Completed phases by path: counters, so a phase shorter than the write period still counts. */
+static void render_phase_counters(struct out *o, const struct rm_prom_input *in)
+{
+    if (!in->done || in->ndone <= 0) return;
+    static const char *const names[] = {"runmon_phase_completed_total", "runmon_phase_seconds_total"};
+    static const char *const helps[] = {
+        "Phases completed in the session's run log (phase_exit and phase lines), by path.",
+        "Summed wall-clock seconds of the completed phases, by path."};
+    for (int k = 0; k < 2; k++) {
+        family(o, names[k], "counter", helps[k]);
+        for (int i = 0; i < in->ndone; i++) {
+            put(o, "%s{", names[k]);
+            put_label(o, "path", in->done[i].path, 1);
+            common_labels(o, in, 0);
+            if (k == 0)
+                put(o, "} %llu\n", (unsigned long long)in->done[i].count);
+            else
+                put(o, "} %.3f\n", in->done[i].seconds);
+        }
+    }
+}
+
 long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
 {
     struct out o = {buf, cap, 0, 0};
@@ -213,7 +235,7 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
     put_label(&o, "status", in->status, 0);
     put(&o, "} 1\n");
 
-    if (in->phase && in->phase[0]) {
+    if (!in->final && in->phase && in->phase[0]) {
         family(&o, "runmon_phase_info", "gauge",
                "The phase open now in the session's run log (most recently entered); always 1.");
         put(&o, "runmon_phase_info{");
@@ -232,14 +254,40 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
         put(&o, "} %d\n", in->collector[c] == RM_PROM_UP);
     }
 
-    render_gpus(&o, in);
+    render_phase_counters(&o, in);
+    if (!in->final) {
+        simple(&o, in, "runmon_sample_interval_seconds", "The sampling interval (-i).",
+               in->interval_s > 0 ? in->interval_s : NAN);
+        simple(&o, in, "runmon_textfile_period_seconds",
+               "How often this file is rewritten while the session runs.",
+               in->period_s > 0 ? in->period_s : NAN);
+        if (in->warn_ratio > 0 || in->crit_ratio > 0) {
+            family(&o, "runmon_vram_threshold_ratio", "gauge",
+                   "VRAM alert thresholds (--warn-pct, --crit-pct) as memory used / total.");
+            static const char *const lv[] = {"warning", "critical"};
+            double r[] = {in->warn_ratio, in->crit_ratio};
+            for (int k = 0; k < 2; k++) {
+                if (!(r[k] > 0)) continue;
+                put(&o, "runmon_vram_threshold_ratio{");
+                put_label(&o, "level", lv[k], 1);
+                common_labels(&o, in, 0);
+                value(&o, r[k]);
+            }
+        }
+    }
+    if (!in->final) render_gpus(&o, in);
 
+    /* Live: the newest exported rows. Final: the newest rows ever taken, whatever the health
+     * now, so an alert can still see how old the data is. */
     int64_t gpu_ts = 0;
-    if (in->collector[0] == RM_PROM_UP)
+    if (in->final || in->collector[0] == RM_PROM_UP)
         for (int i = 0; i < RM_MAX_GPUS; i++)
-            if (gpu_shown(in, i) && l->gpu[i].ts_ns > gpu_ts) gpu_ts = l->gpu[i].ts_ns;
+            if ((in->final ? l->gpu[i].valid : gpu_shown(in, i)) && l->gpu[i].ts_ns > gpu_ts)
+                gpu_ts = l->gpu[i].ts_ns;
 
     int cpu_up = l->cpu_valid && in->collector[2] == RM_PROM_UP;
+    int cpu_ts = l->cpu_valid && (in->final || cpu_up);
+    if (in->final) cpu_up = 0;
     if (cpu_up) {
         simple(&o, in, "runmon_cpu_busy_ratio",
                "Share of all CPUs' time spent busy (user, nice, system, irq, softirq) in the "
@@ -253,8 +301,8 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
         simple(&o, in, "runmon_host_memory_total_bytes", "Host memory in all (MemTotal).",
                l->mem_total_bytes);
     }
-    render_processes(&o, in);
-    int proc_up = in->have_command && l->proc_valid && in->collector[RM_COL_PROC] == RM_PROM_UP;
+    if (!in->final) render_processes(&o, in);
+    int proc_up = !in->final && in->have_command && l->proc_valid && in->collector[RM_COL_PROC] == RM_PROM_UP;
     if (proc_up) {
         simple(&o, in, "runmon_process_resident_bytes",
                "Resident memory of the recorded command's process tree.", l->proc_rss_bytes);
@@ -264,7 +312,7 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
                l->proc_cpu_ratio);
     }
 
-    if (gpu_ts || cpu_up) {
+    if (gpu_ts || cpu_ts) {
         family(&o, "runmon_last_sample_timestamp_seconds", "gauge",
                "When the latest sample exported here was taken, in seconds since the epoch.");
         if (gpu_ts) {
@@ -273,7 +321,7 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
             common_labels(&o, in, 0);
             put(&o, "} %.3f\n", (double)gpu_ts / 1e9);
         }
-        if (cpu_up) {
+        if (cpu_ts) {
             put(&o, "runmon_last_sample_timestamp_seconds{");
             put_label(&o, "collector", rm_stream_defs[RM_STREAM_CPU].name, 1);
             common_labels(&o, in, 0);
@@ -290,17 +338,16 @@ int rm_prom_open(struct rm_prom *p, const struct rm_prom_config *cfg, const stru
     memset(p, 0, sizeof *p);
     p->port = port;
     p->have_command = cfg->have_command;
+    p->phases = cfg->phases;
     p->path = cfg->path;
     if (!p->path) return 0;
     p->cap = 64 * 1024;
     p->buf = malloc(p->cap);
     if (!p->buf) return -1;
     double flush_s = cfg->flush_s > 0 ? cfg->flush_s : 2.0;
+    p->period_s = flush_s;
     p->period_ns = (int64_t)llround(flush_s * 1e9);
     p->next_mono_ns = rm_now_monotonic_ns() + p->period_ns;
-    char runlog[PATH_MAX + 16];
-    snprintf(runlog, sizeof runlog, "%s/runlog.jsonl", port->sess->dir);
-    rm_phase_follow_init(&p->phases, runlog, 1);
     return 0;
 }
 
@@ -325,26 +372,33 @@ static enum rm_prom_health health_of(const struct rm_collector_health *c)
     }
 }
 
-static void write_now(struct rm_prom *p)
+static void write_now(struct rm_prom *p, int final)
 {
     const struct rm_port *port = p->port;
     const struct rm_session *s = port->sess;
-    rm_phase_follow_poll(&p->phases);
+    if (p->phases) rm_phase_follow_poll(p->phases);
     struct rm_prom_input in = {
         .host = s->host,
         .session = s->id,
         .driver_version = s->driver_version,
         .latest = &p->snap,
-        .phase = rm_phase_follow_current(&p->phases),
+        .phase = p->phases ? rm_phase_follow_current(p->phases) : NULL,
         .now_ns = rm_now_realtime_ns(),
         .stale_ns = rm_stale_after_ns((int64_t)llround(port->interval_s * 1e9)),
         .have_command = p->have_command,
+        .final = final,
+        .done = p->phases ? p->phases->done : NULL,
+        .ndone = p->phases ? p->phases->ndone : 0,
+        .interval_s = port->interval_s,
+        .period_s = p->period_s,
     };
     pthread_mutex_lock(port->lock);
     p->snap = *port->latest;
     for (int c = 0; c < RM_COL_COUNT; c++)
         in.collector[c] = health_of(&s->collectors[c]);
     in.status = s->status ? s->status : "running";
+    in.warn_ratio = s->warn_pct / 100.0;
+    in.crit_ratio = s->crit_pct / 100.0;
     pthread_mutex_unlock(port->lock);
     /* The inventory is taken on this thread before the collectors start: no lock needed. */
     for (int i = 0; i < s->ngpus; i++) {
@@ -373,7 +427,7 @@ void rm_prom_poll(struct rm_prom *p)
     if (!p->path) return;
     int64_t now = rm_now_monotonic_ns();
     if (now < p->next_mono_ns) return;
-    write_now(p);
+    write_now(p, 0);
     /* Stay on the grid; skip slots missed while busy rather than writing in a burst. */
     p->next_mono_ns += p->period_ns;
     if (p->next_mono_ns <= now) p->next_mono_ns = now + p->period_ns;
@@ -382,8 +436,7 @@ void rm_prom_poll(struct rm_prom *p)
 void rm_prom_close(struct rm_prom *p)
 {
     if (!p->path) return;
-    write_now(p);
-    rm_phase_follow_fini(&p->phases);
+    write_now(p, 1);
     free(p->buf);
     p->buf = NULL;
     p->path = NULL;

@@ -8,6 +8,10 @@
  *
  * Missing values are left out, never written as 0; a collector that is not healthy has its
  * sample metrics removed (runmon_collector_up says 0), as do GPUs whose latest row is stale.
+ *
+ * The final write (the session has ended) keeps only the session's final status: session
+ * info, collector health, the phase counters and the last sample timestamps; no sample
+ * series, so a finished run's last values never look current.
  */
 #ifndef RUNMON_PROM_H
 #define RUNMON_PROM_H
@@ -33,6 +37,13 @@ struct rm_prom_input {
     int64_t now_ns;    /* CLOCK_REALTIME */
     int64_t stale_ns;  /* a GPU row older than this is left out (0: never) */
     int have_command;  /* process metrics only with a command */
+    int final;         /* the session has ended: its status, no sample series */
+    /* Completed phases by path (monitor/phase_follow.h), ndone of them (done may be NULL). */
+    const struct rm_pf_done *done;
+    int ndone;
+    /* For alert rules; each left out when <= 0. */
+    double interval_s, period_s;          /* sampling interval, textfile write period */
+    double warn_ratio, crit_ratio;        /* VRAM thresholds (--warn-pct, --crit-pct) / 100 */
 };
 
 /* Renders the exposition into buf. Returns its length, or -1 when it did not fit (cap). */
@@ -49,6 +60,9 @@ struct rm_prom_config {
     const char *path; /* NULL: no export */
     double flush_s;   /* write every this often (<= 0: 2 s) */
     int have_command; /* process metrics only with a command */
+    /* The session's run-log follower, owned by the recorder (polled here before each write);
+     * NULL: no phase metrics. */
+    struct rm_phase_follow *phases;
 };
 
 /* The exporter the recorder's main thread runs. */
@@ -59,7 +73,8 @@ struct rm_prom {
     char *buf;
     size_t cap;
     int64_t period_ns, next_mono_ns;
-    struct rm_phase_follow phases;
+    double period_s;
+    struct rm_phase_follow *phases;
     struct rm_latest snap;
     int warned;
 };
@@ -70,7 +85,7 @@ int rm_prom_open(struct rm_prom *p, const struct rm_prom_config *cfg, const stru
 int rm_prom_timeout_ms(const struct rm_prom *p, int cap_ms);
 /* Writes the file when a period has passed. */
 void rm_prom_poll(struct rm_prom *p);
-/* Writes the file now (the final one) and frees everything. */
+/* Writes the final file now (the session's final status only) and frees everything. */
 void rm_prom_close(struct rm_prom *p);
 
 #endif

@@ -69,21 +69,37 @@ expect_eq "record exits 0" 0 "$rc"
 check "promtool accepts the final file" lint "$PROM"
 f=$(cat "$PROM")
 expect_match "final file says the session completed" 'runmon_session_info\{[^}]*status="completed"\} 1' "$f"
+# The final file keeps the session's final status only (no sample series): the sample checks
+# are on the live copy.
+l=$(cat "$T/live.prom")
 expect_match "GPU metrics carry gpu, uuid, host and session" \
-    'runmon_gpu_memory_used_bytes\{gpu="1",uuid="GPU-[^"]*",host="[^"]+",session="[^"]+"\} [0-9]+' "$f"
-expect_match "energy is a counter" '# TYPE runmon_gpu_energy_joules_total counter' "$f"
-expect_match "energy grew (about 627 W x 6 s)" 'runmon_gpu_energy_joules_total\{gpu="0"[^}]*\} [0-9]{4}' "$f"
-# One energy rule (model/energy.h): the counter and summary.json agree on the same rows (up to
-# the millisecond rounding of gpu.csv's ts column).
+    'runmon_gpu_memory_used_bytes\{gpu="1",uuid="GPU-[^"]+",host="[^"]+",session="[^"]+"\} [0-9]+' "$l"
+expect_match "energy is a counter" '# TYPE runmon_gpu_energy_joules_total counter' "$l"
+expect_match "energy grew (about 627 W x 3 s when copied)" 'runmon_gpu_energy_joules_total\{gpu="0"[^}]*\} [0-9]{3,}' "$l"
+# One energy rule (model/energy.h): the live counter (an earlier prefix of the same rows) never
+# runs ahead of summary.json's energy over all the rows.
 sj=$(readlink -f "$T/s/latest")/summary.json
 for g in 0 1; do
-    pj=$(sed -n "s/^runmon_gpu_energy_joules_total{gpu=\"$g\".*} \(.*\)$/\1/p" "$PROM")
+    pj=$(sed -n "s/^runmon_gpu_energy_joules_total{gpu=\"$g\".*} \(.*\)$/\1/p" "$T/live.prom")
     sw=$(jq -r ".gpus[] | select(.index == $g) | .energy_wh" "$sj")
-    check "GPU $g: Prometheus energy ($pj J) = summary energy ($sw Wh)" \
-        awk -v j="$pj" -v wh="$sw" 'BEGIN { d = j / 3600 - wh; if (d < 0) d = -d; exit !(j > 0 && d <= 0.001 * wh + 1e-6) }'
+    check "GPU $g: live Prometheus energy ($pj J) <= summary energy ($sw Wh)" \
+        awk -v j="$pj" -v wh="$sw" 'BEGIN { exit !(j > 0 && j / 3600 <= wh * 1.001 + 1e-6) }'
 done
-expect_match "CPU busy ratio" 'runmon_cpu_busy_ratio\{host="[^"]+",session="[^"]+"\} [0-9.e-]+' "$f"
-expect_match "process tree memory" 'runmon_process_resident_bytes\{[^}]*\} [0-9]+' "$f"
+expect_match "live: CPU busy ratio" 'runmon_cpu_busy_ratio\{host="[^"]+",session="[^"]+"\} [0-9.e-]+' "$l"
+expect_match "live: process tree memory" 'runmon_process_resident_bytes\{[^}]*\} [0-9]+' "$l"
+expect_match "live: the sampling interval for alert rules" 'runmon_sample_interval_seconds\{[^}]*\} 0.2' "$l"
+expect_match "live: the critical VRAM ratio for alert rules" 'runmon_vram_threshold_ratio\{level="critical",[^}]*\} 0.98' "$l"
+check "final: no sample series left (a finished run never looks current)" \
+    test -z "$(grep -E '^runmon_(gpu|cpu|host|process)_|^runmon_phase_info|^runmon_sample_interval' "$PROM")"
+expect_match "final: the last sample timestamps stay" \
+    'runmon_last_sample_timestamp_seconds\{collector="gpu",[^}]*\} 1[0-9]{9}\.[0-9]{3}' "$f"
+expect_match "final: cpu's too" 'runmon_last_sample_timestamp_seconds\{collector="cpu",' "$f"
+expect_match "final: phase counter for train/forward" \
+    'runmon_phase_completed_total\{path="train/forward",[^}]*\} 1' "$f"
+expect_match "final: phase counter for train" 'runmon_phase_completed_total\{path="train",[^}]*\} 1' "$f"
+expect_match "final: phase seconds for train/forward (about 3.5 s)" \
+    'runmon_phase_seconds_total\{path="train/forward",[^}]*\} 3\.[0-9]{3}' "$f"
+expect_match "phase counters are counters" '# TYPE runmon_phase_seconds_total counter' "$f"
 expect_eq "all five collectors up (apps: the per-process collector)" "gpu=1 dmon=1 cpu=1 proc=1 apps=1" \
     "$(sed -n 's/^runmon_collector_up{collector="\([a-z]*\)".*} \([01]\)$/\1=\2/p' "$PROM" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "every family has HELP and TYPE" \
@@ -111,29 +127,55 @@ check "degraded: no GPU sample metric at all" test -z "$(grep '^runmon_gpu_' "$P
 expect_match "degraded: collector_up{collector=\"gpu\"} 0" 'runmon_collector_up\{collector="gpu",[^}]*\} 0' "$f"
 expect_match "degraded: dmon still up" 'runmon_collector_up\{collector="dmon",[^}]*\} 1' "$f"
 
-# A collector that did deliver rows and then went down: its last values are not left stale.
+# A collector that did deliver rows and then went down: its last values are not left stale
+# in the live file (the final file has no sample series at all).
 P4=$T/went-down.prom
 FAKE_SMI_GPUS=2 FAKE_SMI_EXIT_AFTER=4 FAKE_SMI_FAULT_ONLY=gpu FAKE_SMI_DMON_MS=200 \
-    "$RUNMON" record -q -o "$T/w" -i 0.2 --prom-textfile "$P4" -- sleep 2.5
-rc=$?
-expect_eq "went down: record exits 0" 0 "$rc"
+    "$RUNMON" record -q -o "$T/w" -i 0.2 --flush-seconds 0.2 --prom-textfile "$P4" -- sleep 4 &
+rec_pid=$!
+track "$rec_pid"
+check "went down: a live file with gpu down and no GPU sample metric" \
+    wait_for "cp '$P4' '$T/wd.prom' 2>/dev/null && grep -q 'runmon_collector_up{collector=\"gpu\".*} 0' '$T/wd.prom' && ! grep -q '^runmon_gpu_' '$T/wd.prom'" 8
+check "went down: promtool accepts it" lint "$T/wd.prom"
+wait "$rec_pid"
+expect_eq "went down: record exits 0" 0 "$?"
 s=$(readlink -f "$T/w/latest")
 check "went down: gpu rows were recorded before" test "$(wc -l <"$s/gpu.csv")" -ge 3
-check "went down: promtool accepts the file" lint "$P4"
-check "went down: no GPU sample metric left behind" test -z "$(grep '^runmon_gpu_' "$P4")"
-expect_match "went down: collector_up{collector=\"gpu\"} 0" 'runmon_collector_up\{collector="gpu",[^}]*\} 0' "$(cat "$P4")"
+check "went down: no GPU sample metric in the final file" test -z "$(grep '^runmon_gpu_' "$P4")"
 
-# --- missing values are left out, never 0 ------------------------------------------------
+# --- missing values are left out, never 0 (the live file) ----------------------------------
 P3=$T/missing.prom
 FAKE_SMI_GPUS=1 FAKE_SMI_OVERRIDE='power.draw=[N/A]' FAKE_SMI_DMON_MS=200 \
-    "$RUNMON" record -q -o "$T/m" -i 0.2 --prom-textfile "$P3" --duration 1.5
-rc=$?
-expect_eq "missing: record exits 0" 0 "$rc"
-check "missing: promtool accepts the file" lint "$P3"
-check "missing: [N/A] power gives no power line" test -z "$(grep '^runmon_gpu_power_watts' "$P3")"
-check "missing: ... and no energy" test -z "$(grep '^runmon_gpu_energy' "$P3")"
-check "missing: utilization still there" grep -q '^runmon_gpu_utilization_ratio{gpu="0"' "$P3"
-check "missing: no process metrics without a command" test -z "$(grep '^runmon_process_' "$P3")"
+    "$RUNMON" record -q -o "$T/m" -i 0.2 --flush-seconds 0.2 --prom-textfile "$P3" --duration 3 &
+rec_pid=$!
+track "$rec_pid"
+check "missing: the live file has utilization" \
+    wait_for "cp '$P3' '$T/ml.prom' 2>/dev/null && grep -q '^runmon_gpu_utilization_ratio{gpu=\"0\"' '$T/ml.prom'" 8
+check "missing: promtool accepts the file" lint "$T/ml.prom"
+check "missing: [N/A] power gives no power line" test -z "$(grep '^runmon_gpu_power_watts' "$T/ml.prom")"
+check "missing: ... and no energy" test -z "$(grep '^runmon_gpu_energy' "$T/ml.prom")"
+check "missing: no process metrics without a command" test -z "$(grep '^runmon_process_' "$T/ml.prom")"
+wait "$rec_pid"
+expect_eq "missing: record exits 0" 0 "$?"
+
+# --- SIGKILL: the file stays as it was, and its timestamp shows how old it is ---------------
+P5=$T/killed.prom
+FAKE_SMI_GPUS=1 FAKE_SMI_DMON_MS=200 \
+    "$RUNMON" record -q -o "$T/k" -i 0.2 --flush-seconds 0.2 --prom-textfile "$P5" -- sleep 30 &
+rec_pid=$!
+track "$rec_pid"
+check "killed: a live file with GPU samples" \
+    wait_for "grep -q '^runmon_gpu_utilization_ratio' '$P5' 2>/dev/null" 10
+for p in $(pgrep -P "$rec_pid" -x sleep); do track "$p"; done # the workload outlives runmon
+kill -KILL "$rec_pid"
+wait "$rec_pid" 2>/dev/null
+cp "$P5" "$T/k1.prom"
+sleep 0.6
+expect_eq "killed: the file is not rewritten" "" "$(cmp "$P5" "$T/k1.prom" 2>&1)"
+expect_match "killed: it still says running" 'runmon_session_info\{[^}]*status="running"\} 1' "$(cat "$P5")"
+ts=$(sed -n 's/^runmon_last_sample_timestamp_seconds{collector="gpu".*} \(.*\)$/\1/p' "$P5")
+check "killed: time() - runmon_last_sample_timestamp_seconds > 3 * 0.2 s" \
+    awk -v t="$ts" -v now="$(date +%s.%N)" 'BEGIN { exit !(t > 0 && now - t > 0.6) }'
 
 # --- options ------------------------------------------------------------------------------
 "$RUNMON" record -q -o "$T/e" --prom-textfile "" -- true 2>"$T/e.err"
