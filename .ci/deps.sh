@@ -3,9 +3,9 @@
 # Usage: .ci/deps.sh [build|test|all]   (default: build)
 set -euo pipefail
 want=${1:-build}
-pkgs=(libcsv-dev libjansson-dev libpcre2-dev pkg-config)
+pkgs=(libcsv-dev libjansson-dev libpcre2-dev libncurses-dev pkg-config)
 case "$want" in
-  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps prometheus prometheus-node-exporter curl chromium fonts-dejavu-core python3) ;;
+  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps prometheus prometheus-node-exporter curl chromium fonts-dejavu-core python3 tmux) ;;
 esac
 [ "$want" = all ] && pkgs+=(mawk)
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -6,6 +6,7 @@
 #include "cli/cmd_log.h"
 #include "cli/cmd_record.h"
 #include "cli/cmd_sessions.h"
+#include "cli/cmd_top.h"
 #include "cli/commands.h"
 #include "report/report.h"
 #include "summary/summary.h"
@@ -15,6 +16,7 @@ static const struct rm_command commands[] = {
     {"summary", rm_cmd_summary, "summarize a recorded session (per GPU, per phase, totals)"},
     {"sessions", rm_cmd_sessions, "list the sessions of a sink directory (status, size)"},
     {"report", rm_cmd_report, "write an HTML report of a recorded session (charts, tables)"},
+    {"top", rm_cmd_top, "a live terminal view of a running (or finished) session"},
     {"log", rm_cmd_log, "append a phase or an event to the run log"},
     {"phase", rm_cmd_phase, "run a command as a phase of the run log"},
     {NULL, NULL, NULL},
