@@ -720,8 +720,8 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
                 : bad_health(gh)              ? "no rows: the gpu collector is not working"
                                               : "no rows yet");
     } else {
-        addline(f, width, RM_TOP_HEAD, "GPU %-*s %-*s %-*s   power  temp  util %.0fs", nw,
-                "name", bw + 11, "util", bw + 21, "memory (MiB)", TOP_SPARK_S);
+        addline(f, width, RM_TOP_HEAD, "GPU %-*s %-*s %-*s  power  temp  util %.0fs", nw,
+                "name", bw + 8, "util %", bw + 16, "memory MiB", TOP_SPARK_S);
     }
     int64_t newest = 0;
     for (int i = 0; i < TOP_MAX_GPUS; i++)
