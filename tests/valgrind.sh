@@ -24,6 +24,7 @@ if PATH=$BUILD/fakebin:$PATH FAKE_SMI_GPUS=2 FAKE_SMI_CAPTURES=$(pwd)/fixtures/c
 else echo "FAIL valgrind runmon record (see $out/record.log)"; fail=1; fi
 $V "$BUILD/runmon" summary --format json "$T" >/dev/null 2>"$out/summary.log" && echo "ok   valgrind runmon summary" || { echo "FAIL valgrind runmon summary"; fail=1; }
 $V "$BUILD/runmon" report "$T" >/dev/null 2>"$out/report.log" && echo "ok   valgrind runmon report" || { echo "FAIL valgrind runmon report"; fail=1; }
+$V "$BUILD/runmon" top --once "$T" >/dev/null 2>"$out/top.log" && echo "ok   valgrind runmon top --once" || { echo "FAIL valgrind runmon top --once"; fail=1; }
 $V "$BUILD/runmon" summary --format text fixtures/sessions/h100-torch-phases >/dev/null 2>"$out/summary-apps.log" &&
     echo "ok   valgrind runmon summary (apps.csv, framework peaks)" || { echo "FAIL valgrind runmon summary (apps)"; fail=1; }
 rm -rf "$T" "$T.apps"
