@@ -5,12 +5,17 @@ set -euo pipefail
 want=${1:-build}
 pkgs=(libcsv-dev libjansson-dev libpcre2-dev pkg-config)
 case "$want" in
-  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps prometheus prometheus-node-exporter curl chromium fonts-dejavu-core python3) ;;
+  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps prometheus prometheus-node-exporter curl chromium fonts-dejavu-core python3 nodejs npm) ;;
 esac
 [ "$want" = all ] && pkgs+=(mawk)
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "deps: not a Debian system; make sure these are installed: ${pkgs[*]}" >&2
   exit 0
+fi
+# The report's 390 px test drives chromium with puppeteer-core (npm, no browser download).
+if [ "$want" != build ] && command -v npm >/dev/null 2>&1; then
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  [ -d "$root/node_modules/puppeteer-core" ] || (cd "$root" && npm ci --no-audit --no-fund >&2)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

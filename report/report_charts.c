@@ -258,8 +258,8 @@ void rm_report_write_lane(struct report *r, const struct band *bands, size_t nb,
     double rh = 20, h = rows * rh;
     fprintf(o,
             "<section class=\"panel\"><h3>Phases</h3><svg class=\"lane\" viewBox=\"0 0 %.0f "
-            "%.0f\" data-t0=\"%lld\" data-t1=\"%lld\">",
-            VW, h + PT + 20, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000));
+            "%.0f\" data-vh=\"%.0f\" data-t0=\"%lld\" data-t1=\"%lld\">",
+            VW, h + PT + 20, h + PT + 20, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000));
     time_axis(r, PT, h);
     for (size_t i = 0; i < nb; i++) {
         const struct band *b = &bands[i];
@@ -383,10 +383,11 @@ static size_t write_chart(struct report *r, struct chart *c)
     fprintf(o, "<section class=\"panel\" id=\"%s\"><h3>%s <span class=\"unit\">(%s)</span></h3>",
             c->id, c->title, c->unit);
     fprintf(o,
-            "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" data-y1=\"%g\" data-unit=\"%s\" "
+            "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" data-vh=\"%.0f\" data-y1=\"%g\" "
+            "data-unit=\"%s\" "
             "data-t0=\"%lld\" data-t1=\"%lld\" data-l=\"%.0f\" data-pw=\"%.0f\" data-pt=\"%.0f\" "
             "data-ph=\"%.0f\">",
-            VW, VH, ymax, c->unit, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000), PL,
+            VW, VH, VH, ymax, c->unit, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000), PL,
             PW, PT, PH);
     fprintf(o, "<use href=\"#phb\"/>");
     if (c->deg) fprintf(o, "<use href=\"#%s\"/>", c->deg);

@@ -191,6 +191,32 @@ else
     browse png "$T/blank/b.html" "$T/blank.png"
     bz=$(wc -c <"$T/blank.png" 2>/dev/null || echo 0)
     check "... four times a blank page's ($bz bytes)" test "$bz" -gt 0 -a "$sz" -gt $((4 * bz))
+    # A desktop and a phone, measured in the page over DevTools (puppeteer-core; headless
+    # --window-size stops at 500 px). 1400 px: every table fits its card; 390 px: no page
+    # scroll sideways (tables scroll inside their cards), chart text stays >= 10 px.
+    ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+    if ! command -v node >/dev/null || [ ! -d "$ROOT/node_modules/puppeteer-core" ]; then
+        not_ok "puppeteer-core is installed for the 390 px test" "run: npm ci (in $ROOT)"
+    else
+        for f in "$h" "$a" "$html"; do
+            n=$(basename "$(dirname "$f")")
+            for w in 1400 390; do
+                timeout 120 node "$ROOT/tests/e2e/report_check.js" "$f" "$w" "$T/$n-$w.png" "$CHROMIUM" >"$T/m.json" 2>"$T/m.err"; rc=$?
+                expect_eq "$n at $w px: measured in chromium" 0 "$rc"
+                [ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/m.err" | tail -5
+                m=$(cat "$T/m.json")
+                echo "# $n at $w px: $m"
+                expect_eq "$n at $w px: the charts draw (data-ok)" 1 "$(jq -r .ok <<<"$m")"
+                expect_eq "$n at $w px: no horizontal page scroll (scrollWidth <= $w)" true "$(jq ".scrollWidth <= $w" <<<"$m")"
+                expect_eq "$n at $w px: chart text >= 10 px" true "$(jq '.chartTexts > 10 and .minChartText >= 10' <<<"$m")"
+                expect_eq "$n at $w px: no table's box sticks out of its card" 0 "$(jq .tablesPageOverflow <<<"$m")"
+                [ "$w" = 1400 ] && expect_eq "$n at 1400 px: every table fits its card" "" "$(jq -r '.tablesWider | join(", ")' <<<"$m")"
+                pz=$(wc -c <"$T/$n-$w.png" 2>/dev/null || echo 0)
+                check "$n at $w px: a PNG screenshot ($pz bytes)" test "$(od -An -tx1 -N4 "$T/$n-$w.png" 2>/dev/null | tr -d ' ')" = 89504e47
+                check "... not blank (over 4 times a blank page's)" test "$pz" -gt $((4 * bz))
+            done
+        done
+    fi
 fi
 
 # --- 24 hours, 8 GPUs, one sample a second -------------------------------------------------
