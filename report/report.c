@@ -146,7 +146,7 @@ static void write_page(struct report *r)
         fprintf(o,
                 "<p class=\"note\">Time axis: elapsed since %s (UTC) to %s. Hatched: a "
                 "collector was down; orange/red marks: VRAM alerts; dashed: session end; "
-                "breaks in a line: no samples.</p>\n",
+                "breaks in a line: no samples, or the collector was down.</p>\n",
                 from, to);
     }
     rm_report_write_lane(r, bands, nb, dropped);

@@ -320,6 +320,19 @@ static void chart_add(struct chart *c, struct rm_series *s, const char *key, con
     l->dashed = dashed;
 }
 
+/* Whether a degraded span of the collector overlaps the time between two points: the line
+ * must not be drawn across an outage, even where the samples on both sides are close enough
+ * not to count as a gap (a point inside a span ends its polyline). */
+static bool outage_between(const struct report *r, const char *collector, int64_t a, int64_t b)
+{
+    for (size_t i = 0; collector && i < r->nspans; i++) {
+        const struct span *s = &r->spans[i];
+        int64_t e = s->b == RM_NO_TIME ? r->t1 : s->b;
+        if (s->a < b && e > a && !strcmp(s->collector, collector)) return true;
+    }
+    return false;
+}
+
 static void write_line(struct report *r, const struct chart *c, const struct line_spec *l,
                        double y1, size_t *npoly)
 {
@@ -327,6 +340,10 @@ static void write_line(struct report *r, const struct chart *c, const struct lin
     struct rm_ds_point *p;
     size_t n = rm_series_points(l->s, &p);
     double *xs = rm_xcalloc(n, sizeof *xs), *ys = rm_xcalloc(n, sizeof *ys);
+    /* The collector whose spans break the line: the chart's hatch group "deg-<name>". */
+    const char *col = c->deg && !strncmp(c->deg, "deg-", 4) ? c->deg + 4 : NULL;
+    for (size_t k = 1; k < n; k++)
+        if (!p[k].brk && outage_between(r, col, p[k - 1].t, p[k].t)) p[k].brk = true;
     size_t i = 0;
     while (i < n) {
         size_t j = i + 1;

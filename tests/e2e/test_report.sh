@@ -115,6 +115,21 @@ expect_eq "hostile: host lines are unbroken" 1 "$(count 'data-series="cpu.busy"'
 check "hostile: the one-sample spike is drawn" grep -Eq 'data-series="gpu0.util"[^>]* points="[^"]*,8\.0( |")' "$h"
 expect_match "hostile: nested phases sit in their own row" 'data-depth="1"><rect x="[0-9.]+" y="29.0"' "$(cat "$h")"
 
+# An outage shorter than the gap the samples' spacing allows (06:00:20.2-20.8, between the
+# samples at 20 s and 21 s): the lines of that collector still break there, the others not.
+cp -r "$FIXTURES/report/hostile" "$T/blip"
+{
+    echo '{"ts":"2026-11-21T06:00:20.200+00:00","type":"event","event":"collector_degraded","pid":4241,"t":1795240820.200,"data":{"collector":"gpu","reason":"blip"}}'
+    echo '{"ts":"2026-11-21T06:00:20.800+00:00","type":"event","event":"collector_recovered","pid":4241,"t":1795240820.800,"data":{"collector":"gpu","down_s":0.6}}'
+} >>"$T/blip/runlog.jsonl"
+"$RUNMON" report "$T/blip" >/dev/null; rc=$?
+expect_eq "short outage: report exits 0" 0 "$rc"
+expect_eq "short outage: two shaded spans" 2 "$(count 'class="degraded"' "$T/blip/report.html")"
+expect_eq "short outage: each GPU line breaks there too (3 polylines, was 2)" "3 3" "$(count 'data-series="gpu0.util"' "$T/blip/report.html") $(count 'data-series="gpu1.power"' "$T/blip/report.html")"
+expect_eq "short outage: host lines are unbroken" 1 "$(count 'data-series="cpu.busy"' "$T/blip/report.html")"
+# The first piece of GPU 0's line ends at 20 s (x = 64 + 20/120 * 1120 = 250.7).
+check "short outage: GPU 0's first piece ends before the span" grep -Eq 'data-series="gpu0.util"[^>]* points="[^"]* 250\.7,[0-9.]+"' "$T/blip/report.html"
+
 # --- per-process GPU memory (apps.csv) -----------------------------------------------------
 # A real H100 session: pid 416 (not the workload) holds 3656 MiB throughout, the workload's
 # child pid 445 1860 MiB for ten samples; the GPU is idle (no pid) at both ends.
