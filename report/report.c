@@ -19,7 +19,9 @@ static const char css[] =
     ".unit{color:#777;font-weight:400}svg.chart,svg.lane{width:100%;height:auto;display:block}"
     "svg.defs{position:absolute}.series polyline{fill:none;stroke-width:1.3;"
     "stroke-linejoin:round}.axis line{stroke:#e4e4e4;stroke-width:1}.axis text,.lane text{"
-    "font-size:calc(11px*var(--k,1));fill:#555}.lane text{fill:#111}.alert line{stroke-width:1.2}.alert.warning"
+    "font-size:calc(11px*var(--k,1));fill:#555}.ref line{stroke-dasharray:6 3;stroke-width:1.2}"
+    ".ref text,.alert text{font-size:calc(11px*var(--k,1));stroke:none}.ref text{fill:#333}"
+    ".ref.warning line{stroke:#f0a020}.ref.critical line{stroke:#d02020}.lane text{fill:#111}.alert line{stroke-width:1.2}.alert.warning"
     "{stroke:#f0a020;fill:#f0a020}.alert.critical{stroke:#d02020;fill:#d02020}.end line{"
     "stroke:#555;stroke-dasharray:4 3}.cursor{stroke:#999;visibility:hidden}.legend{"
     "font-size:12px;color:#444}.legend span{margin-right:14px;white-space:nowrap}.legend i,i.sw{"
@@ -46,7 +48,7 @@ static const char js[] =
     "svg.setAttribute('viewBox','0 0 '+VW+' '+vh);svg.style.setProperty('--k',1);"
     "var w=svg.getBoundingClientRect().width;if(!w)return;"
     "for(var it=0;it<2;it++){svg.style.setProperty('--k',Math.max(1,(VW-x0)/w));"
-    "var shown=[];svg.querySelectorAll('g.axis text').forEach(function(t){"
+    "var shown=[];svg.querySelectorAll('g.axis text,g.ref text,g.alert text').forEach(function(t){"
     "t.style.visibility='';var b=t.getBoundingClientRect();if(shown.some(function(a){"
     "return b.left<a.right+3&&a.left<b.right+3&&b.top<a.bottom&&a.top<b.bottom;}))"
     "t.style.visibility='hidden';else shown.push(b);});"
@@ -145,7 +147,8 @@ static void write_page(struct report *r)
         rm_format_ts(r->t1, to);
         fprintf(o,
                 "<p class=\"note\">Time axis: elapsed since %s (UTC) to %s. Hatched: a "
-                "collector was down; orange/red marks: VRAM alerts; dashed: session end; "
+                "collector was down; orange/red marks: VRAM alerts (on the GPU memory chart); dashed "
+                "vertical: session end; "
                 "breaks in a line: no samples, or the collector was down.</p>\n",
                 from, to);
     }

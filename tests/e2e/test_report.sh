@@ -130,6 +130,23 @@ expect_eq "short outage: host lines are unbroken" 1 "$(count 'data-series="cpu.b
 # The first piece of GPU 0's line ends at 20 s (x = 64 + 20/120 * 1120 = 250.7).
 check "short outage: GPU 0's first piece ends before the span" grep -Eq 'data-series="gpu0.util"[^>]* points="[^"]* 250\.7,[0-9.]+"' "$T/blip/report.html"
 
+# Reference lines: each GPU's VRAM total with its value; the power limit where gpu.csv
+# records power.limit; alert markers on the VRAM chart only, labelled with their GPU.
+for g in 0 1; do
+    check "hostile: a reference line for GPU $g's VRAM total, with its value" grep -q "<g class=\"ref total\" data-ref=\"gpu$g.vram_total\" data-value=\"79.6475\">" "$h"
+done
+check "hostile: ... labelled with it" grep -q '>GPU 1 total 79.65 GiB</text>' "$h"
+expect_eq "hostile: no thresholds in session.json, no threshold lines" 0 "$(grep -Ec 'class="ref (warning|critical)"' "$h")"
+expect_eq "hostile: the alert markers sit on the VRAM chart" "1 1" "$(grep '<section class="panel" id="c-vram">' "$h" | grep -o 'class="alert [a-z]*" data-gpu="1"' | sort | uniq -c | awk '{print $1}' | tr '\n' ' ' | sed 's/ $//')"
+check "hostile: ... labelled with their GPU" grep -q 'data-gpu="1"><line [^>]*/><path [^>]*/><text [^>]*>GPU 1</text>' "$h"
+expect_eq "hostile: ... and on no other chart" 0 "$(grep '<section class="panel" id="c-' "$h" | grep -v 'id="c-vram"' | grep -c 'class="alert ')"
+awk -F, 'NR == 1 { print $0 ",power.limit"; next } { print $0 ",700.00" }' "$T/blip/gpu.csv" >"$T/blip/g" && mv "$T/blip/g" "$T/blip/gpu.csv"
+"$RUNMON" report "$T/blip" >/dev/null
+for g in 0 1; do
+    check "power.limit recorded: GPU $g's limit on the power chart" grep -Eq "<section class=\"panel\" id=\"c-power\">.*<g class=\"ref limit\" data-ref=\"gpu$g.power_limit\" data-value=\"700\">" "$T/blip/report.html"
+done
+check "no power.limit column: no limit line" test -z "$(grep -o 'data-ref="gpu0.power_limit"' "$h")"
+
 # --- per-process GPU memory (apps.csv) -----------------------------------------------------
 # A real H100 session: pid 416 (not the workload) holds 3656 MiB throughout, the workload's
 # child pid 445 1860 MiB for ten samples; the GPU is idle (no pid) at both ends.
@@ -141,6 +158,8 @@ expect_eq "apps: one GPU memory by process chart" 1 "$(count '<section class="pa
 expect_eq "apps: workload and other processes of GPU 0, one unbroken line each (idle is 0, no gap)" "1 1" "$(count 'data-series="gpu0.workload_vram"' "$a") $(count 'data-series="gpu0.other_vram"' "$a")"
 check "apps: the idle start is drawn at 0 (y = 158)" grep -Eq 'data-series="gpu0.workload_vram"[^>]* points="[0-9.]+,158\.0 ' "$a"
 check "apps: the legend names the GPU" grep -q '</i>GPU 0 workload</span>' "$a"
+check "thresholds: the warning line at 90 % of GPU 0's total" grep -q '<g class="ref warning" data-ref="gpu0.vram_warning" data-value="71.6827">' "$a"
+check "thresholds: the critical line at 98 %" grep -q '<g class="ref critical" data-ref="gpu0.vram_critical" data-value="78.0545">' "$a"
 check "apps: a Processes table" grep -q '<section class="panel" id="t-processes"><h3>Processes</h3>' "$a"
 check "apps: pid 445 is the workload's, peak 1860 MiB" grep -q '<tr class="proc" data-pid="445" data-workload="yes"><td>0</td><td>445</td><td class="l">python3</td><td>yes</td><td>1860</td><td>90.4</td><td>10</td>' "$a"
 check "apps: pid 416 is not, peak 3656 MiB" grep -q '<tr class="proc" data-pid="416" data-workload="no"><td>0</td><td>416</td><td class="l">python3</td><td>no</td><td>3656</td>' "$a"
