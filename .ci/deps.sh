@@ -5,18 +5,31 @@ set -euo pipefail
 want=${1:-build}
 pkgs=(libcsv-dev libjansson-dev libpcre2-dev libncurses-dev pkg-config)
 case "$want" in
-  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps prometheus prometheus-node-exporter curl chromium fonts-dejavu-core python3 tmux) ;;
+  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps prometheus prometheus-node-exporter curl chromium fonts-dejavu-core python3 tmux nodejs) ;;
 esac
 [ "$want" = all ] && pkgs+=(mawk)
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "deps: not a Debian system; make sure these are installed: ${pkgs[*]}" >&2
   exit 0
 fi
+# The report's 390 px test drives chromium with puppeteer-core (from the npm registry, no
+# browser download; package-lock.json pins it). nodejs brings npm on this project's machines.
+node_modules() {
+  [ "$want" != build ] || return 0
+  local root
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  [ -d "$root/node_modules/puppeteer-core" ] && return 0
+  if command -v npm >/dev/null 2>&1; then
+    (cd "$root" && npm ci --no-audit --no-fund >&2)
+  else
+    echo "deps: npm not found; for the report's 390 px test run: npm ci (in $root)" >&2
+  fi
+}
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then node_modules; exit 0; fi
 if [ "$(id -u)" -eq 0 ]; then
   echo "deps: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
@@ -27,3 +40,4 @@ else
   echo "deps: run:  sudo apt-get install -y ${missing[*]}" >&2
   exit 1
 fi
+node_modules

@@ -19,7 +19,9 @@ static const char css[] =
     ".unit{color:#777;font-weight:400}svg.chart,svg.lane{width:100%;height:auto;display:block}"
     "svg.defs{position:absolute}.series polyline{fill:none;stroke-width:1.3;"
     "stroke-linejoin:round}.axis line{stroke:#e4e4e4;stroke-width:1}.axis text,.lane text{"
-    "font-size:11px;fill:#555}.lane text{fill:#111}.alert line{stroke-width:1.2}.alert.warning"
+    "font-size:calc(11px*var(--k,1));fill:#555}.ref line{stroke-dasharray:6 3;stroke-width:1.2}"
+    ".ref text,.alert text{font-size:calc(11px*var(--k,1));stroke:none}.ref text{fill:#333}"
+    ".ref.warning line{stroke:#f0a020}.ref.critical line{stroke:#d02020}.lane text{fill:#111}.alert line{stroke-width:1.2}.alert.warning"
     "{stroke:#f0a020;fill:#f0a020}.alert.critical{stroke:#d02020;fill:#d02020}.end line{"
     "stroke:#555;stroke-dasharray:4 3}.cursor{stroke:#999;visibility:hidden}.legend{"
     "font-size:12px;color:#444}.legend span{margin-right:14px;white-space:nowrap}.legend i,i.sw{"
@@ -30,18 +32,40 @@ static const char css[] =
     "warn{"
     "color:#b07000}.crit{color:#c01010}.note{color:#777;font-size:12px}#tip{position:fixed;"
     "display:none;background:#222d;color:#fff;font-size:12px;padding:6px 8px;border-radius:4px;"
-    "pointer-events:none;white-space:pre;z-index:9}";
+    "pointer-events:none;white-space:pre;z-index:9}.tw{overflow-x:auto;max-width:100%}th{"
+    "white-space:normal;vertical-align:bottom}@media (max-width:600px){main{padding:8px}"
+    "header{padding:10px 12px}.panel{padding:6px 8px}.card{min-width:0;flex:1 1 40%}"
+    ".legend span{white-space:normal;overflow-wrap:anywhere}}";
 
 /* Hover read-out, and a self-check the tests read back from the DOM (data-ok). */
 static const char js[] =
     "(function(){var tip=document.getElementById('tip');"
+    /* Text stays >= 11 CSS px at any width: --k scales the labels up where the chart is
+     * drawn below its 1200-unit size, overlapping axis labels are hidden, the viewBox grows
+     * to hold what sticks out, and a phase name wider than its band is hidden. */
+    "function fit(){document.querySelectorAll('svg.chart,svg.lane').forEach(function(svg){"
+    "var VW=1200,vh=+svg.dataset.vh,x0=0,y0=0,y1=vh;"
+    "svg.setAttribute('viewBox','0 0 '+VW+' '+vh);svg.style.setProperty('--k',1);"
+    "var w=svg.getBoundingClientRect().width;if(!w)return;"
+    "for(var it=0;it<2;it++){svg.style.setProperty('--k',Math.max(1,(VW-x0)/w));"
+    "var shown=[];svg.querySelectorAll('g.axis text,g.ref text,g.alert text').forEach(function(t){"
+    "t.style.visibility='';var b=t.getBoundingClientRect();if(shown.some(function(a){"
+    "return b.left<a.right+3&&a.left<b.right+3&&b.top<a.bottom&&a.top<b.bottom;}))"
+    "t.style.visibility='hidden';else shown.push(b);});"
+    "svg.querySelectorAll('g.phase').forEach(function(g){var t=g.querySelector('text'),"
+    "q=g.querySelector('rect');if(t)t.style.visibility=t.getBBox().width+4>q.width.baseVal.value?"
+    "'hidden':'';});"
+    "var bb=svg.getBBox();x0=Math.min(0,Math.floor(bb.x-2));y0=Math.min(0,Math.floor(bb.y-2));"
+    "y1=Math.max(vh,Math.ceil(bb.y+bb.height+2));"
+    "svg.setAttribute('viewBox',x0+' '+y0+' '+(VW-x0)+' '+(y1-y0));}});}"
+    "fit();window.addEventListener('resize',fit);"
     "document.querySelectorAll('svg.chart').forEach(function(svg){"
     "var d=svg.dataset,L=+d.l,W=+d.pw,T=+d.pt,H=+d.ph,Y=+d.y1,t0=+d.t0,t1=+d.t1;"
     "var cur=svg.querySelector('.cursor');"
     "svg.addEventListener('mouseleave',function(){tip.style.display='none';"
     "cur.style.visibility='hidden';});"
     "svg.addEventListener('mousemove',function(e){var r=svg.getBoundingClientRect();"
-    "var x=(e.clientX-r.left)*svg.viewBox.baseVal.width/r.width;"
+    "var vb=svg.viewBox.baseVal,x=vb.x+(e.clientX-r.left)*vb.width/r.width;"
     "if(x<L||x>L+W){tip.style.display='none';cur.style.visibility='hidden';return;}"
     "var best={};svg.querySelectorAll('polyline[data-series]').forEach(function(p){"
     "var k=p.getAttribute('data-label'),pts=p.points;"
@@ -123,8 +147,9 @@ static void write_page(struct report *r)
         rm_format_ts(r->t1, to);
         fprintf(o,
                 "<p class=\"note\">Time axis: elapsed since %s (UTC) to %s. Hatched: a "
-                "collector was down; orange/red marks: VRAM alerts; dashed: session end; "
-                "breaks in a line: no samples.</p>\n",
+                "collector was down; orange/red marks: VRAM alerts (on the GPU memory chart); dashed "
+                "vertical: session end; "
+                "breaks in a line: no samples, or the collector was down.</p>\n",
                 from, to);
     }
     rm_report_write_lane(r, bands, nb, dropped);

@@ -78,7 +78,7 @@ void rm_report_write_processes(struct report *r)
         fprintf(o, "<p class=\"note\">No process was seen on a GPU.</p></section>\n");
         return;
     }
-    fprintf(o, "<table><thead><tr><th>GPU</th><th>pid</th><th>name</th><th>workload</th>"
+    fprintf(o, "<div class=\"tw\"><table><thead><tr><th>GPU</th><th>pid</th><th>name</th><th>workload</th>"
                "<th>peak MiB</th><th>SM %% mean</th><th>samples</th></tr></thead><tbody>");
     size_t shown = 0;
     json_array_foreach(gpus, i, g)
@@ -90,7 +90,7 @@ void rm_report_write_processes(struct report *r)
             shown++;
         }
     }
-    fprintf(o, "</tbody></table>");
+    fprintf(o, "</tbody></table></div>");
     if (shown < nproc)
         fprintf(o, "<p class=\"note\">%zu more processes not listed.</p>", nproc - shown);
     fprintf(o, "</section>\n");
@@ -131,7 +131,7 @@ void rm_report_write_phase_memory(struct report *r)
     bool any = false;
     json_array_foreach(phs, i, p) any |= phase_has_memory(p);
     if (!any) return;
-    fprintf(o, "<section class=\"panel\" id=\"t-phase-memory\"><h3>Memory by phase</h3><table>"
+    fprintf(o, "<section class=\"panel\" id=\"t-phase-memory\"><h3>Memory by phase</h3><div class=\"tw\"><table>"
                "<thead><tr><th>phase</th><th>framework</th><th>framework peak MiB</th>"
                "<th>workload VRAM peak MiB</th></tr></thead><tbody>");
     json_array_foreach(phs, i, p)
@@ -155,5 +155,5 @@ void rm_report_write_phase_memory(struct report *r)
         else
             fprintf(o, "<td>&#8211;</td></tr>");
     }
-    fprintf(o, "</tbody></table></section>\n");
+    fprintf(o, "</tbody></table></div></section>\n");
 }

@@ -202,21 +202,8 @@ void rm_report_write_defs(struct report *r, const struct band *bands, size_t nb)
         }
         fprintf(o, "</g>");
     }
-    /* Alerts: one marker per pixel column and level. */
+    /* The session end, on every chart; alert markers are drawn on the VRAM chart only. */
     fprintf(o, "<g id=\"marks\">");
-    long lastx[2] = {-1, -1};
-    for (size_t i = 0; i < r->nalerts; i++) {
-        const struct alert *a = &r->alerts[i];
-        double x = xpos(r, a->t);
-        if (lround(x) == lastx[a->critical]) continue;
-        lastx[a->critical] = lround(x);
-        fprintf(o,
-                "<g class=\"alert %s\"><line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"/>"
-                "<path d=\"M%.1f %.0fl-4 -7h8z\"/><title>",
-                a->critical ? "critical" : "warning", x, PT, x, PT + PH, x, PT + 7);
-        esc(o, a->text);
-        fprintf(o, "</title></g>");
-    }
     if (r->session_end_ns != RM_NO_TIME) {
         double x = xpos(r, r->session_end_ns);
         fprintf(o,
@@ -258,8 +245,8 @@ void rm_report_write_lane(struct report *r, const struct band *bands, size_t nb,
     double rh = 20, h = rows * rh;
     fprintf(o,
             "<section class=\"panel\"><h3>Phases</h3><svg class=\"lane\" viewBox=\"0 0 %.0f "
-            "%.0f\" data-t0=\"%lld\" data-t1=\"%lld\">",
-            VW, h + PT + 20, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000));
+            "%.0f\" data-vh=\"%.0f\" data-t0=\"%lld\" data-t1=\"%lld\">",
+            VW, h + PT + 20, h + PT + 20, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000));
     time_axis(r, PT, h);
     for (size_t i = 0; i < nb; i++) {
         const struct band *b = &bands[i];
@@ -299,13 +286,68 @@ struct line_spec {
     bool dashed;
 };
 
+/* A horizontal reference line (a GPU's VRAM total, a threshold, a power limit), in the
+ * chart's unit. */
+struct ref_line {
+    double v;
+    char key[96];
+    char label[200];
+    const char *color, *cls;
+};
+
+#define MAX_REFS (3 * MAX_GPUS)
+
 struct chart {
     const char *id, *title, *unit, *deg;
     double scale; /* values are divided by it */
     double ymax;  /* 0: from the data */
     struct line_spec *lines;
     size_t n, cap;
+    struct ref_line refs[MAX_REFS];
+    size_t nrefs;
+    bool alerts; /* the VRAM alert markers, labelled with their GPU */
 };
+
+static void chart_ref(struct chart *c, double v, const char *key, const char *label,
+                      const char *color, const char *cls)
+{
+    if (c->nrefs == MAX_REFS || !(v > 0) || !isfinite(v)) return;
+    struct ref_line *f = &c->refs[c->nrefs++];
+    f->v = v;
+    snprintf(f->key, sizeof f->key, "%s", key);
+    snprintf(f->label, sizeof f->label, "%s", label);
+    f->color = color;
+    f->cls = cls;
+}
+
+/* Alert markers, one per pixel column, level and GPU, each labelled with its GPU. */
+static void write_alerts(struct report *r)
+{
+    FILE *o = r->out;
+    fprintf(o, "<g class=\"alerts\">");
+    long lastx[2] = {-1, -1};
+    const char *lastg[2] = {"", ""};
+    for (size_t i = 0; i < r->nalerts; i++) {
+        const struct alert *a = &r->alerts[i];
+        double x = xpos(r, a->t);
+        if (lround(x) == lastx[a->critical] && !strcmp(lastg[a->critical], a->gpu)) continue;
+        lastx[a->critical] = lround(x);
+        lastg[a->critical] = a->gpu;
+        fprintf(o,
+                "<g class=\"alert %s\" data-gpu=\"",
+                a->critical ? "critical" : "warning");
+        esc(o, a->gpu);
+        fprintf(o,
+                "\"><line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"/>"
+                "<path d=\"M%.1f %.0fl-4 -7h8z\"/><text x=\"%.1f\" y=\"%.0f\">GPU ",
+                x, PT, x, PT + PH, x, PT + 7, x + 5, PT + 18);
+        esc(o, a->gpu);
+        fprintf(o, "</text><title>");
+        esc(o, a->text);
+        fprintf(o, "</title></g>");
+    }
+    fprintf(o, "</g>");
+}
 
 static void chart_add(struct chart *c, struct rm_series *s, const char *key, const char *label,
                       const char *color, bool dashed)
@@ -320,6 +362,19 @@ static void chart_add(struct chart *c, struct rm_series *s, const char *key, con
     l->dashed = dashed;
 }
 
+/* Whether a degraded span of the collector overlaps the time between two points: the line
+ * must not be drawn across an outage, even where the samples on both sides are close enough
+ * not to count as a gap (a point inside a span ends its polyline). */
+static bool outage_between(const struct report *r, const char *collector, int64_t a, int64_t b)
+{
+    for (size_t i = 0; collector && i < r->nspans; i++) {
+        const struct span *s = &r->spans[i];
+        int64_t e = s->b == RM_NO_TIME ? r->t1 : s->b;
+        if (s->a < b && e > a && !strcmp(s->collector, collector)) return true;
+    }
+    return false;
+}
+
 static void write_line(struct report *r, const struct chart *c, const struct line_spec *l,
                        double y1, size_t *npoly)
 {
@@ -327,6 +382,10 @@ static void write_line(struct report *r, const struct chart *c, const struct lin
     struct rm_ds_point *p;
     size_t n = rm_series_points(l->s, &p);
     double *xs = rm_xcalloc(n, sizeof *xs), *ys = rm_xcalloc(n, sizeof *ys);
+    /* The collector whose spans break the line: the chart's hatch group "deg-<name>". */
+    const char *col = c->deg && !strncmp(c->deg, "deg-", 4) ? c->deg + 4 : NULL;
+    for (size_t k = 1; k < n; k++)
+        if (!p[k].brk && outage_between(r, col, p[k - 1].t, p[k].t)) p[k].brk = true;
     size_t i = 0;
     while (i < n) {
         size_t j = i + 1;
@@ -372,21 +431,27 @@ static void fmt_tick(char *buf, size_t cap, double v)
 static size_t write_chart(struct report *r, struct chart *c)
 {
     FILE *o = r->out;
-    if (!c->n) return 0;
+    if (!c->n) {
+        c->nrefs = 0;
+        return 0;
+    }
     double ymax = c->ymax;
     if (ymax <= 0) {
         double m = 0;
         for (size_t i = 0; i < c->n; i++)
             if (c->lines[i].s->vmax / c->scale > m) m = c->lines[i].s->vmax / c->scale;
+        for (size_t i = 0; i < c->nrefs; i++)
+            if (c->refs[i].v > m) m = c->refs[i].v;
         ymax = nice_ceil(m * 1.02);
     }
     fprintf(o, "<section class=\"panel\" id=\"%s\"><h3>%s <span class=\"unit\">(%s)</span></h3>",
             c->id, c->title, c->unit);
     fprintf(o,
-            "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" data-y1=\"%g\" data-unit=\"%s\" "
+            "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" data-vh=\"%.0f\" data-y1=\"%g\" "
+            "data-unit=\"%s\" "
             "data-t0=\"%lld\" data-t1=\"%lld\" data-l=\"%.0f\" data-pw=\"%.0f\" data-pt=\"%.0f\" "
             "data-ph=\"%.0f\">",
-            VW, VH, ymax, c->unit, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000), PL,
+            VW, VH, VH, ymax, c->unit, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000), PL,
             PW, PT, PH);
     fprintf(o, "<use href=\"#phb\"/>");
     if (c->deg) fprintf(o, "<use href=\"#%s\"/>", c->deg);
@@ -405,8 +470,23 @@ static size_t write_chart(struct report *r, struct chart *c)
     size_t npoly = 0;
     for (size_t i = 0; i < c->n; i++)
         write_line(r, c, &c->lines[i], ymax, &npoly);
+    fprintf(o, "</g>");
+    for (size_t i = 0; i < c->nrefs; i++) {
+        const struct ref_line *f = &c->refs[i];
+        double y = f->v >= ymax ? PT : PT + PH - f->v / ymax * PH;
+        fprintf(o, "<g class=\"ref %s\" data-ref=\"", f->cls);
+        esc(o, f->key);
+        fprintf(o,
+                "\" data-value=\"%g\"><line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
+                "stroke=\"%s\"/><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">",
+                f->v, PL, y, PL + PW, y, f->color, PL + PW - 4, y + (y < PT + 14 ? 12 : -3));
+        esc(o, f->label);
+        fprintf(o, "</text></g>");
+    }
+    c->nrefs = 0;
+    if (c->alerts) write_alerts(r);
     fprintf(o,
-            "</g><use href=\"#marks\"/><line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"%.0f\" "
+            "<use href=\"#marks\"/><line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"%.0f\" "
             "y2=\"%.0f\"/></svg><div class=\"legend\">",
             PT, PT + PH);
     for (size_t i = 0; i < c->n; i++) {
@@ -465,7 +545,7 @@ void rm_report_write_charts(struct report *r)
         int m, total;
     } g[] = {
         {"c-util", "GPU utilization", "%", 1, 100, GS_UTIL, -1},
-        {"c-vram", "GPU memory used (dashed: total)", "GiB", 1024, 0, GS_VRAM, GS_VRAM_TOTAL},
+        {"c-vram", "GPU memory used (lines: total, warning and critical thresholds)", "GiB", 1024, 0, GS_VRAM, GS_VRAM_TOTAL},
         {"c-power", "GPU power", "W", 1, 0, GS_POWER, -1},
         {"c-temp", "GPU temperature", "&#176;C", 1, 0, GS_TEMP, -1},
     };
@@ -483,12 +563,38 @@ void rm_report_write_charts(struct report *r)
             snprintf(key, sizeof key, "gpu%s.%s", t->key, mkey[g[k].m]);
             snprintf(label, sizeof label, "GPU %s%s%s", t->key, t->name[0] ? " " : "", t->name);
             chart_add(&c, &t->s[g[k].m], key, label, palette[i % NPAL], false);
-            if (g[k].total >= 0) {
+            const struct rm_series *tot = g[k].total >= 0 ? &t->s[g[k].total] : NULL;
+            if (tot && tot->n && tot->vmin == tot->vmax) {
+                /* A fixed total: a reference line with its value, and the thresholds. */
+                double v = tot->vmax / g[k].scale;
+                snprintf(key, sizeof key, "gpu%s.vram_total", t->key);
+                snprintf(label, sizeof label, "GPU %s total %.2f GiB", t->key, v);
+                chart_ref(&c, v, key, label, palette[i % NPAL], "total");
+                bool seen = false; /* the thresholds of a total drawn already */
+                for (size_t j = 0; j < i; j++)
+                    seen |= r->gpus[j].s[GS_VRAM_TOTAL].n &&
+                            r->gpus[j].s[GS_VRAM_TOTAL].vmax == tot->vmax;
+                for (int lv = 0; lv < 2 && !seen; lv++) {
+                    double pct = lv ? r->crit_pct : r->warn_pct;
+                    if (!(pct > 0)) continue;
+                    snprintf(key, sizeof key, "gpu%s.vram_%s", t->key, lv ? "critical" : "warning");
+                    snprintf(label, sizeof label, "%s %g %% of GPU %s: %.2f GiB",
+                             lv ? "critical" : "warning", pct, t->key, v * pct / 100);
+                    chart_ref(&c, v * pct / 100, key, label, lv ? "#d02020" : "#f0a020",
+                              lv ? "critical" : "warning");
+                }
+            } else if (tot) {
                 snprintf(key, sizeof key, "gpu%s.%s", t->key, mkey[g[k].total]);
                 snprintf(label, sizeof label, "GPU %s total", t->key);
                 chart_add(&c, &t->s[g[k].total], key, label, palette[i % NPAL], true);
             }
+            if (g[k].m == GS_POWER && t->power_limit > 0 && t->s[GS_POWER].n) {
+                snprintf(key, sizeof key, "gpu%s.power_limit", t->key);
+                snprintf(label, sizeof label, "GPU %s limit %g W", t->key, t->power_limit);
+                chart_ref(&c, t->power_limit, key, label, palette[i % NPAL], "limit");
+            }
         }
+        c.alerts = g[k].m == GS_VRAM;
         write_chart(r, &c);
         if (g[k].m == GS_VRAM) write_apps_chart(r);
     }

@@ -108,9 +108,23 @@ static void gpu_row(void *ctx, const struct rm_csv_row *row)
 {
     struct report *r = ctx;
     struct rm_gpu_sample g;
+    /* power.limit is no metric of the summary: its column is found by the header's name. */
+    for (size_t i = 0; i < row->n; i++)
+        if (row->len[i] == 11 && !memcmp(row->f[i], "power.limit", 11)) r->plimit_col = (long)i;
     if (rm_gpucsv_row(&r->gcsv, row, &g) != 1 || g.t_ns == RM_NO_TIME) return;
     struct gpu_track *t = gpu_track(r, &g);
     if (!t) return;
+    if (r->plimit_col >= 0 && (size_t)r->plimit_col < row->n) {
+        char buf[32], *end;
+        size_t n = row->len[r->plimit_col];
+        if (n && n < sizeof buf) {
+            memcpy(buf, row->f[r->plimit_col], n);
+            buf[n] = 0;
+            double v = strtod(buf, &end);
+            if (end != buf && !*end && isfinite(v) && v > 0 && v < 1e6 && v > t->power_limit)
+                t->power_limit = v;
+        }
+    }
     static const int map[GS_COUNT] = {RM_GM_UTIL, RM_GM_VRAM_USED, RM_GM_VRAM_TOTAL, RM_GM_POWER,
                                       RM_GM_TEMP};
     for (int m = 0; m < GS_COUNT; m++)
@@ -177,6 +191,7 @@ static int stream_family(struct report *r, int stream, char *err, size_t errsz)
         uint64_t longl = 0;
         if (stream == RM_STREAM_GPU) {
             rm_gpucsv_init(&r->gcsv, r->gpu_fields);
+            r->plimit_col = -1;
             rc = rm_csv_read_file(path, gpu_row, r, NULL, &longl, err, errsz);
         } else if (stream == RM_STREAM_APPS) {
             if (!r->apps) r->apps = rm_xcalloc(RM_APPS_MAX_GPUS, sizeof *r->apps);
@@ -270,6 +285,7 @@ static void on_line(void *ctx, const char *line, size_t len, bool torn)
         if ((v = data_field(j, "pct"))) fmt_json_value(p, sizeof p, v);
         if ((v = data_field(j, "threshold_pct"))) fmt_json_value(th, sizeof th, v);
         snprintf(a->text, sizeof a->text, "%s: GPU %s VRAM %s%% (threshold %s%%)", e, g, p, th);
+        snprintf(a->gpu, sizeof a->gpu, "%s", g);
     } else if (!strcmp(e, "collector_degraded") || !strcmp(e, "collector_unavailable")) {
         json_t *c = data_field(j, "collector"), *why = data_field(j, "reason");
         open_span(r, json_is_string(c) ? json_string_value(c) : "unknown",
@@ -361,6 +377,10 @@ static void read_settings(struct report *r)
     long pmon_s = interval > 0 ? lround(interval) : 0; /* as the recorder starts pmon */
     pmon_s = pmon_s < 1 ? 1 : pmon_s > 10 ? 10 : pmon_s;
     r->apps_gap_ns = interval > 0 ? pmon_s * RM_NS_PER_SEC * RM_REPORT_GAP_FACTOR : 0;
+    double w = json_number_value(rm_report_get(r->session, "thresholds.warning_pct"));
+    double c = json_number_value(rm_report_get(r->session, "thresholds.critical_pct"));
+    r->warn_pct = w > 0 && w <= 100 ? w : 0;
+    r->crit_pct = c > 0 && c <= 100 ? c : 0;
     json_t *gf = json_object_get(r->session, "gpu_fields");
     if (json_is_array(gf) && json_array_size(gf)) {
         size_t cap = 1, i;

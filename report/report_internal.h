@@ -46,6 +46,7 @@ struct gpu_track {
     long index; /* numeric index when the key is one, for ordering */
     char name[128];
     struct rm_series s[GS_COUNT];
+    double power_limit; /* W, the highest power.limit recorded; 0: none */
 };
 
 /* One GPU of apps.csv: per pmon sample, the VRAM of the workload's processes and of the
@@ -58,6 +59,7 @@ struct apps_track {
 struct alert {
     int64_t t;
     bool critical;
+    char gpu[64]; /* the GPU it is about, as the event names it ("?": unknown) */
     char text[200];
 };
 
@@ -100,6 +102,8 @@ struct report {
     size_t nspans, capspans;
     int64_t session_end_ns, session_start_ns;
     char *gpu_fields;
+    long plimit_col; /* the power.limit column of the gpu.csv being read, or -1 */
+    double warn_pct, crit_pct; /* session.json thresholds (% of VRAM total); 0: none */
     FILE *out;
 };
 

@@ -92,7 +92,7 @@ void rm_report_write_gpu_table(struct report *r)
     FILE *o = r->out;
     const json_t *gpus = rm_report_get(r->summary, "gpus");
     if (!json_array_size(gpus)) return;
-    fprintf(o, "<section class=\"panel\"><h3>GPUs</h3><table><thead><tr><th>GPU</th><th>name</th>"
+    fprintf(o, "<section class=\"panel\"><h3>GPUs</h3><div class=\"tw\"><table><thead><tr><th>GPU</th><th>name</th>"
                "<th>samples</th><th>util mean %%</th><th>util p95 %%</th><th>util max %%</th>"
                "<th>VRAM peak GiB</th><th>VRAM total GiB</th><th>power mean W</th>"
                "<th>power max W</th><th>energy Wh</th><th>temp max &#176;C</th><th>idle "
@@ -131,7 +131,7 @@ void rm_report_write_gpu_table(struct report *r)
         rm_report_num(o, rm_report_get(g, "gaps.count"), 0, "", 1);
         fprintf(o, "</td></tr>");
     }
-    fprintf(o, "</tbody></table></section>\n");
+    fprintf(o, "</tbody></table></div></section>\n");
 }
 
 void rm_report_write_phase_table(struct report *r)
@@ -139,7 +139,7 @@ void rm_report_write_phase_table(struct report *r)
     FILE *o = r->out;
     const json_t *ph = rm_report_get(r->summary, "phases");
     if (!json_array_size(ph)) return;
-    fprintf(o, "<section class=\"panel\"><h3>Phases</h3><table><thead><tr><th>phase</th>"
+    fprintf(o, "<section class=\"panel\"><h3>Phases</h3><div class=\"tw\"><table><thead><tr><th>phase</th>"
                "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
                "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
                "<th>RSS peak MiB</th><th>first start</th></tr></thead><tbody>");
@@ -202,7 +202,7 @@ void rm_report_write_phase_table(struct report *r)
         rm_report_str_or_dash(o, rm_report_get(p, "first_start"));
         fprintf(o, "</td></tr>");
     }
-    fprintf(o, "</tbody></table></section>\n");
+    fprintf(o, "</tbody></table></div></section>\n");
 }
 
 void rm_report_write_events(struct report *r)
@@ -210,7 +210,7 @@ void rm_report_write_events(struct report *r)
     FILE *o = r->out;
     const json_t *al = rm_report_get(r->summary, "alerts.events");
     if (!json_array_size(al) && !r->nspans) return;
-    fprintf(o, "<section class=\"panel\"><h3>Alerts and collector problems</h3><table><thead>"
+    fprintf(o, "<section class=\"panel\"><h3>Alerts and collector problems</h3><div class=\"tw\"><table><thead>"
                "<tr><th>time</th><th>what</th><th>detail</th></tr></thead><tbody>");
     size_t i;
     json_t *a;
@@ -245,7 +245,7 @@ void rm_report_write_events(struct report *r)
         esc(o, r->spans[k].reason);
         fprintf(o, "</td></tr>");
     }
-    fprintf(o, "</tbody></table></section>\n");
+    fprintf(o, "</tbody></table></div></section>\n");
 }
 
 void rm_report_write_quality(struct report *r)

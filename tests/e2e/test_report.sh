@@ -115,6 +115,38 @@ expect_eq "hostile: host lines are unbroken" 1 "$(count 'data-series="cpu.busy"'
 check "hostile: the one-sample spike is drawn" grep -Eq 'data-series="gpu0.util"[^>]* points="[^"]*,8\.0( |")' "$h"
 expect_match "hostile: nested phases sit in their own row" 'data-depth="1"><rect x="[0-9.]+" y="29.0"' "$(cat "$h")"
 
+# An outage shorter than the gap the samples' spacing allows (06:00:20.2-20.8, between the
+# samples at 20 s and 21 s): the lines of that collector still break there, the others not.
+cp -r "$FIXTURES/report/hostile" "$T/blip"
+{
+    echo '{"ts":"2026-11-21T06:00:20.200+00:00","type":"event","event":"collector_degraded","pid":4241,"t":1795240820.200,"data":{"collector":"gpu","reason":"blip"}}'
+    echo '{"ts":"2026-11-21T06:00:20.800+00:00","type":"event","event":"collector_recovered","pid":4241,"t":1795240820.800,"data":{"collector":"gpu","down_s":0.6}}'
+} >>"$T/blip/runlog.jsonl"
+"$RUNMON" report "$T/blip" >/dev/null; rc=$?
+expect_eq "short outage: report exits 0" 0 "$rc"
+expect_eq "short outage: two shaded spans" 2 "$(count 'class="degraded"' "$T/blip/report.html")"
+expect_eq "short outage: each GPU line breaks there too (3 polylines, was 2)" "3 3" "$(count 'data-series="gpu0.util"' "$T/blip/report.html") $(count 'data-series="gpu1.power"' "$T/blip/report.html")"
+expect_eq "short outage: host lines are unbroken" 1 "$(count 'data-series="cpu.busy"' "$T/blip/report.html")"
+# The first piece of GPU 0's line ends at 20 s (x = 64 + 20/120 * 1120 = 250.7).
+check "short outage: GPU 0's first piece ends before the span" grep -Eq 'data-series="gpu0.util"[^>]* points="[^"]* 250\.7,[0-9.]+"' "$T/blip/report.html"
+
+# Reference lines: each GPU's VRAM total with its value; the power limit where gpu.csv
+# records power.limit; alert markers on the VRAM chart only, labelled with their GPU.
+for g in 0 1; do
+    check "hostile: a reference line for GPU $g's VRAM total, with its value" grep -q "<g class=\"ref total\" data-ref=\"gpu$g.vram_total\" data-value=\"79.6475\">" "$h"
+done
+check "hostile: ... labelled with it" grep -q '>GPU 1 total 79.65 GiB</text>' "$h"
+expect_eq "hostile: no thresholds in session.json, no threshold lines" 0 "$(grep -Ec 'class="ref (warning|critical)"' "$h")"
+expect_eq "hostile: the alert markers sit on the VRAM chart" "1 1" "$(grep '<section class="panel" id="c-vram">' "$h" | grep -o 'class="alert [a-z]*" data-gpu="1"' | sort | uniq -c | awk '{print $1}' | tr '\n' ' ' | sed 's/ $//')"
+check "hostile: ... labelled with their GPU" grep -q 'data-gpu="1"><line [^>]*/><path [^>]*/><text [^>]*>GPU 1</text>' "$h"
+expect_eq "hostile: ... and on no other chart" 0 "$(grep '<section class="panel" id="c-' "$h" | grep -v 'id="c-vram"' | grep -c 'class="alert ')"
+awk -F, 'NR == 1 { print $0 ",power.limit"; next } { print $0 ",700.00" }' "$T/blip/gpu.csv" >"$T/blip/g" && mv "$T/blip/g" "$T/blip/gpu.csv"
+"$RUNMON" report "$T/blip" >/dev/null
+for g in 0 1; do
+    check "power.limit recorded: GPU $g's limit on the power chart" grep -Eq "<section class=\"panel\" id=\"c-power\">.*<g class=\"ref limit\" data-ref=\"gpu$g.power_limit\" data-value=\"700\">" "$T/blip/report.html"
+done
+check "no power.limit column: no limit line" test -z "$(grep -o 'data-ref="gpu0.power_limit"' "$h")"
+
 # --- per-process GPU memory (apps.csv) -----------------------------------------------------
 # A real H100 session: pid 416 (not the workload) holds 3656 MiB throughout, the workload's
 # child pid 445 1860 MiB for ten samples; the GPU is idle (no pid) at both ends.
@@ -126,6 +158,8 @@ expect_eq "apps: one GPU memory by process chart" 1 "$(count '<section class="pa
 expect_eq "apps: workload and other processes of GPU 0, one unbroken line each (idle is 0, no gap)" "1 1" "$(count 'data-series="gpu0.workload_vram"' "$a") $(count 'data-series="gpu0.other_vram"' "$a")"
 check "apps: the idle start is drawn at 0 (y = 158)" grep -Eq 'data-series="gpu0.workload_vram"[^>]* points="[0-9.]+,158\.0 ' "$a"
 check "apps: the legend names the GPU" grep -q '</i>GPU 0 workload</span>' "$a"
+check "thresholds: the warning line at 90 % of GPU 0's total" grep -q '<g class="ref warning" data-ref="gpu0.vram_warning" data-value="71.6827">' "$a"
+check "thresholds: the critical line at 98 %" grep -q '<g class="ref critical" data-ref="gpu0.vram_critical" data-value="78.0545">' "$a"
 check "apps: a Processes table" grep -q '<section class="panel" id="t-processes"><h3>Processes</h3>' "$a"
 check "apps: pid 445 is the workload's, peak 1860 MiB" grep -q '<tr class="proc" data-pid="445" data-workload="yes"><td>0</td><td>445</td><td class="l">python3</td><td>yes</td><td>1860</td><td>90.4</td><td>10</td>' "$a"
 check "apps: pid 416 is not, peak 3656 MiB" grep -q '<tr class="proc" data-pid="416" data-workload="no"><td>0</td><td>416</td><td class="l">python3</td><td>no</td><td>3656</td>' "$a"
@@ -191,6 +225,32 @@ else
     browse png "$T/blank/b.html" "$T/blank.png"
     bz=$(wc -c <"$T/blank.png" 2>/dev/null || echo 0)
     check "... four times a blank page's ($bz bytes)" test "$bz" -gt 0 -a "$sz" -gt $((4 * bz))
+    # A desktop and a phone, measured in the page over DevTools (puppeteer-core; headless
+    # --window-size stops at 500 px). 1400 px: every table fits its card; 390 px: no page
+    # scroll sideways (tables scroll inside their cards), chart text stays >= 10 px.
+    ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+    if ! command -v node >/dev/null || [ ! -d "$ROOT/node_modules/puppeteer-core" ]; then
+        not_ok "puppeteer-core is installed for the 390 px test" "run: npm ci (in $ROOT)"
+    else
+        for f in "$h" "$a" "$html"; do
+            n=$(basename "$(dirname "$f")")
+            for w in 1400 390; do
+                timeout 120 node "$ROOT/tests/e2e/report_check.js" "$f" "$w" "$T/$n-$w.png" "$CHROMIUM" >"$T/m.json" 2>"$T/m.err"; rc=$?
+                expect_eq "$n at $w px: measured in chromium" 0 "$rc"
+                [ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/m.err" | tail -5
+                m=$(cat "$T/m.json")
+                echo "# $n at $w px: $m"
+                expect_eq "$n at $w px: the charts draw (data-ok)" 1 "$(jq -r .ok <<<"$m")"
+                expect_eq "$n at $w px: no horizontal page scroll (scrollWidth <= $w)" true "$(jq ".scrollWidth <= $w" <<<"$m")"
+                expect_eq "$n at $w px: chart text >= 10 px" true "$(jq '.chartTexts > 10 and .minChartText >= 10' <<<"$m")"
+                expect_eq "$n at $w px: no table's box sticks out of its card" 0 "$(jq .tablesPageOverflow <<<"$m")"
+                [ "$w" = 1400 ] && expect_eq "$n at 1400 px: every table fits its card" "" "$(jq -r '.tablesWider | join(", ")' <<<"$m")"
+                pz=$(wc -c <"$T/$n-$w.png" 2>/dev/null || echo 0)
+                check "$n at $w px: a PNG screenshot ($pz bytes)" test "$(od -An -tx1 -N4 "$T/$n-$w.png" 2>/dev/null | tr -d ' ')" = 89504e47
+                check "... not blank (over 4 times a blank page's)" test "$pz" -gt $((4 * bz))
+            done
+        done
+    fi
 fi
 
 # --- 24 hours, 8 GPUs, one sample a second -------------------------------------------------
