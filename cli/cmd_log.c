@@ -27,6 +27,7 @@ static const char log_usage[] =
     "  KEY=VALUE     numbers, true, false and null keep their JSON type; anything else is a "
     "string\n"
     "  KEY:=JSON     any JSON value, stored as given\n"
+    "  -h, --help    this text\n"
     "\n"
     "A phase's fields go on the line itself; an event's go under \"data\".\n"
     "Exit status: 0 written, 1 the write failed, 2 bad input (nothing written).\n";
@@ -40,6 +41,7 @@ static const char phase_usage[] =
     "\n"
     "  --file PATH   the run log; default: $RUNMON_RUNLOG\n"
     "  KEY=VALUE     extra fields on both lines (KEY:=JSON for raw JSON)\n"
+    "  -h, --help    this text\n"
     "\n"
     "COMMAND sees RUNMON_PHASE_PATH (the open phase path) and RUNMON_RUNLOG, so a runmon\n"
     "phase inside it nests under NAME in the same file. SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"

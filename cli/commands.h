@@ -4,8 +4,6 @@
 #ifndef RUNMON_CLI_COMMANDS_H
 #define RUNMON_CLI_COMMANDS_H
 
-#define RUNMON_VERSION "0.1.0"
-
 typedef int (*rm_command_fn)(int argc, char **argv);
 
 struct rm_command {

@@ -8,6 +8,7 @@
 #include "cli/cmd_sessions.h"
 #include "cli/cmd_top.h"
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "report/report.h"
 #include "summary/summary.h"
 
@@ -30,7 +31,12 @@ static void usage(FILE *out)
             "commands:\n");
     for (const struct rm_command *c = commands; c->name; c++)
         fprintf(out, "  %-9s %s\n", c->name, c->summary);
-    fprintf(out, "\n'runmon COMMAND --help' describes each command; 'man runmon' all of them.\n");
+    fprintf(out, "\noptions:\n"
+                 "  -h, --help  this text\n"
+                 "  --version   print runmon's version and the versions of the libraries it\n"
+                 "              was built with (jansson, pcre2, libcsv, ncurses)\n"
+                 "\n'runmon COMMAND --help' describes each command; 'man runmon-COMMAND' (for\n"
+                 "example 'man runmon-record') in full, 'man runmon' the overview.\n");
 }
 
 int main(int argc, char **argv)
@@ -46,7 +52,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        printf("runmon %s\n", RUNMON_VERSION);
+        rm_print_version(stdout);
         return 0;
     }
     for (const struct rm_command *c = commands; c->name; c++)

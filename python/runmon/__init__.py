@@ -12,6 +12,7 @@ either, calls do nothing (one RuntimeWarning). Write failures never raise: they 
 and are counted in runmon.stats().
 """
 import os as _os
+from builtins import open as _builtin_open
 
 from . import _writer
 from ._cli import RunmonError
@@ -22,7 +23,30 @@ __all__ = [
     "phase", "event", "log_phase", "open", "close", "stats", "current_path",
     "RunLog", "HWMonitor", "ResourceSummary", "build_resource_summary", "RunmonError",
 ]
-__version__ = "0.1.0"
+
+
+def _find_version():
+    """The version has one home, the checkout's VERSION file: make install and the Debian
+    package write it into _version.py, pip into the package metadata."""
+    try:
+        from ._version import __version__ as v  # make install, python3-runmon
+        return v
+    except ImportError:
+        pass
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    try:  # a checkout: python/runmon/ -> VERSION at its top
+        with _builtin_open(_os.path.join(here, "..", "..", "VERSION"), encoding="ascii") as f:
+            return f.read().strip()
+    except OSError:
+        pass
+    try:  # pip install ./python
+        from importlib.metadata import version
+        return version("runmon")
+    except Exception:  # noqa: BLE001 - any failure means: not known
+        return "unknown"
+
+
+__version__ = _find_version()
 
 
 _env_set_by_open = {}  # {"before": RUNMON_RUNLOG before open(), "set": what open() put}
