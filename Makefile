@@ -7,9 +7,24 @@
 #   tests/e2e/test_*.sh        -> end-to-end scripts against the ASan runmon
 #   fixtures/nvidia-smi/*.c    -> the fake nvidia-smi used by tests and the demo
 #   fuzz/fuzz_*.c              -> libFuzzer targets (make fuzz)
+# The version lives in VERSION only: runmon --version, runmon.pc, the man pages' footers and
+# the installed Python package take it from there; tests/e2e/test_version.sh checks that
+# debian/changelog, python/ and the program agree with it.
 
+VERSION := $(strip $(file < VERSION))
 PREFIX  ?= /usr/local
 DESTDIR ?=
+# Where make install puts things; all under $(PREFIX). The Debian build sets LIBDIR to the
+# multiarch folder. PYTHONDIR is Debian's layout (/usr/lib/python3/dist-packages for
+# PREFIX=/usr); under another PREFIX, put it on PYTHONPATH or pass PYTHONDIR.
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+PYTHONDIR   ?= $(PREFIX)/lib/python3/dist-packages
 BUILD   ?= build
 CC      ?= cc
 SHELL   := /bin/bash
@@ -19,7 +34,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing
 DEPFLAGS = -MMD -MP
 INCS    := -I.
 LIBS    := -lcsv -ljansson -lpcre2-8 -lncursesw -lpthread -lm
-REL_CFLAGS  := $(WARN) $(INCS) -O2 -g $(CFLAGS)
+REL_CFLAGS  := $(WARN) $(INCS) -O2 -g $(CPPFLAGS) $(CFLAGS)
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TEST_CFLAGS := $(WARN) $(INCS) -O1 -g $(ASAN_FLAGS) $(CFLAGS)
 
@@ -39,7 +54,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 FAKE_BIN  := $(BUILD)/fakebin/nvidia-smi
 FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
-.PHONY: all deps test demo bench fuzz install clean format valgrind
+.PHONY: all deps test demo bench fuzz install uninstall deb release clean format valgrind
 .DEFAULT_GOAL := all
 
 all: deps $(BUILD)/runmon $(BUILD)/librunmon.a $(FAKE_BIN)
@@ -66,10 +81,19 @@ $(BUILD)/librunmon-asan.a: $(ASAN_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/runmon: $(REL_CLI) $(BUILD)/librunmon.a
-	$(CC) $(REL_CFLAGS) -o $@ $(REL_CLI) $(BUILD)/librunmon.a $(LIBS)
+	$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $(REL_CLI) $(BUILD)/librunmon.a $(LIBS)
 
 $(BUILD)/asan/runmon: $(ASAN_CLI) $(BUILD)/librunmon-asan.a
 	$(CC) $(TEST_CFLAGS) -o $@ $(ASAN_CLI) $(BUILD)/librunmon-asan.a $(LIBS)
+
+# Only cli/version.c sees the version, so a new VERSION rebuilds one object.
+$(BUILD)/rel/cli/version.o: cli/version.c VERSION
+	@mkdir -p $(@D)
+	$(CC) $(REL_CFLAGS) -DRUNMON_VERSION='"$(VERSION)"' $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/asan/cli/version.o: cli/version.c VERSION
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -DRUNMON_VERSION='"$(VERSION)"' $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librunmon-asan.a
 	@mkdir -p $(@D)
@@ -103,12 +127,58 @@ fuzz: deps $(FUZZ_BINS)
 valgrind: all $(UNIT_BINS)
 	@BUILD=$(abspath $(BUILD)) bash tests/valgrind.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/runmon $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(BUILD)/runmon $(DESTDIR)$(PREFIX)/bin/runmon
-	install -m 0644 $(BUILD)/librunmon.a $(DESTDIR)$(PREFIX)/lib/librunmon.a
-	install -m 0644 runlog/runlog.h $(DESTDIR)$(PREFIX)/include/runmon/runlog.h
-	install -m 0644 man/runmon.1 $(DESTDIR)$(PREFIX)/share/man/man1/runmon.1
+# What make install puts under $(DESTDIR)$(PREFIX): the same set as the Debian packages
+# (debian/*.install name these paths). The public C API is the run-log writer: its headers
+# include only system and jansson headers, so they work from $(INCLUDEDIR)/runmon/.
+PUBLIC_HDRS := runlog/runlog.h runlog/kvargs.h
+MAN_PAGES   := $(sort $(wildcard man/*.[1-8]))
+PY_SRCS     := $(sort $(wildcard python/runmon/*.py))
+COMPLETION  := contrib/bash-completion/runmon
+ALERT_RULES := contrib/prometheus/runmon-alerts.yml
+# runmon.pc paths under ${prefix}, so pkg-config --define-variable=prefix=... can move them.
+pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+# The installed artefacts without the dependency check (what the Debian build compiles).
+release: $(BUILD)/runmon $(BUILD)/librunmon.a
+
+install: release
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(INCLUDEDIR)/runmon $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)/runmon \
+	    $(DESTDIR)$(PYTHONDIR)/runmon \
+	    $(sort $(foreach p,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(p)))))
+	install -m 0755 $(BUILD)/runmon $(DESTDIR)$(BINDIR)/runmon
+	install -m 0644 $(BUILD)/librunmon.a $(DESTDIR)$(LIBDIR)/librunmon.a
+	install -m 0644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/runmon/
+	sed -e 's|@VERSION@|$(VERSION)|' -e 's|@PREFIX@|$(PREFIX)|' \
+	    -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|' -e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|' \
+	    runmon.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/runmon.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/runmon.pc
+	set -e; for p in $(MAN_PAGES); do \
+	    s=$${p##*.}; sed 's/@VERSION@/$(VERSION)/g' $$p >$(DESTDIR)$(MANDIR)/man$$s/$${p##*/}; \
+	    chmod 0644 $(DESTDIR)$(MANDIR)/man$$s/$${p##*/}; done
+	install -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/runmon
+	install -m 0644 $(ALERT_RULES) $(DESTDIR)$(DATADIR)/runmon/
+	install -m 0644 $(PY_SRCS) $(DESTDIR)$(PYTHONDIR)/runmon/
+	printf '# Written by make install from VERSION.\n__version__ = "%s"\n' '$(VERSION)' \
+	    >$(DESTDIR)$(PYTHONDIR)/runmon/_version.py
+	chmod 0644 $(DESTDIR)$(PYTHONDIR)/runmon/_version.py
+
+# Removes exactly what install put there (and the folders only runmon uses).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/runmon $(DESTDIR)$(LIBDIR)/librunmon.a \
+	    $(DESTDIR)$(PKGCONFIGDIR)/runmon.pc $(DESTDIR)$(BASHCOMPDIR)/runmon \
+	    $(addprefix $(DESTDIR)$(INCLUDEDIR)/runmon/,$(notdir $(PUBLIC_HDRS))) \
+	    $(addprefix $(DESTDIR)$(DATADIR)/runmon/,$(notdir $(ALERT_RULES))) \
+	    $(foreach p,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(notdir $(p))) \
+	    $(addprefix $(DESTDIR)$(PYTHONDIR)/runmon/,$(notdir $(PY_SRCS)) _version.py)
+	rm -rf $(DESTDIR)$(PYTHONDIR)/runmon/__pycache__
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/runmon $(DESTDIR)$(DATADIR)/runmon $(DESTDIR)$(PYTHONDIR)/runmon 2>/dev/null
+
+# The Debian packages, built from a copy of the working tree (dpkg-buildpackage writes into
+# the parent folder, and the tree stays clean), into $(BUILD)/deb/. The project's tests are
+# skipped there (nocheck): make test runs them.
+deb:
+	@BUILD=$(abspath $(BUILD)) bash debian/build-debs.sh $(abspath $(BUILD))/deb
 
 format:
 	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(HDRS) $(UNIT_SRCS) $(FAKE_SRCS) $(FUZZ_SRCS)

@@ -43,7 +43,8 @@
  * open its own handle (the fd is close-on-exec and the mutex may be held).
  *
  * Extra fields are a jansson object (borrowed: never modified or freed by these calls; NULL
- * for none), or "KEY=VALUE" / "KEY:=JSON" strings (the _kv variants; see runlog/kvargs.h).
+ * for none), or "KEY=VALUE" / "KEY:=JSON" strings (the _kv variants; see kvargs.h,
+ * installed beside this header as <runmon/kvargs.h>).
  * Numbers in extra data must be finite. Keys that the line writes itself ("ts", "type",
  * "pid", "t", and the kind's own fields) are refused in top-level extras (EINVAL).
  */
