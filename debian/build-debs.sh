@@ -13,10 +13,16 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/runmon-deb.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 src=$tmp/runmon-$version
 mkdir -p "$src" "$out"
-# -z and --null: any file name survives; symbolic links are copied as links.
-(cd "$root" && git ls-files -z --cached --others --exclude-standard |
-    while IFS= read -r -d '' f; do [ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"; done |
-    tar --null --no-recursion -T - -cf -) | tar -xf - -C "$src"
+# The files git tracks or would track (-z: any name survives; links stay links); outside
+# a git checkout, the tree without build folders.
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    (cd "$root" && git ls-files -z --cached --others --exclude-standard |
+        while IFS= read -r -d '' f; do [ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"; done |
+        tar --null --no-recursion -T - -cf -) | tar -xf - -C "$src"
+else
+    tar -C "$root" --exclude='./build*' --exclude=./node_modules --exclude=./debian/build \
+        -cf - . | tar -xf - -C "$src"
+fi
 (cd "$src" && DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}" \
     dpkg-buildpackage -us -uc -b -Pnocheck >"$tmp/build.log" 2>&1) || {
     tail -n 60 "$tmp/build.log" >&2
