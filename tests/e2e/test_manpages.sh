@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The manual pages against the program: each command has its page, runmon-COMMAND(1), and
 # runmon(1) is the overview. Every option a command's --help prints is in its page's
-# OPTIONS section (a .TP entry) and every option there is printed by --help. Every page
+# OPTIONS section (a .TP entry), every option there is printed by --help and accepted by
+# the command (it never answers "unknown option"). Every page
 # renders without a groff warning at 80 columns, has its EXIT STATUS, and runmon(1) names
 # every RUNMON_* variable the sources read or set.
 . "$(dirname "$0")/lib.sh"
@@ -52,6 +53,40 @@ compare() { # $1 = page name, $2 = page file, rest = the command's words
 
 compare "runmon(1)" "$MAN/runmon.1"
 for c in $commands; do compare "runmon-$c(1)" "$MAN/runmon-$c.1" "$c"; done
+
+# Every option of a page is accepted: "runmon CMD OPTION [VALUE] --help" never says the
+# option is unknown (a value it finds wrong is not what this checks). The value comes from
+# the placeholder --help gives the option.
+value_for() {
+    case $1 in
+    FILE | PATH | DIR) echo "$T/x" ;;
+    *\|*) echo "${1%%|*}" ;;
+    FIELD) echo start ;;
+    LIST) echo timestamp ;;
+    GROUPS) echo pucm ;;
+    REGEX | ID) echo x ;;
+    N) echo 100 ;;
+    *) echo 1 ;;
+    esac
+}
+accepts() { # $1 = page file, rest = the command's words
+    local file=$1 o arg bad="" err; shift
+    local -A placeholder=()
+    while IFS=$'\t' read -r o arg; do placeholder[$o]=$arg; done \
+        < <("$RUNMON" "$@" --help 2>/dev/null | _runmon_parse_help)
+    for o in $(man_options "$file"); do
+        arg=${placeholder[$o]:-}
+        err=$(cd "$T" && timeout 10 "$RUNMON" "$@" "$o" ${arg:+"$(value_for "$arg")"} --help 2>&1 >/dev/null)
+        grep -qiE '(unknown|unrecognized|unrecognised|bad|invalid) option' <<<"$err" &&
+            bad+="'runmon${*:+ $*} $o' is refused: $err"$'\n'
+    done
+    if [ -z "$bad" ]; then ok "runmon${*:+ $*} accepts every option of its page"; else
+        readarray -t msg <<<"${bad%$'\n'}"
+        not_ok "runmon${*:+ $*} accepts every option of its page" "${msg[@]}"
+    fi
+}
+[ -f "$MAN/runmon.1" ] && accepts "$MAN/runmon.1"
+for c in $commands; do [ -f "$MAN/runmon-$c.1" ] && accepts "$MAN/runmon-$c.1" "$c"; done
 
 # The overview names every command's page.
 for c in $commands; do
