@@ -172,13 +172,14 @@ uninstall:
 	    $(foreach p,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(notdir $(p))) \
 	    $(addprefix $(DESTDIR)$(PYTHONDIR)/runmon/,$(notdir $(PY_SRCS)) _version.py)
 	rm -rf $(DESTDIR)$(PYTHONDIR)/runmon/__pycache__
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/runmon $(DESTDIR)$(DATADIR)/runmon $(DESTDIR)$(PYTHONDIR)/runmon 2>/dev/null
+	for d in $(DESTDIR)$(INCLUDEDIR)/runmon $(DESTDIR)$(DATADIR)/runmon $(DESTDIR)$(PYTHONDIR)/runmon; do \
+	    [ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
 
 # The Debian packages, built from a copy of the working tree (dpkg-buildpackage writes into
 # the parent folder, and the tree stays clean), into $(BUILD)/deb/. The project's tests are
 # skipped there (nocheck): make test runs them.
 deb:
-	@BUILD=$(abspath $(BUILD)) bash debian/build-debs.sh $(abspath $(BUILD))/deb
+	@bash debian/build-debs.sh $(abspath $(BUILD))/deb
 
 format:
 	clang-format -i $(LIB_SRCS) $(CLI_SRCS) $(HDRS) $(UNIT_SRCS) $(FAKE_SRCS) $(FUZZ_SRCS)
