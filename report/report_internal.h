@@ -4,6 +4,7 @@
  *                     phases and events, the collector CSVs streamed into series
  *                     (apps.csv: the workload's and the other processes' VRAM per GPU)
  *   report_charts.c   the SVG: time axis, phase bands and lane, degraded spans, the charts
+ *   report_throttle.c the clock throttle reasons of gpu.csv, as spans per GPU and reason
  *   report_tables.c   the summary cards and the GPU, phase, event and data-quality tables
  *   report_apps.c     the process table and the memory-by-phase table (apps.csv figures)
  *   report.c          the page (head, CSS, script) and rm_report_build
