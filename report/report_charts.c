@@ -421,8 +421,9 @@ static void write_line(struct report *r, const struct chart *c, const struct lin
     free(p);
 }
 
-/* By reason bit (report_throttle.c): the hard limits red, the soft ones warm, idle grey. */
-static const char *const thr_colors[RM_THR_REASONS] = {"#9e9e9e", "#8c564b", "#ff7f0e",
+/* By reason bit (report_throttle.c): the hard limits red, the soft ones warm, idle a muted
+ * blue (not a grey, which text edges would match in the tests' screenshots). */
+static const char *const thr_colors[RM_THR_REASONS] = {"#8da0cb", "#8c564b", "#ff7f0e",
                                                        "#d62728", "#17becf", "#e377c2",
                                                        "#b00000", "#9467bd", "#bcbd22"};
 

@@ -99,6 +99,7 @@ async function clockChart(page) {
 // A screenshot of the clock chart, read back pixel by pixel in the page: how many pixels
 // have a GPU line's colour (in all: lines) and each throttle reason's colour.
 async function clockPixels(page) {
+    await page.mouse.move(0, 0); // no hover cursor line in the picture
     const el = await page.$('#c-clock svg.chart');
     const b64 = await el.screenshot({encoding: 'base64'});
     return page.evaluate(async (data) => {
@@ -171,6 +172,8 @@ async function zoom(page, touch) {
         await page.mouse.up();
     }
     const zoomed = await state(page);
+    // The zoomed clock chart's screenshot, read back as before.
+    const pixels = (await page.$('#c-clock svg.chart')) ? await clockPixels(page) : null;
     const t0 = before[0].t0, t1 = before[0].t1;
     const last = ids[ids.length - 1], c = await at(last, 0.7);
     await page.mouse.click(c.x, c.y, {count: 2});
@@ -190,5 +193,6 @@ async function zoom(page, touch) {
         labelsChanged: zoomed.every((s, i) => s.labels !== before[i].labels && s.labels !== ''),
         linesInPlot: zoomed.every((s) => !s.outside),
         restored: same(before, reset) && reset.every((s) => s.z0 === s.t0 && s.z1 === s.t1),
+        clockPixels: pixels,
     };
 }

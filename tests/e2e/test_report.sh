@@ -306,11 +306,15 @@ else
                 if [ "$f" = "$thr" ]; then
                     expect_eq "$n at $w px: the throttle legend" "gpu_idle sw_power_cap" "$(jq -r '.clock.throttleLegend | join(" ")' <<<"$m")"
                     check "$n at $w px: the screenshot shows both reasons' colours" test "$(jq '[.clock.pixels.gpu_idle, .clock.pixels.sw_power_cap] | min' <<<"$m")" -gt 50
+                    # Zoomed to 30-60 s: sw_power_cap (30-45 s) is drawn four times as wide,
+                    # gpu_idle (90-100 s) is out of the range.
+                    expect_eq "$n at $w px: zoomed screenshot: sw_power_cap over twice the pixels, no gpu_idle ($(jq -c '[.clock.pixels.sw_power_cap, .zoom.clockPixels.sw_power_cap, .zoom.clockPixels.gpu_idle]' <<<"$m"))" true "$(jq '.zoom.clockPixels.sw_power_cap > 2 * .clock.pixels.sw_power_cap and .zoom.clockPixels.gpu_idle == 0' <<<"$m")"
                 fi
                 expect_eq "$n at $w px: zoom reached every chart and the lane" "$nsvg" "$(jq .zoom.charts <<<"$m")"
                 expect_eq "$n at $w px: zoom: one range, the one dragged over, on every chart" true "$(jq '.zoom.rangeOk and (.zoom.ranges | length) == 1' <<<"$m")"
                 expect_eq "$n at $w px: zoom: new time labels, the same on every chart ($(jq -r .zoom.labelsZoomed <<<"$m"))" true "$(jq '.zoom.labelsSame and .zoom.labelsChanged' <<<"$m")"
                 expect_eq "$n at $w px: zoom: lines stay inside the plot" true "$(jq .zoom.linesInPlot <<<"$m")"
+                check "$n at $w px: zoomed screenshot of the clock chart shows its lines ($(jq .zoom.clockPixels.lines <<<"$m") px)" test "$(jq .zoom.clockPixels.lines <<<"$m")" -gt 50
                 expect_eq "$n at $w px: double-click restores every chart" true "$(jq .zoom.restored <<<"$m")"
                 pz=$(wc -c <"$T/$n-$w.png" 2>/dev/null || echo 0)
                 check "$n at $w px: a PNG screenshot ($pz bytes)" test "$(od -An -tx1 -N4 "$T/$n-$w.png" 2>/dev/null | tr -d ' ')" = 89504e47
