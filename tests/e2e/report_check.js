@@ -17,6 +17,8 @@ const [file, width, png, exe] = process.argv.slice(2);
     });
     try {
         const page = await browser.newPage();
+        const errors = [];
+        page.on('pageerror', (e) => errors.push(String(e && e.message || e)));
         const w = Number(width);
         await page.setViewport(w < 600
             ? {width: w, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 3}
@@ -56,6 +58,8 @@ const [file, width, png, exe] = process.argv.slice(2);
         if (m.clock.present && m.clock.lines) m.clock.pixels = await clockPixels(page);
         m.zoom = await zoom(page, w < 600);
         await page.screenshot({path: png, fullPage: true});
+        m.scriptErrors = errors;
+        m.noScript = await withoutScript(browser, file, w);
         process.stdout.write(JSON.stringify(m) + '\n');
     } finally {
         await browser.close();
@@ -195,4 +199,23 @@ async function zoom(page, touch) {
         restored: same(before, reset) && reset.every((s) => s.z0 === s.t0 && s.z1 === s.t1),
         clockPixels: pixels,
     };
+}
+
+// The page with JavaScript off: the static SVG still draws (charts with a line, the clock
+// chart among them) and no zoom control appears.
+async function withoutScript(browser, file, w) {
+    const page = await browser.newPage();
+    await page.setJavaScriptEnabled(false);
+    await page.setViewport({width: w, height: 1000});
+    await page.goto('file://' + file, {waitUntil: 'load'});
+    const out = await page.evaluate(() => ({
+        ran: 'ok' in document.body.dataset,
+        charts: [...document.querySelectorAll('svg.chart')].length,
+        drawn: [...document.querySelectorAll('svg.chart')].filter((s) =>
+            [...s.querySelectorAll('polyline')].some((p) => p.getBBox().width > 0)).length,
+        clock: !!document.querySelector('#c-clock polyline'),
+        reset: !!document.querySelector('.zreset'),
+    }));
+    await page.close();
+    return out;
 }

@@ -316,6 +316,8 @@ else
                 expect_eq "$n at $w px: zoom: lines stay inside the plot" true "$(jq .zoom.linesInPlot <<<"$m")"
                 check "$n at $w px: zoomed screenshot of the clock chart shows its lines ($(jq .zoom.clockPixels.lines <<<"$m") px)" test "$(jq .zoom.clockPixels.lines <<<"$m")" -gt 50
                 expect_eq "$n at $w px: double-click restores every chart" true "$(jq .zoom.restored <<<"$m")"
+                expect_eq "$n at $w px: no script error" "" "$(jq -r '.scriptErrors | join("; ")' <<<"$m")"
+                expect_eq "$n at $w px: without JavaScript every chart still draws, no zoom button" true "$(jq '.noScript.ran == false and .noScript.charts > 0 and .noScript.drawn == .noScript.charts and .noScript.clock and .noScript.reset == false' <<<"$m")"
                 pz=$(wc -c <"$T/$n-$w.png" 2>/dev/null || echo 0)
                 check "$n at $w px: a PNG screenshot ($pz bytes)" test "$(od -An -tx1 -N4 "$T/$n-$w.png" 2>/dev/null | tr -d ' ')" = 89504e47
                 check "... not blank (over 4 times a blank page's)" test "$pz" -gt $((4 * bz))
