@@ -114,6 +114,9 @@ static const char js[] =
     "function render(){var a=Z?Z[0]:T0,b=Z?Z[1]:T1,xa=pOf(a),k=W/(pOf(b)-xa),o=L-xa*k;\n"
     /* The clip applies in the stretched layers' own units: the zoomed range of the plot. */
     "cr.setAttribute('x',xa);cr.setAttribute('width',W/k);\n"
+    /* The hatching keeps its look: its pattern is squeezed by what stretches the layers. */
+    "var hatch=document.getElementById('hatch');if(hatch)hatch.setAttribute('patternTransform',\n"
+    "(Z?'scale('+1/k+' 1) ':'')+'rotate(45)');\n"
     "svgs.forEach(function(svg){svg.dataset.z0=Math.round(a);svg.dataset.z1=Math.round(b);\n"
     "svg.querySelectorAll('g.axis.t').forEach(function(g){axis(svg,g,Z?a:null,b);});\n"
     "svg.querySelectorAll('use.z').forEach(function(u){if(Z){u.setAttribute('transform',\n"
