@@ -466,8 +466,13 @@ static void write_throttle(struct report *r)
                         "fill=\"%s\"><title>GPU ",
                         x0, y, x1 - x0 < 1.5 ? 1.5 : x1 - x0, h * 0.8, thr_colors[k]);
                 esc(o, r->gpus[i].key);
-                fprintf(o, " clocks held back: %s, %.1f s</title></rect>", rm_report_thr_name(k),
-                        (double)(tr->s[j].b - tr->s[j].a) / 1e9);
+                const struct thr_span *sp = &tr->s[j];
+                fprintf(o, " clocks held back: %s, %.1f s", rm_report_thr_name(k),
+                        (double)sp->active_ns / 1e9);
+                if (sp->runs > 1)
+                    fprintf(o, " in %llu runs over %.1f s", (unsigned long long)sp->runs,
+                            (double)(sp->b - sp->a) / 1e9);
+                fprintf(o, "</title></rect>");
             }
         }
     fprintf(o, "</g>");

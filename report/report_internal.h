@@ -50,6 +50,8 @@ enum { GS_UTIL, GS_VRAM, GS_VRAM_TOTAL, GS_POWER, GS_TEMP, GS_SMCLK, GS_COUNT };
  * each other (within the gap spacing) or lie closer than a pixel. */
 struct thr_span {
     int64_t a, b;
+    int64_t active_ns; /* the time of the runs merged into it, without what lay between */
+    uint64_t runs;
 };
 
 struct thr_track {

@@ -74,11 +74,14 @@ void rm_report_thr_header(struct report *r, const struct rm_csv_row *row)
 static void push_span(struct thr_track *tr, int64_t a, int64_t b, int64_t px)
 {
     if (tr->n && a - tr->s[tr->n - 1].b <= px) { /* closer than a pixel: one span */
-        if (b > tr->s[tr->n - 1].b) tr->s[tr->n - 1].b = b;
+        struct thr_span *l = &tr->s[tr->n - 1];
+        if (b > l->b) l->b = b;
+        l->active_ns += b - a;
+        l->runs++;
         return;
     }
     tr->s = rm_xgrow(tr->s, &tr->cap, tr->n + 1, sizeof *tr->s);
-    tr->s[tr->n++] = (struct thr_span){a, b};
+    tr->s[tr->n++] = (struct thr_span){a, b, b - a, 1};
 }
 
 static int64_t pixel_ns(const struct report *r)

@@ -331,11 +331,12 @@ big=$T/big
 mkdir -p "$big"
 start=$(date +%s)
 # Day 2026-11-21 UTC; a 2-second spike to 100 % on GPU 3 at 13:00:00; GPU samples stop
-# 20:00:00-20:10:00 (the collector was down): 86,400 x 8 - 600 x 8 GPU rows.
+# 20:00:00-20:10:00 (the collector was down): 86,400 x 8 - 600 x 8 GPU rows. GPU 5's clocks
+# are held back by sw_power_cap for 4 s of every minute.
 awk -v dir="$big" 'function ts(s) { return sprintf("2026-11-21T%02d:%02d:%02d.000+00:00", int(s / 3600), int(s / 60) % 60, s % 60) }
 BEGIN {
     g = dir "/gpu.csv"; c = dir "/cpu.csv"; p = dir "/proc.csv"
-    print "ts,index,uuid,name,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu" > g
+    print "ts,index,uuid,name,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu,clocks.current.sm,clocks_event_reasons.active" > g
     print "ts,cpu,usr_pct,nice_pct,sys_pct,iowait_pct,irq_pct,softirq_pct,steal_pct,idle_pct,mem_total_mb,mem_available_mb,mem_used_mb" > c
     print "ts,root_pid,nprocs,rss_mb,cpu_pct" > p
     for (s = 0; s < 86400; s++) {
@@ -344,7 +345,7 @@ BEGIN {
             for (i = 0; i < 8; i++) {
                 u = 30 + (s * 7 + i * 13) % 21
                 if (i == 3 && (s == 46800 || s == 46801)) u = 100
-                printf "%s,%d,GPU-%d,NVIDIA H200,%d,%d,143771,%d.%02d,%d\n", t, i, i, u, 60000 + u * 100, 200 + u * 4, s % 100, 40 + u % 20 > g
+                printf "%s,%d,GPU-%d,NVIDIA H200,%d,%d,143771,%d.%02d,%d,%d,0x%016x\n", t, i, i, u, 60000 + u * 100, 200 + u * 4, s % 100, 40 + u % 20, 1400 + u * 5, (i == 5 && s % 60 < 4 ? 4 : 0) > g
             }
         idle = 40 + s % 50
         printf "%s,all,%d.00,0.00,5.00,1.00,0.00,0.00,0.00,%d.00,515000.00,400000.00,115000.00\n", t, 54 - s % 50, idle > c
@@ -386,6 +387,11 @@ check "24h x 8 GPUs: GPU 0 never does" test -z "$(grep -Eo 'data-series="gpu0.ut
 expect_eq "24h x 8 GPUs: the outage breaks each GPU line" 2 "$(count 'data-series="gpu5.power"' "$T/big.html")"
 check "24h x 8 GPUs: 20,000 steps merged into few bands" test "$(count '<g class="phase"' "$T/big.html")" -le 3000
 expect_eq "24h x 8 GPUs: the alert is marked" 1 "$(count 'class="alert warning"' "$T/big.html")"
+# A pixel is 77 s: the 4-s runs 56 s apart merge, the outage splits them (1,200 runs before it,
+# 230 after).
+expect_eq "24h x 8 GPUs: GPU 5's throttling, merged into two spans" 2 "$(count '<rect class="thr" data-reason="sw_power_cap" data-gpu="5"' "$T/big.html")"
+check "24h x 8 GPUs: ... titled with the runs merged" grep -q '<title>GPU 5 clocks held back: sw_power_cap, 4800.0 s in 1200 runs over 71944.0 s</title>' "$T/big.html"
+check "24h x 8 GPUs: ... and the other GPUs never" test "$(count '<rect class="thr"' "$T/big.html")" -eq 2
 if [ -n "$CHROMIUM" ] && [ -x "$CHROMIUM" ]; then
     browse dom "$T/big.html" "$T/big.dom"
     expect_match "browser: the 24-hour report renders" 'data-ok="1"' "$(grep -o '<body[^>]*>' "$T/big.dom")"
