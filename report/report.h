@@ -1,12 +1,12 @@
 /* `runmon report`: a self-contained HTML dashboard of one recorded session.
  *
  * The page has inline SVG timelines on a shared time axis (GPU utilization, VRAM, GPU memory
- * by process when there is an apps.csv, power, temperature, host CPU, host memory, the
- * command's RSS) with the run's phases drawn as bands behind the curves, alert and collector
- * markers, summary cards and the per-GPU, per-process and per-phase tables of the
- * ResourceSummary. No network, no framework: inline CSS, SVG and a
- * few lines of plain JavaScript (hover read-out). docs/FORMATS.md ("report.html") has the
- * layout.
+ * by process when there is an apps.csv, power, temperature, SM clock with the throttle
+ * reasons when recorded, host CPU, host memory, the command's RSS) with the run's phases
+ * drawn as bands behind the curves, alert and collector markers, summary cards and the
+ * per-GPU, per-process and per-phase tables of the ResourceSummary. No network, no
+ * framework: inline CSS, SVG and plain JavaScript (hover read-out, drag-to-zoom on one
+ * shared time range). docs/FORMATS.md ("report.html") has the layout.
  *
  * Long sessions are downsampled while streaming the CSVs: every series keeps, per time
  * bucket, its minimum and its maximum sample (in time order), so every peak and trough

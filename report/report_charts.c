@@ -70,7 +70,7 @@ static void time_axis(struct report *r, double top, double ph)
             step = steps[i];
             break;
         }
-    fprintf(o, "<g class=\"axis\">");
+    fprintf(o, "<g class=\"axis t\">");
     for (double s = 0; s <= span + 1e-9 && span > 0; s += step) {
         double x = PL + s / span * PW;
         char lab[48];
@@ -207,7 +207,8 @@ void rm_report_write_defs(struct report *r, const struct band *bands, size_t nb)
     if (r->session_end_ns != RM_NO_TIME) {
         double x = xpos(r, r->session_end_ns);
         fprintf(o,
-                "<g class=\"end\"><line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"/>"
+                "<g class=\"end\"><line vector-effect=\"non-scaling-stroke\" x1=\"%.1f\" "
+                "y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"/>"
                 "<title>session end</title></g>",
                 x, PT, x, PT + PH);
     }
@@ -246,7 +247,8 @@ void rm_report_write_lane(struct report *r, const struct band *bands, size_t nb,
     fprintf(o,
             "<section class=\"panel\"><h3>Phases</h3><svg class=\"lane\" viewBox=\"0 0 %.0f "
             "%.0f\" data-vh=\"%.0f\" data-t0=\"%lld\" data-t1=\"%lld\">",
-            VW, h + PT + 20, h + PT + 20, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000));
+            VW, h + PT + 20, h + PT + 20, (long long)(r->t0 / 1000000),
+            (long long)(r->t1 / 1000000));
     time_axis(r, PT, h);
     for (size_t i = 0; i < nb; i++) {
         const struct band *b = &bands[i];
@@ -305,7 +307,8 @@ struct chart {
     size_t n, cap;
     struct ref_line refs[MAX_REFS];
     size_t nrefs;
-    bool alerts; /* the VRAM alert markers, labelled with their GPU */
+    bool alerts;   /* the VRAM alert markers, labelled with their GPU */
+    bool throttle; /* the throttle reasons' spans and legend */
 };
 
 static void chart_ref(struct chart *c, double v, const char *key, const char *label,
@@ -333,9 +336,7 @@ static void write_alerts(struct report *r)
         if (lround(x) == lastx[a->critical] && !strcmp(lastg[a->critical], a->gpu)) continue;
         lastx[a->critical] = lround(x);
         lastg[a->critical] = a->gpu;
-        fprintf(o,
-                "<g class=\"alert %s\" data-gpu=\"",
-                a->critical ? "critical" : "warning");
+        fprintf(o, "<g class=\"alert %s\" data-gpu=\"", a->critical ? "critical" : "warning");
         esc(o, a->gpu);
         fprintf(o,
                 "\"><line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"/>"
@@ -420,6 +421,79 @@ static void write_line(struct report *r, const struct chart *c, const struct lin
     free(p);
 }
 
+/* By reason bit (report_throttle.c): the hard limits red, the soft ones warm, idle a muted
+ * blue (not a grey, which text edges would match in the tests' screenshots). */
+static const char *const thr_colors[RM_THR_REASONS] = {"#8da0cb", "#8c564b", "#ff7f0e",
+                                                       "#d62728", "#17becf", "#e377c2",
+                                                       "#b00000", "#9467bd", "#bcbd22"};
+
+/* Which reasons were active on some GPU (bits), and how many GPU-reason rows that makes. */
+static unsigned thr_seen(const struct report *r, int *rows)
+{
+    unsigned seen = 0;
+    *rows = 0;
+    for (size_t i = 0; i < r->ngpus; i++)
+        for (int k = 0; k < RM_THR_REASONS; k++)
+            if (r->gpus[i].thr[k].n) {
+                seen |= 1u << k;
+                (*rows)++;
+            }
+    return seen;
+}
+
+/* Throttle reasons: one thin row per GPU and active reason along the bottom of the plot,
+ * a span where the reason was active, titled with its GPU, reason and seconds. */
+static void write_throttle(struct report *r)
+{
+    FILE *o = r->out;
+    int rows;
+    if (!thr_seen(r, &rows)) return;
+    double h = rows * 5.0 > 30 ? 30.0 / rows : 5.0;
+    int row = 0;
+    fprintf(o, "<g class=\"throttle\">");
+    for (size_t i = 0; i < r->ngpus; i++)
+        for (int k = 0; k < RM_THR_REASONS; k++) {
+            const struct thr_track *tr = &r->gpus[i].thr[k];
+            if (!tr->n) continue;
+            double y = PT + PH - (rows - row++) * h;
+            for (size_t j = 0; j < tr->n; j++) {
+                double x0 = xpos(r, tr->s[j].a), x1 = xpos(r, tr->s[j].b);
+                fprintf(o, "<rect class=\"thr\" data-reason=\"%s\" data-gpu=\"",
+                        rm_report_thr_name(k));
+                esc(o, r->gpus[i].key);
+                fprintf(o,
+                        "\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                        "fill=\"%s\"><title>GPU ",
+                        x0, y, x1 - x0 < 1.5 ? 1.5 : x1 - x0, h * 0.8, thr_colors[k]);
+                esc(o, r->gpus[i].key);
+                const struct thr_span *sp = &tr->s[j];
+                fprintf(o, " clocks held back: %s, %.1f s", rm_report_thr_name(k),
+                        (double)sp->active_ns / 1e9);
+                if (sp->runs > 1)
+                    fprintf(o, " in %llu runs over %.1f s", (unsigned long long)sp->runs,
+                            (double)(sp->b - sp->a) / 1e9);
+                fprintf(o, "</title></rect>");
+            }
+        }
+    fprintf(o, "</g>");
+}
+
+/* The reasons drawn, or a line saying none was active when the columns were recorded. */
+static void write_throttle_legend(struct report *r)
+{
+    FILE *o = r->out;
+    int rows;
+    unsigned seen = thr_seen(r, &rows);
+    if (!r->thr_recorded) return;
+    if (!seen) fprintf(o, "<span class=\"thr none\">throttle reasons recorded: none active</span>");
+    for (int k = 0; k < RM_THR_REASONS; k++)
+        if (seen >> k & 1)
+            fprintf(o,
+                    "<span class=\"thr\" data-reason=\"%s\"><i style=\"background:%s\"></i>"
+                    "throttle: %s</span>",
+                    rm_report_thr_name(k), thr_colors[k], rm_report_thr_name(k));
+}
+
 static void fmt_tick(char *buf, size_t cap, double v)
 {
     if (v == floor(v) && fabs(v) < 1e9)
@@ -451,10 +525,11 @@ static size_t write_chart(struct report *r, struct chart *c)
             "data-unit=\"%s\" "
             "data-t0=\"%lld\" data-t1=\"%lld\" data-l=\"%.0f\" data-pw=\"%.0f\" data-pt=\"%.0f\" "
             "data-ph=\"%.0f\">",
-            VW, VH, VH, ymax, c->unit, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000), PL,
-            PW, PT, PH);
-    fprintf(o, "<use href=\"#phb\"/>");
-    if (c->deg) fprintf(o, "<use href=\"#%s\"/>", c->deg);
+            VW, VH, VH, ymax, c->unit, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000),
+            PL, PW, PT, PH);
+    /* class z: drawn in plot units, stretched by the script when a time range is zoomed. */
+    fprintf(o, "<use class=\"z\" href=\"#phb\"/>");
+    if (c->deg) fprintf(o, "<use class=\"z\" href=\"#%s\"/>", c->deg);
     time_axis(r, PT, PH);
     fprintf(o, "<g class=\"axis\">");
     for (int k = 0; k <= 4; k++) {
@@ -485,16 +560,19 @@ static size_t write_chart(struct report *r, struct chart *c)
     }
     c->nrefs = 0;
     if (c->alerts) write_alerts(r);
-    fprintf(o,
-            "<use href=\"#marks\"/><line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"%.0f\" "
-            "y2=\"%.0f\"/></svg><div class=\"legend\">",
-            PT, PT + PH);
+    if (c->throttle) write_throttle(r);
+    fprintf(
+        o,
+        "<use class=\"z\" href=\"#marks\"/><line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"%.0f\" "
+        "y2=\"%.0f\"/></svg><div class=\"legend\">",
+        PT, PT + PH);
     for (size_t i = 0; i < c->n; i++) {
         fprintf(o, "<span><i style=\"background:%s%s\"></i>", c->lines[i].color,
                 c->lines[i].dashed ? ";opacity:.5" : "");
         esc(o, c->lines[i].label);
         fprintf(o, "</span>");
     }
+    if (c->throttle) write_throttle_legend(r);
     fprintf(o, "</div></section>\n");
     free(c->lines);
     c->lines = NULL;
@@ -545,11 +623,14 @@ void rm_report_write_charts(struct report *r)
         int m, total;
     } g[] = {
         {"c-util", "GPU utilization", "%", 1, 100, GS_UTIL, -1},
-        {"c-vram", "GPU memory used (lines: total, warning and critical thresholds)", "GiB", 1024, 0, GS_VRAM, GS_VRAM_TOTAL},
+        {"c-vram", "GPU memory used (lines: total, warning and critical thresholds)", "GiB", 1024,
+         0, GS_VRAM, GS_VRAM_TOTAL},
         {"c-power", "GPU power", "W", 1, 0, GS_POWER, -1},
         {"c-temp", "GPU temperature", "&#176;C", 1, 0, GS_TEMP, -1},
+        {"c-clock", "GPU SM clock", "MHz", 1, 0, GS_SMCLK, -1},
     };
-    static const char *const mkey[GS_COUNT] = {"util", "vram", "vram_total", "power", "temp"};
+    static const char *const mkey[GS_COUNT] = {"util",  "vram", "vram_total",
+                                               "power", "temp", "smclk"};
     for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
         c = (struct chart){.id = g[k].id,
                            .title = g[k].title,
@@ -595,6 +676,9 @@ void rm_report_write_charts(struct report *r)
             }
         }
         c.alerts = g[k].m == GS_VRAM;
+        c.throttle = g[k].m == GS_SMCLK;
+        if (c.throttle && r->thr_recorded)
+            c.title = "GPU SM clock (bottom rows: clock throttle reasons, one per GPU and reason)";
         write_chart(r, &c);
         if (g[k].m == GS_VRAM) write_apps_chart(r);
     }

@@ -111,9 +111,13 @@ static void gpu_row(void *ctx, const struct rm_csv_row *row)
     /* power.limit is no metric of the summary: its column is found by the header's name. */
     for (size_t i = 0; i < row->n; i++)
         if (row->len[i] == 11 && !memcmp(row->f[i], "power.limit", 11)) r->plimit_col = (long)i;
-    if (rm_gpucsv_row(&r->gcsv, row, &g) != 1 || g.t_ns == RM_NO_TIME) return;
+    int kind = rm_gpucsv_row(&r->gcsv, row, &g);
+    if (kind == 0) rm_report_thr_header(r, row); /* a header */
+    if (kind != 1) return;
+    if (g.t_ns == RM_NO_TIME) return;
     struct gpu_track *t = gpu_track(r, &g);
     if (!t) return;
+    rm_report_thr_row(r, t, g.t_ns, row);
     if (r->plimit_col >= 0 && (size_t)r->plimit_col < row->n) {
         char buf[32], *end;
         size_t n = row->len[r->plimit_col];
@@ -125,8 +129,8 @@ static void gpu_row(void *ctx, const struct rm_csv_row *row)
                 t->power_limit = v;
         }
     }
-    static const int map[GS_COUNT] = {RM_GM_UTIL, RM_GM_VRAM_USED, RM_GM_VRAM_TOTAL, RM_GM_POWER,
-                                      RM_GM_TEMP};
+    static const int map[GS_COUNT] = {RM_GM_UTIL,  RM_GM_VRAM_USED, RM_GM_VRAM_TOTAL,
+                                      RM_GM_POWER, RM_GM_TEMP,      RM_GM_SMCLK};
     for (int m = 0; m < GS_COUNT; m++)
         if (g.valid & (1u << map[m])) rm_series_add(&t->s[m], g.t_ns, g.v[map[m]]);
 }
@@ -192,6 +196,7 @@ static int stream_family(struct report *r, int stream, char *err, size_t errsz)
         if (stream == RM_STREAM_GPU) {
             rm_gpucsv_init(&r->gcsv, r->gpu_fields);
             r->plimit_col = -1;
+            rm_report_thr_reset(r);
             rc = rm_csv_read_file(path, gpu_row, r, NULL, &longl, err, errsz);
         } else if (stream == RM_STREAM_APPS) {
             if (!r->apps) r->apps = rm_xcalloc(RM_APPS_MAX_GPUS, sizeof *r->apps);
@@ -436,6 +441,7 @@ static int read_streams(struct report *r, char *err, size_t errsz)
         if (rm_series_init(&r->host[m], r->t0, r->t1, RM_REPORT_BUCKETS, r->gap_ns)) abort();
     for (size_t i = 0; i < NDRAWN; i++)
         if (stream_family(r, drawn[i], err, errsz)) return 1;
+    rm_report_thr_finish(r);
     return 0;
 }
 
@@ -460,9 +466,11 @@ int rm_report_collect(struct report *r, const char *dir, const json_t *summary, 
 
 void rm_report_free(struct report *r)
 {
-    for (size_t i = 0; r->gpus && i < r->ngpus; i++)
+    for (size_t i = 0; r->gpus && i < r->ngpus; i++) {
         for (int m = 0; m < GS_COUNT; m++)
             rm_series_free(&r->gpus[i].s[m]);
+        rm_report_thr_free(&r->gpus[i]);
+    }
     free(r->gpus);
     for (size_t g = 0; r->apps && g < RM_APPS_MAX_GPUS; g++)
         if (r->apps[g].seen) {

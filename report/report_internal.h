@@ -4,6 +4,7 @@
  *                     phases and events, the collector CSVs streamed into series
  *                     (apps.csv: the workload's and the other processes' VRAM per GPU)
  *   report_charts.c   the SVG: time axis, phase bands and lane, degraded spans, the charts
+ *   report_throttle.c the clock throttle reasons of gpu.csv, as spans per GPU and reason
  *   report_tables.c   the summary cards and the GPU, phase, event and data-quality tables
  *   report_apps.c     the process table and the memory-by-phase table (apps.csv figures)
  *   report.c          the page (head, CSS, script) and rm_report_build
@@ -19,6 +20,7 @@
 
 #include "report/report.h"
 #include "summary/apps.h"
+#include "summary/csvread.h"
 #include "summary/gpucsv.h"
 #include "summary/hostcsv.h"
 #include "summary/runlog_read.h"
@@ -38,7 +40,26 @@
 #define PH 150.0
 #define VH 178.0
 
-enum { GS_UTIL, GS_VRAM, GS_VRAM_TOTAL, GS_POWER, GS_TEMP, GS_COUNT };
+enum { GS_UTIL, GS_VRAM, GS_VRAM_TOTAL, GS_POWER, GS_TEMP, GS_SMCLK, GS_COUNT };
+
+/* Clock throttle ("event") reasons, by their bit in clocks_event_reasons.active (NVML's
+ * nvmlClocksEventReason* values); report_throttle.c has their names. */
+#define RM_THR_REASONS 9
+
+/* The times one reason was active on one GPU: samples that saw it, merged where they follow
+ * each other (within the gap spacing) or lie closer than a pixel. */
+struct thr_span {
+    int64_t a, b;
+    int64_t active_ns; /* the time of the runs merged into it, without what lay between */
+    uint64_t runs;
+};
+
+struct thr_track {
+    struct thr_span *s;
+    size_t n, cap;
+    bool open;
+    int64_t a, last; /* the open span: its first and its latest active sample */
+};
 enum { HS_BUSY, HS_IOWAIT, HS_MEM_USED, HS_MEM_TOTAL, HS_RSS, HS_COUNT };
 
 struct gpu_track {
@@ -47,6 +68,7 @@ struct gpu_track {
     char name[128];
     struct rm_series s[GS_COUNT];
     double power_limit; /* W, the highest power.limit recorded; 0: none */
+    struct thr_track thr[RM_THR_REASONS];
 };
 
 /* One GPU of apps.csv: per pmon sample, the VRAM of the workload's processes and of the
@@ -103,6 +125,10 @@ struct report {
     int64_t session_end_ns, session_start_ns;
     char *gpu_fields;
     long plimit_col; /* the power.limit column of the gpu.csv being read, or -1 */
+    /* Throttle reason columns of the gpu.csv being read (-1: none): one per reason
+     * ("Active"/"Not Active") and the bit mask; whether any gpu.csv recorded them. */
+    long thr_col[RM_THR_REASONS], thr_mask_col;
+    bool thr_recorded;
     double warn_pct, crit_pct; /* session.json thresholds (% of VRAM total); 0: none */
     FILE *out;
 };
@@ -134,6 +160,21 @@ size_t rm_report_make_bands(struct report *r, struct band **out, size_t *dropped
 void rm_report_write_defs(struct report *r, const struct band *bands, size_t nb);
 void rm_report_write_lane(struct report *r, const struct band *bands, size_t nb, size_t dropped);
 void rm_report_write_charts(struct report *r);
+
+/* ---- report_throttle.c ---- */
+
+/* The name of reason k ("sw_power_cap"). */
+const char *rm_report_thr_name(int k);
+/* Forgets the columns of the previous gpu.csv. */
+void rm_report_thr_reset(struct report *r);
+/* A header row: maps its clocks_event_reasons.* / clocks_throttle_reasons.* columns. */
+void rm_report_thr_header(struct report *r, const struct rm_csv_row *row);
+/* A data row of GPU t at time t_ns: the reasons active in it extend or open their spans. */
+void rm_report_thr_row(struct report *r, struct gpu_track *t, int64_t t_ns,
+                       const struct rm_csv_row *row);
+/* Closes the open spans (the end of the data). */
+void rm_report_thr_finish(struct report *r);
+void rm_report_thr_free(struct gpu_track *t);
 
 /* ---- report_tables.c ---- */
 

@@ -84,6 +84,16 @@ struct top_event {
     char text[256];
 };
 
+/* A collector's state as the run log's events tell it: session.json's health is written at
+ * the end (and at flushes), so while the session runs the events are the news. */
+struct top_health {
+    char name[16];
+    char health[16];
+    char reason[256];
+};
+
+#define TOP_COLLECTORS 8
+
 struct rm_top {
     char dir[4096];
     json_t *sess;
@@ -111,6 +121,8 @@ struct rm_top {
     size_t ndone; /* total seen; the ring holds the last TOP_DONE */
     struct top_event ev[TOP_EVENTS];
     size_t nev;
+    struct top_health lh[TOP_COLLECTORS];
+    int nlh;
 };
 
 /* ---- CSV fields ------------------------------------------------------------------------ */
@@ -150,7 +162,8 @@ static void tail_row(void *ctx, const struct rm_csv_row *r)
     struct top_tail *tl = ctx;
     if (r->torn || r->n == 0) return;
     if (!tl->mapped || (r->len[0] == 2 && !memcmp(r->f[0], "ts", 2))) {
-        for (int i = 0; i < TOP_MAX_COLS; i++) tl->col[i] = -1;
+        for (int i = 0; i < TOP_MAX_COLS; i++)
+            tl->col[i] = -1;
         for (int i = 0; tl->names[i] && i < TOP_MAX_COLS; i++)
             for (size_t j = 0; j < r->n; j++)
                 if (r->len[j] == strlen(tl->names[i]) && !memcmp(r->f[j], tl->names[i], r->len[j]))
@@ -247,8 +260,9 @@ static void tail_poll(struct top_tail *tl)
 
 /* ---- the streams ----------------------------------------------------------------------- */
 
-static const char *const gpu_cols[] = {"ts", "index", "name", "utilization.gpu", "memory.used",
-                                       "memory.total", "power.draw", "temperature.gpu", NULL};
+static const char *const gpu_cols[] = {
+    "ts",         "index",           "name", "utilization.gpu", "memory.used", "memory.total",
+    "power.draw", "temperature.gpu", NULL};
 enum { GC_TS, GC_INDEX, GC_NAME, GC_UTIL, GC_MUSED, GC_MTOTAL, GC_POWER, GC_TEMP };
 
 static void gpu_row(struct rm_top *t, struct top_tail *tl, const struct rm_csv_row *r)
@@ -274,8 +288,8 @@ static void gpu_row(struct rm_top *t, struct top_tail *tl, const struct rm_csv_r
     }
 }
 
-static const char *const cpu_cols[] = {"ts", "cpu", "idle_pct", "mem_total_mb", "mem_used_mb",
-                                       NULL};
+static const char *const cpu_cols[] = {"ts",           "cpu",         "idle_pct",
+                                       "mem_total_mb", "mem_used_mb", NULL};
 enum { CC_TS, CC_CPU, CC_IDLE, CC_MTOTAL, CC_MUSED };
 
 static void cpu_row(struct rm_top *t, struct top_tail *tl, const struct rm_csv_row *r)
@@ -303,7 +317,7 @@ static void proc_row(struct rm_top *t, struct top_tail *tl, const struct rm_csv_
     t->have_proc = 1;
 }
 
-static const char *const apps_cols[] = {"ts",     "gpu",    "pid",         "process",
+static const char *const apps_cols[] = {"ts",      "gpu",    "pid",         "process",
                                         "vram_mb", "sm_pct", "in_workload", NULL};
 enum { AC_TS, AC_GPU, AC_PID, AC_PROC, AC_VRAM, AC_SM, AC_WL };
 
@@ -332,6 +346,31 @@ static void apps_row(struct rm_top *t, struct top_tail *tl, const struct rm_csv_
 
 /* ---- the run log ----------------------------------------------------------------------- */
 
+/* collector_degraded / _unavailable / _recovered: the collector's latest state. */
+static void rl_health(struct rm_top *t, const json_t *o)
+{
+    const char *ev = rm_jget_str(o, "event");
+    const json_t *data = json_object_get(o, "data");
+    const char *col = rm_jget_str(data, "collector");
+    if (!*col || strncmp(ev, "collector_", 10)) return; /* rm_jget_str: "" when absent */
+    const char *state = !strcmp(ev + 10, "degraded")      ? "degraded"
+                        : !strcmp(ev + 10, "unavailable") ? "unavailable"
+                        : !strcmp(ev + 10, "recovered")   ? "healthy"
+                                                          : NULL;
+    if (!state) return;
+    struct top_health *h = NULL;
+    for (int i = 0; i < t->nlh && !h; i++)
+        if (!strcmp(t->lh[i].name, col)) h = &t->lh[i];
+    if (!h) {
+        if (t->nlh == TOP_COLLECTORS || strlen(col) >= sizeof h->name) return;
+        h = &t->lh[t->nlh++];
+        snprintf(h->name, sizeof h->name, "%s", col);
+    }
+    snprintf(h->health, sizeof h->health, "%s", state);
+    const char *why = rm_jget_str(data, "reason");
+    snprintf(h->reason, sizeof h->reason, "%s", why ? why : "");
+}
+
 static void rl_line(struct rm_top *t, const char *s, size_t len)
 {
     json_t *o = json_loadb(s, len, 0, NULL);
@@ -358,8 +397,10 @@ static void rl_line(struct rm_top *t, const char *s, size_t len)
     } else if (!strcmp(type, "phase_exit") || !strcmp(type, "phase")) {
         if (type[5]) /* phase_exit: the open one ends */
             for (int i = t->nopen - 1; i >= 0; i--)
-                if (t->open[i].pid == pid && !strncmp(t->open[i].path, path, sizeof t->open[i].path - 1)) {
-                    memmove(&t->open[i], &t->open[i + 1], (size_t)(t->nopen - i - 1) * sizeof t->open[0]);
+                if (t->open[i].pid == pid &&
+                    !strncmp(t->open[i].path, path, sizeof t->open[i].path - 1)) {
+                    memmove(&t->open[i], &t->open[i + 1],
+                            (size_t)(t->nopen - i - 1) * sizeof t->open[0]);
                     t->nopen--;
                     break;
                 }
@@ -369,13 +410,15 @@ static void rl_line(struct rm_top *t, const char *s, size_t len)
         const char *st = rm_jget_str(o, "status");
         snprintf(d->status, sizeof d->status, "%s", st ? st : "");
     } else if (!strcmp(type, "event")) {
+        rl_health(t, o);
         struct top_event *e = &t->ev[t->nev++ % TOP_EVENTS];
         e->t = tt;
         const char *ev = rm_jget_str(o, "event");
         char *data = NULL;
         json_t *dj = json_object_get(o, "data");
         if (dj) data = json_dumps(dj, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(9));
-        snprintf(e->text, sizeof e->text, "%s%s%s", ev ? ev : "?", data ? " " : "", data ? data : "");
+        snprintf(e->text, sizeof e->text, "%s%s%s", ev ? ev : "?", data ? " " : "",
+                 data ? data : "");
         free(data);
     }
     json_decref(o);
@@ -397,6 +440,7 @@ static void rl_poll(struct rm_top *t)
         t->rl_skipping = 0;
         t->nopen = 0;
         t->ndone = t->nev = 0;
+        t->nlh = 0;
     }
     char buf[65536];
     size_t budget = TOP_READ_BUDGET;
@@ -536,7 +580,8 @@ static void addline(struct rm_top_frame *f, int width, int kind, const char *fmt
     va_end(ap);
     cut_cols(buf, width);
     size_t len = strlen(buf);
-    while (len && buf[len - 1] == ' ') buf[--len] = 0;
+    while (len && buf[len - 1] == ' ')
+        buf[--len] = 0;
     char *s = strdup(buf);
     if (!s) return;
     f->line[f->n] = s;
@@ -545,7 +590,8 @@ static void addline(struct rm_top_frame *f, int width, int kind, const char *fmt
 
 void rm_top_frame_free(struct rm_top_frame *f)
 {
-    for (size_t i = 0; i < f->n; i++) free(f->line[i]);
+    for (size_t i = 0; i < f->n; i++)
+        free(f->line[i]);
     free(f->line);
     free(f->kind);
     memset(f, 0, sizeof *f);
@@ -567,7 +613,8 @@ static const char *bar(char *buf, int w, double v, double max)
     if (fill < 0) fill = 0;
     if (fill > w) fill = w;
     buf[0] = '[';
-    for (int i = 0; i < w; i++) buf[1 + i] = isnan(v) ? '?' : i < fill ? '#' : '.';
+    for (int i = 0; i < w; i++)
+        buf[1 + i] = isnan(v) ? '?' : i < fill ? '#' : '.';
     buf[w + 1] = ']';
     buf[w + 2] = 0;
     return buf;
@@ -582,7 +629,8 @@ static void spark(const struct top_gpu *g, int cols, int utf8, char *out, size_t
     static const char ascii[] = "_.-:=+*#";
     double slot[512];
     if (cols > 512) cols = 512;
-    for (int i = 0; i < cols; i++) slot[i] = -1;
+    for (int i = 0; i < cols; i++)
+        slot[i] = -1;
     int64_t end = g->ts, span = (int64_t)(TOP_SPARK_S * 1e9);
     for (size_t i = 0; i < g->hn; i++) {
         size_t k = (g->hpos + TOP_HIST - 1 - i) % TOP_HIST;
@@ -611,8 +659,17 @@ static void spark(const struct top_gpu *g, int cols, int utf8, char *out, size_t
     }
 }
 
-static const char *health_of(const json_t *sess, const char *c, const char **last_error)
+/* A collector's health: while the session runs, the run log's latest event for it (when
+ * there is one), else session.json's. */
+static const char *health_of(const struct rm_top *t, const char *c, const char **last_error)
 {
+    if (rm_top_running(t))
+        for (int i = 0; i < t->nlh; i++)
+            if (!strcmp(t->lh[i].name, c)) {
+                if (last_error) *last_error = t->lh[i].reason[0] ? t->lh[i].reason : NULL;
+                return t->lh[i].health;
+            }
+    const json_t *sess = t->sess;
     const json_t *o = json_object_get(json_object_get(sess, "collectors"), c);
     if (last_error) *last_error = rm_jget_str(o, "last_error");
     return rm_jget_str(o, "health");
@@ -640,7 +697,8 @@ static void fmt_clock(double t, char *buf, size_t cap)
 
 void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_top_frame *f)
 {
-    for (size_t i = 0; i < f->n; i++) free(f->line[i]);
+    for (size_t i = 0; i < f->n; i++)
+        free(f->line[i]);
     f->n = 0;
     if (width < 40) width = 40;
     if (width > 400) width = 400;
@@ -659,8 +717,8 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
     char up[48] = "";
     if (t0 && t1 >= t0) snprintf(up, sizeof up, "  %.1fs", (double)(t1 - t0) / 1e9);
     rm_term_escape(e, sizeof e, sid ? sid : "?");
-    addline(f, width, RM_TOP_TITLE, "runmon top  %s  %s%s  every %.2gs%s", e,
-            status ? status : "?", up, rm_top_interval(t), paused ? "  [paused]" : "");
+    addline(f, width, RM_TOP_TITLE, "runmon top  %s  %s%s  every %.2gs%s", e, status ? status : "?",
+            up, rm_top_interval(t), paused ? "  [paused]" : "");
     if (!running) {
         const json_t *ec = json_object_get(s, "exit_code");
         if (json_is_integer(ec))
@@ -692,7 +750,7 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
         int bad = 0;
         h[0] = 0;
         for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
-            const char *hl = health_of(s, cs[i], NULL);
+            const char *hl = health_of(t, cs[i], NULL);
             if (!hl) continue;
             bad |= bad_health(hl);
             n += (size_t)snprintf(h + n, sizeof h - n, "  %s %s", cs[i], hl);
@@ -701,7 +759,7 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
         addline(f, width, bad ? RM_TOP_WARN : RM_TOP_PLAIN, "collectors%s", h);
         for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
             const char *le;
-            const char *hl = health_of(s, cs[i], &le);
+            const char *hl = health_of(t, cs[i], &le);
             if (!bad_health(hl)) continue;
             rm_term_escape(e, sizeof e, le ? le : "no error recorded");
             addline(f, width, RM_TOP_WARN, "  %s collector %s: %s (figures below may be stale)",
@@ -711,17 +769,18 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
 
     /* GPUs */
     int nw = width >= 120 ? 20 : 12, bw = width >= 120 ? 20 : width >= 100 ? 10 : 6;
-    const char *gh = health_of(s, "gpu", NULL);
+    const char *gh = health_of(t, "gpu", NULL);
     int ngpu = 0;
-    for (int i = 0; i < TOP_MAX_GPUS; i++) ngpu += t->g[i].seen;
+    for (int i = 0; i < TOP_MAX_GPUS; i++)
+        ngpu += t->g[i].seen;
     if (!ngpu) {
         addline(f, width, bad_health(gh) ? RM_TOP_WARN : RM_TOP_PLAIN, "GPU  %s",
                 gh && !strcmp(gh, "disabled") ? "not recorded (disabled)"
                 : bad_health(gh)              ? "no rows: the gpu collector is not working"
                                               : "no rows yet");
     } else {
-        addline(f, width, RM_TOP_HEAD, "GPU %-*s %-*s %-*s  power  temp  util %.0fs", nw,
-                "name", bw + 8, "util %", bw + 16, "memory MiB", TOP_SPARK_S);
+        addline(f, width, RM_TOP_HEAD, "GPU %-*s %-*s %-*s  power  temp  util %.0fs", nw, "name",
+                bw + 8, "util %", bw + 16, "memory MiB", TOP_SPARK_S);
     }
     int64_t newest = 0;
     for (int i = 0; i < TOP_MAX_GPUS; i++)
@@ -753,7 +812,7 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
     }
 
     /* host and the command's process tree */
-    const char *ch = health_of(s, "cpu", NULL), *ph = health_of(s, "proc", NULL);
+    const char *ch = health_of(t, "cpu", NULL), *ph = health_of(t, "proc", NULL);
     if (t->have_cpu) {
         char cb[64], mb[64];
         addline(f, width, bad_health(ch) ? RM_TOP_WARN : RM_TOP_PLAIN,
@@ -769,7 +828,8 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
         addline(f, width, bad_health(ph) ? RM_TOP_WARN : RM_TOP_PLAIN,
                 "process  pid %ld  %s procs  rss %s MiB  cpu %s%%%s", t->root_pid,
                 num(a, sizeof a, t->nprocs, 0), num(b, sizeof b, t->rss, 1),
-                num(c, sizeof c, t->pcpu, 1), bad_health(ph) ? "  (proc collector not working)" : "");
+                num(c, sizeof c, t->pcpu, 1),
+                bad_health(ph) ? "  (proc collector not working)" : "");
     } else if (json_is_array(cmd)) {
         addline(f, width, bad_health(ph) ? RM_TOP_WARN : RM_TOP_PLAIN, "process  %s",
                 bad_health(ph) ? "no rows: the proc collector is not working" : "no rows yet");
@@ -781,8 +841,9 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
         if (!running && t1) now = (double)t1 / 1e9;
         for (int i = t->nopen - 1; i >= 0 && i >= t->nopen - 3; i--) {
             rm_term_escape(h, sizeof h, t->open[i].path);
-            addline(f, width, RM_TOP_PLAIN, "%s  %s  open %.1fs", i == t->nopen - 1 ? "phase" : "     ",
-                    h, now > t->open[i].t ? now - t->open[i].t : 0.0);
+            addline(f, width, RM_TOP_PLAIN, "%s  %s  open %.1fs",
+                    i == t->nopen - 1 ? "phase" : "     ", h,
+                    now > t->open[i].t ? now - t->open[i].t : 0.0);
         }
     } else {
         addline(f, width, RM_TOP_PLAIN, "phase  none open");
@@ -805,13 +866,13 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
             rm_term_escape(h, sizeof h, ev->text);
             int warn = strstr(ev->text, "degraded") || strstr(ev->text, "alert") ||
                        strstr(ev->text, "error") || strstr(ev->text, "fail");
-            addline(f, width, warn ? RM_TOP_WARN : RM_TOP_PLAIN, "%s  %s %s", j ? "      " : "events",
-                    clk, h);
+            addline(f, width, warn ? RM_TOP_WARN : RM_TOP_PLAIN, "%s  %s %s",
+                    j ? "      " : "events", clk, h);
         }
     }
 
     /* the GPU processes of the last apps.csv sample */
-    const char *ah = health_of(s, "apps", NULL);
+    const char *ah = health_of(t, "apps", NULL);
     if (t->have_apps || bad_health(ah)) {
         if (bad_health(ah) && !t->napps) {
             addline(f, width, RM_TOP_WARN, "GPU processes: the apps collector is not working");
@@ -819,14 +880,19 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
             addline(f, width, RM_TOP_PLAIN, "GPU processes: none in the last sample");
         } else {
             qsort(t->app, t->napps, sizeof t->app[0], cmp_app);
-            addline(f, width, RM_TOP_HEAD, "GPU processes  gpu      pid   vram MiB   sm%%  workload  name");
+            addline(f, width, RM_TOP_HEAD,
+                    "GPU processes  gpu      pid   vram MiB   sm%%  workload  name");
             size_t k = t->napps < 5 ? t->napps : 5;
             for (size_t j = 0; j < k; j++) {
                 struct top_app *ap = &t->app[j];
                 rm_term_escape(h, sizeof h, ap->name);
-                addline(f, width, RM_TOP_PLAIN, "               %3d %8ld %10s %5s  %-8s  %s", ap->gpu,
-                        ap->pid, num(a, sizeof a, ap->vram, 0), num(b, sizeof b, ap->sm, 0),
-                        ap->inwl == '1' ? "yes" : ap->inwl == '0' ? "no" : "unknown", h);
+                addline(f, width, RM_TOP_PLAIN, "               %3d %8ld %10s %5s  %-8s  %s",
+                        ap->gpu, ap->pid, num(a, sizeof a, ap->vram, 0),
+                        num(b, sizeof b, ap->sm, 0),
+                        ap->inwl == '1'   ? "yes"
+                        : ap->inwl == '0' ? "no"
+                                          : "unknown",
+                        h);
             }
             if (t->napps > k)
                 addline(f, width, RM_TOP_PLAIN, "               ... %zu more", t->napps - k);

@@ -1,7 +1,10 @@
 // Measures a runmon report in headless Chromium over DevTools (puppeteer-core, no browser
 // download): node report_check.js FILE WIDTH PNG [CHROMIUM]. Prints one JSON line: the
 // document's scrollWidth, tables wider than their card, the smallest visible chart text in
-// CSS px, the charts' self-check, and writes a full-page screenshot to PNG.
+// CSS px, the charts' self-check, the SM clock chart (its lines, throttle legend, fit in its
+// card, the pixels of its screenshot), and a zoom: a drag across one chart (the mouse at
+// 1400 px, a finger at 390 px) must set the same range on every chart and the lane, a
+// double-click must restore the page; writes a full-page screenshot to PNG.
 'use strict';
 const puppeteer = require('puppeteer-core');
 const [file, width, png, exe] = process.argv.slice(2);
@@ -14,6 +17,8 @@ const [file, width, png, exe] = process.argv.slice(2);
     });
     try {
         const page = await browser.newPage();
+        const errors = [];
+        page.on('pageerror', (e) => errors.push(String(e && e.message || e)));
         const w = Number(width);
         await page.setViewport(w < 600
             ? {width: w, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 3}
@@ -49,7 +54,12 @@ const [file, width, png, exe] = process.argv.slice(2);
             });
             return out;
         });
+        m.clock = await clockChart(page);
+        if (m.clock.present && m.clock.lines) m.clock.pixels = await clockPixels(page);
+        m.zoom = await zoom(page, w < 600);
         await page.screenshot({path: png, fullPage: true});
+        m.scriptErrors = errors;
+        m.noScript = await withoutScript(browser, file, w);
         process.stdout.write(JSON.stringify(m) + '\n');
     } finally {
         await browser.close();
@@ -58,3 +68,154 @@ const [file, width, png, exe] = process.argv.slice(2);
     process.stderr.write(String(e && e.stack || e) + '\n');
     process.exit(1);
 });
+
+// The SM clock chart: a line per GPU, the throttle legend, its text size and fit in its card.
+async function clockChart(page) {
+    return page.evaluate(() => {
+        const sec = document.getElementById('c-clock');
+        if (!sec) return {present: false};
+        const svg = sec.querySelector('svg.chart');
+        const series = new Set();
+        svg.querySelectorAll('polyline[data-series]').forEach((p) => {
+            if (p.getBBox().width > 0) series.add(p.dataset.series);
+        });
+        const card = sec.getBoundingClientRect(), b = svg.getBoundingClientRect();
+        const out = {present: true, lines: series.size, series: [...series].sort(),
+            throttleLegend: [...sec.querySelectorAll('.legend span.thr[data-reason]')]
+                .map((e) => e.dataset.reason),
+            throttleNone: !!sec.querySelector('.legend span.thr.none'),
+            throttleRects: svg.querySelectorAll('rect.thr').length,
+            fits: b.left >= card.left - 0.5 && b.right <= card.right + 0.5 && b.width > 0,
+            minText: 1e9, texts: 0};
+        svg.querySelectorAll('text').forEach((t) => {
+            if (getComputedStyle(t).visibility === 'hidden' || !t.textContent) return;
+            const r = t.getBoundingClientRect();
+            if (!r.width) return;
+            out.texts++;
+            if (r.right > card.right + 0.5 || r.left < card.left - 0.5) out.fits = false;
+            const px = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
+            if (px < out.minText) out.minText = px;
+        });
+        return out;
+    });
+}
+
+// A screenshot of the clock chart, read back pixel by pixel in the page: how many pixels
+// have a GPU line's colour (in all: lines) and each throttle reason's colour.
+async function clockPixels(page) {
+    await page.mouse.move(0, 0); // no hover cursor line in the picture
+    const el = await page.$('#c-clock svg.chart');
+    const b64 = await el.screenshot({encoding: 'base64'});
+    return page.evaluate(async (data) => {
+        const img = new Image();
+        img.src = 'data:image/png;base64,' + data;
+        await img.decode();
+        const c = document.createElement('canvas');
+        c.width = img.width;
+        c.height = img.height;
+        const g = c.getContext('2d');
+        g.drawImage(img, 0, 0);
+        const px = g.getImageData(0, 0, c.width, c.height).data;
+        const hex = (h) => [1, 3, 5].map((i) => parseInt(h.slice(i, i + 2), 16));
+        const near = (i, rgb) => Math.abs(px[i] - rgb[0]) + Math.abs(px[i + 1] - rgb[1]) +
+            Math.abs(px[i + 2] - rgb[2]) < 40;
+        const want = {};
+        document.querySelectorAll('#c-clock polyline[data-series]').forEach((p) => {
+            want['line ' + p.dataset.series] = hex(p.getAttribute('stroke'));
+        });
+        document.querySelectorAll('#c-clock .legend span.thr[data-reason] i').forEach((i) => {
+            const m = i.style.background.match(/\d+/g);
+            want[i.parentNode.dataset.reason] = m.slice(0, 3).map(Number);
+        });
+        const out = {width: c.width, height: c.height, lines: 0};
+        for (const k in want) {
+            let n = 0;
+            for (let i = 0; i < px.length; i += 4) if (near(i, want[k])) n++;
+            out[k] = n;
+            if (k.startsWith('line ')) out.lines += n;
+        }
+        return out;
+    }, b64);
+}
+
+// Every chart's and the lane's time range and axis labels, and one line's points.
+function state(page) {
+    return page.evaluate(() => [...document.querySelectorAll('svg.chart,svg.lane')].map((s) => ({
+        id: (s.closest('section') || {}).id || 'lane',
+        z0: +s.dataset.z0, z1: +s.dataset.z1, t0: +s.dataset.t0, t1: +s.dataset.t1,
+        labels: [...s.querySelectorAll('g.axis.t text')].map((t) => t.textContent).join(' '),
+        points: (s.querySelector('polyline[data-series]') || {getAttribute: () => ''})
+            .getAttribute('points'),
+        outside: [...s.querySelectorAll('polyline[data-series]')].some((p) =>
+            (p.getAttribute('points') || '').trim().split(/\s+/).some((q) => {
+                const x = +q.split(',')[0];
+                return q && (x < 63.9 || x > 1184.1);
+            })),
+    })));
+}
+
+// Drags across the first chart from 25 % to 50 % of its plot, then double-clicks another.
+async function zoom(page, touch) {
+    const before = await state(page);
+    const at = (id, f) => page.evaluate((i, fr) => {
+        const svg = document.querySelector('#' + i + ' svg.chart');
+        svg.scrollIntoView({block: 'center'});
+        const m = svg.getScreenCTM();
+        return {x: m.a * (64 + fr * 1120) + m.e, y: m.d * 80 + m.f};
+    }, id, f);
+    const ids = before.filter((s) => s.id !== 'lane').map((s) => s.id);
+    const a = await at(ids[0], 0.25), b = await at(ids[0], 0.5);
+    if (touch) {
+        await page.touchscreen.touchStart(a.x, a.y);
+        for (let i = 1; i <= 10; i++) await page.touchscreen.touchMove(a.x + (b.x - a.x) * i / 10, a.y);
+        await page.touchscreen.touchEnd();
+    } else {
+        await page.mouse.move(a.x, a.y);
+        await page.mouse.down();
+        await page.mouse.move(b.x, b.y, {steps: 10});
+        await page.mouse.up();
+    }
+    const zoomed = await state(page);
+    // The zoomed clock chart's screenshot, read back as before.
+    const pixels = (await page.$('#c-clock svg.chart')) ? await clockPixels(page) : null;
+    const t0 = before[0].t0, t1 = before[0].t1;
+    const last = ids[ids.length - 1], c = await at(last, 0.7);
+    await page.mouse.click(c.x, c.y, {count: 2});
+    const reset = await state(page);
+    const same = (x, y) => x.length === y.length && x.every((s, i) => s.labels === y[i].labels &&
+        s.points === y[i].points && s.z0 === y[i].z0 && s.z1 === y[i].z1);
+    return {
+        charts: zoomed.length,
+        want: [Math.round(t0 + 0.25 * (t1 - t0)), Math.round(t0 + 0.5 * (t1 - t0))],
+        ranges: [...new Set(zoomed.map((s) => s.z0 + '-' + s.z1))],
+        // A range within 1 % of the span dragged over, the same on every chart.
+        rangeOk: zoomed.every((s) => Math.abs(s.z0 - (t0 + 0.25 * (t1 - t0))) < 0.01 * (t1 - t0) &&
+            Math.abs(s.z1 - (t0 + 0.5 * (t1 - t0))) < 0.01 * (t1 - t0) &&
+            s.z0 === zoomed[0].z0 && s.z1 === zoomed[0].z1),
+        labelsBefore: before[0].labels, labelsZoomed: zoomed[0].labels,
+        labelsSame: zoomed.every((s) => s.labels === zoomed[0].labels),
+        labelsChanged: zoomed.every((s, i) => s.labels !== before[i].labels && s.labels !== ''),
+        linesInPlot: zoomed.every((s) => !s.outside),
+        restored: same(before, reset) && reset.every((s) => s.z0 === s.t0 && s.z1 === s.t1),
+        clockPixels: pixels,
+    };
+}
+
+// The page with JavaScript off: the static SVG still draws (charts with a line, the clock
+// chart among them) and no zoom control appears.
+async function withoutScript(browser, file, w) {
+    const page = await browser.newPage();
+    await page.setJavaScriptEnabled(false);
+    await page.setViewport({width: w, height: 1000});
+    await page.goto('file://' + file, {waitUntil: 'load'});
+    const out = await page.evaluate(() => ({
+        ran: 'ok' in document.body.dataset,
+        charts: [...document.querySelectorAll('svg.chart')].length,
+        drawn: [...document.querySelectorAll('svg.chart')].filter((s) =>
+            [...s.querySelectorAll('polyline')].some((p) => p.getBBox().width > 0)).length,
+        clock: !!document.querySelector('#c-clock polyline'),
+        reset: !!document.querySelector('.zreset'),
+    }));
+    await page.close();
+    return out;
+}

@@ -60,8 +60,10 @@ expect_eq "it prints the path written, by default <session>/report.html" "$s/rep
 html=$s/report.html
 check "the report exists" test -s "$html"
 check "no temporary file left beside it" test -z "$(find "$s" -name '*.tmp*')"
-# The fake nvidia-smi's pmon makes an apps.csv: the process-memory chart is the eighth.
-expect_eq "one SVG chart per timeline (7 + GPU memory by process)" 8 "$(count '<svg class="chart"' "$html")"
+# The fake nvidia-smi's pmon makes an apps.csv: the process-memory chart is the ninth.
+expect_eq "one SVG chart per timeline (8 + GPU memory by process)" 9 "$(count '<svg class="chart"' "$html")"
+expect_eq "the SM clock of both GPUs" "gpu0.smclk gpu1.smclk" "$(grep -o 'data-series="gpu[0-9]*\.smclk"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
+check "no throttle fields recorded: no throttle legend" test -z "$(grep -o 'class="thr' "$html")"
 expect_eq "process memory of both GPUs" "gpu0.other_vram gpu0.workload_vram gpu1.other_vram gpu1.workload_vram" "$(grep -o 'data-series="gpu[0-9]*\.[a-z]*_vram"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
 check "a line per GPU and metric (2 GPUs x 5 + host 5 >= 15)" test "$(grep -o 'data-series="[^"]*"' "$html" | sort -u | wc -l)" -ge 15
 expect_eq "utilization of both GPUs" "gpu0.util gpu1.util" "$(grep -o 'data-series="gpu[0-9]*\.util"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
@@ -187,7 +189,52 @@ expect_eq "no apps.csv: report exits 0" 0 "$rc"
 for f in "$T/noapps/report.html" "$h"; do
     expect_eq "no apps.csv ($(basename "$(dirname "$f")")): no process chart, tables or card" 0 "$(grep -Ec 'id="c-apps"|id="t-processes"|id="t-phase-memory"|_vram"|Workload peak' "$f")"
 done
-expect_eq "no apps.csv: seven charts" 7 "$(count '<svg class="chart"' "$T/noapps/report.html")"
+expect_eq "no apps.csv: eight charts" 8 "$(count '<svg class="chart"' "$T/noapps/report.html")"
+
+# --- the SM clock and throttle reasons -----------------------------------------------------
+# The hostile fixture plus throttle columns in both spellings: sw_power_cap (old name,
+# "Active"/"Not Active") from 30 s to 45 s, gpu_idle in the bit mask from 90 s to 100 s,
+# hw_slowdown "[N/A]" (unknown: not drawn).
+cp -r "$FIXTURES/report/hostile" "$T/thr"
+awk -F, 'NR == 1 { print $0 ",clocks_event_reasons.active,clocks_throttle_reasons.sw_power_cap,clocks_event_reasons.hw_slowdown [N/A]"; next }
+    { s = substr($1, 18, 2) + 60 * substr($1, 15, 2)
+      print $0 "," (s >= 90 && s < 100 ? "0x0000000000000001" : "0x0000000000000000") "," (s >= 30 && s < 45 ? "Active" : "Not Active") ",[N/A]" }' \
+    "$T/thr/gpu.csv" >"$T/thr/g" && mv "$T/thr/g" "$T/thr/gpu.csv"
+"$RUNMON" report "$T/thr" >/dev/null; rc=$?
+expect_eq "throttle: report exits 0" 0 "$rc"
+thr=$T/thr/report.html
+expect_eq "throttle: one SM clock chart, a line per GPU" "1 gpu0.smclk gpu1.smclk" "$(count '<section class="panel" id="c-clock">' "$thr") $(grep -o 'data-series="gpu[0-9]*\.smclk"' "$thr" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
+# 30 s to 45 s of 120 s: x = 64 + 30/120 * 1120 = 344, 15 s wide = 140 units; 90-100 s: 904, 93.3.
+for g in 0 1; do
+    check "throttle: GPU $g's sw_power_cap span, 30 s to 45 s" grep -q "<rect class=\"thr\" data-reason=\"sw_power_cap\" data-gpu=\"$g\" x=\"344.0\" y=\"[0-9.]*\" width=\"140.0\"" "$thr"
+    check "throttle: GPU $g's gpu_idle span from the bit mask, 90 s to 100 s" grep -q "<rect class=\"thr\" data-reason=\"gpu_idle\" data-gpu=\"$g\" x=\"904.0\" y=\"[0-9.]*\" width=\"93.3\"" "$thr"
+done
+expect_eq "throttle: four spans in all (no [N/A] hw_slowdown)" 4 "$(count '<rect class="thr"' "$thr")"
+check "throttle: each span titled with its GPU, reason and seconds" grep -q '<title>GPU 1 clocks held back: sw_power_cap, 15.0 s</title>' "$thr"
+expect_eq "throttle: the legend names the reasons" "gpu_idle sw_power_cap" "$(grep -o '<span class="thr" data-reason="[a-z_]*"><i [^>]*></i>throttle: [a-z_]*</span>' "$thr" | sed 's/.*throttle: //; s/<.*//' | tr '\n' ' ' | sed 's/ $//')"
+check "throttle: only on the clock chart" test -z "$(grep '<section class="panel" id="c-' "$thr" | grep -v 'id="c-clock"' | grep -o 'class="thr')"
+# No clock column: no clock chart (not an empty one).
+cp -r "$FIXTURES/report/hostile" "$T/noclk"
+c=$(head -1 "$T/noclk/gpu.csv" | tr ',' '\n' | grep -nx clocks.current.sm | cut -d: -f1)
+cut -d, -f"$c" --complement "$T/noclk/gpu.csv" >"$T/noclk/g" && mv "$T/noclk/g" "$T/noclk/gpu.csv"
+"$RUNMON" report "$T/noclk" >/dev/null; rc=$?
+expect_eq "no clock recorded: report exits 0" 0 "$rc"
+expect_eq "no clock recorded: no clock chart, the seven others" "0 7" "$(count 'id="c-clock"' "$T/noclk/report.html") $(count '<svg class="chart"' "$T/noclk/report.html")"
+# Recorded on the fake nvidia-smi with throttle fields: the bit mask sw_power_cap in the
+# second and third of every four samples; without it, recorded but never active.
+F=timestamp,index,uuid,name,pci.bus_id,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu,clocks.current.sm,clocks_event_reasons.active,clocks_throttle_reasons.sw_power_cap
+for k in on off; do
+    ov=""
+    [ $k = on ] && ov="clocks_event_reasons.active=0x0000000000000000,0x0000000000000004,0x0000000000000004,0x0000000000000000"
+    PATH="$FAKEBIN:$SYSPATH" FAKE_SMI_GPUS=2 FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_OVERRIDE="$ov" \
+        "$RUNMON" record -q -o "$T/thr-$k" -i 0.2 --gpu-fields "$F" -- sleep 1.6
+    expect_eq "throttle recorded ($k): record exits 0" 0 "$?"
+    "$RUNMON" report "$T/thr-$k/latest" -o "$T/thr-$k.html" >/dev/null
+    expect_eq "throttle recorded ($k): report exits 0" 0 "$?"
+done
+check "throttle recorded: sw_power_cap spans of GPU 0 and 1" test "$(grep -o '<rect class="thr" data-reason="sw_power_cap" data-gpu="[01]"' "$T/thr-on.html" | sort -u | wc -l)" -eq 2
+check "throttle recorded: the legend names sw_power_cap" grep -q '</i>throttle: sw_power_cap</span>' "$T/thr-on.html"
+expect_eq "throttle recorded, never active: no span, a legend line saying so" "0 1" "$(count '<rect class="thr"' "$T/thr-off.html") $(count '<span class="thr none">throttle reasons recorded: none active</span>' "$T/thr-off.html")"
 
 # --- a real browser -------------------------------------------------------------------------
 if [ -z "$CHROMIUM" ] || [ ! -x "$CHROMIUM" ]; then
@@ -199,14 +246,14 @@ else
     [ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/chrome.err" | tail -5
     body=$(grep -o '<body[^>]*>' "$T/h.dom")
     expect_match "browser: every chart has a drawn line (data-ok)" 'data-ok="1"' "$body"
-    expect_match "browser: seven charts measured" 'data-charts="7"' "$body"
+    expect_match "browser: eight charts measured" 'data-charts="8"' "$body"
     check "browser: polylines in the DOM" test "$(count '<polyline' "$T/h.dom")" -ge 20
     check "browser: the phase name is text" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/h.dom"
     expect_eq "browser: no injected script or img element" 0 "$(grep -Ec '<script>alert|<img' "$T/h.dom")"
     browse dom "$html" "$T/r.dom"
     expect_match "browser: the recorded session's charts draw too" 'data-ok="1"' "$(grep -o '<body[^>]*>' "$T/r.dom")"
     browse dom "$a" "$T/a.dom"
-    expect_match "browser apps: every chart draws, the process chart too" 'data-charts="8"[^>]*data-ok="1"' "$(grep -o '<body[^>]*>' "$T/a.dom")"
+    expect_match "browser apps: every chart draws, the process chart too" 'data-charts="9"[^>]*data-ok="1"' "$(grep -o '<body[^>]*>' "$T/a.dom")"
     check "browser apps: the process chart's lines" grep -q '<polyline data-series="gpu0.workload_vram"' "$T/a.dom"
     check "browser apps: pid 445 is the workload's, 1860 MiB" grep -Eq '<tr class="proc" data-pid="445" data-workload="yes">(<td[^>]*>[^<]*</td>){3}<td>yes</td><td>1860</td>' "$T/a.dom"
     check "browser apps: pid 416 is not, 3656 MiB" grep -Eq '<tr class="proc" data-pid="416" data-workload="no">(<td[^>]*>[^<]*</td>){3}<td>no</td><td>3656</td>' "$T/a.dom"
@@ -227,13 +274,21 @@ else
     check "... four times a blank page's ($bz bytes)" test "$bz" -gt 0 -a "$sz" -gt $((4 * bz))
     # A desktop and a phone, measured in the page over DevTools (puppeteer-core; headless
     # --window-size stops at 500 px). 1400 px: every table fits its card; 390 px: no page
-    # scroll sideways (tables scroll inside their cards), chart text stays >= 10 px.
+    # scroll sideways (tables scroll inside their cards), chart text stays >= 10 px. The SM
+    # clock chart: a line per GPU, its text legible and inside its card, its screenshot holds
+    # the lines' (and the throttle reasons') colours. Zoom: a drag (mouse at 1400 px, touch at
+    # 390 px) over 25-50 % of the first chart sets that range on every chart and the lane,
+    # with new time labels, the same on all, lines kept inside the plot; a double-click on
+    # the last chart restores every label, line and range.
     ROOT=$(cd "$(dirname "$0")/../.." && pwd)
     if ! command -v node >/dev/null || [ ! -d "$ROOT/node_modules/puppeteer-core" ]; then
         not_ok "puppeteer-core is installed for the 390 px test" "run: npm ci (in $ROOT)"
     else
-        for f in "$h" "$a" "$html"; do
+        # File, its GPU count, its charts plus the phase lane (the apps session has no phases).
+        for spec in "$h 2 9" "$a 1 9" "$html 2 10" "$thr 2 9"; do
+            read -r f ngpu nsvg <<<"$spec"
             n=$(basename "$(dirname "$f")")
+            [ "$f" = "$html" ] && n=recorded
             for w in 1400 390; do
                 timeout 120 node "$ROOT/tests/e2e/report_check.js" "$f" "$w" "$T/$n-$w.png" "$CHROMIUM" >"$T/m.json" 2>"$T/m.err"; rc=$?
                 expect_eq "$n at $w px: measured in chromium" 0 "$rc"
@@ -245,6 +300,24 @@ else
                 expect_eq "$n at $w px: chart text >= 10 px" true "$(jq '.chartTexts > 10 and .minChartText >= 10' <<<"$m")"
                 expect_eq "$n at $w px: no table's box sticks out of its card" 0 "$(jq .tablesPageOverflow <<<"$m")"
                 [ "$w" = 1400 ] && expect_eq "$n at 1400 px: every table fits its card" "" "$(jq -r '.tablesWider | join(", ")' <<<"$m")"
+                expect_eq "$n at $w px: the SM clock chart, a line per GPU" "true $ngpu" "$(jq -r '"\(.clock.present) \(.clock.lines)"' <<<"$m")"
+                expect_eq "$n at $w px: clock chart text >= 10 px and inside its card" true "$(jq '.clock.texts > 5 and .clock.minText >= 10 and .clock.fits' <<<"$m")"
+                check "$n at $w px: the clock chart's screenshot shows its lines ($(jq .clock.pixels.lines <<<"$m") px)" test "$(jq .clock.pixels.lines <<<"$m")" -gt 50
+                if [ "$f" = "$thr" ]; then
+                    expect_eq "$n at $w px: the throttle legend" "gpu_idle sw_power_cap" "$(jq -r '.clock.throttleLegend | join(" ")' <<<"$m")"
+                    check "$n at $w px: the screenshot shows both reasons' colours" test "$(jq '[.clock.pixels.gpu_idle, .clock.pixels.sw_power_cap] | min' <<<"$m")" -gt 50
+                    # Zoomed to 30-60 s: sw_power_cap (30-45 s) is drawn four times as wide,
+                    # gpu_idle (90-100 s) is out of the range.
+                    expect_eq "$n at $w px: zoomed screenshot: sw_power_cap over twice the pixels, no gpu_idle ($(jq -c '[.clock.pixels.sw_power_cap, .zoom.clockPixels.sw_power_cap, .zoom.clockPixels.gpu_idle]' <<<"$m"))" true "$(jq '.zoom.clockPixels.sw_power_cap > 2 * .clock.pixels.sw_power_cap and .zoom.clockPixels.gpu_idle == 0' <<<"$m")"
+                fi
+                expect_eq "$n at $w px: zoom reached every chart and the lane" "$nsvg" "$(jq .zoom.charts <<<"$m")"
+                expect_eq "$n at $w px: zoom: one range, the one dragged over, on every chart" true "$(jq '.zoom.rangeOk and (.zoom.ranges | length) == 1' <<<"$m")"
+                expect_eq "$n at $w px: zoom: new time labels, the same on every chart ($(jq -r .zoom.labelsZoomed <<<"$m"))" true "$(jq '.zoom.labelsSame and .zoom.labelsChanged' <<<"$m")"
+                expect_eq "$n at $w px: zoom: lines stay inside the plot" true "$(jq .zoom.linesInPlot <<<"$m")"
+                check "$n at $w px: zoomed screenshot of the clock chart shows its lines ($(jq .zoom.clockPixels.lines <<<"$m") px)" test "$(jq .zoom.clockPixels.lines <<<"$m")" -gt 50
+                expect_eq "$n at $w px: double-click restores every chart" true "$(jq .zoom.restored <<<"$m")"
+                expect_eq "$n at $w px: no script error" "" "$(jq -r '.scriptErrors | join("; ")' <<<"$m")"
+                expect_eq "$n at $w px: without JavaScript every chart still draws, no zoom button" true "$(jq '.noScript.ran == false and .noScript.charts > 0 and .noScript.drawn == .noScript.charts and .noScript.clock and .noScript.reset == false' <<<"$m")"
                 pz=$(wc -c <"$T/$n-$w.png" 2>/dev/null || echo 0)
                 check "$n at $w px: a PNG screenshot ($pz bytes)" test "$(od -An -tx1 -N4 "$T/$n-$w.png" 2>/dev/null | tr -d ' ')" = 89504e47
                 check "... not blank (over 4 times a blank page's)" test "$pz" -gt $((4 * bz))
@@ -258,11 +331,12 @@ big=$T/big
 mkdir -p "$big"
 start=$(date +%s)
 # Day 2026-11-21 UTC; a 2-second spike to 100 % on GPU 3 at 13:00:00; GPU samples stop
-# 20:00:00-20:10:00 (the collector was down): 86,400 x 8 - 600 x 8 GPU rows.
+# 20:00:00-20:10:00 (the collector was down): 86,400 x 8 - 600 x 8 GPU rows. GPU 5's clocks
+# are held back by sw_power_cap for 4 s of every minute.
 awk -v dir="$big" 'function ts(s) { return sprintf("2026-11-21T%02d:%02d:%02d.000+00:00", int(s / 3600), int(s / 60) % 60, s % 60) }
 BEGIN {
     g = dir "/gpu.csv"; c = dir "/cpu.csv"; p = dir "/proc.csv"
-    print "ts,index,uuid,name,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu" > g
+    print "ts,index,uuid,name,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu,clocks.current.sm,clocks_event_reasons.active" > g
     print "ts,cpu,usr_pct,nice_pct,sys_pct,iowait_pct,irq_pct,softirq_pct,steal_pct,idle_pct,mem_total_mb,mem_available_mb,mem_used_mb" > c
     print "ts,root_pid,nprocs,rss_mb,cpu_pct" > p
     for (s = 0; s < 86400; s++) {
@@ -271,7 +345,7 @@ BEGIN {
             for (i = 0; i < 8; i++) {
                 u = 30 + (s * 7 + i * 13) % 21
                 if (i == 3 && (s == 46800 || s == 46801)) u = 100
-                printf "%s,%d,GPU-%d,NVIDIA H200,%d,%d,143771,%d.%02d,%d\n", t, i, i, u, 60000 + u * 100, 200 + u * 4, s % 100, 40 + u % 20 > g
+                printf "%s,%d,GPU-%d,NVIDIA H200,%d,%d,143771,%d.%02d,%d,%d,0x%016x\n", t, i, i, u, 60000 + u * 100, 200 + u * 4, s % 100, 40 + u % 20, 1400 + u * 5, (i == 5 && s % 60 < 4 ? 4 : 0) > g
             }
         idle = 40 + s % 50
         printf "%s,all,%d.00,0.00,5.00,1.00,0.00,0.00,0.00,%d.00,515000.00,400000.00,115000.00\n", t, 54 - s % 50, idle > c
@@ -313,6 +387,11 @@ check "24h x 8 GPUs: GPU 0 never does" test -z "$(grep -Eo 'data-series="gpu0.ut
 expect_eq "24h x 8 GPUs: the outage breaks each GPU line" 2 "$(count 'data-series="gpu5.power"' "$T/big.html")"
 check "24h x 8 GPUs: 20,000 steps merged into few bands" test "$(count '<g class="phase"' "$T/big.html")" -le 3000
 expect_eq "24h x 8 GPUs: the alert is marked" 1 "$(count 'class="alert warning"' "$T/big.html")"
+# A pixel is 77 s: the 4-s runs 56 s apart merge, the outage splits them (1,200 runs before it,
+# 230 after).
+expect_eq "24h x 8 GPUs: GPU 5's throttling, merged into two spans" 2 "$(count '<rect class="thr" data-reason="sw_power_cap" data-gpu="5"' "$T/big.html")"
+check "24h x 8 GPUs: ... titled with the runs merged" grep -q '<title>GPU 5 clocks held back: sw_power_cap, 4800.0 s in 1200 runs over 71944.0 s</title>' "$T/big.html"
+check "24h x 8 GPUs: ... and the other GPUs never" test "$(count '<rect class="thr"' "$T/big.html")" -eq 2
 if [ -n "$CHROMIUM" ] && [ -x "$CHROMIUM" ]; then
     browse dom "$T/big.html" "$T/big.dom"
     expect_match "browser: the 24-hour report renders" 'data-ok="1"' "$(grep -o '<body[^>]*>' "$T/big.dom")"

@@ -310,6 +310,76 @@ static void apps_chart(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* Throttle reasons across a rollover: the sealed segment names sw_power_cap ("Active") and
+ * has the bit mask, the active file the mask only. 20-s axis: x = 64 + 56 t. */
+static void throttle_spans(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_report_thr.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/session.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"format\":\"runmon-session\",\"schema_version\":1,\"interval_s\":1.0,"
+          "\"started_at\":\"2026-11-23T05:00:00.000+00:00\","
+          "\"ended_at\":\"2026-11-23T05:00:20.000+00:00\"}\n",
+          f);
+    fclose(f);
+    for (int seg = 0; seg < 2; seg++) {
+        snprintf(path, sizeof path, "%s/%s", dir, seg ? "gpu.csv" : "gpu-000001.csv");
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(seg ? "ts,index,name,utilization.gpu,clocks.current.sm,clocks_event_reasons.active\n"
+                  : "ts,index,name,utilization.gpu,clocks.current.sm [MHz],"
+                    "clocks_event_reasons.active,clocks_throttle_reasons.sw_power_cap\n",
+              f);
+        for (int s = seg * 10; s < seg * 10 + 10; s++) {
+            if (s >= 16 && s <= 18) continue; /* a gap of 4 s: more than 3 intervals */
+            /* hw_thermal_slowdown (0x40) 8-12 s, across the rollover; sync_boost (0x10) at
+             * 15 s alone; at 4 s nothing known; 0x1000 is no reason; "0xzz" no mask. */
+            const char *mask = s >= 8 && s <= 12 ? "0x0000000000000040"
+                               : s == 15         ? "0x0000000000000010"
+                               : s == 4          ? "[N/A]"
+                               : s == 6          ? "0x0000000000001000"
+                               : s == 7          ? "0xzz"
+                                                 : "0x0000000000000000";
+            const char *named = s == 2 || s == 3 ? "Active" : s == 4 ? "[N/A]" : "Not Active";
+            fprintf(f, "2026-11-23T05:00:%02d.000+00:00,0,H100,50,1980 MHz,%s", s, mask);
+            fprintf(f, seg ? "\n" : ",%s\n", named);
+        }
+        fclose(f);
+    }
+    char *html = NULL, err[256] = "";
+    size_t len = 0;
+    assert_int_equal(rm_report_build(dir, NULL, &html, &len, err, sizeof err), 0);
+    assert_int_equal(occurrences(html, "<section class=\"panel\" id=\"c-clock\">"), 1);
+    assert_int_equal(occurrences(html, "data-series=\"gpu0.smclk\""), 2); /* broken by the gap */
+    assert_int_equal(occurrences(html, "<rect class=\"thr\""), 3);
+    /* sw_power_cap 2-5 s (the unknown row at 4 s changes nothing; 5 s says it ended). */
+    assert_non_null(strstr(html, "data-reason=\"sw_power_cap\" data-gpu=\"0\" x=\"176.0\" "
+                                 "y=\"143.0\" width=\"168.0\""));
+    /* hw_thermal_slowdown 8-13 s, one span over both files. */
+    assert_non_null(strstr(html, "data-reason=\"hw_thermal_slowdown\" data-gpu=\"0\" "
+                                 "x=\"512.0\" y=\"153.0\" width=\"280.0\""));
+    /* sync_boost at 15 s; the next row comes after a gap: its own row only. */
+    assert_non_null(strstr(html, "data-reason=\"sync_boost\" data-gpu=\"0\" x=\"904.0\" "
+                                 "y=\"148.0\" width=\"1.5\""));
+    assert_non_null(strstr(html, "<title>GPU 0 clocks held back: hw_thermal_slowdown, 5.0 s"));
+    const char *a = strstr(html, "throttle: sw_power_cap</span>");
+    const char *b = strstr(html, "throttle: sync_boost</span>");
+    const char *c = strstr(html, "throttle: hw_thermal_slowdown</span>");
+    assert_true(a && b && c && a < b && b < c); /* the legend in bit order */
+    assert_null(strstr(html, "class=\"thr none\""));
+    free(html);
+    const char *names[] = {"session.json", "gpu-000001.csv", "gpu.csv"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        remove(path);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +390,7 @@ int main(void)
         cmocka_unit_test(empty_series),
         cmocka_unit_test(html_escaper),
         cmocka_unit_test(apps_chart),
+        cmocka_unit_test(throttle_spans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
