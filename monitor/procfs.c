@@ -35,18 +35,22 @@ ssize_t rm_procfs_slurp(struct rm_procfs *p, const char *path, char *buf, size_t
 }
 
 /* Re-reads a kept-open /proc file from offset 0: seq_file restarts its output there, so
- * this returns fresh data without an open/close per sample. */
+ * this returns fresh data without an open/close per sample. A short read is the end:
+ * /proc/stat and /proc/meminfo are one seq_file record, handed out whole up to the buffer's
+ * size (and a regular file of a test tree ends there too). Asking again to see 0 would make
+ * the kernel generate the whole file a second time: half of the sampler's /proc cost. */
 static ssize_t pread_all(int fd, char *buf, size_t cap)
 {
     size_t n = 0;
     while (n < cap) {
-        ssize_t r = pread(fd, buf + n, cap - n, (off_t)n);
+        size_t want = cap - n;
+        ssize_t r = pread(fd, buf + n, want, (off_t)n);
         if (r < 0) {
             if (errno == EINTR) continue;
             return -1;
         }
-        if (r == 0) break;
         n += (size_t)r;
+        if ((size_t)r < want) break;
     }
     return (ssize_t)n;
 }

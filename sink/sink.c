@@ -353,6 +353,7 @@ static void cycle(struct rm_sink *k, int final)
 static void *sink_main(void *arg)
 {
     struct rm_sink *k = arg;
+    pthread_setname_np(pthread_self(), "rm-sink"); /* for top -H and the bench */
     pthread_mutex_lock(&k->mu);
     while (!k->stop) {
         struct timespec ts;
