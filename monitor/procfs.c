@@ -156,6 +156,7 @@ struct rm_procfs *rm_procfs_open(const char *root, char *err, size_t errlen)
     p->cur_cap = 64;
     p->cur = malloc(p->cur_cap * sizeof(*p->cur));
     p->cur_fd = malloc(p->cur_cap * sizeof(*p->cur_fd));
+    p->cur_cfd = malloc(p->cur_cap * sizeof(*p->cur_cfd));
     p->prev = malloc(p->cur_cap * sizeof(*p->prev));
     p->next = malloc(p->cur_cap * sizeof(*p->next));
     p->set_mask = 2 * p->cur_cap - 1;
@@ -163,8 +164,8 @@ struct rm_procfs *rm_procfs_open(const char *root, char *err, size_t errlen)
     p->set_gen = calloc(p->set_mask + 1, sizeof(*p->set_gen));
     p->ccap = 4096;
     p->cbuf = malloc(p->ccap);
-    if (!p->statbuf || !p->cur || !p->cur_fd || !p->prev || !p->next || !p->set_keys ||
-        !p->set_gen || !p->cbuf || grow_cpu(p, (int)ncpu)) {
+    if (!p->statbuf || !p->cur || !p->cur_fd || !p->cur_cfd || !p->prev || !p->next ||
+        !p->set_keys || !p->set_gen || !p->cbuf || grow_cpu(p, (int)ncpu)) {
         if (errlen) snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -194,8 +195,10 @@ void rm_procfs_close(struct rm_procfs *p)
     if (p->meminfo_fd >= 0) close(p->meminfo_fd);
     if (p->loadavg_fd >= 0) close(p->loadavg_fd);
     if (p->prev)
-        for (size_t i = 0; i < p->prev_n; i++)
+        for (size_t i = 0; i < p->prev_n; i++) {
             if (p->prev[i].fd >= 0) close(p->prev[i].fd);
+            if (p->prev[i].cfd >= 0) close(p->prev[i].cfd);
+        }
     free(p->statbuf);
     free(p->pc_cur);
     free(p->pc_prev);
@@ -203,6 +206,7 @@ void rm_procfs_close(struct rm_procfs *p)
     free(p->ids_prev);
     free(p->cur);
     free(p->cur_fd);
+    free(p->cur_cfd);
     free(p->prev);
     free(p->next);
     free(p->set_keys);
