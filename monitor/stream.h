@@ -72,7 +72,8 @@ struct rm_stream {
 /* Lets rm_stream_flush hold whole rows back until RM_STREAM_BATCH_NS after the previous
  * write: at a 0.1 s interval five sample groups share one write() instead of one each (each
  * write also dirties the inode: the bulk of a write's cost). Files then lag by at most that
- * long, and a SIGKILL loses at most that much; close and a full buffer always write. */
+ * long, and a SIGKILL loses at most that much; close, a full buffer and rows that reach the
+ * rollover size always write (so segments end where they did). */
 void rm_stream_batch(struct rm_stream *s);
 
 /* Opens (appending) the active file of stream (model/streams.h) in dir; a torn last line (no '\n')
