@@ -287,9 +287,9 @@ static int rewrite_header(struct rm_stream *s)
     return 0;
 }
 
-void rm_stream_batch(struct rm_stream *s)
+void rm_stream_batch(struct rm_stream *s, int64_t interval_ns)
 {
-    s->write_every_ns = RM_STREAM_BATCH_NS;
+    s->write_every_ns = interval_ns < RM_STREAM_BATCH_NS ? RM_STREAM_BATCH_NS : 0;
 }
 
 int rm_stream_flush(struct rm_stream *s)

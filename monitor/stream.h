@@ -69,12 +69,13 @@ struct rm_stream {
 /* Rows at most this old wait in memory for the next write, when a stream batches. */
 #define RM_STREAM_BATCH_NS (500 * 1000 * 1000LL)
 
-/* Lets rm_stream_flush hold whole rows back until RM_STREAM_BATCH_NS after the previous
- * write: at a 0.1 s interval five sample groups share one write() instead of one each (each
- * write also dirties the inode: the bulk of a write's cost). Files then lag by at most that
- * long, and a SIGKILL loses at most that much; close, a full buffer and rows that reach the
- * rollover size always write (so segments end where they did). */
-void rm_stream_batch(struct rm_stream *s);
+/* For a stream sampled every interval_ns below RM_STREAM_BATCH_NS, lets rm_stream_flush hold
+ * whole rows back until RM_STREAM_BATCH_NS after the previous write: at a 0.1 s interval five
+ * sample groups share one write() instead of one each (each write also dirties the inode: the bulk
+ * of a write's cost). Files then lag by at most that long, and a SIGKILL loses at most that much;
+ * close, a full buffer and rows that reach the rollover size always write (so segments end where
+ * they did). */
+void rm_stream_batch(struct rm_stream *s, int64_t interval_ns);
 
 /* Opens (appending) the active file of stream (model/streams.h) in dir; a torn last line (no '\n')
  * left by a killed writer is cut off first, so new rows never glue onto it. 0, or -1 with errno

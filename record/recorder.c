@@ -139,7 +139,6 @@ static int start_apps(struct supervisor *s, struct rm_recorder *rec, char *err, 
     }
     s->have_apps = 1;
     rm_sink_attach(rec->sink, &s->apps.out);
-    rm_stream_batch(&s->apps.out);
     int d = (int)llround(rec->opts.interval_s);
     d = d < 1 ? 1 : d > 10 ? 10 : d;
     snprintf(s->psec, sizeof s->psec, "%d", d);
@@ -191,9 +190,8 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     }
     rm_sink_attach(rec->sink, &s->gpu.out);
     rm_sink_attach(rec->sink, &s->dmon.out);
-    rm_stream_batch(&s->gpu.out);
-    rm_stream_batch(&s->dmon.out);
     int64_t interval_ns = (int64_t)llround(rec->opts.interval_s * 1e9);
+    rm_stream_batch(&s->gpu.out, interval_ns); /* dmon and pmon sample once a second */
     snprintf(s->query, sizeof s->query, "--query-gpu=%s", rec->opts.gpu_fields);
     snprintf(s->lms, sizeof s->lms, "%lld", (long long)(interval_ns / RM_NS_PER_MS));
     snprintf(s->dsec, sizeof s->dsec, "%d", sess->dmon_interval_s);
@@ -387,8 +385,10 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
     }
     rm_sink_attach(rec->sink, &w->cpu.cpu);
     if (w->cpu.proc.buf) rm_sink_attach(rec->sink, &w->cpu.proc);
-    rm_stream_batch(&w->cpu.cpu); /* see rm_stream_batch: fewer write()s at short intervals */
-    if (w->cpu.proc.buf) rm_stream_batch(&w->cpu.proc);
+    /* see rm_stream_batch: fewer write()s at short intervals */
+    int64_t interval_ns = (int64_t)llround(o->interval_s * 1e9);
+    rm_stream_batch(&w->cpu.cpu, interval_ns);
+    if (w->cpu.proc.buf) rm_stream_batch(&w->cpu.proc, interval_ns);
     if (rm_sink_start(rec->sink) < 0)
         fprintf(stderr, "runmon record: cannot start the sink thread\n");
     if (!o->no_gpu && start_gpu(&w->sup, rec, err, sizeof err) < 0) {
