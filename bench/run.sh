@@ -121,6 +121,105 @@ if want record; then
         }' "$s/cpu.csv"
 fi
 
+# ---- Recorder: wakeups, system calls and CPU -------------------------------------------------
+# runmon record at 8 fake GPUs x 0.1 s beside a workload (`sleep`), measured in a steady window
+# after a warm-up: its own CPU (schedstat ns summed over its threads, children excluded; per
+# thread too), peak RSS, wakeups (context switches summed over threads, and per thread), then
+# system calls in a separate shorter window under `strace -f -c` (ptrace inflates CPU, so
+# never both at once). Beside it, in the same window: the nvidia-smi children's own CPU (the
+# fake's cost: context only, the real nvidia-smi's is not ours), and the floor of any 0.1 s
+# sampler (bench/bench_tick.c: one wakeup, two preads and one write per period).
+# BENCH_RECORDER_BASE=/path/to/runmon records with another build at the same time, in the
+# same window (e.g. the main branch's), so both see the same load on a shared machine.
+snap() { # PID: "cpu_ns switches" summed over its threads
+    local t cpu=0 sw=0 a
+    for t in /proc/"$1"/task/*; do
+        read -r a _ <"$t/schedstat" 2>/dev/null || continue
+        cpu=$((cpu + a))
+        sw=$((sw + $(awk '/ctxt_switches/ { s += $2 } END { print s + 0 }' "$t/status" 2>/dev/null || echo 0)))
+    done
+    echo "$cpu $sw"
+}
+threads() { # PID: "tid comm cpu_ns switches" per thread
+    local t a
+    for t in /proc/"$1"/task/*; do
+        read -r a _ <"$t/schedstat" 2>/dev/null || continue
+        printf '%s %s %s %s\n' "${t##*/}" "$(tr ' ' _ <"$t/comm")" "$a" \
+            "$(awk '/ctxt_switches/ { s += $2 } END { print s + 0 }' "$t/status")"
+    done
+}
+kids_cpu() { # STATE_DIR: CPU ns of the live collectors (not the one-shot inventory)
+    local pid kind c s=0
+    while read -r pid kind; do
+        [ "$kind" = inventory ] && continue
+        c=$(cpu_ns "$pid"); s=$((s + ${c:-0}))
+    done <"$1/pids"
+    echo "$s"
+}
+if want recorder; then
+    WARM=${BENCH_RECORDER_WARMUP:-3} RSECS=${BENCH_RECORDER_SECONDS:-25} SSECS=${BENCH_RECORDER_STRACE_SECONDS:-5}
+    section "recorder: own cost at 8 fake GPUs x 0.1 s ($RSECS s CPU window, $SSECS s strace window)"
+    echo "  (2 shared cores: figures vary from run to run; compare within one run)"
+    ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -o "$BUILD/bench/bench_tick" bench/bench_tick.c
+    labels=(this)
+    declare -A bin=([this]="$BUILD/runmon") pid=()
+    [ -n "${BENCH_RECORDER_BASE:-}" ] && { labels+=(base); bin[base]=$BENCH_RECORDER_BASE; }
+    for l in "${labels[@]}"; do
+        mkdir -p "$B/rc-$l-state"
+        env PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR="$B/rc-$l-state" \
+            FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
+            "${bin[$l]}" record -q -o "$B/rc-$l" -i 0.1 -- sleep $((WARM + RSECS + 2 * SSECS + 30)) &
+        pid[$l]=$!
+    done
+    "$BUILD/bench/bench_tick" 100 "$B/rc-tick.csv" &
+    tick=$!
+    sleep "$WARM"
+    declare -A c0 s0 k0 th0 c1 s1 k1 th1
+    for l in "${labels[@]}"; do
+        read -r c0[$l] s0[$l] < <(snap "${pid[$l]}"); k0[$l]=$(kids_cpu "$B/rc-$l-state"); th0[$l]=$(threads "${pid[$l]}")
+    done
+    read -r tc0 ts0 < <(snap "$tick"); t0=$(now_ns)
+    sleep "$RSECS"
+    for l in "${labels[@]}"; do
+        read -r c1[$l] s1[$l] < <(snap "${pid[$l]}"); k1[$l]=$(kids_cpu "$B/rc-$l-state"); th1[$l]=$(threads "${pid[$l]}")
+    done
+    read -r tc1 ts1 < <(snap "$tick"); t1=$(now_ns)
+    kill "$tick"; wait "$tick" 2>/dev/null || true
+    secs=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+    per_s() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n / s }'; }
+    figure "floor: bench_tick (0.1 s: 2 preads + 1 write)" "$(pct $((tc1 - tc0)) "$secs")" "% of one core"
+    figure "floor: bench_tick wakeups" "$(per_s $((ts1 - ts0)) "$secs")" "/s"
+    for l in "${labels[@]}"; do
+        st=$B/rc-$l-strace.txt
+        if command -v strace >/dev/null; then
+            strace -f -c -p "${pid[$l]}" -o "$st" 2>/dev/null &
+            sp=$!; sleep "$SSECS"; kill -INT "$sp" 2>/dev/null; wait "$sp" 2>/dev/null || true
+        fi
+        hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/${pid[$l]}/status")
+        kill -INT "${pid[$l]}"; wait "${pid[$l]}" || true
+        own=$((c1[$l] - c0[$l])) kids=$((k1[$l] - k0[$l]))
+        echo "  [$l] ${bin[$l]}"
+        figure "runmon itself: CPU ($secs s window)" "$(pct "$own" "$secs")" "% of one core"
+        join <(sort <<<"${th0[$l]}") <(sort <<<"${th1[$l]}") | awk -v s="$secs" '{
+                printf "  %-44s %12.3f %s\n", "  thread " $2, ($6 - $3) / 1e9 / s * 100, "% of one core"
+                printf "  %-44s %12.1f %s\n", "  thread " $2 " wakeups", ($7 - $4) / s, "/s" }'
+        figure "runmon itself: peak RSS" "$(mib "$hwm")" "MiB"
+        figure "runmon itself: wakeups (context switches)" "$(per_s $((s1[$l] - s0[$l])) "$secs")" "/s"
+        if [ -s "$st" ]; then
+            calls=$(awk '$NF == "total" { print $4 }' "$st")
+            figure "runmon itself: system calls (strace -f -c, $SSECS s)" "$(per_s "$calls" "$SSECS")" "/s"
+            figure "  per 0.1 s sample" "$(per_s "$calls" "$((SSECS * 10))")" "calls"
+            awk -v s="$SSECS" 'f && $NF != "total" && $1 !~ /^-/ && NF >= 5 {
+                    printf "  %-44s %12.1f %s\n", "  " $NF, $4 / s, "/s" } /^------/ { f = 1 }' "$st" | head -n 8
+        fi
+        figure "baseline: its nvidia-smi children (fake): CPU" "$(pct "$kids" "$secs")" "% of one core"
+        ratio "runmon / its children CPU" "$own" "$kids"
+        figure "gpu.csv rows written" "$(($(cat "$B/rc-$l"/*/gpu.csv | wc -l) - 1))" "rows"
+        [ "$l" = this ] && this_own=$own
+    done
+    [ -n "${BENCH_RECORDER_BASE:-}" ] && ratio "this build / base build CPU (same window)" "$this_own" "$own"
+fi
+
 # ---- Recorder: the per-process collector ----------------------------------------------------
 # The same recording twice, one after the other: 8 fake GPUs at 0.1 s with a workload of
 # BENCH_APPS_PER_GPU `sleep` processes per GPU (bench/apps_workload.sh, named to the fake's

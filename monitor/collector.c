@@ -2,8 +2,11 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include "base/rm_time.h"
 #include "monitor/port.h"
@@ -87,16 +90,30 @@ static void drain(struct rm_collector *c)
     if (c->child.err_fd >= 0) rm_linebuf_read(&c->err_lb, c->child.err_fd, on_stderr_line, c);
 }
 
+/* Takes the child's fds out of the epoll set before they are closed: a number reused by the
+ * next child must not look as if it were still watched. */
+static void unwatch(struct rm_collector *c)
+{
+    for (int k = 0; k < 3; k++) {
+        if (c->watched[k] >= 0 && c->epfd >= 0)
+            epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->watched[k], NULL);
+        c->watched[k] = -1;
+    }
+}
+
 /* Stops the child, keeps its last words, and schedules the restart. */
 static void fail(struct rm_collector *c, const char *why, int64_t now)
 {
     char status[96] = "";
     if (c->running) {
+        unwatch(c);
         rm_stop_result sr = rm_child_stop(&c->child, STOP_GRACE_MS);
         /* What it printed before dying is the best explanation there is. */
         drain(c);
         rm_linebuf_finish(&c->out_lb, on_stdout_line, c);
         rm_linebuf_finish(&c->err_lb, on_stderr_line, c);
+        /* Rows a batching stream held back are not left waiting for the restart. */
+        if (c->on_flush) c->on_flush(c->ctx);
         if (sr == RM_CHILD_REAPED)
             rm_status_describe(c->child.wstatus, status, sizeof status);
         else
@@ -166,11 +183,96 @@ static void check_stale(struct rm_collector *c, int64_t now)
     fail(c, why, now);
 }
 
+/* Readiness of a collector's fds, as bits: which of its pipes or its pidfd. */
+enum { READY_OUT = 1, READY_ERR = 2, READY_GONE = 4 };
+
+/* The fds a running collector waits on; -1 where none (a stream already at EOF would report
+ * POLLHUP at once, forever). */
+static void wait_fds(const struct rm_collector *c, int fds[3])
+{
+    fds[0] = c->out_lb.eof ? -1 : c->child.out_fd;
+    fds[1] = c->err_lb.eof ? -1 : c->child.err_fd;
+    fds[2] = c->child.pidfd;
+}
+
+/* Keeps the epoll set equal to the running collectors' wait_fds, changing it only when they
+ * change (a start, a stop, an EOF): an epoll_wait per sample then costs nothing per fd,
+ * where poll() registered all ten fds again at every wakeup (half of this thread's time). */
+static void sync_watch(struct rm_collector *c, int ix)
+{
+    int want[3] = {-1, -1, -1};
+    if (c->epfd < 0) return;
+    if (c->running) wait_fds(c, want);
+    for (int k = 0; k < 3; k++) {
+        if (c->watched[k] == want[k]) continue;
+        if (c->watched[k] >= 0) epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->watched[k], NULL);
+        c->watched[k] = -1;
+        struct epoll_event e = {.events = EPOLLIN, .data.u64 = (uint64_t)ix * 4 + (uint64_t)k};
+        if (want[k] >= 0 && epoll_ctl(c->epfd, EPOLL_CTL_ADD, want[k], &e) == 0)
+            c->watched[k] = want[k];
+    }
+}
+
+#define WAKE_TAG UINT64_MAX
+
+/* Waits up to timeout_ms and sets ready[i] for each collector: through ep, or with poll()
+ * when there is no epoll fd. Returns the number of events, 0 on timeout, -1 on error. */
+static int wait_ready(int ep, struct rm_collector *cols, int n, rm_wakeup *wake, int timeout_ms,
+                      unsigned *ready)
+{
+    int got = 0;
+    if (ep >= 0) {
+        struct epoll_event ev[1 + 3 * 8];
+        got = epoll_wait(ep, ev, 1 + 3 * 8, timeout_ms);
+        for (int e = 0; e < got; e++) {
+            uint64_t tag = ev[e].data.u64;
+            if (tag == WAKE_TAG)
+                rm_wakeup_drain(wake);
+            else if (tag / 4 < (uint64_t)n)
+                ready[tag / 4] |= 1u << (tag % 4);
+        }
+        return got;
+    }
+    struct pollfd pfd[1 + 3 * 8];
+    int owner[1 + 3 * 8], np = 0;
+    pfd[np] = (struct pollfd){.fd = wake->fd, .events = POLLIN};
+    owner[np++] = -1;
+    for (int i = 0; i < n; i++) {
+        int fds[3];
+        if (!cols[i].running) continue;
+        wait_fds(&cols[i], fds);
+        for (int k = 0; k < 3; k++) {
+            if (fds[k] < 0) continue;
+            pfd[np] = (struct pollfd){.fd = fds[k], .events = POLLIN};
+            owner[np++] = i * 4 + k;
+        }
+    }
+    got = poll(pfd, (nfds_t)np, timeout_ms);
+    for (int k = 0; got > 0 && k < np; k++) {
+        if (!pfd[k].revents) continue;
+        if (owner[k] < 0)
+            rm_wakeup_drain(wake);
+        else
+            ready[owner[k] / 4] |= 1u << (owner[k] % 4);
+    }
+    return got;
+}
+
 void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
 {
-    struct pollfd pfd[1 + 3 * 8];
-    struct rm_collector *owner[1 + 3 * 8];
     if (n > 8) n = 8;
+    int ep = epoll_create1(EPOLL_CLOEXEC); /* -1: poll() instead, same behaviour */
+    if (ep >= 0) {
+        struct epoll_event e = {.events = EPOLLIN, .data.u64 = WAKE_TAG};
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, wake->fd, &e) < 0) {
+            close(ep);
+            ep = -1;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        cols[i].watched[0] = cols[i].watched[1] = cols[i].watched[2] = -1;
+        cols[i].epfd = ep;
+    }
     while (!atomic_load(cols[0].port->stop)) {
         int64_t now = rm_now_monotonic_ns();
         int64_t next_wake = now + RM_NS_PER_SEC;
@@ -179,58 +281,48 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
             if (c->unavailable) continue;
             if (!c->running && now >= c->next_start_mono) start(c, now);
             if (c->running) check_stale(c, now);
+            sync_watch(c, i);
             int64_t due =
                 c->running ? (c->last_row_mono ? c->last_row_mono : c->started_mono) + c->stale_ns
                            : c->next_start_mono;
             if (!c->unavailable && due < next_wake) next_wake = due;
         }
-        int np = 0;
-        pfd[np] = (struct pollfd){.fd = wake->fd, .events = POLLIN};
-        owner[np++] = NULL;
-        for (int i = 0; i < n; i++) {
-            struct rm_collector *c = &cols[i];
-            if (!c->running) continue;
-            int fds[3] = {c->child.out_fd, c->child.err_fd, c->child.pidfd};
-            for (int k = 0; k < 3; k++) {
-                if (fds[k] < 0) continue;
-                pfd[np] = (struct pollfd){.fd = fds[k], .events = POLLIN};
-                owner[np++] = c;
-            }
-        }
         int64_t wait_ns = next_wake - now;
         int timeout_ms = wait_ns <= 0 ? 0 : (int)((wait_ns + RM_NS_PER_MS - 1) / RM_NS_PER_MS);
-        int pr = poll(pfd, (nfds_t)np, timeout_ms);
+        unsigned ready[8] = {0};
+        int pr = wait_ready(ep, cols, n, wake, timeout_ms, ready);
         if (pr < 0 && errno != EINTR) break;
         if (pr <= 0) continue;
-        if (pfd[0].revents) rm_wakeup_drain(wake);
         now = rm_now_monotonic_ns();
         for (int i = 0; i < n; i++) {
             struct rm_collector *c = &cols[i];
-            if (!c->running) continue;
-            int ready = 0, child_gone = 0, eof = 0;
-            for (int k = 1; k < np; k++) {
-                if (owner[k] != c || !pfd[k].revents) continue;
-                ready = 1;
-                if (pfd[k].fd == c->child.pidfd) child_gone = 1;
-            }
-            if (!ready) continue;
-            if (c->child.out_fd >= 0 &&
-                rm_linebuf_read(&c->out_lb, c->child.out_fd, on_stdout_line, c) != RM_LB_AGAIN)
+            /* Only the fds that were ready are read: a quiet stderr costs no read() per
+             * sample, and with a pidfd its readiness is the exit, so no waitid() per sample. */
+            if (!c->running || !ready[i]) continue;
+            int eof = 0;
+            if ((ready[i] & READY_OUT) && rm_linebuf_read_ready(&c->out_lb, c->child.out_fd,
+                                                                on_stdout_line, c) != RM_LB_AGAIN)
                 eof = 1;
-            if (c->child.err_fd >= 0)
-                rm_linebuf_read(&c->err_lb, c->child.err_fd, on_stderr_line, c);
-            if (c->on_flush) c->on_flush(c->ctx);
-            if (eof || child_gone || rm_child_try_reap(&c->child) == 1)
+            if (ready[i] & READY_ERR)
+                rm_linebuf_read_ready(&c->err_lb, c->child.err_fd, on_stderr_line, c);
+            if (c->on_flush && (ready[i] & READY_OUT)) c->on_flush(c->ctx);
+            if (eof || (ready[i] & READY_GONE) ||
+                (c->child.pidfd < 0 && rm_child_try_reap(&c->child) == 1))
                 fail(c, "nvidia-smi exited", now);
+            sync_watch(c, i); /* an EOF */
         }
     }
     for (int i = 0; i < n; i++) {
         struct rm_collector *c = &cols[i];
-        if (!c->running) continue;
-        rm_child_stop(&c->child, STOP_GRACE_MS);
-        drain(c);
-        if (c->on_flush) c->on_flush(c->ctx);
-        rm_child_release(&c->child);
-        c->running = 0;
+        if (c->running) {
+            unwatch(c);
+            rm_child_stop(&c->child, STOP_GRACE_MS);
+            drain(c);
+            if (c->on_flush) c->on_flush(c->ctx);
+            rm_child_release(&c->child);
+            c->running = 0;
+        }
+        c->epfd = -1;
     }
+    if (ep >= 0) close(ep);
 }

@@ -51,6 +51,8 @@ struct rm_collector {
     char first_err[512], first_out[512];
     char last_error[512];
     uint64_t nonconforming, nonconforming_logged;
+    int watched[3]; /* the fds in the supervisor's epoll set (out, err, pidfd), -1: none */
+    int epfd;       /* that set (rm_collectors_run's), or -1 */
 };
 
 /* Runs every collector until rec->stop, then stops them all (TERM, grace, KILL).

@@ -121,6 +121,7 @@ static void on_usr1(int sig)
 static void *run(void *arg)
 {
     struct rm_cpu_sampler *s = arg;
+    pthread_setname_np(pthread_self(), "rm-sampler"); /* for top -H and the bench */
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGUSR1);

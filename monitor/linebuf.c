@@ -87,13 +87,16 @@ void rm_linebuf_finish(rm_linebuf *lb, rm_line_cb cb, void *ctx)
     lb->discarding = false;
 }
 
-rm_linebuf_status rm_linebuf_read(rm_linebuf *lb, int fd, rm_line_cb cb, void *ctx)
+static rm_linebuf_status read_lines(rm_linebuf *lb, int fd, rm_line_cb cb, void *ctx,
+                                    int stop_short)
 {
     if (lb->eof) return RM_LB_EOF;
     for (int i = 0; i < RM_LB_MAX_READS; i++) {
-        ssize_t r = read(fd, lb->buf + lb->len, lb->size - lb->len);
+        size_t want = lb->size - lb->len;
+        ssize_t r = read(fd, lb->buf + lb->len, want);
         if (r > 0) {
             absorb(lb, (size_t)r, cb, ctx);
+            if (stop_short && (size_t)r < want) return RM_LB_AGAIN;
         } else if (r == 0) {
             rm_linebuf_finish(lb, cb, ctx);
             lb->eof = true;
@@ -105,4 +108,14 @@ rm_linebuf_status rm_linebuf_read(rm_linebuf *lb, int fd, rm_line_cb cb, void *c
         }
     }
     return RM_LB_AGAIN;
+}
+
+rm_linebuf_status rm_linebuf_read(rm_linebuf *lb, int fd, rm_line_cb cb, void *ctx)
+{
+    return read_lines(lb, fd, cb, ctx, 0);
+}
+
+rm_linebuf_status rm_linebuf_read_ready(rm_linebuf *lb, int fd, rm_line_cb cb, void *ctx)
+{
+    return read_lines(lb, fd, cb, ctx, 1);
 }

@@ -47,6 +47,12 @@ void rm_linebuf_reset(rm_linebuf *lb);
  * further calls return RM_LB_EOF without reading. */
 rm_linebuf_status rm_linebuf_read(rm_linebuf *lb, int fd, rm_line_cb cb, void *ctx);
 
+/* The same for a pipe that poll() just reported readable, in one read() when it can: a read
+ * that returns less than it asked for drained the pipe, so no second read() is made to see
+ * EAGAIN (the recorder wakes ten times a second; each call counts). EOF is then seen at the
+ * next readiness. */
+rm_linebuf_status rm_linebuf_read_ready(rm_linebuf *lb, int fd, rm_line_cb cb, void *ctx);
+
 /* Feeds bytes that were read some other way; same delivery rules as rm_linebuf_read. */
 void rm_linebuf_feed(rm_linebuf *lb, const char *data, size_t n, rm_line_cb cb, void *ctx);
 

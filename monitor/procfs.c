@@ -35,18 +35,22 @@ ssize_t rm_procfs_slurp(struct rm_procfs *p, const char *path, char *buf, size_t
 }
 
 /* Re-reads a kept-open /proc file from offset 0: seq_file restarts its output there, so
- * this returns fresh data without an open/close per sample. */
+ * this returns fresh data without an open/close per sample. A short read is the end:
+ * /proc/stat and /proc/meminfo are one seq_file record, handed out whole up to the buffer's
+ * size (and a regular file of a test tree ends there too). Asking again to see 0 would make
+ * the kernel generate the whole file a second time: half of the sampler's /proc cost. */
 static ssize_t pread_all(int fd, char *buf, size_t cap)
 {
     size_t n = 0;
     while (n < cap) {
-        ssize_t r = pread(fd, buf + n, cap - n, (off_t)n);
+        size_t want = cap - n;
+        ssize_t r = pread(fd, buf + n, want, (off_t)n);
         if (r < 0) {
             if (errno == EINTR) continue;
             return -1;
         }
-        if (r == 0) break;
         n += (size_t)r;
+        if ((size_t)r < want) break;
     }
     return (ssize_t)n;
 }
@@ -152,6 +156,7 @@ struct rm_procfs *rm_procfs_open(const char *root, char *err, size_t errlen)
     p->cur_cap = 64;
     p->cur = malloc(p->cur_cap * sizeof(*p->cur));
     p->cur_fd = malloc(p->cur_cap * sizeof(*p->cur_fd));
+    p->cur_cfd = malloc(p->cur_cap * sizeof(*p->cur_cfd));
     p->prev = malloc(p->cur_cap * sizeof(*p->prev));
     p->next = malloc(p->cur_cap * sizeof(*p->next));
     p->set_mask = 2 * p->cur_cap - 1;
@@ -159,8 +164,8 @@ struct rm_procfs *rm_procfs_open(const char *root, char *err, size_t errlen)
     p->set_gen = calloc(p->set_mask + 1, sizeof(*p->set_gen));
     p->ccap = 4096;
     p->cbuf = malloc(p->ccap);
-    if (!p->statbuf || !p->cur || !p->cur_fd || !p->prev || !p->next || !p->set_keys ||
-        !p->set_gen || !p->cbuf || grow_cpu(p, (int)ncpu)) {
+    if (!p->statbuf || !p->cur || !p->cur_fd || !p->cur_cfd || !p->prev || !p->next ||
+        !p->set_keys || !p->set_gen || !p->cbuf || grow_cpu(p, (int)ncpu)) {
         if (errlen) snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -190,8 +195,10 @@ void rm_procfs_close(struct rm_procfs *p)
     if (p->meminfo_fd >= 0) close(p->meminfo_fd);
     if (p->loadavg_fd >= 0) close(p->loadavg_fd);
     if (p->prev)
-        for (size_t i = 0; i < p->prev_n; i++)
+        for (size_t i = 0; i < p->prev_n; i++) {
             if (p->prev[i].fd >= 0) close(p->prev[i].fd);
+            if (p->prev[i].cfd >= 0) close(p->prev[i].cfd);
+        }
     free(p->statbuf);
     free(p->pc_cur);
     free(p->pc_prev);
@@ -199,6 +206,7 @@ void rm_procfs_close(struct rm_procfs *p)
     free(p->ids_prev);
     free(p->cur);
     free(p->cur_fd);
+    free(p->cur_cfd);
     free(p->prev);
     free(p->next);
     free(p->set_keys);

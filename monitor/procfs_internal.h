@@ -11,7 +11,8 @@
 /* What the per-pid table remembers between two tree samples. */
 struct rm_tree_ent {
     int32_t pid, ppid;
-    int fd; /* its stat file kept open (pread from 0), or -1 */
+    int fd;  /* its stat file kept open (pread from 0), or -1 */
+    int cfd; /* its task/PID/children file kept open (single-threaded members), or -1 */
     uint64_t starttime;
     uint64_t ticks;
 };
@@ -39,9 +40,11 @@ struct rm_procfs {
     int tree_have_prev;
     int64_t tree_prev_ns;
     struct rm_pid_stat *cur;
-    int *cur_fd; /* stat fd of cur[i] or -1; owned by cur until the sample ends */
+    int *cur_fd;  /* stat fd of cur[i] or -1; owned by cur until the sample ends */
+    int *cur_cfd; /* children fd opened for cur[i] in this walk, or -1 (likewise) */
     size_t cur_n, cur_cap;
-    size_t nfds, max_fds; /* cached stat fds, and their limit (a share of RLIMIT_NOFILE) */
+    size_t nfds, max_fds; /* cached stat and children fds, and their limit (a share of
+                             RLIMIT_NOFILE) */
     uint64_t last_pid;    /* /proc/loadavg's last allocated pid at the previous walk */
     int last_pid_valid;
     enum rm_walk walk_mode;

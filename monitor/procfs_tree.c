@@ -26,7 +26,9 @@
  * is skipped when nothing can have joined the tree: no pid was allocated since the last walk
  * (the last field of /proc/loadavg is unchanged) and every member is still alive with the
  * same parent (a member's exit reparents its children out of the tree). Only then are the
- * known members re-read, nothing else.
+ * known members re-read, nothing else. On a busy machine pids are allocated all the time, so
+ * the walk runs at most samples: a single-threaded member's children file stays open too
+ * (pread from 0), which spares the open and close (a path lookup through /proc) each time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -162,6 +164,9 @@ static int grow_tree(struct rm_procfs *p)
     int *cf = realloc(p->cur_fd, cap * sizeof(*cf));
     if (!cf) return -1;
     p->cur_fd = cf;
+    cf = realloc(p->cur_cfd, cap * sizeof(*cf));
+    if (!cf) return -1;
+    p->cur_cfd = cf;
     struct rm_tree_ent *e = realloc(p->prev, cap * sizeof(*e));
     if (!e) return -1;
     p->prev = e;
@@ -193,6 +198,7 @@ static int push(struct rm_procfs *p, const struct rm_pid_stat *st, int fd)
         return -1;
     }
     p->cur_fd[p->cur_n] = fd;
+    p->cur_cfd[p->cur_n] = -1;
     p->cur[p->cur_n++] = *st;
     set_add(p, st->pid);
     return 0;
@@ -213,9 +219,49 @@ static int32_t next_pid(const char **s, const char *end)
     return v > INT32_MAX ? -1 : (int32_t)v;
 }
 
-/* Adds the children listed in PID/task/TID/children. Returns 0, NO_CHILDREN_FILE if the
- * process exists but the file does not, or -1 (out of memory). */
-static int add_children(struct rm_procfs *p, int32_t pid, int32_t tid)
+/* Reads a children file through the fd the previous sample kept for this process (same pid
+ * and start time: an fd names the process it was opened for, which may since have died and
+ * left its pid to another). Returns the byte count (ccap means "maybe more"), or -1 when
+ * there is none or it failed (then it is closed and forgotten). */
+static ssize_t read_kept_children(struct rm_procfs *p, int32_t pid, uint64_t starttime)
+{
+    struct rm_tree_ent *e = prev_find(p, pid);
+    if (!e || e->cfd < 0 || e->starttime != starttime) return -1;
+    ssize_t n = pread(e->cfd, p->cbuf, p->ccap, 0);
+    if (n < 0) {
+        release(p, e->cfd);
+        e->cfd = -1;
+    }
+    return n;
+}
+
+/* Opens and reads a children file; the fd is kept in p->cur_cfd[member] when member >= 0
+ * and there is room under max_fds, else closed. */
+static ssize_t read_new_children(struct rm_procfs *p, const char *path, ssize_t member)
+{
+    if (member < 0) return rm_procfs_slurp(p, path, p->cbuf, p->ccap);
+    int f = p->cur_cfd[member];
+    if (f < 0) {
+        f = openat(p->rootfd, path, O_RDONLY | O_CLOEXEC);
+        if (f < 0) return -1;
+        p->nfds++;
+    }
+    ssize_t n = pread(f, p->cbuf, p->ccap, 0);
+    int e = errno;
+    if (n >= 0 && p->nfds <= p->max_fds) {
+        p->cur_cfd[member] = f;
+    } else {
+        release(p, f);
+        p->cur_cfd[member] = -1;
+    }
+    errno = e;
+    return n;
+}
+
+/* Adds the children listed in PID/task/TID/children; member >= 0 (a single-threaded
+ * member's index in cur, tid == pid) lets the file's fd be kept. Returns 0, NO_CHILDREN_FILE
+ * if the process exists but the file does not, or -1 (out of memory). */
+static int add_children(struct rm_procfs *p, int32_t pid, int32_t tid, ssize_t member)
 {
     char path[64];
     size_t l = pid_path(path, pid, "/task/");
@@ -223,7 +269,8 @@ static int add_children(struct rm_procfs *p, int32_t pid, int32_t tid)
     memcpy(path + l, "/children", 10);
     ssize_t n;
     for (;;) {
-        n = rm_procfs_slurp(p, path, p->cbuf, p->ccap);
+        n = member >= 0 ? read_kept_children(p, pid, p->cur[member].starttime) : -1;
+        if (n < 0) n = read_new_children(p, path, member);
         if (n < 0) {
             if (errno != ENOENT) return 0; /* ESRCH & co: exited while we looked */
             pid_path(path, pid, "/stat");
@@ -277,7 +324,7 @@ static int each_numeric_entry(struct rm_procfs *p, int dfd,
 
 static int task_children(struct rm_procfs *p, int32_t tid, void *arg)
 {
-    return add_children(p, *(int32_t *)arg, tid);
+    return add_children(p, *(int32_t *)arg, tid, -1);
 }
 
 static int walk_children(struct rm_procfs *p)
@@ -286,7 +333,7 @@ static int walk_children(struct rm_procfs *p)
         int32_t pid = p->cur[i].pid;
         int r;
         if (p->cur[i].num_threads <= 1) {
-            r = add_children(p, pid, pid);
+            r = add_children(p, pid, pid, (ssize_t)i);
         } else {
             char path[32];
             pid_path(path, pid, "/task");
@@ -369,15 +416,19 @@ static void sort_ents(struct rm_tree_ent *a, size_t n)
 
 static void drop_cur(struct rm_procfs *p)
 {
-    for (size_t i = 0; i < p->cur_n; i++)
+    for (size_t i = 0; i < p->cur_n; i++) {
         release(p, p->cur_fd[i]);
+        release(p, p->cur_cfd[i]);
+    }
     p->cur_n = 0;
 }
 
 static void reset_tree(struct rm_procfs *p, int32_t root)
 {
-    for (size_t i = 0; i < p->prev_n; i++)
+    for (size_t i = 0; i < p->prev_n; i++) {
         release(p, p->prev[i].fd);
+        release(p, p->prev[i].cfd);
+    }
     p->tree_root = root;
     p->tree_have_prev = 0;
     p->prev_n = 0;
@@ -486,8 +537,15 @@ int rm_procfs_tree_sample_since(struct rm_procfs *p, pid_t root, int64_t mono_ns
     for (size_t i = 0; i < p->cur_n; i++) {
         const struct rm_pid_stat *s = &p->cur[i];
         rss_pages += s->rss_pages;
-        p->next[i] =
-            (struct rm_tree_ent){s->pid, s->ppid, p->cur_fd[i], s->starttime, s->utime + s->stime};
+        /* The children fd: opened in this walk, else the one the same process kept. */
+        int cfd = p->cur_cfd[i];
+        struct rm_tree_ent *e = cfd < 0 ? prev_find(p, s->pid) : NULL;
+        if (e && e->starttime == s->starttime) {
+            cfd = e->cfd;
+            e->cfd = -1;
+        }
+        p->next[i] = (struct rm_tree_ent){s->pid, s->ppid,      p->cur_fd[i],
+                                          cfd,    s->starttime, s->utime + s->stime};
     }
     sort_ents(p->next, p->cur_n);
     uint64_t ticks = 0;
@@ -509,8 +567,10 @@ int rm_procfs_tree_sample_since(struct rm_procfs *p, pid_t root, int64_t mono_ns
         if (dt > 0) out->cpu_pct = (double)ticks * 100.0 / (dt * (double)p->clk_tck);
     }
     /* Members that left the tree: close what they kept open. */
-    for (size_t i = 0; i < p->prev_n; i++)
+    for (size_t i = 0; i < p->prev_n; i++) {
         release(p, p->prev[i].fd);
+        release(p, p->prev[i].cfd);
+    }
     struct rm_tree_ent *t = p->prev;
     p->prev = p->next;
     p->next = t;

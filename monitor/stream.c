@@ -47,7 +47,7 @@ int rm_stream_open(struct rm_stream *s, const char *dir, int stream)
 void rm_stream_close(struct rm_stream *s)
 {
     if (s->fd >= 0) {
-        rm_stream_flush(s);
+        rm_stream_flush_now(s);
         close(s->fd);
     }
     s->fd = -1;
@@ -144,7 +144,7 @@ void rm_stream_begin_row(struct rm_stream *s, int64_t ts_ns)
     s->row_fields = 0;
     s->row_overflow = 0;
     /* Make room: a full buffer is flushed before a new row starts. */
-    if (s->len + RM_STREAM_MAX_ROW + 1 > RM_STREAM_BUFSZ) rm_stream_flush(s);
+    if (s->len + RM_STREAM_MAX_ROW + 1 > RM_STREAM_BUFSZ) rm_stream_flush_now(s);
     char ts[RM_TS_BUFSZ];
     size_t n = rm_format_ts(ts_ns, ts);
     row_put(s, ts, n, 1);
@@ -162,19 +162,57 @@ void rm_stream_field_str(struct rm_stream *s, const char *v)
     row_put(s, v, strlen(v), 0);
 }
 
+/* Writes v's decimal digits ending before end; returns where they start. */
+static char *put_u64_rev(char *end, uint64_t v)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
+}
+
+size_t rm_format_fixed(char *out, double v, int decimals)
+{
+    static const double scale[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+    if (decimals >= 0 && decimals <= 6 && isfinite(v)) {
+        double x = fabs(v) * scale[decimals];
+        /* Below 2^30 the product is within 1e-7 of the exact scaled value, so rounding it
+         * gives printf's digits unless it sits next to a tie (printf rounds the exact binary
+         * value, half to even): those few go to snprintf. */
+        if (x < 1073741824.0) {
+            double fl = floor(x), frac = x - fl;
+            if (fabs(frac - 0.5) > 1e-6) {
+                uint64_t q = (uint64_t)fl + (frac > 0.5);
+                uint64_t p10 = (uint64_t)scale[decimals];
+                char tmp[48], *end = tmp + sizeof tmp, *p = end;
+                if (decimals > 0) {
+                    uint64_t f = q % p10;
+                    for (int i = 0; i < decimals; i++, f /= 10)
+                        *--p = (char)('0' + f % 10);
+                    *--p = '.';
+                }
+                p = put_u64_rev(p, q / p10);
+                if (signbit(v)) *--p = '-'; /* printf keeps the sign of -0.001 as "-0.00" */
+                memcpy(out, p, (size_t)(end - p));
+                return (size_t)(end - p);
+            }
+        }
+    }
+    int n = isfinite(v) ? snprintf(out, RM_FIXED_BUFSZ, "%.*f", decimals, v) : 0;
+    return n > 0 && n < RM_FIXED_BUFSZ ? (size_t)n : 0;
+}
+
 void rm_stream_field_double(struct rm_stream *s, double v, int decimals)
 {
-    char tmp[64];
-    int n = 0;
-    if (isfinite(v)) n = snprintf(tmp, sizeof tmp, "%.*f", decimals, v);
-    row_put(s, tmp, n > 0 ? (size_t)n : 0, 1);
+    char tmp[RM_FIXED_BUFSZ];
+    row_put(s, tmp, rm_format_fixed(tmp, v, decimals), 1);
 }
 
 void rm_stream_field_u64(struct rm_stream *s, uint64_t v)
 {
-    char tmp[24];
-    int n = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v);
-    row_put(s, tmp, (size_t)n, 1);
+    char tmp[24], *end = tmp + sizeof tmp, *p = put_u64_rev(end, v);
+    row_put(s, p, (size_t)(end - p), 1);
 }
 
 void rm_stream_end_row(struct rm_stream *s)
@@ -249,9 +287,27 @@ static int rewrite_header(struct rm_stream *s)
     return 0;
 }
 
+void rm_stream_batch(struct rm_stream *s, int64_t interval_ns)
+{
+    s->write_every_ns = interval_ns < RM_STREAM_BATCH_NS ? RM_STREAM_BATCH_NS : 0;
+}
+
 int rm_stream_flush(struct rm_stream *s)
 {
     if (s->len == 0) return 0;
+    /* Held back only while the rows would not reach the rollover size: a segment then ends
+     * after the same row as when every flush wrote. */
+    int would_seal = s->rollover_bytes && s->bytes + s->len >= s->rollover_bytes;
+    if (s->write_every_ns > 0 && s->fd >= 0 && !would_seal && s->len < RM_STREAM_BUFSZ / 2 &&
+        rm_now_monotonic_ns() - s->last_write_mono_ns < s->write_every_ns)
+        return 0;
+    return rm_stream_flush_now(s);
+}
+
+int rm_stream_flush_now(struct rm_stream *s)
+{
+    if (s->len == 0) return 0;
+    s->last_write_mono_ns = rm_now_monotonic_ns();
     if (s->fd < 0) {
         errno = EBADF;
         goto dropped;

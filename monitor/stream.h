@@ -61,7 +61,21 @@ struct rm_stream {
     uint64_t rollover_bytes; /* 0: never; else seal once the active file reaches this size */
     rm_stream_hook hook;     /* NULL: nobody listens */
     void *hook_ctx;
+    /* rm_stream_flush writes at most this often (0: at every call); see rm_stream_batch. */
+    int64_t write_every_ns;
+    int64_t last_write_mono_ns;
 };
+
+/* Rows at most this old wait in memory for the next write, when a stream batches. */
+#define RM_STREAM_BATCH_NS (500 * 1000 * 1000LL)
+
+/* For a stream sampled every interval_ns below RM_STREAM_BATCH_NS, lets rm_stream_flush hold
+ * whole rows back until RM_STREAM_BATCH_NS after the previous write: at a 0.1 s interval five
+ * sample groups share one write() instead of one each (each write also dirties the inode: the bulk
+ * of a write's cost). Files then lag by at most that long, and a SIGKILL loses at most that much;
+ * close, a full buffer and rows that reach the rollover size always write (so segments end where
+ * they did). */
+void rm_stream_batch(struct rm_stream *s, int64_t interval_ns);
 
 /* Opens (appending) the active file of stream (model/streams.h) in dir; a torn last line (no '\n')
  * left by a killed writer is cut off first, so new rows never glue onto it. 0, or -1 with errno
@@ -77,6 +91,11 @@ int rm_stream_has_header(const struct rm_stream *s);
 void rm_stream_begin_row(struct rm_stream *s, int64_t ts_ns);
 void rm_stream_field(struct rm_stream *s, const char *v, size_t n);
 void rm_stream_field_str(struct rm_stream *s, const char *v);
+/* v with DECIMALS (0 to 6 for the fast path) digits after the point, exactly as
+ * printf("%.*f") writes it, without printf's cost on the common case; "" for NaN and
+ * infinities. OUT holds RM_FIXED_BUFSZ bytes (DBL_MAX has 309 digits). Returns the length. */
+#define RM_FIXED_BUFSZ 336
+size_t rm_format_fixed(char *out, double v, int decimals);
 void rm_stream_field_double(struct rm_stream *s, double v, int decimals); /* NaN -> empty */
 void rm_stream_field_u64(struct rm_stream *s, uint64_t v);
 void rm_stream_end_row(struct rm_stream *s);
@@ -89,8 +108,11 @@ int rm_stream_seal(struct rm_stream *s);
 /* Cuts a file back to its last '\n' (a torn last row). Returns the bytes cut, or -1. */
 long rm_file_trim_torn(int fd);
 
-/* Hands pending rows to the kernel. 0, or -1 when they were dropped (errno saved). */
+/* Hands pending rows to the kernel (a batching stream: once its time has come, see
+ * rm_stream_batch). 0, or -1 when they were dropped (errno saved). */
 int rm_stream_flush(struct rm_stream *s);
+/* The same, now, whether or not the stream batches. */
+int rm_stream_flush_now(struct rm_stream *s);
 
 /* Appends one CSV field (quoted when it must be) to out; returns bytes written or 0 if it
  * would not fit in cap. Shared by every CSV writer in runmon. */

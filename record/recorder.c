@@ -24,8 +24,8 @@
 #include "monitor/cpu_sampler.h"
 #include "monitor/gpu_collectors.h"
 #include "monitor/latest.h"
-#include "monitor/port.h"
 #include "monitor/phase_follow.h"
+#include "monitor/port.h"
 #include "record/status.h"
 #include "report/prom.h"
 #include "runlog/runlog.h"
@@ -113,6 +113,7 @@ struct supervisor {
 static void *supervisor_main(void *arg)
 {
     struct supervisor *s = arg;
+    pthread_setname_np(pthread_self(), "rm-collectors"); /* for top -H and the bench */
     rm_collectors_run(s->cols, s->ncols, &s->wake);
     return NULL;
 }
@@ -122,6 +123,7 @@ static void collector_setup(struct rm_collector *c, struct rm_recorder *rec, con
 {
     memset(c, 0, sizeof *c);
     rm_child_init(&c->child);
+    c->epfd = c->watched[0] = c->watched[1] = c->watched[2] = -1;
     c->name = name;
     c->id = id;
     c->port = &rec->port;
@@ -189,6 +191,7 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     rm_sink_attach(rec->sink, &s->gpu.out);
     rm_sink_attach(rec->sink, &s->dmon.out);
     int64_t interval_ns = (int64_t)llround(rec->opts.interval_s * 1e9);
+    rm_stream_batch(&s->gpu.out, interval_ns); /* dmon and pmon sample once a second */
     snprintf(s->query, sizeof s->query, "--query-gpu=%s", rec->opts.gpu_fields);
     snprintf(s->lms, sizeof s->lms, "%lld", (long long)(interval_ns / RM_NS_PER_MS));
     snprintf(s->dsec, sizeof s->dsec, "%d", sess->dmon_interval_s);
@@ -382,6 +385,10 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
     }
     rm_sink_attach(rec->sink, &w->cpu.cpu);
     if (w->cpu.proc.buf) rm_sink_attach(rec->sink, &w->cpu.proc);
+    /* see rm_stream_batch: fewer write()s at short intervals */
+    int64_t interval_ns = (int64_t)llround(o->interval_s * 1e9);
+    rm_stream_batch(&w->cpu.cpu, interval_ns);
+    if (w->cpu.proc.buf) rm_stream_batch(&w->cpu.proc, interval_ns);
     if (rm_sink_start(rec->sink) < 0)
         fprintf(stderr, "runmon record: cannot start the sink thread\n");
     if (!o->no_gpu && start_gpu(&w->sup, rec, err, sizeof err) < 0) {
@@ -487,7 +494,7 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     recorder_event(rec, "session_end", d);
     save_session(rec);
     int have_sink = rec->sink != NULL;
-    rm_prom_close(&w->prom);  /* the final status, no sample series */
+    rm_prom_close(&w->prom); /* the final status, no sample series */
     rm_phase_follow_fini(&rec->phases);
     rm_sink_close(rec->sink); /* the final manifest, with the session's status */
     rec->sink = NULL;

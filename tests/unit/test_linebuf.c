@@ -121,6 +121,33 @@ static void reads_nonblocking_pipe_until_eof(void **state)
     assert_int_equal(errno, EBADF);
 }
 
+/* The one-read variant for a pipe poll() reported readable: a short read ends the call (no
+ * read() to see EAGAIN), a full one reads on; EOF and errors are reported as by
+ * rm_linebuf_read. */
+static void read_ready_stops_after_a_short_read(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+    char store[8];
+    rm_linebuf lb;
+    struct seen s = {0};
+    rm_linebuf_init(&lb, store, sizeof store);
+    assert_int_equal(write(p[1], "ab\ncd", 5), 5);
+    assert_int_equal(rm_linebuf_read_ready(&lb, p[0], record, &s), RM_LB_AGAIN);
+    assert_string_equal(s.log, "ab|0;");
+    /* More than the buffer holds: read on until a read comes back short. */
+    assert_int_equal(write(p[1], "\n0123\n4567\n89", 13), 13);
+    assert_int_equal(rm_linebuf_read_ready(&lb, p[0], record, &s), RM_LB_AGAIN);
+    assert_string_equal(s.log, "ab|0;cd|0;0123|0;4567|0;");
+    close(p[1]);
+    assert_int_equal(rm_linebuf_read_ready(&lb, p[0], record, &s), RM_LB_EOF);
+    assert_string_equal(s.log, "ab|0;cd|0;0123|0;4567|0;89|2;");
+    close(p[0]);
+    rm_linebuf_reset(&lb);
+    assert_int_equal(rm_linebuf_read_ready(&lb, p[0], record, &s), RM_LB_ERROR);
+}
+
 /* Byte-at-a-time feeding gives the same result as one big feed, for every capacity. */
 static void same_result_whatever_the_chunking(void **state)
 {
@@ -152,6 +179,7 @@ int main(void)
         cmocka_unit_test(overlong_line_truncated_once_and_next_intact),
         cmocka_unit_test(torn_last_line_flagged_at_finish),
         cmocka_unit_test(reads_nonblocking_pipe_until_eof),
+        cmocka_unit_test(read_ready_stops_after_a_short_read),
         cmocka_unit_test(same_result_whatever_the_chunking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
