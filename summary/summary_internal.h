@@ -104,6 +104,11 @@ struct file_agg {
     int64_t phase_t;
     size_t *plist, nplist, capplist;
     struct span_buf spans;
+
+    /* One chunk of a file parsed in parallel (engine.c): its bytes [part_off, part_end). */
+    uint64_t part_off, part_end;
+    bool part_quoted; /* the chunk holds a '"': a quoted field may cross a boundary */
+    void *part_start; /* a copy of the parser state the chunk started in */
 };
 
 struct rm_summary {
@@ -118,8 +123,6 @@ struct rm_summary {
     pcre2_match_data *md;
     struct rm_runlog rl;
     _Atomic uint64_t progress;
-    atomic_size_t next_job;
-    atomic_int done_jobs;
     int64_t interval_ns;
     char gpu_fields[4096];
     const char *gpu_fields_src; /* "--gpu-fields" or "session.json gpu_fields" */
