@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -958,12 +959,17 @@ static void finish_parts(struct file_agg *f, struct file_agg **parts, size_t n, 
                          _Atomic uint64_t *progress)
 {
     bool ok = true;
+    const char *forced = getenv("RUNMON_SUMMARY_CHUNK_BYTES");
     for (size_t k = 0; k < n && ok; k++) {
         const struct file_agg *p = parts[k];
         /* Each chunk must have ended in the column map the next one started in. */
         ok = p->rc == 0 && !p->err[0] && !p->part_quoted && !p->skipped[RM_SKIP_LONG_LINE] &&
              (k + 1 == n || same_map(f->kind, p->parser, parts[k + 1]->part_start));
     }
+    /* Only for whoever set the chunk size: what became of the file. */
+    if (forced && *forced)
+        fprintf(stderr, "runmon summary: %s: %zu chunks%s\n", f->path, n,
+                ok ? "" : ", read again whole");
     if (ok) {
         for (size_t k = 0; k < n; k++)
             fold_part(f, parts[k]);
