@@ -557,6 +557,7 @@ void rm_file_agg_free(struct file_agg *f)
     free(f->spans.v);
     free(f->parser);
     free(f->part_start);
+    json_decref(f->seg_phases);
     if (f->apps) rm_apps_free(f->apps);
     free(f->apps);
     free(f);
@@ -1022,6 +1023,8 @@ static void *worker(void *arg)
         else if (w->f->path) {
             setup_job(pl->s, w->f);
             rm_scan_file(w->f, pl->s->interval_ns, &pl->s->progress);
+        } else {
+            rm_segment_resolve_phases(w->f, &pl->s->rl);
         }
         atomic_fetch_add(&pl->done, 1);
     }

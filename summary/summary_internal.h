@@ -109,6 +109,8 @@ struct file_agg {
     uint64_t part_off, part_end;
     bool part_quoted; /* the chunk holds a '"': a quoted field may cross a boundary */
     void *part_start; /* a copy of the parser state the chunk started in */
+
+    json_t *seg_phases; /* a segment's per-phase partials, until placed by phase path */
 };
 
 struct rm_summary {
@@ -182,6 +184,9 @@ struct file_agg *rm_summary_push_job(struct rm_summary *s, enum rm_input_kind ki
 
 /* A JSON string of v, or null when v is NULL or empty. */
 json_t *rm_str_or_null(const char *v);
+/* Places a segment's per-phase partials (its aggregate's "phases") in f->ph by the phase
+ * paths of rl. */
+void rm_segment_resolve_phases(struct file_agg *f, const struct rm_runlog *rl);
 
 /* ---- merge.c ---- */
 
