@@ -66,7 +66,9 @@ int rm_dmon_map_row(struct rm_dmon_map *m, const struct rm_strref *f, size_t n,
 {
     if (!m->mapped) return -(1 + RM_SKIP_NOT_DATA);
     if (n != m->ncols) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
-    memset(out, 0, sizeof *out);
+    /* Not the whole sample: v[m] is read only where bit m of valid is set. */
+    out->valid = 0;
+    out->index = out->uuid = out->name = out->pci = (struct rm_strref){NULL, 0};
     out->t_ns = RM_NO_TIME;
     for (size_t i = 0; i < n; i++) {
         if (m->metric[i] < 0) continue;

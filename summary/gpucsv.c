@@ -174,7 +174,9 @@ int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_g
         if (g->assumed) note_misfit(g, row->n);
         return -(1 + RM_SKIP_BAD_FIELD_COUNT);
     }
-    memset(out, 0, sizeof *out);
+    /* Not the whole sample: v[m] is read only where bit m of valid is set. */
+    out->valid = 0;
+    out->index = out->uuid = out->name = out->pci = (struct rm_strref){NULL, 0};
     out->t_ns = RM_NO_TIME;
     int ts_col = -1, stamp_col = -1, bad = 0;
     size_t n = row->n < RM_GPUCSV_MAX_COLS ? row->n : RM_GPUCSV_MAX_COLS;
