@@ -837,8 +837,11 @@ static size_t plan_chunks(struct file_agg *f, uint64_t chunk, struct file_agg **
         size_t len = (size_t)(nl - (buf + at));
         if (memchr(buf + at, '"', len)) break;
         if (probe_line(&pr, r, buf + at, len) == 1) {
-            s0 = rm_xrealloc(NULL, sizeof *pr.f->parser);
-            memcpy(s0, pr.f->parser, sizeof *pr.f->parser);
+            /* Rows without a time (dmon without -o T) give no place to cut: read whole. */
+            if (probe_time(&pr) != RM_NO_TIME) {
+                s0 = rm_xrealloc(NULL, sizeof *pr.f->parser);
+                memcpy(s0, pr.f->parser, sizeof *pr.f->parser);
+            }
             break;
         }
         at += len + 1;

@@ -36,6 +36,14 @@ with open(d + '/dmon.csv', 'w') as f:
     f.write('ts,gpu,pwr,gtemp,sm,mem,fb\n')
     for t, g, u, m, p in rows:
         f.write('%s,%d,%s,%d,%d,%d,%d\n' % (iso(t), g, '-' if p[0] == '[' else p.split('.')[0], 40 + u % 30, u, u // 2, m))
+with open(d + '/dmon.txt', 'w') as f:  # nvidia-smi dmon -o DT text, header every 20 lines
+    for i, (t, g, u, m, p) in enumerate(rows):
+        if i % 20 == 0:
+            f.write('#Date       Time        gpu    pwr  gtemp     sm    mem\n'
+                    '#YYYYMMDD   HH:MM:SS    Idx      W      C      %      %\n')
+        f.write(' %s   %s  %5d  %5s  %5d  %5d  %5d\n' % (time.strftime('%Y%m%d', time.gmtime(t)),
+                time.strftime('%H:%M:%S', time.gmtime(t)), g, '-' if p[0] == '[' else p.split('.')[0],
+                40 + u % 30, u, u // 2))
 with open(d + '/changed.csv', 'w') as f:  # the columns change mid-file: a restarted nvidia-smi
     f.write('timestamp, index, power.draw [W]\n')
     for i, (t, g, u, m, p) in enumerate(rows):
@@ -81,6 +89,7 @@ same "gpu.csv, median spacing" --gpu-csv "$T/gpu.csv" --runlog "$T/runlog.jsonl"
 same "nvidia-smi csv without header, with units" --gpu-csv "$T/smi.csv" \
     --gpu-fields timestamp,index,name,utilization.gpu,memory.used,power.draw --runlog "$T/runlog.jsonl"
 same "dmon.csv" --dmon "$T/dmon.csv" --runlog "$T/runlog.jsonl" --interval 1
+same "dmon text with date and time (-o DT)" --dmon "$T/dmon.txt" --runlog "$T/runlog.jsonl"
 
 J=$(summ 0 1 --gpu-csv "$T/gpu.csv" --runlog "$T/runlog.jsonl" --interval 1)
 expect_eq "the figures checked are not empty: 4 GPUs, 4 phases, gaps, energy" "4 3 true true" \
