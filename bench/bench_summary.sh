@@ -10,13 +10,13 @@
 #     into the project); without network or npm it is skipped with a message.
 # Files are made by bench/gen_gpucsv.c from real captures (fixtures/sessions, fixtures/captures)
 # by repetition with advancing times. Each contender runs BENCH_SUMMARY_REPEAT times (default
-# 3) and its fastest run counts (the machine may be shared). MB/s is 10^6 bytes per second.
+# 5) and its fastest run counts (the machine may be shared). MB/s is 10^6 bytes per second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${BUILD:=$(pwd)/build}"
 MB=${BENCH_SUMMARY_MB:-256}
 LMB=${BENCH_SUMMARY_LAYOUT_MB:-128}
-REPEAT=${BENCH_SUMMARY_REPEAT:-3}
+REPEAT=${BENCH_SUMMARY_REPEAT:-5}
 RUNMON_BIN=${RUNMON_BIN:-$BUILD/runmon}
 [ -x "$RUNMON_BIN" ] || { echo "bench_summary: $RUNMON_BIN not built (make all)" >&2; exit 1; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/runmon-bench-summary.XXXXXX")
