@@ -287,6 +287,6 @@ fi
 
 # ---- Summary --------------------------------------------------------------------------------
 if want summary; then
-    section "Summary: 8-GPU --query-gpu file (BENCH_SUMMARY_MB, default 1024)"
+    section "Summary: every layout vs mawk (BENCH_SUMMARY_LAYOUT_MB, default 128); one gpu.csv (BENCH_SUMMARY_MB, default 256) vs mawk, libcsv, DuckDB"
     BUILD=$BUILD bash bench/bench_summary.sh | sed 's/^/  /'
 fi

@@ -2,7 +2,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/values.h"
 #include "summary/csvread.h"
+#include "summary/fastvalue.h"
 #include "summary/gpucsv.h"
 #include "summary/stats.h"
 
@@ -14,6 +19,13 @@ struct ctx {
 static void row(void *p, const struct rm_csv_row *r)
 {
     struct ctx *c = p;
+    /* The inline value parser agrees with the general one, bit for bit, wherever it answers. */
+    for (size_t i = 0; i < r->n; i++) {
+        double a, b;
+        if (rm_fast_value(r->f[i], r->len[i], &a) &&
+            (rm_value_parse(r->f[i], r->len[i], &b) != RM_VALUE_OK || memcmp(&a, &b, sizeof a)))
+            abort();
+    }
     struct rm_gpu_sample s;
     if (rm_gpucsv_row(&c->g, r, &s) == 1) rm_stats_add(&c->st, s.t_ns, s.v, s.valid, 3000000000LL);
 }

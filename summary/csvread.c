@@ -11,6 +11,10 @@
 
 #include "base/csvfields.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 struct rm_csv_reader {
     struct csv_parser p;
     rm_csv_row_fn fn;
@@ -130,48 +134,62 @@ static int feed_piece(struct rm_csv_reader *r, const char *s, size_t len, bool h
     return 0;
 }
 
-/* Bytes of x equal to the byte in rep (0x0101.. * byte): their high bits set. The lowest
- * flagged byte is always a true match (borrows only run upwards). */
-static inline uint64_t byte_eq(uint64_t x, uint64_t rep)
+/* Bit k set when s[base + k] is ',', '\n' or '"', for the 64 bytes from base (fewer at the
+ * end of the buffer): one mask per 64 bytes, its bits taken one field at a time. */
+static inline uint64_t special_mask(const char *s, size_t base, size_t len)
 {
-    uint64_t y = x ^ rep;
-    return (y - 0x0101010101010101ull) & ~y & 0x8080808080808080ull;
-}
-
-/* Index of the first ',', '\n' or '"' at or after i, or len: eight bytes per step. */
-static inline size_t next_special(const char *s, size_t i, size_t len)
-{
-    while (i + 8 <= len) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        uint64_t m = byte_eq(w, 0x2c2c2c2c2c2c2c2cull) | byte_eq(w, 0x0a0a0a0a0a0a0a0aull) |
-                     byte_eq(w, 0x2222222222222222ull);
-        if (m) return i + (size_t)(__builtin_ctzll(m) >> 3);
-        i += 8;
+    uint64_t m = 0;
+    size_t i = 0;
+#ifdef __SSE2__
+    if (base + 64 <= len) {
+        const __m128i comma = _mm_set1_epi8(','), nl = _mm_set1_epi8('\n'),
+                      quote = _mm_set1_epi8('"');
+        for (; i < 64; i += 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + base + i));
+            __m128i hit =
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, comma), _mm_cmpeq_epi8(x, nl)),
+                             _mm_cmpeq_epi8(x, quote));
+            m |= (uint64_t)(uint32_t)_mm_movemask_epi8(hit) << i;
+        }
+        return m;
     }
-    while (i < len && s[i] != ',' && s[i] != '\n' && s[i] != '"')
-        i++;
-    return i;
+#endif
+    for (; i < 64 && base + i < len; i++) {
+        char c = s[base + i];
+        if (c == ',' || c == '\n' || c == '"') m |= 1ull << i;
+    }
+    return m;
 }
 
-/* The common case, a whole line with no quote while libcsv holds nothing: split it here in
- * one pass, fields pointing into the input (no copy), trimmed of blanks as libcsv trims
- * them. This is what makes the summary faster than libcsv alone; a line with a quote, or one
- * not complete in this buffer, still goes through libcsv. Returns the bytes consumed, 0 when
- * the line must take the slow path. */
-static size_t fast_line(struct rm_csv_reader *r, const char *s, size_t len)
+/* The common case, whole lines with no quote while libcsv holds nothing: split here in one
+ * pass over the separator masks, fields pointing into the input (no copy), trimmed of blanks
+ * as libcsv trims them. This is what makes the summary faster than libcsv alone; a line with
+ * a quote, or one not complete in this buffer, still goes through libcsv. Returns the bytes
+ * consumed (whole lines), 0 when the first line must take the slow path. */
+static size_t fast_lines(struct rm_csv_reader *r, const char *s, size_t len)
 {
     if (r->skipping || r->pending || r->fields.n) return 0;
-    size_t n = 0, fs = 0, i = 0;
+    size_t done = 0, base = 0, n = 0, fs = 0;
     bool overflow = false;
-    for (;; i++) {
-        i = next_special(s, i, len);
-        if (i == len) return 0; /* no line end here */
+    uint64_t mask = special_mask(s, 0, len);
+    for (;;) {
+        while (!mask) {
+            base += 64;
+            if (base >= len) return done; /* the rest holds no line end */
+            mask = special_mask(s, base, len);
+        }
+        size_t i = base + (size_t)__builtin_ctzll(mask);
+        mask &= mask - 1;
         char c = s[i];
-        if (c == '"') return 0;
+        if (c == '"') return done;
         size_t fe = i;
         if (c == '\n' && fe > fs && s[fe - 1] == '\r') fe--;
-        if (c == '\n' && n == 0 && fe == fs) break; /* empty line: libcsv reports no row */
+        if (c == '\n' && n == 0 && fe == fs) { /* empty line: libcsv reports no row */
+            r->line++;
+            r->row_line = r->line;
+            done = fs = i + 1;
+            continue;
+        }
         while (fs < fe && (s[fs] == ' ' || s[fs] == '\t'))
             fs++;
         while (fe > fs && (s[fe - 1] == ' ' || s[fe - 1] == '\t'))
@@ -184,10 +202,8 @@ static size_t fast_line(struct rm_csv_reader *r, const char *s, size_t len)
             n++;
         }
         fs = i + 1;
-        if (c == '\n') break;
-    }
-    if (overflow) count_wide(r, r->line);
-    if (n) {
+        if (c != '\n') continue;
+        if (overflow) count_wide(r, r->line);
         struct rm_csv_row row = {
             .n = overflow ? 0 : n,
             .f = r->ptr,
@@ -196,16 +212,18 @@ static size_t fast_line(struct rm_csv_reader *r, const char *s, size_t len)
             .overflow = overflow,
         };
         r->fn(r->ctx, &row);
+        r->line++;
+        r->row_line = r->line;
+        done = i + 1;
+        n = 0;
+        overflow = false;
     }
-    r->line++;
-    r->row_line = r->line;
-    return i + 1;
 }
 
 int rm_csv_feed(struct rm_csv_reader *r, const char *buf, size_t len)
 {
     while (len) {
-        size_t done = fast_line(r, buf, len);
+        size_t done = fast_lines(r, buf, len);
         if (done) {
             buf += done;
             len -= done;
@@ -228,8 +246,40 @@ int rm_csv_finish(struct rm_csv_reader *r)
     return csv_fini(&r->p, rm_csv_fields_cb, on_row, &r->fields) ? -1 : 0;
 }
 
+/* Reads [off, end) of fd (end UINT64_MAX: to end of file) in pieces, handing each to fn;
+ * counts the bytes in *progress and spots a '"' (a quoted field may span lines) in *quoted. */
+static int read_range(int fd, uint64_t off, uint64_t end, char *buf, size_t cap,
+                      int (*fn)(void *ctx, const char *p, size_t n), void *ctx,
+                      _Atomic uint64_t *progress, bool *quoted)
+{
+    while (off < end) {
+        size_t want = end - off < cap ? (size_t)(end - off) : cap;
+        ssize_t got = pread(fd, buf, want, (off_t)off);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return -1;
+        if (got == 0) break;
+        off += (uint64_t)got;
+        if (progress) atomic_fetch_add(progress, (uint64_t)got);
+        if (quoted && !*quoted && memchr(buf, '"', (size_t)got)) *quoted = true;
+        if (fn(ctx, buf, (size_t)got)) return -2;
+    }
+    return 0;
+}
+
+static int feed_csv(void *ctx, const char *p, size_t n)
+{
+    return rm_csv_feed(ctx, p, n);
+}
+
 int rm_csv_read_file(const char *path, rm_csv_row_fn fn, void *ctx, _Atomic uint64_t *progress,
                      uint64_t *long_lines, char *err, size_t errsz)
+{
+    return rm_csv_read_range(path, 0, UINT64_MAX, fn, ctx, progress, long_lines, NULL, err, errsz);
+}
+
+int rm_csv_read_range(const char *path, uint64_t off, uint64_t end, rm_csv_row_fn fn, void *ctx,
+                      _Atomic uint64_t *progress, uint64_t *long_lines, bool *quoted, char *err,
+                      size_t errsz)
 {
     if (errsz) err[0] = '\0';
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -245,21 +295,12 @@ int rm_csv_read_file(const char *path, rm_csv_row_fn fn, void *ctx, _Atomic uint
         snprintf(err, errsz, "%s: out of memory", path);
         rc = -1;
     }
-    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    while (rc == 0) {
-        ssize_t got = read(fd, buf, CHUNK);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            snprintf(err, errsz, "%s: %s", path, strerror(errno));
-            rc = -1;
-            break;
-        }
-        if (got == 0) break;
-        if (progress) atomic_fetch_add(progress, (uint64_t)got);
-        if (rm_csv_feed(r, buf, (size_t)got)) {
-            snprintf(err, errsz, "%s: CSV parser failed (out of memory)", path);
-            rc = -1;
-        }
+    if (rc == 0 && off == 0) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    if (rc == 0) {
+        int e = read_range(fd, off, end, buf, CHUNK, feed_csv, r, progress, quoted);
+        if (e == -1) snprintf(err, errsz, "%s: %s", path, strerror(errno));
+        if (e == -2) snprintf(err, errsz, "%s: CSV parser failed (out of memory)", path);
+        if (e) rc = -1;
     }
     if (rc == 0 && rm_csv_finish(r)) {
         snprintf(err, errsz, "%s: CSV parser failed at end of file", path);
@@ -342,8 +383,29 @@ void rm_split_lines(const char *buf, size_t len, size_t max_line, rm_line_fn fn,
     if (long_lines) *long_lines = dropped;
 }
 
+struct lines_feed {
+    struct line_state *ls;
+    rm_line_fn fn;
+    void *ctx;
+};
+
+static int feed_lines(void *ctx, const char *p, size_t n)
+{
+    struct lines_feed *l = ctx;
+    lines_push(l->ls, p, n, l->fn, l->ctx);
+    return 0;
+}
+
 int rm_read_lines(const char *path, size_t max_line, rm_line_fn fn, void *ctx,
                   _Atomic uint64_t *progress, uint64_t *long_lines, char *err, size_t errsz)
+{
+    return rm_read_lines_range(path, 0, UINT64_MAX, max_line, fn, ctx, progress, long_lines, err,
+                               errsz);
+}
+
+int rm_read_lines_range(const char *path, uint64_t off, uint64_t end, size_t max_line,
+                        rm_line_fn fn, void *ctx, _Atomic uint64_t *progress, uint64_t *long_lines,
+                        char *err, size_t errsz)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -358,17 +420,10 @@ int rm_read_lines(const char *path, size_t max_line, rm_line_fn fn, void *ctx,
         snprintf(err, errsz, "%s: out of memory", path);
         rc = -1;
     }
-    while (rc == 0) {
-        ssize_t got = read(fd, chunk, CHUNK);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            snprintf(err, errsz, "%s: %s", path, strerror(errno));
-            rc = -1;
-            break;
-        }
-        if (got == 0) break;
-        if (progress) atomic_fetch_add(progress, (uint64_t)got);
-        lines_push(&ls, chunk, (size_t)got, fn, ctx);
+    struct lines_feed lf = {&ls, fn, ctx};
+    if (rc == 0 && read_range(fd, off, end, chunk, CHUNK, feed_lines, &lf, progress, NULL)) {
+        snprintf(err, errsz, "%s: %s", path, strerror(errno));
+        rc = -1;
     }
     if (rc == 0) lines_end(&ls, fn, ctx);
     if (long_lines) *long_lines = ls.long_lines;

@@ -43,6 +43,12 @@ uint64_t rm_csv_long_lines(const struct rm_csv_reader *r);
  * than RM_CSV_MAX_LINE or having more than RM_CSV_MAX_FIELDS fields. */
 int rm_csv_read_file(const char *path, rm_csv_row_fn fn, void *ctx, _Atomic uint64_t *progress,
                      uint64_t *long_lines, char *err, size_t errsz);
+/* The same for bytes [off, end) of the file only (end UINT64_MAX: to its end; off and end at
+ * line starts), one chunk of a file parsed in parallel; *quoted (may be NULL) is set when the
+ * range holds a '"' (a quoted field could span a chunk boundary). */
+int rm_csv_read_range(const char *path, uint64_t off, uint64_t end, rm_csv_row_fn fn, void *ctx,
+                      _Atomic uint64_t *progress, uint64_t *long_lines, bool *quoted, char *err,
+                      size_t errsz);
 
 #endif
 
@@ -54,6 +60,10 @@ int rm_csv_read_file(const char *path, rm_csv_row_fn fn, void *ctx, _Atomic uint
 typedef void (*rm_line_fn)(void *ctx, const char *line, size_t len, bool torn);
 int rm_read_lines(const char *path, size_t max_line, rm_line_fn fn, void *ctx,
                   _Atomic uint64_t *progress, uint64_t *long_lines, char *err, size_t errsz);
+/* The same for bytes [off, end) of the file (end UINT64_MAX: to its end). */
+int rm_read_lines_range(const char *path, uint64_t off, uint64_t end, size_t max_line,
+                        rm_line_fn fn, void *ctx, _Atomic uint64_t *progress, uint64_t *long_lines,
+                        char *err, size_t errsz);
 /* The same over a buffer (for tests and fuzzing). */
 void rm_split_lines(const char *buf, size_t len, size_t max_line, rm_line_fn fn, void *ctx,
                     uint64_t *long_lines);

@@ -5,6 +5,11 @@
 #include "base/rm_time.h"
 #include "model/gpu_metrics.h"
 #include "model/values.h"
+#include "summary/fastvalue.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void rm_dmon_map_init(struct rm_dmon_map *m)
 {
@@ -61,12 +66,15 @@ int rm_dmon_map_row(struct rm_dmon_map *m, const struct rm_strref *f, size_t n,
 {
     if (!m->mapped) return -(1 + RM_SKIP_NOT_DATA);
     if (n != m->ncols) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
-    memset(out, 0, sizeof *out);
+    /* Not the whole sample: v[m] is read only where bit m of valid is set. */
+    out->valid = 0;
+    out->index = out->uuid = out->name = out->pci = (struct rm_strref){NULL, 0};
     out->t_ns = RM_NO_TIME;
     for (size_t i = 0; i < n; i++) {
         if (m->metric[i] < 0) continue;
         double v;
-        int rc = rm_value_parse(f[i].s, f[i].len, &v);
+        int rc = rm_fast_value(f[i].s, f[i].len, &v) ? RM_VALUE_OK
+                                                     : rm_value_parse(f[i].s, f[i].len, &v);
         if (rc == RM_VALUE_BAD) return -(1 + RM_SKIP_GARBAGE);
         if (rc == RM_VALUE_OK) {
             out->v[m->metric[i]] = v;
@@ -84,9 +92,76 @@ int rm_dmon_map_row(struct rm_dmon_map *m, const struct rm_strref *f, size_t n,
     return 1;
 }
 
+/* Bit k set when line[base + k] is a blank (as rm_dmon_classify counts them) or past len. */
+static inline uint64_t blank_mask(const char *s, size_t base, size_t len)
+{
+    uint64_t m = 0;
+#ifdef __SSE2__
+    char pad[64];
+    if (base + 64 > len) { /* the line's tail, blank-padded to a whole block */
+        memset(pad, ' ', sizeof pad);
+        memcpy(pad, s + base, len - base);
+        s = pad;
+        base = 0;
+    }
+    const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r'),
+                  nl = _mm_set1_epi8('\n');
+    for (size_t i = 0; i < 64; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + base + i));
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, tab)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, nl)));
+        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(hit) << i;
+    }
+#else
+    for (size_t i = 0; i < 64; i++) {
+        char c = base + i < len ? s[base + i] : ' ';
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') m |= 1ull << i;
+    }
+#endif
+    return m;
+}
+
+/* The common line, data: its blank-separated tokens straight into toks, found 64 bytes at a
+ * time from the blank mask. Returns the token count when rm_dmon_classify would call the line
+ * data (first token all digits, at least two, not too many), else 0: the caller classifies. */
+static size_t data_tokens(const char *line, size_t len, struct rm_strref *toks)
+{
+    uint32_t st[RM_DMON_MAX_FIELDS + 64], en[RM_DMON_MAX_FIELDS + 64];
+    size_t ns = 0, ne = 0;
+    uint64_t in = 0; /* whether the byte before the block is in a token */
+    for (size_t base = 0; base < len; base += 64) {
+        uint64_t nb = ~blank_mask(line, base, len);
+        uint64_t before = (nb << 1) | in; /* bit k: byte k - 1 is in a token */
+        uint64_t starts = nb & ~before, ends = ~nb & before;
+        if (ns > RM_DMON_MAX_FIELDS) return 0; /* too many: classify says so */
+        while (starts) {
+            st[ns++] = (uint32_t)(base + (size_t)__builtin_ctzll(starts));
+            starts &= starts - 1;
+        }
+        while (ends) {
+            en[ne++] = (uint32_t)(base + (size_t)__builtin_ctzll(ends));
+            ends &= ends - 1;
+        }
+        in = nb >> 63;
+    }
+    if (in) en[ne++] = (uint32_t)len;
+    if (ns < 2 || ns > RM_DMON_MAX_FIELDS) return 0;
+    for (size_t k = 0; k < ns; k++)
+        toks[k] = (struct rm_strref){line + st[k], en[k] - st[k]};
+    for (size_t k = 0; k < toks[0].len; k++)
+        if ((unsigned)(toks[0].s[k] - '0') >= 10) return 0;
+    return ns;
+}
+
 int rm_dmon_text_line(struct rm_dmon_map *m, const char *line, size_t len, bool torn,
                       struct rm_gpu_sample *out)
 {
+    struct rm_strref fast[RM_DMON_MAX_FIELDS];
+    size_t nfast = data_tokens(line, len, fast);
+    if (nfast) {
+        if (torn) return -(1 + RM_SKIP_TORN);
+        return rm_dmon_map_row(m, fast, nfast, out);
+    }
     struct rm_dmon_line *l = &m->line;
     int kind = rm_dmon_classify(line, len, l);
     struct rm_strref toks[RM_DMON_MAX_FIELDS];

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -555,6 +556,8 @@ void rm_file_agg_free(struct file_agg *f)
     free(f->plist);
     free(f->spans.v);
     free(f->parser);
+    free(f->part_start);
+    json_decref(f->seg_phases);
     if (f->apps) rm_apps_free(f->apps);
     free(f->apps);
     free(f);
@@ -635,13 +638,14 @@ static void quote_first_bad_line(struct file_agg *f, char *out, size_t cap)
     free(buf);
 }
 
-void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *progress)
+/* Everything before the rows: the parser, the sampling interval, the file's size. */
+static int scan_prepare(struct file_agg *f, int64_t interval_ns)
 {
     f->parser = calloc(1, sizeof *f->parser);
     if (!f->parser) {
         f->rc = 1;
         snprintf(f->err, sizeof f->err, "%s: out of memory", f->path);
-        return;
+        return -1;
     }
     /* pmon samples at whole seconds whatever the session's interval: its own spacing. */
     f->interval_ns =
@@ -650,15 +654,25 @@ void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *pro
         f->interval_ns = 86400 * RM_NS_PER_SEC; /* keeps 3 x interval far from overflow */
     f->gap_ns = 3 * f->interval_ns;
     reset_parser(f);
-    uint64_t longl = 0;
-    int rc;
     struct stat st;
     if (stat(f->path, &st) == 0) f->bytes = (uint64_t)st.st_size;
+    return 0;
+}
+
+/* The rows of bytes [off, end) of the file into f. */
+static int scan_range(struct file_agg *f, uint64_t off, uint64_t end, _Atomic uint64_t *progress,
+                      uint64_t *longl, bool *quoted)
+{
     if (f->kind == RM_INPUT_DMON_TEXT)
-        rc =
-            rm_read_lines(f->path, 65536, on_dmon_line, f, progress, &longl, f->err, sizeof f->err);
-    else
-        rc = rm_csv_read_file(f->path, on_csv_row, f, progress, &longl, f->err, sizeof f->err);
+        return rm_read_lines_range(f->path, off, end, 65536, on_dmon_line, f, progress, longl,
+                                   f->err, sizeof f->err);
+    return rm_csv_read_range(f->path, off, end, on_csv_row, f, progress, longl, quoted, f->err,
+                             sizeof f->err);
+}
+
+/* After the rows: the last sample group, gaps, notes, and why a file without rows is empty. */
+static void scan_finish(struct file_agg *f, int rc, uint64_t longl)
+{
     f->skipped[RM_SKIP_LONG_LINE] += longl;
     if (f->group_open) flush_group(f);
     gaps_per_gpu(f);
@@ -683,23 +697,339 @@ void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *pro
     f->parser = NULL;
 }
 
+void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *progress)
+{
+    if (scan_prepare(f, interval_ns)) return;
+    uint64_t longl = 0;
+    int rc = scan_range(f, 0, UINT64_MAX, progress, &longl, NULL);
+    scan_finish(f, rc, longl);
+}
+
+/* ---- one file in chunks ------------------------------------------------------------ *
+ *
+ * A large GPU file is cut into chunks of a fixed size (RUNMON_SUMMARY_CHUNK_BYTES, default
+ * 8 MiB), each moved on to the first row of a new sample time, so that no sample group is cut
+ * (a new time always starts one). Every chunk after the first starts with the parser's state
+ * after the file's first data row (its column map); the chunks are scanned in parallel and
+ * folded in order like consecutive files of one source: GPU statistics merged with the
+ * spacing across the boundary bridged (energy, gaps), phase points folded and the boundary
+ * spacing cut to the phases' windows. The grid depends only on the file, never on the thread
+ * count, so every --threads gives the same figures. When a chunk's assumption turns out wrong
+ * (the column map changed inside the file, a quoted field, a line over a limit), the file is
+ * scanned again whole, in one piece. */
+
+#define RM_CHUNK_DEFAULT (8ull << 20)
+
+static uint64_t chunk_bytes(void)
+{
+    const char *e = getenv("RUNMON_SUMMARY_CHUNK_BYTES");
+    if (!e || !*e) return RM_CHUNK_DEFAULT;
+    char *end;
+    unsigned long long v = strtoull(e, &end, 10);
+    return *end ? RM_CHUNK_DEFAULT : (uint64_t)v; /* 0: never in chunks */
+}
+
+static bool chunkable(enum rm_input_kind k)
+{
+    return k == RM_INPUT_GPU_CSV || k == RM_INPUT_DMON_CSV || k == RM_INPUT_DMON_TEXT;
+}
+
+/* Whether two parser states map the columns the same way. */
+static bool same_map(enum rm_input_kind k, const void *a, const void *b)
+{
+    if (k == RM_INPUT_GPU_CSV) {
+        const struct rm_gpucsv *x = a, *y = b; /* the parser union's members */
+        return x->mapped == y->mapped && x->assumed == y->assumed && x->has_ts == y->has_ts &&
+               x->ncols == y->ncols && !memcmp(x->role, y->role, sizeof x->role) &&
+               !memcmp(x->metric, y->metric, sizeof x->metric) && x->first_len == y->first_len &&
+               !memcmp(x->first, y->first, x->first_len);
+    }
+    const struct rm_dmon_map *x = a, *y = b;
+    return x->mapped == y->mapped && x->ncols == y->ncols &&
+           !memcmp(x->metric, y->metric, sizeof x->metric) && x->gpu_col == y->gpu_col &&
+           x->ts_col == y->ts_col && x->date_col == y->date_col && x->time_col == y->time_col;
+}
+
+/* Probing lines one at a time: the row reader's verdict and time for the last line fed. */
+struct probe {
+    struct file_agg *f;
+    int rc;
+    int64_t t;
+};
+
+static void probe_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct probe *p = ctx;
+    p->rc = readers[p->f->kind].row(p->f, row, false, &p->t);
+}
+
+/* Feeds one whole line (without its "\n") to f's parser: 1 with *t for a sample, else 0 or
+ * a skip. r is a CSV reader set up with probe_row (NULL for dmon text). */
+static int probe_line(struct probe *p, struct rm_csv_reader *r, const char *line, size_t len)
+{
+    p->rc = 0;
+    if (!r) {
+        struct rm_gpu_sample s;
+        p->rc = rm_dmon_text_line(&p->f->parser->dmon, line, len, false, &s);
+        p->t = s.t_ns;
+        return p->rc;
+    }
+    /* The line and its "\n" in one feed: the reader's whole-line path, nothing held back. */
+    char tmp[4096];
+    if (len >= sizeof tmp) return -(1 + RM_SKIP_LONG_LINE);
+    memcpy(tmp, line, len);
+    tmp[len] = '\n';
+    if (rm_csv_feed(r, tmp, len + 1)) return -(1 + RM_SKIP_NOT_DATA);
+    return p->rc;
+}
+
+static int64_t probe_time(const struct probe *p)
+{
+    return p->rc == 1 ? p->t : RM_NO_TIME;
+}
+
+/* A chunk's file_agg: f's settings, its parser in state from (a copy). */
+static struct file_agg *new_part(const struct file_agg *f, const void *from, uint64_t off,
+                                 uint64_t end)
+{
+    struct file_agg *p = rm_xcalloc(1, sizeof *p);
+    rm_file_agg_init(p, f->kind, f->path);
+    p->rl = f->rl;
+    p->gpu_fields = f->gpu_fields;
+    p->gpu_fields_src = f->gpu_fields_src;
+    p->gpu_count = f->gpu_count;
+    p->interval_ns = f->interval_ns;
+    p->gap_ns = f->gap_ns;
+    p->parser = rm_xrealloc(NULL, sizeof *p->parser);
+    memcpy(p->parser, from, sizeof *p->parser);
+    p->part_off = off;
+    p->part_end = end;
+    p->part_start = rm_xrealloc(NULL, sizeof *p->parser);
+    memcpy(p->part_start, from, sizeof *p->parser);
+    return p;
+}
+
+/* The chunks of f (already prepared: interval, parser reset), or 0 when f is read whole.
+ * *parts is malloc'd; its first chunk starts at 0, the last ends at the end of the file. */
+static size_t plan_chunks(struct file_agg *f, uint64_t chunk, struct file_agg ***parts)
+{
+    *parts = NULL;
+    if (!chunk || !chunkable(f->kind) || f->bytes < 2 * chunk) return 0;
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    enum { W = 256 * 1024 };
+    char *buf = malloc(W);
+    struct rm_csv_reader *r = NULL;
+    struct probe pr = {.f = rm_xcalloc(1, sizeof *pr.f)};
+    rm_file_agg_init(pr.f, f->kind, NULL);
+    pr.f->gpu_fields = f->gpu_fields;
+    pr.f->gpu_fields_src = f->gpu_fields_src;
+    pr.f->parser = rm_xrealloc(NULL, sizeof *pr.f->parser);
+    memcpy(pr.f->parser, f->parser, sizeof *pr.f->parser);
+    if (f->kind != RM_INPUT_DMON_TEXT) r = rm_csv_new(probe_row, &pr);
+    void *s0 = NULL;
+    size_t n = 0;
+    /* The parser's state after the file's first data row: what every later chunk starts in. */
+    ssize_t got = buf && (r || f->kind == RM_INPUT_DMON_TEXT) ? pread(fd, buf, W, 0) : -1;
+    for (size_t at = 0; got > 0 && at < (size_t)got;) {
+        const char *nl = memchr(buf + at, '\n', (size_t)got - at);
+        if (!nl) break;
+        size_t len = (size_t)(nl - (buf + at));
+        if (memchr(buf + at, '"', len)) break;
+        if (probe_line(&pr, r, buf + at, len) == 1) {
+            /* Rows without a time (dmon without -o T) give no place to cut: read whole. */
+            if (probe_time(&pr) != RM_NO_TIME) {
+                s0 = rm_xrealloc(NULL, sizeof *pr.f->parser);
+                memcpy(s0, pr.f->parser, sizeof *pr.f->parser);
+            }
+            break;
+        }
+        at += len + 1;
+    }
+    uint64_t *cut = NULL;
+    size_t ncut = 0;
+    for (uint64_t off = chunk; s0 && off < f->bytes; off += chunk) {
+        /* The first line starting at or after off, then the first row with a new time. */
+        got = pread(fd, buf, W, (off_t)(off - 1));
+        if (got <= 0) break;
+        memcpy(pr.f->parser, s0, sizeof *pr.f->parser);
+        const char *p = memchr(buf, '\n', (size_t)got);
+        bool have = false;
+        int64_t t0 = RM_NO_TIME;
+        uint64_t at_cut = 0;
+        while (p && !at_cut) {
+            const char *ls = p + 1, *nl = memchr(ls, '\n', (size_t)(buf + got - ls));
+            if (!nl) break;
+            if (memchr(ls, '"', (size_t)(nl - ls))) break;
+            if (probe_line(&pr, r, ls, (size_t)(nl - ls)) == 1) {
+                int64_t t = probe_time(&pr);
+                if (!have) {
+                    have = true;
+                    t0 = t;
+                } else if (t != t0) {
+                    at_cut = off - 1 + (uint64_t)(ls - buf);
+                }
+            }
+            p = nl;
+        }
+        if (at_cut && (ncut == 0 || at_cut > cut[ncut - 1]) && at_cut < f->bytes) {
+            cut = rm_xrealloc(cut, (ncut + 1) * sizeof *cut);
+            cut[ncut++] = at_cut;
+        }
+    }
+    if (ncut) {
+        n = ncut + 1;
+        *parts = rm_xcalloc(n, sizeof **parts);
+        for (size_t k = 0; k < n; k++)
+            (*parts)[k] = new_part(f, k ? s0 : (const void *)f->parser, k ? cut[k - 1] : 0,
+                                   k < ncut ? cut[k] : UINT64_MAX);
+    }
+    free(cut);
+    free(s0);
+    rm_csv_free(r);
+    rm_file_agg_free(pr.f);
+    free(buf);
+    close(fd);
+    return n;
+}
+
+static void scan_part(struct file_agg *p, _Atomic uint64_t *progress)
+{
+    uint64_t longl = 0;
+    int rc = scan_range(p, p->part_off, p->part_end, progress, &longl, &p->part_quoted);
+    if (p->group_open) flush_group(p);
+    p->skipped[RM_SKIP_LONG_LINE] += longl;
+    p->rc = rc ? 2 : 0;
+}
+
+struct fold_ctx {
+    struct file_agg *f;
+    size_t slot;
+};
+
+static void add_fold_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j)
+{
+    struct fold_ctx *c = ctx;
+    if (phase < c->f->rl->nphases)
+        rm_stats_add_span(&phase_gpu(c->f, phase, c->slot)->gpu[c->slot], kind, ns, j);
+}
+
+/* Folds chunk b (the stretch of the file right after what f holds) into f. */
+static void fold_part(struct file_agg *f, const struct file_agg *b)
+{
+    f->rows += b->rows;
+    for (int k = 0; k < RM_SKIP_COUNT; k++)
+        f->skipped[k] += b->skipped[k];
+    if (f->first_ns == RM_NO_TIME) f->first_ns = b->first_ns;
+    if (b->last_ns != RM_NO_TIME && (f->last_ns == RM_NO_TIME || b->last_ns > f->last_ns))
+        f->last_ns = b->last_ns;
+    rm_stat_merge(&f->total_power, &b->total_power);
+    size_t *map = rm_xcalloc(b->gpus.n + 1, sizeof *map);
+    for (size_t i = 0; i < b->gpus.n; i++) {
+        const struct gpu_slot *g = &b->gpus.s[i];
+        size_t j = rm_gpu_table_find(&f->gpus, g->key, g->keylen);
+        if (j == (size_t)-1) {
+            j = rm_gpu_table_add(&f->gpus, g->key, g->keylen);
+            struct gpu_slot *d = &f->gpus.s[j];
+            struct rm_gpu_stats keep = d->st;
+            *d = *g;
+            d->st = keep;
+        }
+        map[i] = j;
+        struct rm_gpu_stats *a = &f->gpus.s[j].st;
+        /* The spacing across the boundary, inside the phases' windows, as add_gpu_sample
+         * would have cut it. */
+        if (f->rl && f->rl->nwin && a->last_ns != RM_NO_TIME && g->st.first_ns != RM_NO_TIME) {
+            struct fold_ctx c = {f, j};
+            rm_phase_spans(f->rl, &f->spans, a->last_ns, a->last_power, g->st.first_ns,
+                           g->st.first_power, f->gap_ns, add_fold_span, &c);
+        }
+        rm_stats_merge(a, &g->st, f->gap_ns);
+    }
+    for (size_t p = 0; b->ph && p < b->nph; p++) {
+        const struct phase_acc *a = &b->ph[p];
+        for (size_t i = 0; a->used && i < a->ngpu && i < b->gpus.n; i++) {
+            const struct rm_gpu_stats *st = &a->gpu[i];
+            if (!st->samples && !st->covered_ns && !st->gaps) continue;
+            rm_stats_fold(&phase_gpu(f, p, map[i])->gpu[map[i]], st);
+        }
+    }
+    free(map);
+}
+
+/* After every chunk of f was scanned: f's figures folded from them, or f scanned again whole
+ * when one of them could not stand for its stretch of the file. The parts are freed. */
+static void finish_parts(struct file_agg *f, struct file_agg **parts, size_t n, int64_t interval_ns,
+                         _Atomic uint64_t *progress)
+{
+    bool ok = true;
+    const char *forced = getenv("RUNMON_SUMMARY_CHUNK_BYTES");
+    for (size_t k = 0; k < n && ok; k++) {
+        const struct file_agg *p = parts[k];
+        /* Each chunk must have ended in the column map the next one started in. */
+        ok = p->rc == 0 && !p->err[0] && !p->part_quoted && !p->skipped[RM_SKIP_LONG_LINE] &&
+             (k + 1 == n || same_map(f->kind, p->parser, parts[k + 1]->part_start));
+    }
+    /* Only for whoever set the chunk size: what became of the file. */
+    if (forced && *forced)
+        fprintf(stderr, "runmon summary: %s: %zu chunks%s\n", f->path, n,
+                ok ? "" : ", read again whole");
+    if (ok) {
+        for (size_t k = 0; k < n; k++)
+            fold_part(f, parts[k]);
+        memcpy(f->parser, parts[n - 1]->parser, sizeof *f->parser);
+        scan_finish(f, 0, 0);
+    }
+    for (size_t k = 0; k < n; k++)
+        rm_file_agg_free(parts[k]);
+    free(parts);
+    if (!ok) { /* nothing was folded into f: only its parser to drop before reading it whole */
+        free(f->parser);
+        f->parser = NULL;
+        rm_scan_file(f, interval_ns, progress);
+    }
+}
+
 /* ---- scanning in parallel --------------------------------------------------------- */
+
+/* One piece of work: a whole file, or one chunk of a file. */
+struct work {
+    struct file_agg *f;
+    bool part;
+};
+
+struct pool {
+    struct rm_summary *s;
+    struct work *w;
+    size_t n;
+    atomic_size_t next;
+    atomic_size_t done;
+};
+
+static void setup_job(struct rm_summary *s, struct file_agg *f)
+{
+    f->rl = &s->rl;
+    f->gpu_fields = s->gpu_fields[0] ? s->gpu_fields : NULL;
+    f->gpu_fields_src = s->gpu_fields_src;
+    f->gpu_count = (int)json_array_size(json_object_get(s->session, "gpus"));
+}
 
 static void *worker(void *arg)
 {
-    struct rm_summary *s = arg;
+    struct pool *pl = arg;
     for (;;) {
-        size_t i = atomic_fetch_add(&s->next_job, 1);
-        if (i >= s->njobs) break;
-        struct file_agg *f = s->jobs[i];
-        if (f->path) {
-            f->rl = &s->rl;
-            f->gpu_fields = s->gpu_fields[0] ? s->gpu_fields : NULL;
-            f->gpu_fields_src = s->gpu_fields_src;
-            f->gpu_count = (int)json_array_size(json_object_get(s->session, "gpus"));
-            rm_scan_file(f, s->interval_ns, &s->progress);
+        size_t i = atomic_fetch_add(&pl->next, 1);
+        if (i >= pl->n) break;
+        struct work *w = &pl->w[i];
+        if (w->part)
+            scan_part(w->f, &pl->s->progress);
+        else if (w->f->path) {
+            setup_job(pl->s, w->f);
+            rm_scan_file(w->f, pl->s->interval_ns, &pl->s->progress);
+        } else {
+            rm_segment_resolve_phases(w->f, &pl->s->rl);
         }
-        atomic_fetch_add(&s->done_jobs, 1);
+        atomic_fetch_add(&pl->done, 1);
     }
     return NULL;
 }
@@ -708,12 +1038,40 @@ void rm_summary_run_jobs(struct rm_summary *s)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nt = s->opts.threads > 0 ? (size_t)s->opts.threads : ncpu > 0 ? (size_t)ncpu : 1;
-    if (nt > s->njobs) nt = s->njobs;
     uint64_t total = 0;
     for (size_t i = 0; i < s->njobs; i++) {
         struct stat st;
         if (s->jobs[i]->path && stat(s->jobs[i]->path, &st) == 0) total += (uint64_t)st.st_size;
     }
+    /* Large GPU files in chunks, so that one file uses every thread. */
+    uint64_t chunk = chunk_bytes();
+    struct file_agg ***parts = rm_xcalloc(s->njobs + 1, sizeof *parts);
+    size_t *nparts = rm_xcalloc(s->njobs + 1, sizeof *nparts);
+    struct pool pl = {.s = s};
+    size_t cap = 0;
+    for (size_t i = 0; i < s->njobs; i++) {
+        struct file_agg *f = s->jobs[i];
+        if (f->path && chunk && chunkable(f->kind)) {
+            setup_job(s, f);
+            struct stat st;
+            if (stat(f->path, &st) == 0 && (uint64_t)st.st_size >= 2 * chunk &&
+                scan_prepare(f, s->interval_ns) == 0) {
+                nparts[i] = plan_chunks(f, chunk, &parts[i]);
+                if (!nparts[i]) { /* read whole after all: as a worker would start it */
+                    free(f->parser);
+                    f->parser = NULL;
+                }
+            }
+        }
+        size_t add = nparts[i] ? nparts[i] : 1;
+        if (pl.n + add > cap) {
+            cap = (pl.n + add) * 2;
+            pl.w = rm_xrealloc(pl.w, cap * sizeof *pl.w);
+        }
+        for (size_t k = 0; k < add; k++)
+            pl.w[pl.n++] = (struct work){nparts[i] ? parts[i][k] : f, nparts[i] > 0};
+    }
+    if (nt > pl.n) nt = pl.n;
     /* With progress wanted on a terminal, this thread only reports (once a second has
      * passed) and nt threads scan; otherwise it scans beside nt - 1 others. */
     bool report = s->opts.progress && isatty(2) && nt > 0;
@@ -721,13 +1079,13 @@ void rm_summary_run_jobs(struct rm_summary *s)
     pthread_t *th = calloc(nspawn ? nspawn : 1, sizeof *th);
     size_t started = 0;
     for (size_t i = 0; th && i < nspawn; i++)
-        if (pthread_create(&th[i], NULL, worker, s) == 0) started++;
+        if (pthread_create(&th[i], NULL, worker, &pl) == 0) started++;
     if (!report || started == 0) {
-        worker(s);
+        worker(&pl);
     } else {
         int64_t t0 = rm_now_monotonic_ns();
         bool shown = false;
-        while ((size_t)atomic_load(&s->done_jobs) < s->njobs) {
+        while (atomic_load(&pl.done) < pl.n) {
             struct timespec ts = {0, 100 * 1000 * 1000};
             nanosleep(&ts, NULL);
             if (rm_now_monotonic_ns() - t0 > RM_NS_PER_SEC) {
@@ -742,4 +1100,9 @@ void rm_summary_run_jobs(struct rm_summary *s)
     for (size_t i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     free(th);
+    for (size_t i = 0; i < s->njobs; i++)
+        if (nparts[i]) finish_parts(s->jobs[i], parts[i], nparts[i], s->interval_ns, &s->progress);
+    free(parts);
+    free(nparts);
+    free(pl.w);
 }

@@ -48,6 +48,7 @@ struct rm_gpucsv {
     char last_time[48]; /* rows of one sample share their time text: parse it once */
     size_t last_time_len;
     int64_t last_time_ns;
+    int64_t last_tod_ns; /* its time of day (a UTC or fixed-offset time), else -1 */
 };
 
 /* fields: comma-separated --query-gpu list used for a file without header (NULL: legacy). */

@@ -28,9 +28,9 @@ struct rm_strref {
 };
 
 struct rm_gpu_sample {
-    int64_t t_ns; /* RM_NO_TIME when the row has no usable time */
-    double v[RM_GM_COUNT];
-    uint32_t valid; /* bit m set: v[m] holds a value */
+    int64_t t_ns;          /* RM_NO_TIME when the row has no usable time */
+    double v[RM_GM_COUNT]; /* v[m] is set only where bit m of valid is: read no other */
+    uint32_t valid;        /* bit m set: v[m] holds a value */
     struct rm_strref index, uuid, name, pci;
 };
 

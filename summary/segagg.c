@@ -3,6 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
 
 #include "summary/summary_internal.h"
 
@@ -11,6 +14,82 @@
 json_t *rm_str_or_null(const char *v)
 {
     return v && *v ? json_string(v) : json_null();
+}
+
+static bool stats_have_data(const struct rm_gpu_stats *st)
+{
+    return st->samples || st->covered_ns || st->gaps;
+}
+
+/* The file's per-phase partials, by phase path (the index of a phase differs between run
+ * logs read at different times): [{"path", "gpus": [{"key", "stats"}], "host"}], NULL when
+ * the file met no phase. */
+static json_t *phases_to_json(const struct file_agg *f)
+{
+    if (!f->ph || !f->rl) return NULL;
+    json_t *a = json_array();
+    for (size_t p = 0; p < f->nph && p < f->rl->nphases; p++) {
+        const struct phase_acc *acc = &f->ph[p];
+        if (!acc->used) continue;
+        json_t *g = json_array();
+        for (size_t i = 0; i < acc->ngpu && i < f->gpus.n; i++)
+            if (stats_have_data(&acc->gpu[i]))
+                json_array_append_new(g, json_pack("{s:s%,s:o}", "key", f->gpus.s[i].key,
+                                                   f->gpus.s[i].keylen, "stats",
+                                                   rm_stats_to_json(&acc->gpu[i])));
+        json_t *e = json_pack("{s:s,s:o}", "path", f->rl->phases[p].path, "gpus", g);
+        if (acc->host.cpu_samples || acc->host.proc_samples)
+            json_object_set_new(e, "host", rm_host_stats_to_json(&acc->host));
+        json_array_append_new(a, e);
+    }
+    if (json_array_size(a) == 0) {
+        json_decref(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* A segment's per-phase partials (kept in f->seg_phases) placed in f's phase table, by the
+ * path of each phase in rl; phases rl does not have (left out by --phase) are dropped. */
+void rm_segment_resolve_phases(struct file_agg *f, const struct rm_runlog *rl)
+{
+    if (!f->seg_phases || !rl || rl->nphases == 0) return;
+    f->nph = rl->nphases;
+    f->ph = rm_xcalloc(f->nph, sizeof *f->ph);
+    size_t i;
+    json_t *e;
+    json_array_foreach(f->seg_phases, i, e)
+    {
+        const char *path = json_string_value(json_object_get(e, "path"));
+        size_t p = 0;
+        while (path && p < rl->nphases && strcmp(rl->phases[p].path, path))
+            p++;
+        if (!path || p == rl->nphases) continue;
+        struct phase_acc *acc = &f->ph[p];
+        if (!acc->gpu && f->gpus.n) {
+            acc->gpu = rm_xcalloc(f->gpus.n, sizeof *acc->gpu);
+            acc->ngpu = f->gpus.n;
+            for (size_t k = 0; k < acc->ngpu; k++)
+                rm_stats_init(&acc->gpu[k]);
+        }
+        acc->used = true;
+        size_t j;
+        json_t *g;
+        json_array_foreach(json_object_get(e, "gpus"), j, g)
+        {
+            const char *key = json_string_value(json_object_get(g, "key"));
+            size_t slot = key ? rm_gpu_table_find(&f->gpus, key, strlen(key)) : (size_t)-1;
+            struct rm_gpu_stats st;
+            char err[256];
+            if (slot == (size_t)-1 ||
+                rm_stats_from_json(json_object_get(g, "stats"), &st, err, sizeof err))
+                continue;
+            rm_stats_fold(&acc->gpu[slot], &st);
+        }
+        struct rm_host_stats h;
+        json_t *hj = json_object_get(e, "host");
+        if (hj && rm_host_stats_from_json(hj, &h) == 0) rm_host_stats_merge(&acc->host, &h);
+    }
 }
 
 static json_t *file_agg_to_json(const struct file_agg *f)
@@ -41,6 +120,8 @@ static json_t *file_agg_to_json(const struct file_agg *f)
     json_object_set_new(o, "gpus", g);
     json_object_set_new(o, "total_power", rm_stat_to_json(&f->total_power));
     json_object_set_new(o, "host", rm_host_stats_to_json(&f->host));
+    json_t *ph = phases_to_json(f);
+    if (ph) json_object_set_new(o, "phases", ph);
     return o;
 }
 
@@ -99,6 +180,9 @@ static int file_agg_from_json(struct file_agg *f, const json_t *j, char *err, si
         snprintf(err, errsz, "segment: bad total_power or host");
         return -1;
     }
+    /* Phase partials: placed once the run log's phases are known (rm_summary_run_jobs). */
+    json_t *ph = json_object_get(j, "phases");
+    if (json_is_array(ph)) f->seg_phases = json_incref(ph);
     return 0;
 }
 
@@ -108,6 +192,7 @@ int rm_summary_add_segment(struct rm_summary *s, const json_t *seg, char *err, s
     if (file_agg_from_json(&tmp, seg, err, errsz)) {
         free(tmp.gpus.s);
         free(tmp.path);
+        json_decref(tmp.seg_phases);
         return -1;
     }
     struct file_agg *f = rm_summary_push_job(s, tmp.kind, NULL);
@@ -116,12 +201,48 @@ int rm_summary_add_segment(struct rm_summary *s, const json_t *seg, char *err, s
     return 0;
 }
 
+/* The run log beside a segment file (its session folder's runlog.jsonl), its phases closed
+ * as the summary closes them: at session.json's ended_at, else the run log's own end, else
+ * open-ended (a phase still running covers the rest of this segment). False when there is no
+ * run log or it holds no phase. */
+static bool session_runlog(const char *seg_path, struct rm_runlog *rl)
+{
+    char dir[4096], p[4200];
+    snprintf(dir, sizeof dir, "%s", seg_path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    snprintf(p, sizeof p, "%s/runlog.jsonl", dir);
+    if (access(p, R_OK) != 0) return false;
+    rm_runlog_init(rl);
+    char err[512];
+    if (rm_runlog_read_file(rl, p, err, sizeof err) || rl->nphases == 0) {
+        rm_runlog_free(rl);
+        return false;
+    }
+    snprintf(p, sizeof p, "%s/session.json", dir);
+    json_t *ses = json_load_file(p, 0, NULL);
+    int64_t end = rm_json_time(ses, "ended_at");
+    json_decref(ses);
+    if (end == RM_NO_TIME) end = rl->session_end_ns;
+    rm_runlog_finish(rl, end, NULL, NULL);
+    return true;
+}
+
 json_t *rm_summary_segment_from_file(enum rm_input_kind kind, const char *path, double interval_s,
                                      char *err, size_t errsz)
 {
     struct file_agg *f = malloc(sizeof *f);
     if (!f) return NULL;
     rm_file_agg_init(f, kind, path);
+    /* The phases of the session's run log as it stands now, so that the aggregate keeps each
+     * phase's part of this segment (a summary after retention removed the file still has
+     * every phase's figures). */
+    struct rm_runlog rl;
+    bool have_rl = session_runlog(path, &rl);
+    if (have_rl) f->rl = &rl;
     rm_scan_file(f, (int64_t)llround(interval_s * 1e9), NULL);
     json_t *j = NULL;
     if (f->rc && f->rows == 0 && f->err[0])
@@ -129,5 +250,6 @@ json_t *rm_summary_segment_from_file(enum rm_input_kind kind, const char *path, 
     else
         j = file_agg_to_json(f);
     rm_file_agg_free(f);
+    if (have_rl) rm_runlog_free(&rl);
     return j;
 }

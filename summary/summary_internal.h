@@ -104,6 +104,13 @@ struct file_agg {
     int64_t phase_t;
     size_t *plist, nplist, capplist;
     struct span_buf spans;
+
+    /* One chunk of a file parsed in parallel (engine.c): its bytes [part_off, part_end). */
+    uint64_t part_off, part_end;
+    bool part_quoted; /* the chunk holds a '"': a quoted field may cross a boundary */
+    void *part_start; /* a copy of the parser state the chunk started in */
+
+    json_t *seg_phases; /* a segment's per-phase partials, until placed by phase path */
 };
 
 struct rm_summary {
@@ -118,8 +125,6 @@ struct rm_summary {
     pcre2_match_data *md;
     struct rm_runlog rl;
     _Atomic uint64_t progress;
-    atomic_size_t next_job;
-    atomic_int done_jobs;
     int64_t interval_ns;
     char gpu_fields[4096];
     const char *gpu_fields_src; /* "--gpu-fields" or "session.json gpu_fields" */
@@ -179,6 +184,9 @@ struct file_agg *rm_summary_push_job(struct rm_summary *s, enum rm_input_kind ki
 
 /* A JSON string of v, or null when v is NULL or empty. */
 json_t *rm_str_or_null(const char *v);
+/* Places a segment's per-phase partials (its aggregate's "phases") in f->ph by the phase
+ * paths of rl. */
+void rm_segment_resolve_phases(struct file_agg *f, const struct rm_runlog *rl);
 
 /* ---- merge.c ---- */
 

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -138,6 +139,40 @@ static void quoted_and_plain_lines_agree(void **state)
     assert_true(c.s[3].v[RM_GM_POWER] == 30);
 }
 
+/* Consecutive ts values take the time-of-day shortcut (same date and offset): each must
+ * equal the general parser's value, across a new day, a new offset, a longer fraction and a
+ * leap second. */
+static void ts_shortcut_matches_general_parser(void **state)
+{
+    (void)state;
+    static const char *const ts[] = {
+        "2026-11-21T10:15:02.113+00:00",    "2026-11-21T10:15:02.613+00:00",
+        "2026-11-21T10:16:59.999+00:00",    "2026-11-21T23:59:59.500+00:00",
+        "2026-11-22T00:00:00.000+00:00",    "2026-11-22T00:00:00.500+02:00",
+        "2026-11-22T13:45:10.250+02:00",    "2026-11-22T13:45:10.250123+02:00",
+        "2026-11-22T13:45:11.250123+02:00", "2026-12-31T23:59:60.000+00:00",
+        "2026-12-31T23:59:59.000-05:30",    "2026-12-31T09:00:00.001-05:30",
+    };
+    char text[4096] = "ts,index,power.draw\n";
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+        size_t u = strlen(text);
+        snprintf(text + u, sizeof text - u, "%s,0,%zu\n", ts[i], 100 + i);
+    }
+    struct ctx c;
+    parse(&c, text, NULL);
+    assert_int_equal(c.n, (int)(sizeof ts / sizeof ts[0]) + 1);
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+        int64_t want;
+        int ok = rm_parse_time_field(ts[i], strlen(ts[i]), false, NULL, &want);
+        if (ok != 0) {
+            assert_int_equal(c.rc[i + 1], -(1 + RM_SKIP_BAD_TIME));
+            continue;
+        }
+        assert_int_equal(c.rc[i + 1], 1);
+        assert_true(c.s[i + 1].t_ns == want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +181,7 @@ int main(void)
         cmocka_unit_test(no_header_list_that_does_not_fit),
         cmocka_unit_test(bad_time_and_repeated_header),
         cmocka_unit_test(quoted_and_plain_lines_agree),
+        cmocka_unit_test(ts_shortcut_matches_general_parser),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
