@@ -346,8 +346,12 @@ int rm_index_out_open(struct rm_index_out *o, const char *sink_dir)
                          (long)getpid()) >= sizeof o->tmp)
         return -1;
     unlink(o->tmp);
-    o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, rm_file_mode());
+    /* A private index stays private, whoever compacts it. */
+    struct stat st;
+    mode_t mode = lstat(o->path, &st) == 0 ? (st.st_mode & 07777) : rm_file_mode();
+    o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
     if (o->fd < 0) return -1;
+    if (lstat(o->path, &st) == 0) (void)fchmod(o->fd, mode); /* past the umask, as before */
     json_t *h = header();
     rm_index_out_put(o, h);
     json_decref(h);

@@ -73,7 +73,7 @@ static int load_confined(const char *sink_dir, json_t **out, int *dropped, char 
     }
     if (!json_is_object(json_object_get(m, "counters")))
         json_object_set_new(m, "counters", json_object());
-    *dropped = rm_manifest_confine(m, sink_dir);
+    *dropped = rm_manifest_confine(m, sink_dir, "manifest.json");
     *out = m;
     return 0;
 }

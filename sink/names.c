@@ -108,7 +108,7 @@ static const char *shown(const char *s, char *buf, size_t cap)
     return buf;
 }
 
-int rm_manifest_confine(json_t *m, const char *sink_dir)
+int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name)
 {
     char b1[256], b2[256];
     int dropped = 0;
@@ -120,7 +120,7 @@ int rm_manifest_confine(json_t *m, const char *sink_dir)
             i++;
             continue;
         }
-        fprintf(stderr, "runmon: %s/manifest.json: session entry '%s' ignored: %s\n", sink_dir,
+        fprintf(stderr, "runmon: %s/%s: session entry '%s' ignored: %s\n", sink_dir, file_name,
                 shown(id, b1, sizeof b1), shown(why, b2, sizeof b2));
         json_array_remove(arr, i);
         dropped++;
@@ -142,8 +142,8 @@ int rm_manifest_confine(json_t *m, const char *sink_dir)
             continue;
         }
         fprintf(stderr,
-                "runmon: %s/manifest.json: segment entry '%s' of session '%s' ignored: %s\n",
-                sink_dir, shown(file, b1, sizeof b1), shown(id, b2, sizeof b2),
+                "runmon: %s/%s: segment entry '%s' of session '%s' ignored: %s\n", sink_dir,
+                file_name, shown(file, b1, sizeof b1), shown(id, b2, sizeof b2),
                 shown(why, why, sizeof why));
         json_array_remove(arr, i);
         dropped++;

@@ -43,9 +43,10 @@ int rm_sink_open_session_dir(const char *sink_dir, const char *id);
  * errno (EINVAL for a name that breaks the rule). */
 int rm_sink_unlink_segment(const char *sink_dir, const char *id, const char *file);
 
-/* Drops from manifest m the session and segment entries that break the rule (an id or a
+/* Drops from manifest-shaped document m ("sessions", "segments": a 0.1.0 manifest, a
+ * session's state.json, sink.json's sealed list) the entries that break the rule (an id or a
  * file name that is not runmon's, a session folder that is a symbolic link), each with one
- * warning on stderr. Returns how many entries were dropped. */
-int rm_manifest_confine(json_t *m, const char *sink_dir);
+ * warning on stderr naming file_name. Returns how many entries were dropped. */
+int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name);
 
 #endif

@@ -81,7 +81,9 @@ int rm_state_load(const char *sink_dir, const char *id, json_t **out)
     json_object_set(doc, "segments", segs);
     json_decref(j);
     /* The confinement rule: a segment name that is not runmon's is dropped. */
-    rm_manifest_confine(doc, sink_dir);
+    char label[RM_SESSION_ID_MAX + 16];
+    snprintf(label, sizeof label, "%s/state.json", id);
+    rm_manifest_confine(doc, sink_dir, label);
     *out = doc;
     return 0;
 }
@@ -156,7 +158,28 @@ int rm_totals_load(const char *sink_dir, json_t **out)
         *out = NULL;
         rc = -1;
     }
-    return rc;
+    if (rc) return rc;
+    /* The confinement rule on every name retention and recovery will use. */
+    json_t *m = json_object();
+    json_t *ses = json_array();
+    const char *id;
+    json_t *r;
+    json_object_foreach(json_object_get(*out, "running"), id, r)
+        json_array_append_new(ses, json_pack("{s:s}", "session_id", id));
+    json_object_set_new(m, "sessions", ses);
+    json_object_set(m, "segments", json_object_get(*out, "sealed"));
+    if (rm_manifest_confine(m, sink_dir, "sink.json")) {
+        json_t *keep = json_object();
+        size_t i;
+        json_array_foreach(ses, i, r)
+        {
+            const char *k = rm_jget_str(r, "session_id");
+            json_object_set(keep, k, json_object_get(json_object_get(*out, "running"), k));
+        }
+        json_object_set_new(*out, "running", keep);
+    }
+    json_decref(m);
+    return 0;
 }
 
 /* The counters readers see (the 0.1.0 manifest's "counters", same keys and meaning). */

@@ -16,9 +16,11 @@ expect_eq "record: exit status 0" 0 $?
 s=$(readlink "$K/latest")
 S=$K/$s
 check "latest points at the session folder" test -f "$S/session.json"
-m=$K/manifest.json
-expect_eq "manifest format" runmon-sink-manifest "$(jq -r .format "$m")"
-expect_eq "manifest session completed" completed "$(jq -r --arg s "$s" '.sessions[] | select(.session_id==$s) | .status' "$m")"
+m=$S/state.json      # the session's own entry and segments
+c=$K/sink.json       # the sink's counters
+expect_eq "index format" runmon-sink-index "$(head -1 "$K/index.jsonl" | jq -r .format)"
+expect_eq "state: session completed" completed "$(jq -r .session.status "$m")"
+expect_eq "index: session completed" completed "$(grep -F "\"$s\"" "$K/index.jsonl" | tail -1 | jq -r .status)"
 sealed_gpu=$(ls "$S" | grep -c '^gpu-[0-9]*\.csv$')
 check "at most 2 sealed gpu segments on disk" test "$sealed_gpu" -le 2 -a "$sealed_gpu" -ge 1
 for st in gpu dmon cpu proc; do
@@ -27,18 +29,18 @@ for st in gpu dmon cpu proc; do
     a=$(ls "$S" | grep -c "^$st\.csv$")
     check "$st: at most one active file" test "$a" -le 1
 done
-rollovers=$(jq .counters.rollover_count "$m")
-pruned=$(jq .counters.pruned_segment_count "$m")
+rollovers=$(jq .counters.rollover_count "$c")
+pruned=$(jq .counters.pruned_segment_count "$c")
 check "several rollovers ($rollovers)" test "$rollovers" -ge 3
 check "pruned some ($pruned)" test "$pruned" -ge 1
 sealed_on_disk=$(ls "$S" | grep -c -- '-[0-9]*\.csv$')
 expect_eq "rollovers - pruned = sealed files on disk" "$sealed_on_disk" $((rollovers - pruned))
 csv_files=$(ls "$S" | grep -c '\.csv$')
-expect_eq "final_retained_files = csv files on disk" "$csv_files" "$(jq .counters.final_retained_files "$m")"
+expect_eq "final_retained_files = csv files on disk" "$csv_files" "$(jq .counters.final_retained_files "$c")"
 bytes=$(cat "$S"/*.csv | wc -c)
-expect_eq "final_retained_bytes = csv bytes on disk" "$bytes" "$(jq .counters.final_retained_bytes "$m")"
+expect_eq "final_retained_bytes = csv bytes on disk" "$bytes" "$(jq .counters.final_retained_bytes "$c")"
 pb=$(jq '[.segments[] | select(.pruned) | .bytes] | add' "$m")
-expect_eq "pruned_bytes = sum of pruned entries" "$pb" "$(jq .counters.pruned_bytes "$m")"
+expect_eq "pruned_bytes = sum of pruned entries" "$pb" "$(jq .counters.pruned_bytes "$c")"
 check "pruned entries keep their aggregates" test "$(jq '[.segments[] | select(.pruned) | .aggregate.format] | unique' -c "$m")" = '["runmon-segment-stats"]'
 check "sealed entries have rows, times, bytes" test "$(jq '[.segments[] | select(.state=="sealed") | (.rows > 0 and .bytes > 0 and (.first_row_at|type)=="string")] | all' "$m")" = true
 f=$(ls "$S"/gpu-*.csv | head -1)
