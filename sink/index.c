@@ -171,10 +171,12 @@ static uint64_t hash_id(const char *s, size_t n)
     return h ? h : 1;
 }
 
-/* Open addressing: a session's hash -> the offset of its newest superseding line. */
+/* Open addressing: a session's hash -> the offset of its newest superseding line, and
+ * whether the session was listed already. */
 struct newest {
     uint64_t *key;
     int64_t *off;
+    unsigned char *done;
     size_t cap, n;
 };
 
@@ -186,7 +188,8 @@ static void newest_grow(struct newest *t)
     t->cap = o.cap ? o.cap * 2 : 256;
     t->key = calloc(t->cap, sizeof *t->key);
     t->off = calloc(t->cap, sizeof *t->off);
-    if (!t->key || !t->off) {
+    t->done = calloc(t->cap, 1);
+    if (!t->key || !t->off || !t->done) {
         fputs("runmon: out of memory\n", stderr);
         abort();
     }
@@ -195,6 +198,7 @@ static void newest_grow(struct newest *t)
         if (o.key[i]) newest_put(t, o.key[i], o.off[i]);
     free(o.key);
     free(o.off);
+    free(o.done);
 }
 
 static void newest_put(struct newest *t, uint64_t k, int64_t off)
@@ -212,15 +216,41 @@ static void newest_put(struct newest *t, uint64_t k, int64_t off)
     }
 }
 
-static int64_t newest_get(const struct newest *t, uint64_t k)
+/* The slot of k, or -1. */
+static long newest_find(const struct newest *t, uint64_t k)
 {
     if (!t->cap) return -1;
     size_t i = (size_t)(k & (t->cap - 1));
     while (t->key[i]) {
-        if (t->key[i] == k) return t->off[i];
+        if (t->key[i] == k) return (long)i;
         i = (i + 1) & (t->cap - 1);
     }
     return -1;
+}
+
+/* The line at off (without its newline), read with pread: the stream's position stays. */
+static char *line_at(int fd, int64_t off, char **buf, size_t *cap, size_t *len)
+{
+    size_t n = 0;
+    for (;;) {
+        if (*cap < n + 4096) {
+            size_t nc = *cap ? *cap * 2 : 8192;
+            char *nb = realloc(*buf, nc);
+            if (!nb) return NULL;
+            *buf = nb;
+            *cap = nc;
+        }
+        ssize_t r = pread(fd, *buf + n, *cap - n - 1, off + (int64_t)n);
+        if (r <= 0) return NULL;
+        char *nl = memchr(*buf + n, '\n', (size_t)r);
+        if (nl) {
+            *nl = '\0';
+            *len = (size_t)(nl - *buf);
+            return *buf;
+        }
+        n += (size_t)r;
+        if (n > MAX_LINE) return NULL;
+    }
 }
 
 /* The session id of a line, without parsing it: ids hold no quote or backslash. */
@@ -306,7 +336,8 @@ int rm_index_each(const char *sink_dir, rm_index_fn fn, void *ctx, char *err, si
         const char *id = line_id(line, len, &idn);
         if (id) newest_put(&t, hash_id(id, idn), at);
     }
-    /* Pass 2: the live lines, in order. */
+    /* Pass 2: each session once, where it first appears (the order sessions were made in),
+     * with the content of its newest line. */
     if (fseeko(f, 0, SEEK_SET) != 0) {
         snprintf(err, errsz, "%s: %s", path, strerror(errno));
         rc = -1;
@@ -314,10 +345,19 @@ int rm_index_each(const char *sink_dir, rm_index_fn fn, void *ctx, char *err, si
     }
     r.off = 0;
     next_line(&r, &len, &at); /* the header */
+    char *nbuf = NULL;
+    size_t ncap = 0;
     while ((line = next_line(&r, &len, &at))) {
         const char *id = line_id(line, len, &idn);
         if (!id) continue;
-        if (newest_get(&t, hash_id(id, idn)) > at) continue; /* a newer line of it follows */
+        long slot = newest_find(&t, hash_id(id, idn));
+        if (slot >= 0) {
+            if (t.done[slot]) continue; /* listed at its first line */
+            t.done[slot] = 1;
+            if (t.off[slot] != at &&
+                !(line = line_at(fileno(f), t.off[slot], &nbuf, &ncap, &len)))
+                continue;
+        }
         json_t *j = json_loadb(line, len, 0, NULL);
         if (json_is_object(j) && rm_valid_session_id(rm_jget_str(j, "session_id"))) {
             if (fn(ctx, j)) {
@@ -327,9 +367,11 @@ int rm_index_each(const char *sink_dir, rm_index_fn fn, void *ctx, char *err, si
         }
         json_decref(j);
     }
+    free(nbuf);
 out:
     free(t.key);
     free(t.off);
+    free(t.done);
     free(r.buf);
     fclose(f);
     return rc;

@@ -40,9 +40,10 @@ json_t *rm_index_line(const json_t *doc, const char *event);
  * 0, or -1 with errno. */
 int rm_index_append(const char *sink_dir, json_t *line, int supersedes, json_t *totals);
 
-/* Calls fn for the newest line of every session, in index order, with the parsed line
- * (borrowed). fn returns non-zero to stop. Constant memory apart from a table of the
- * superseded lines. Returns 0, 1 when there is no index, -1 when it is unreadable or its
+/* Calls fn once per session, in the order of the sessions' first lines (the order they were
+ * made in), with the parsed newest line of the session (borrowed). fn returns non-zero to
+ * stop. Two passes; the memory is a table of the sessions that have superseded lines (at
+ * most the superseded lines, which compaction bounds), never one entry per session. Returns 0, 1 when there is no index, -1 when it is unreadable or its
  * header is not an index header (err says why). */
 typedef int (*rm_index_fn)(void *ctx, json_t *line);
 int rm_index_each(const char *sink_dir, rm_index_fn fn, void *ctx, char *err, size_t errsz);
