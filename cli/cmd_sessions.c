@@ -6,6 +6,7 @@
  * base/termsafe.h); JSON and CSV keep it exact. */
 #include "cli/cmd_sessions.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -41,18 +42,6 @@ static void usage(FILE *out)
             "                      session folders first, adopting stray segment files\n"
             "  -h, --help          this text\n\n"
             "exit status: 0 success, 2 a usage error or no sink there.\n");
-}
-
-static double duration_s(const json_t *e)
-{
-    int64_t a, b;
-    const char *sa = rm_jget_str(e, "started_at"), *sb = rm_jget_str(e, "ended_at");
-    if (!*sa || rm_parse_ts(sa, strlen(sa), &a) != 0) return -1;
-    if (!*sb)
-        b = rm_now_realtime_ns();
-    else if (rm_parse_ts(sb, strlen(sb), &b) != 0)
-        return -1;
-    return (double)(b - a) / 1e9;
 }
 
 static const char *const sort_fields[] = {"start", "duration", "util", "vram", "energy", "status"};
@@ -305,6 +294,7 @@ static void print_text_row(const json_t *e)
 /* One listing, streamed row by row (or collected when it must be sorted). */
 struct listing {
     const char *dir, *format;
+    int dfd; /* the sink directory, for the per-session folder check */
     const json_t *counters;
     json_t *collect;
     size_t rows;
@@ -358,38 +348,188 @@ static void listing_end(struct listing *L)
     fputs("\n}\n", stdout);
 }
 
+/* Seconds from start to end (to now while running), or -1. */
+static double rec_duration_s(const struct rm_index_rec *r)
+{
+    int64_t a, b;
+    if (!r->started_at[0] || rm_parse_ts(r->started_at, strlen(r->started_at), &a) != 0)
+        return -1;
+    if (!r->ended_at[0])
+        b = rm_now_realtime_ns();
+    else if (rm_parse_ts(r->ended_at, strlen(r->ended_at), &b) != 0)
+        return -1;
+    return (double)(b - a) / 1e9;
+}
+
+/* A text row straight from the index record (the plain listing: no JSON tree per row). */
+static void print_text_rec(const struct rm_index_rec *r, double d, long long bytes)
+{
+    char cmd[2048], word[2048], dur[32] = "-", id[512], status[128], host[512], started[256];
+    if (d >= 0) snprintf(dur, sizeof dur, "%.1fs", d);
+    size_t used = 0, pos = 0;
+    cmd[0] = '\0';
+    for (int k = 0; rm_index_rec_word(r, &pos, word, sizeof word); k++) {
+        if (k) {
+            if (used + 2 > sizeof cmd) break;
+            cmd[used++] = ' ';
+            cmd[used] = '\0';
+        }
+        size_t n = rm_term_escape(cmd + used, sizeof cmd - used, word);
+        if (n >= sizeof cmd - used) break;
+        used += n;
+    }
+    printf("%s %s %s %s %10s %12lld  %s\n", rm_term_cell(id, sizeof id, r->session_id, 40, -1),
+           rm_term_cell(status, sizeof status, r->status, 11, -1),
+           rm_term_cell(host, sizeof host, r->host, 16, -1),
+           rm_term_cell(started, sizeof started, r->started_at, 24, -1), dur, bytes,
+           cmd[0] ? cmd : "-");
+}
+
+/* A CSV row straight from the index record. */
+static void print_csv_rec(const struct rm_index_rec *r, double d, long long files,
+                          long long bytes)
+{
+    csv_cell(r->session_id);
+    putchar(',');
+    csv_cell(r->status);
+    putchar(',');
+    csv_cell(r->host);
+    putchar(',');
+    csv_cell(r->started_at);
+    putchar(',');
+    if (r->has_ended) csv_cell(r->ended_at);
+    putchar(',');
+    if (d >= 0) printf("%.15g", d);
+    putchar(',');
+    if (r->has_exit) printf("%lld", r->exit_code);
+    printf(",%lld,%lld,", files, bytes);
+    if (r->command) {
+        char *t = strndup(r->command, r->command_len);
+        if (t) csv_cell(t);
+        free(t);
+    }
+    putchar('\n');
+}
+
+/* A real as json_dumps writes it with JSON_REAL_PRECISION(15): %.15g, a ".0" when it would
+ * read back as an integer, no "+" or leading zeros in the exponent. */
+static void json_real_text(double d)
+{
+    char b[64], out[64];
+    snprintf(b, sizeof b, "%.15g", d);
+    size_t j = 0;
+    for (size_t i = 0; b[i] && j < sizeof out - 3; i++) {
+        out[j++] = b[i];
+        if (b[i] == 'e') {
+            if (b[i + 1] == '+') i++;
+            else if (b[i + 1] == '-') out[j++] = b[++i];
+            while (b[i + 1] == '0' && b[i + 2]) i++;
+        }
+    }
+    out[j] = '\0';
+    if (!strchr(out, '.') && !strchr(out, 'e')) strcat(out, ".0");
+    fputs(out, stdout);
+}
+
+static void raw_or_null(const struct rm_index_rec *r, int k)
+{
+    if (r->raw[k].p)
+        fwrite(r->raw[k].p, 1, r->raw[k].n, stdout);
+    else
+        fputs("null", stdout);
+}
+
+/* A JSON row straight from the index record, laid out as json_dumps(JSON_INDENT(2)) lays out
+ * the whole document; values are the line's own JSON text. */
+static void print_json_rec(struct listing *L, const struct rm_index_rec *r, double d,
+                           long long files, long long bytes)
+{
+    fputs(L->rows ? ",\n    {\n      \"session_id\": " : "\n    {\n      \"session_id\": ", stdout);
+    raw_or_null(r, RM_REC_ID);
+    fputs(",\n      \"status\": ", stdout);
+    raw_or_null(r, RM_REC_STATUS);
+    fputs(",\n      \"host\": ", stdout);
+    raw_or_null(r, RM_REC_HOST);
+    fputs(",\n      \"started_at\": ", stdout);
+    raw_or_null(r, RM_REC_STARTED);
+    fputs(",\n      \"ended_at\": ", stdout);
+    raw_or_null(r, RM_REC_ENDED);
+    fputs(",\n      \"duration_s\": ", stdout);
+    if (d >= 0)
+        json_real_text(d);
+    else
+        fputs("null", stdout);
+    fputs(",\n      \"command\": ", stdout);
+    if (!r->command) {
+        fputs("null", stdout);
+    } else {
+        size_t pos = 0, n, k = 0;
+        const char *v;
+        while (rm_index_rec_element(r, &pos, &v, &n)) {
+            fputs(k++ ? ",\n        " : "[\n        ", stdout);
+            fwrite(v, 1, n, stdout);
+        }
+        fputs(k ? "\n      ]" : "[]", stdout);
+    }
+    fputs(",\n      \"exit_code\": ", stdout);
+    raw_or_null(r, RM_REC_EXIT);
+    printf(",\n      \"files\": %lld,\n      \"bytes\": %lld\n    }", files, bytes);
+    L->rows++;
+}
+
 /* One session of the index: its row (a running session's files and bytes from its
  * state.json, which its recorder keeps current; the index has them as of its last line). */
-static int list_one(void *ctx, json_t *e)
+static int list_one(void *ctx, const struct rm_index_rec *r)
 {
     struct listing *L = ctx;
-    const char *id = rm_jget_str(e, "session_id");
+    const char *id = r->session_id;
     char why[4096 + 512];
-    if (!rm_sink_session_ok(L->dir, id, why, sizeof why)) {
+    if (!rm_sink_session_ok_at(L->dfd, L->dir, id, why, sizeof why)) {
         fputs("runmon: ", stderr);
         rm_fput_safe(stderr, why);
         fputs(", ignored\n", stderr);
         return 0;
     }
-    json_int_t files = json_integer_value(json_object_get(e, "files"));
-    json_int_t bytes = json_integer_value(json_object_get(e, "bytes"));
+    long long files = r->files, bytes = r->bytes;
     json_t *doc = NULL;
-    if (!strcmp(rm_jget_str(e, "status"), "running") && rm_state_load(L->dir, id, &doc) == 0) {
+    if (!strcmp(r->status, "running") && rm_state_load(L->dir, id, &doc) == 0) {
         json_t *now = rm_index_line(doc, "now");
         files = json_integer_value(json_object_get(now, "files"));
         bytes = json_integer_value(json_object_get(now, "bytes"));
         json_decref(now);
     }
     json_decref(doc);
-    double d = duration_s(e);
+    double d = rec_duration_s(r);
+    if (!L->collect && !strcmp(L->format, "text")) {
+        print_text_rec(r, d, bytes);
+        L->rows++;
+        return 0;
+    }
+    if (!L->collect && !strcmp(L->format, "csv")) {
+        print_csv_rec(r, d, files, bytes);
+        L->rows++;
+        return 0;
+    }
+    if (!L->collect) {
+        print_json_rec(L, r, d, files, bytes);
+        return 0;
+    }
+    json_t *e = json_loadb(r->line, r->len, 0, NULL);
+    if (!json_is_object(e)) {
+        json_decref(e);
+        return 0;
+    }
     json_t *ea = json_object_get(e, "ended_at"), *cmd = json_object_get(e, "command"),
-           *ex = json_object_get(e, "exit_code");
-    json_t *row = json_pack(
-        "{s:O,s:O,s:O,s:O,s:O,s:o,s:O,s:O,s:I,s:I}", "session_id", json_object_get(e, "session_id"),
-        "status", json_object_get(e, "status"), "host", json_object_get(e, "host"), "started_at",
-        json_object_get(e, "started_at"), "ended_at", ea ? ea : json_null(), "duration_s",
-        d >= 0 ? json_real(d) : json_null(), "command", cmd ? cmd : json_null(), "exit_code",
-        ex ? ex : json_null(), "files", files, "bytes", bytes);
+           *ex = json_object_get(e, "exit_code"), *st = json_object_get(e, "status"),
+           *host = json_object_get(e, "host"), *sa = json_object_get(e, "started_at");
+    json_t *row = json_pack("{s:s,s:O,s:O,s:O,s:O,s:o,s:O,s:O,s:I,s:I}", "session_id", id,
+                            "status", st ? st : json_null(), "host", host ? host : json_null(),
+                            "started_at", sa ? sa : json_null(), "ended_at",
+                            ea ? ea : json_null(), "duration_s",
+                            d >= 0 ? json_real(d) : json_null(), "command",
+                            cmd ? cmd : json_null(), "exit_code", ex ? ex : json_null(),
+                            "files", (json_int_t)files, "bytes", (json_int_t)bytes);
+    json_decref(e);
     if (!row) return 0;
     if (L->collect)
         json_array_append_new(L->collect, row);
@@ -477,13 +617,16 @@ int rm_cmd_sessions(int argc, char **argv)
     int figures = summary || (sort_by && (!strcmp(sort_by, "util") || !strcmp(sort_by, "vram") ||
                                           !strcmp(sort_by, "energy")));
     struct listing L = {.dir = dir, .format = format};
+    L.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     json_t *tot = NULL;
     if (rm_totals_load(dir, &tot) != 0) tot = rm_totals_new();
     L.counters = json_object_get(tot, "counters");
     /* Sorting and the sweep table need every row; the plain listing streams the index. */
     L.collect = figures || sort_by || summary ? json_array() : NULL;
     if (!L.collect) listing_begin(&L);
-    if (rm_index_each(dir, list_one, &L, err, sizeof err) < 0) {
+    int irc = rm_index_each(dir, list_one, &L, err, sizeof err);
+    if (L.dfd >= 0) close(L.dfd);
+    if (irc < 0) {
         fputs("runmon sessions: ", stderr);
         rm_fput_safe(stderr, err);
         fputc('\n', stderr);

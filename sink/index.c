@@ -358,14 +358,10 @@ int rm_index_each(const char *sink_dir, rm_index_fn fn, void *ctx, char *err, si
                 !(line = line_at(fileno(f), t.off[slot], &nbuf, &ncap, &len)))
                 continue;
         }
-        json_t *j = json_loadb(line, len, 0, NULL);
-        if (json_is_object(j) && rm_valid_session_id(rm_jget_str(j, "session_id"))) {
-            if (fn(ctx, j)) {
-                json_decref(j);
-                break;
-            }
-        }
-        json_decref(j);
+        struct rm_index_rec rec;
+        if (rm_index_rec_parse(line, len, &rec) && rm_valid_session_id(rec.session_id) &&
+            fn(ctx, &rec))
+            break;
     }
     free(nbuf);
 out:
@@ -432,10 +428,16 @@ int rm_index_out_commit(struct rm_index_out *o)
     return -1;
 }
 
-static int put_live(void *ctx, json_t *line)
+static int put_live(void *ctx, const struct rm_index_rec *r)
 {
+    json_t *line = json_loadb(r->line, r->len, 0, NULL);
+    if (!json_is_object(line)) {
+        json_decref(line);
+        return 0;
+    }
     json_object_del(line, "supersedes");
     rm_index_out_put(ctx, line);
+    json_decref(line);
     return 0;
 }
 

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sink/names.h"
+
 #define RM_INDEX_FORMAT "runmon-sink-index"
 #define RM_STATE_FORMAT "runmon-session-state"
 #define RM_TOTALS_FORMAT "runmon-sink-totals"
@@ -40,12 +42,40 @@ json_t *rm_index_line(const json_t *doc, const char *event);
  * 0, or -1 with errno. */
 int rm_index_append(const char *sink_dir, json_t *line, int supersedes, json_t *totals);
 
+enum { RM_REC_ID, RM_REC_STATUS, RM_REC_HOST, RM_REC_STARTED, RM_REC_ENDED, RM_REC_EXIT,
+       RM_REC_NRAW };
+
+/* One index line as listings read it (no JSON tree): the fields, decoded, cut to their
+ * buffers; line/len the whole line for readers that need every key (json_loadb). */
+struct rm_index_rec {
+    const char *line;
+    size_t len;
+    char session_id[RM_SESSION_ID_MAX + 1], status[32], host[256], started_at[64], ended_at[64];
+    int has_ended, has_exit, supersedes;
+    long long exit_code, files, bytes, pid;
+    const char *command; /* the "command" array's JSON text in line, or NULL */
+    size_t command_len;
+    /* The JSON text of these keys' values in line (p NULL when absent), for exact output. */
+    struct {
+        const char *p;
+        size_t n;
+    } raw[RM_REC_NRAW];
+};
+/* 1 when line is a JSON object with a session_id, 0 otherwise. */
+int rm_index_rec_parse(const char *line, size_t len, struct rm_index_rec *r);
+/* The next word of the record's command (decoded) into out; *pos starts at 0. 1, or 0 at
+ * the end. */
+int rm_index_rec_word(const struct rm_index_rec *r, size_t *pos, char *out, size_t cap);
+
+/* The next element of the command array as JSON text (*v, *n); *pos starts at 0. */
+int rm_index_rec_element(const struct rm_index_rec *r, size_t *pos, const char **v, size_t *n);
+
 /* Calls fn once per session, in the order of the sessions' first lines (the order they were
  * made in), with the parsed newest line of the session (borrowed). fn returns non-zero to
  * stop. Two passes; the memory is a table of the sessions that have superseded lines (at
  * most the superseded lines, which compaction bounds), never one entry per session. Returns 0, 1 when there is no index, -1 when it is unreadable or its
  * header is not an index header (err says why). */
-typedef int (*rm_index_fn)(void *ctx, json_t *line);
+typedef int (*rm_index_fn)(void *ctx, const struct rm_index_rec *r);
 int rm_index_each(const char *sink_dir, rm_index_fn fn, void *ctx, char *err, size_t errsz);
 
 /* A fresh index written to a temp file and renamed into place. */

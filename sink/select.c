@@ -50,17 +50,17 @@ struct pick {
     int found;
 };
 
-static int pick_one(void *ctx, json_t *e)
+static int pick_one(void *ctx, const struct rm_index_rec *e)
 {
     struct pick *p = ctx;
-    const char *id = rm_jget_str(e, "session_id"), *start = rm_jget_str(e, "started_at");
+    const char *id = e->session_id, *start = e->started_at;
     if (p->want) {
         p->found = !strcmp(id, p->want);
         return p->found;
     }
     for (int i = 0; i < p->nrefused; i++)
         if (!strcmp(p->refused[i], id)) return 0;
-    int c = !strcmp(rm_jget_str(e, "status"), "completed") ? 0 : 1;
+    int c = !strcmp(e->status, "completed") ? 0 : 1;
     int d = strcmp(start, p->best_start[c]);
     if (!p->best[c][0] || d > 0 || (d == 0 && strcmp(id, p->best[c]) > 0)) {
         snprintf(p->best[c], sizeof p->best[c], "%s", id);

@@ -60,13 +60,11 @@ struct seen {
     char text[1024];
 };
 
-static int collect(void *ctx, json_t *line)
+static int collect(void *ctx, const struct rm_index_rec *r)
 {
     struct seen *s = ctx;
     size_t n = strlen(s->text);
-    snprintf(s->text + n, sizeof s->text - n, "%s:%s:%lld ", rm_jget_str(line, "session_id"),
-             rm_jget_str(line, "status"),
-             (long long)json_integer_value(json_object_get(line, "bytes")));
+    snprintf(s->text + n, sizeof s->text - n, "%s:%s:%lld ", r->session_id, r->status, r->bytes);
     return 0;
 }
 
