@@ -229,6 +229,15 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
         json_t *oe = old ? rm_manifest_find_session(old, id) : NULL;
         doc = doc_from_session_json(sdir, id);
         if (!doc && !oe) return;
+        json_t *e = rm_state_session(doc);
+        char host[256] = "";
+        gethostname(host, sizeof host - 1);
+        if (!oe && e && !strcmp(rm_jget_str(e, "status"), "running") &&
+            !strcmp(rm_jget_str(e, "host"), host) && pid_alive((pid_t)jint(e, "pid"))) {
+            /* A recorder starting right now: it registers its session itself. */
+            json_decref(doc);
+            return;
+        }
         if (!doc) {
             doc = rm_manifest_new();
             rm_manifest_put_session(doc, json_deep_copy(oe));
