@@ -60,7 +60,8 @@ static void add_figures(const char *dir, json_t *e)
         s = json_load_file(path, 0, NULL);
     if (s && !json_is_object(s)) json_decref(s), s = NULL;
     json_t *u = json_object_get(s, "gpu_util_mean_pct");
-    json_t *w = json_object_get(s, "workload_peak_vram_mb"), *v = json_object_get(s, "peak_vram_mb");
+    json_t *w = json_object_get(s, "workload_peak_vram_mb"),
+           *v = json_object_get(s, "peak_vram_mb");
     json_t *en = json_object_get(json_object_get(s, "totals"), "energy_wh");
     const char *src = NULL;
     if (json_is_number(w))
@@ -90,7 +91,7 @@ static double num(const json_t *e, const char *k)
 }
 
 /* --sort: start and status ascending, the figures descending with missing ones last; ties
- * keep the manifest's order. */
+ * keep the index's order. */
 static int cmp_rows(const void *a, const void *b)
 {
     const struct row *x = a, *y = b;
@@ -119,10 +120,12 @@ static void sort_sessions(json_t *arr)
     size_t n = json_array_size(arr), i;
     struct row *r = calloc(n ? n : 1, sizeof *r);
     if (!r) return;
-    for (i = 0; i < n; i++) r[i].e = json_incref(json_array_get(arr, i)), r[i].i = i;
+    for (i = 0; i < n; i++)
+        r[i].e = json_incref(json_array_get(arr, i)), r[i].i = i;
     qsort(r, n, sizeof *r, cmp_rows);
     json_array_clear(arr);
-    for (i = 0; i < n; i++) json_array_append_new(arr, r[i].e);
+    for (i = 0; i < n; i++)
+        json_array_append_new(arr, r[i].e);
     free(r);
 }
 
@@ -179,10 +182,10 @@ static void csv_value(const json_t *v)
     }
 }
 
-static const char *const csv_cols[] = {"session_id", "status",     "host",  "started_at",
-                                       "ended_at",   "duration_s", "exit_code", "files",
-                                       "bytes",      "gpu_util_mean_pct", "peak_vram_mb",
-                                       "peak_vram_source", "energy_wh", "command"};
+static const char *const csv_cols[] = {
+    "session_id",   "status",           "host",      "started_at", "ended_at",
+    "duration_s",   "exit_code",        "files",     "bytes",      "gpu_util_mean_pct",
+    "peak_vram_mb", "peak_vram_source", "energy_wh", "command"};
 #define NCSV (sizeof csv_cols / sizeof csv_cols[0])
 
 static void print_csv_header(int figures)
@@ -238,7 +241,7 @@ static void print_sweep(const json_t *out)
     json_array_foreach(out, i, e)
     {
         char id[512], status[128], dur[32], ex[32] = "-", util[32] = "-", vram[48] = "-",
-                                                en[48] = "-";
+                                            en[48] = "-";
         human_time(dur, sizeof dur, json_object_get(e, "duration_s"));
         const json_t *v = json_object_get(e, "exit_code");
         if (json_is_integer(v)) snprintf(ex, sizeof ex, "%lld", (long long)json_integer_value(v));
@@ -260,8 +263,8 @@ static void print_sweep(const json_t *out)
         }
         printf("%s %s %9s %4s %6s %11s %10s  %s\n",
                rm_term_cell(id, sizeof id, rm_jget_str(e, "session_id"), idw, -1),
-               rm_term_cell(status, sizeof status, rm_jget_str(e, "status"), 11, -1), dur, ex,
-               util, vram, en, command_text(buf, sizeof buf, e));
+               rm_term_cell(status, sizeof status, rm_jget_str(e, "status"), 11, -1), dur, ex, util,
+               vram, en, command_text(buf, sizeof buf, e));
     }
     printf("UTIL %%: GPU utilization, mean over GPUs; PEAK VRAM: max over GPUs; GPU ENERGY: sum\n");
     if (any_w) printf("w: the recorded command's own processes (nvidia-smi pmon), else all use\n");
@@ -352,8 +355,7 @@ static void listing_end(struct listing *L)
 static double rec_duration_s(const struct rm_index_rec *r)
 {
     int64_t a, b;
-    if (!r->started_at[0] || rm_parse_ts(r->started_at, strlen(r->started_at), &a) != 0)
-        return -1;
+    if (!r->started_at[0] || rm_parse_ts(r->started_at, strlen(r->started_at), &a) != 0) return -1;
     if (!r->ended_at[0])
         b = rm_now_realtime_ns();
     else if (rm_parse_ts(r->ended_at, strlen(r->ended_at), &b) != 0)
@@ -386,8 +388,7 @@ static void print_text_rec(const struct rm_index_rec *r, double d, long long byt
 }
 
 /* A CSV row straight from the index record. */
-static void print_csv_rec(const struct rm_index_rec *r, double d, long long files,
-                          long long bytes)
+static void print_csv_rec(const struct rm_index_rec *r, double d, long long files, long long bytes)
 {
     csv_cell(r->session_id);
     putchar(',');
@@ -421,9 +422,12 @@ static void json_real_text(double d)
     for (size_t i = 0; b[i] && j < sizeof out - 3; i++) {
         out[j++] = b[i];
         if (b[i] == 'e') {
-            if (b[i + 1] == '+') i++;
-            else if (b[i + 1] == '-') out[j++] = b[++i];
-            while (b[i + 1] == '0' && b[i + 2]) i++;
+            if (b[i + 1] == '+')
+                i++;
+            else if (b[i + 1] == '-')
+                out[j++] = b[++i];
+            while (b[i + 1] == '0' && b[i + 2])
+                i++;
         }
     }
     out[j] = '\0';
@@ -522,13 +526,12 @@ static int list_one(void *ctx, const struct rm_index_rec *r)
     json_t *ea = json_object_get(e, "ended_at"), *cmd = json_object_get(e, "command"),
            *ex = json_object_get(e, "exit_code"), *st = json_object_get(e, "status"),
            *host = json_object_get(e, "host"), *sa = json_object_get(e, "started_at");
-    json_t *row = json_pack("{s:s,s:O,s:O,s:O,s:O,s:o,s:O,s:O,s:I,s:I}", "session_id", id,
-                            "status", st ? st : json_null(), "host", host ? host : json_null(),
-                            "started_at", sa ? sa : json_null(), "ended_at",
-                            ea ? ea : json_null(), "duration_s",
-                            d >= 0 ? json_real(d) : json_null(), "command",
-                            cmd ? cmd : json_null(), "exit_code", ex ? ex : json_null(),
-                            "files", (json_int_t)files, "bytes", (json_int_t)bytes);
+    json_t *row = json_pack("{s:s,s:O,s:O,s:O,s:O,s:o,s:O,s:O,s:I,s:I}", "session_id", id, "status",
+                            st ? st : json_null(), "host", host ? host : json_null(), "started_at",
+                            sa ? sa : json_null(), "ended_at", ea ? ea : json_null(), "duration_s",
+                            d >= 0 ? json_real(d) : json_null(), "command", cmd ? cmd : json_null(),
+                            "exit_code", ex ? ex : json_null(), "files", (json_int_t)files, "bytes",
+                            (json_int_t)bytes);
     json_decref(e);
     if (!row) return 0;
     if (L->collect)

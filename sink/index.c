@@ -354,8 +354,7 @@ int rm_index_each(const char *sink_dir, rm_index_fn fn, void *ctx, char *err, si
         if (slot >= 0) {
             if (t.done[slot]) continue; /* listed at its first line */
             t.done[slot] = 1;
-            if (t.off[slot] != at &&
-                !(line = line_at(fileno(f), t.off[slot], &nbuf, &ncap, &len)))
+            if (t.off[slot] != at && !(line = line_at(fileno(f), t.off[slot], &nbuf, &ncap, &len)))
                 continue;
         }
         struct rm_index_rec rec;

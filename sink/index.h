@@ -42,8 +42,15 @@ json_t *rm_index_line(const json_t *doc, const char *event);
  * 0, or -1 with errno. */
 int rm_index_append(const char *sink_dir, json_t *line, int supersedes, json_t *totals);
 
-enum { RM_REC_ID, RM_REC_STATUS, RM_REC_HOST, RM_REC_STARTED, RM_REC_ENDED, RM_REC_EXIT,
-       RM_REC_NRAW };
+enum {
+    RM_REC_ID,
+    RM_REC_STATUS,
+    RM_REC_HOST,
+    RM_REC_STARTED,
+    RM_REC_ENDED,
+    RM_REC_EXIT,
+    RM_REC_NRAW
+};
 
 /* One index line as listings read it (no JSON tree): the fields, decoded, cut to their
  * buffers; line/len the whole line for readers that need every key (json_loadb). */
@@ -73,8 +80,9 @@ int rm_index_rec_element(const struct rm_index_rec *r, size_t *pos, const char *
 /* Calls fn once per session, in the order of the sessions' first lines (the order they were
  * made in), with the parsed newest line of the session (borrowed). fn returns non-zero to
  * stop. Two passes; the memory is a table of the sessions that have superseded lines (at
- * most the superseded lines, which compaction bounds), never one entry per session. Returns 0, 1 when there is no index, -1 when it is unreadable or its
- * header is not an index header (err says why). */
+ * most the superseded lines, which compaction bounds), never one entry per session. Returns 0, 1
+ * when there is no index, -1 when it is unreadable or its header is not an index header (err says
+ * why). */
 typedef int (*rm_index_fn)(void *ctx, const struct rm_index_rec *r);
 int rm_index_each(const char *sink_dir, rm_index_fn fn, void *ctx, char *err, size_t errsz);
 

@@ -75,14 +75,30 @@ static int str(struct cur *c, char *out, size_t cap)
             char e = c->p[1];
             c->p += 2;
             switch (e) {
-            case '"': tmp[0] = '"'; break;
-            case '\\': tmp[0] = '\\'; break;
-            case '/': tmp[0] = '/'; break;
-            case 'b': tmp[0] = '\b'; break;
-            case 'f': tmp[0] = '\f'; break;
-            case 'n': tmp[0] = '\n'; break;
-            case 'r': tmp[0] = '\r'; break;
-            case 't': tmp[0] = '\t'; break;
+            case '"':
+                tmp[0] = '"';
+                break;
+            case '\\':
+                tmp[0] = '\\';
+                break;
+            case '/':
+                tmp[0] = '/';
+                break;
+            case 'b':
+                tmp[0] = '\b';
+                break;
+            case 'f':
+                tmp[0] = '\f';
+                break;
+            case 'n':
+                tmp[0] = '\n';
+                break;
+            case 'r':
+                tmp[0] = '\r';
+                break;
+            case 't':
+                tmp[0] = '\t';
+                break;
             case 'u': {
                 unsigned cp, lo;
                 if (c->end - c->p < 4 || !hex4(c->p, &cp)) return 0;
@@ -95,7 +111,8 @@ static int str(struct cur *c, char *out, size_t cap)
                 k = put_utf8(tmp, cp);
                 break;
             }
-            default: return 0;
+            default:
+                return 0;
             }
         } else {
             if ((unsigned char)*c->p < 0x20) return 0;

@@ -1,10 +1,8 @@
 #include "sink/manifest.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +14,7 @@
 #include "base/json.h"
 #include "base/rm_time.h"
 #include "model/streams.h"
-#include "monitor/stream.h"
 #include "sink/names.h"
-#include "summary/summary.h"
 
 json_t *rm_manifest_segment_entry(const char *sid, const char *file, int stream_ix, int sealed,
                                   uint64_t rows, uint64_t bytes, int64_t first, int64_t last)
@@ -50,8 +46,7 @@ json_t *rm_manifest_new(void)
 }
 
 /* rm_manifest_load, and how many entries the confinement rule dropped (sink/names.h). */
-static int load_confined(const char *sink_dir, json_t **out, int *dropped, char *err,
-                         size_t errsz)
+static int load_confined(const char *sink_dir, json_t **out, int *dropped, char *err, size_t errsz)
 {
     *out = NULL;
     *dropped = 0;

@@ -31,8 +31,7 @@ int rm_valid_segment_file(const char *file, const char *stream_name)
     return !stream_name || !strcmp(stream_name, rm_stream_defs[k].name);
 }
 
-int rm_sink_session_ok_at(int dfd, const char *sink_dir, const char *id, char *why,
-                          size_t whysz)
+int rm_sink_session_ok_at(int dfd, const char *sink_dir, const char *id, char *why, size_t whysz)
 {
     if (!rm_valid_session_id(id)) {
         snprintf(why, whysz, "'%s' is not a session id", id ? id : "");
@@ -153,8 +152,7 @@ int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name)
             i++;
             continue;
         }
-        fprintf(stderr,
-                "runmon: %s/%s: segment entry '%s' of session '%s' ignored: %s\n", sink_dir,
+        fprintf(stderr, "runmon: %s/%s: segment entry '%s' of session '%s' ignored: %s\n", sink_dir,
                 file_name, shown(file, b1, sizeof b1), shown(id, b2, sizeof b2),
                 shown(why, why, sizeof why));
         json_array_remove(arr, i);

@@ -30,8 +30,7 @@ int rm_valid_segment_file(const char *file, const char *stream_name);
  * 1, or 0 with why set ("SINK/ID: session folder is a symbolic link"). */
 int rm_sink_session_ok(const char *sink_dir, const char *id, char *why, size_t whysz);
 /* The same relative to dfd, the sink directory opened (-1: by path), for listings. */
-int rm_sink_session_ok_at(int dfd, const char *sink_dir, const char *id, char *why,
-                          size_t whysz);
+int rm_sink_session_ok_at(int dfd, const char *sink_dir, const char *id, char *why, size_t whysz);
 
 /* SINK/latest, when it is a symbolic link to a session id (a name in SINK, never a path out
  * of it): 1 with the id in id, else 0. */

@@ -210,10 +210,9 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap)
     /* put_segment keeps "pruned" sticky: another recorder may have pruned our segments */
     json_array_foreach(k->segs, i, e) rm_manifest_put_segment(doc, json_incref(e));
     for (int s = 0; s < nsnap; s++)
-        rm_manifest_put_segment(doc, rm_manifest_segment_entry(sid, snap[s].file,
-                                                               snap[s].stream_ix, 0, snap[s].rows,
-                                                               snap[s].bytes, snap[s].first,
-                                                               snap[s].last));
+        rm_manifest_put_segment(doc, rm_manifest_segment_entry(sid, snap[s].file, snap[s].stream_ix,
+                                                               0, snap[s].rows, snap[s].bytes,
+                                                               snap[s].first, snap[s].last));
     json_t *tot = NULL;
     if (rm_totals_load(k->dir, &tot) != 0) {
         /* lost or corrupt: the open sequence rebuilds it (we hold the lock: do it here) */
@@ -223,9 +222,10 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap)
         lk = rm_sink_lock(k->dir);
         if (lk < 0 || rm_totals_load(k->dir, &tot) != 0) tot = rm_totals_new();
     }
-    json_array_foreach(json_object_get(doc, "segments"), i, e) if (
-        !strcmp(rm_jget_str(e, "state"), "sealed") &&
-        !json_is_true(json_object_get(e, "pruned"))) rm_totals_add_sealed(tot, e);
+    json_array_foreach(json_object_get(doc, "segments"), i,
+                       e) if (!strcmp(rm_jget_str(e, "state"), "sealed") &&
+                              !json_is_true(json_object_get(e, "pruned")))
+        rm_totals_add_sealed(tot, e);
     rm_totals_set_running(tot, sid, k->port->sess->host, k->port->sess->pid,
                           rm_totals_contribution(doc));
     json_t *chosen = rm_totals_plan_prune(tot, k->ret_files, k->ret_bytes);

@@ -47,8 +47,8 @@ void rm_sink_attach(struct rm_sink *k, struct rm_stream *s);
 /* Starts the sink's thread. 0, or -1. */
 int rm_sink_start(struct rm_sink *k);
 
-/* Stops the thread and writes the final state and index line with the session's final status. Call after
- * every attached stream is closed and the session's status is set. Frees k. */
+/* Stops the thread and writes the final state and index line with the session's final status. Call
+ * after every attached stream is closed and the session's status is set. Frees k. */
 void rm_sink_close(struct rm_sink *k);
 
 /* Session selection in a sink directory: want_id, else the newest completed session, else

@@ -71,8 +71,7 @@ int rm_state_load(const char *sink_dir, const char *id, json_t **out)
     int rc = load_json(path, RM_STATE_FORMAT, &j);
     if (rc) return rc;
     json_t *s = json_object_get(j, "session"), *segs = json_object_get(j, "segments");
-    if (!json_is_object(s) || !json_is_array(segs) ||
-        strcmp(rm_jget_str(s, "session_id"), id)) {
+    if (!json_is_object(s) || !json_is_array(segs) || strcmp(rm_jget_str(s, "session_id"), id)) {
         json_decref(j);
         return -1;
     }
@@ -141,8 +140,8 @@ json_t *rm_totals_new(void)
     json_object_set_new(t, "finished", zero_sums());
     json_object_set_new(t, "running", json_object());
     json_object_set_new(t, "sealed", json_array());
-    json_object_set_new(t, "index", json_pack("{s:i,s:i,s:i}", "lines", 0, "dead", 0,
-                                              "compactions", 0));
+    json_object_set_new(t, "index",
+                        json_pack("{s:i,s:i,s:i}", "lines", 0, "dead", 0, "compactions", 0));
     return t;
 }
 
@@ -237,8 +236,7 @@ json_t *rm_totals_contribution(const json_t *doc)
     json_t *s;
     json_array_foreach(json_object_get(doc, "segments"), i, s)
     {
-        if (json_is_true(json_object_get(s, "pruned")) ||
-            strcmp(rm_jget_str(s, "state"), "active"))
+        if (json_is_true(json_object_get(s, "pruned")) || strcmp(rm_jget_str(s, "state"), "active"))
             continue;
         add_to(c, "active_files", 1);
         add_to(c, "active_bytes", jint(s, "bytes"));
@@ -275,9 +273,9 @@ static int listed(const json_t *t, const char *sid, const char *file)
 {
     size_t i;
     json_t *s;
-    json_array_foreach(json_object_get(t, "sealed"), i, s) if (
-        !strcmp(rm_jget_str(s, "file"), file) &&
-        !strcmp(rm_jget_str(s, "session_id"), sid)) return 1;
+    json_array_foreach(json_object_get(t, "sealed"), i,
+                       s) if (!strcmp(rm_jget_str(s, "file"), file) &&
+                              !strcmp(rm_jget_str(s, "session_id"), sid)) return 1;
     return 0;
 }
 
@@ -288,8 +286,9 @@ void rm_totals_add_sealed(json_t *t, const json_t *seg)
         /* the same segment again: its bytes may have been corrected (recovery) */
         size_t i;
         json_t *s;
-        json_array_foreach(json_object_get(t, "sealed"), i, s) if (
-            !strcmp(rm_jget_str(s, "file"), file) && !strcmp(rm_jget_str(s, "session_id"), sid))
+        json_array_foreach(json_object_get(t, "sealed"), i,
+                           s) if (!strcmp(rm_jget_str(s, "file"), file) &&
+                                  !strcmp(rm_jget_str(s, "session_id"), sid))
             json_object_set_new(s, "bytes", json_integer(jint(seg, "bytes")));
         return;
     }
@@ -297,8 +296,7 @@ void rm_totals_add_sealed(json_t *t, const json_t *seg)
     json_array_append_new(json_object_get(t, "sealed"),
                           json_pack("{s:s,s:s,s:s,s:I,s:O}", "session_id", sid, "file", file,
                                     "stream", rm_jget_str(seg, "stream"), "bytes",
-                                    jint(seg, "bytes"), "last_row_at",
-                                    last ? last : json_null()));
+                                    jint(seg, "bytes"), "last_row_at", last ? last : json_null()));
     add_to(t, "rollover_count", 1);
 }
 
@@ -327,9 +325,9 @@ json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_byt
     const json_t *c = json_object_get(t, "counters");
     json_int_t active = jint(c, "final_retained_bytes");
     json_array_foreach(json_object_get(t, "sealed"), i, s) active -= jint(s, "bytes");
-    json_array_append_new(segs, json_pack("{s:s,s:s,s:s,s:s,s:b,s:I,s:s}", "session_id", "",
-                                          "file", "", "stream", "", "state", "active", "pruned",
-                                          0, "bytes", active, "last_row_at", ""));
+    json_array_append_new(segs, json_pack("{s:s,s:s,s:s,s:s,s:b,s:I,s:s}", "session_id", "", "file",
+                                          "", "stream", "", "state", "active", "pruned", 0, "bytes",
+                                          active, "last_row_at", ""));
     json_t *chosen = json_array();
     rm_manifest_plan_prune(m, files_per_stream, total_bytes, chosen);
     json_t *out = json_array();

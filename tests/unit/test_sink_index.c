@@ -83,7 +83,8 @@ static long lines_of(const char *dir)
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     long n = 0;
-    while (fgets(buf, sizeof buf, f)) n++;
+    while (fgets(buf, sizeof buf, f))
+        n++;
     fclose(f);
     return n;
 }
