@@ -247,9 +247,11 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
         if (oe) {
             size_t i;
             json_t *s;
-            json_array_foreach(json_object_get(old, "segments"), i,
-                               s) if (!strcmp(rm_jget_str(s, "session_id"), id))
-                rm_manifest_put_segment(doc, json_deep_copy(s));
+            json_array_foreach(json_object_get(old, "segments"), i, s)
+            {
+                if (!strcmp(rm_jget_str(s, "session_id"), id))
+                    rm_manifest_put_segment(doc, json_deep_copy(s));
+            }
             /* The manifest's session entry is newer than session.json when recovery marked
              * it: keep its status and end. */
             json_object_set(rm_state_session(doc), "status", json_object_get(oe, "status"));
@@ -385,10 +387,12 @@ static int recover(const char *sink_dir, json_t *tot, const char *host)
         adopt_files(doc, sdir, sid);
         size_t k;
         json_t *s;
-        json_array_foreach(json_object_get(doc, "segments"), k,
-                           s) if (!strcmp(rm_jget_str(s, "state"), "sealed") &&
-                                  !json_is_true(json_object_get(s, "pruned")))
-            rm_totals_add_sealed(tot, s);
+        json_array_foreach(json_object_get(doc, "segments"), k, s)
+        {
+            if (!strcmp(rm_jget_str(s, "state"), "sealed") &&
+                !json_is_true(json_object_get(s, "pruned")))
+                rm_totals_add_sealed(tot, s);
+        }
         if (rm_state_save(sink_dir, sid, doc) < 0)
             fprintf(stderr, "runmon: cannot write %s/state.json: %s\n", sdir, strerror(errno));
         json_t *line = rm_index_line(doc, event);

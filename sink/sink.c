@@ -222,10 +222,12 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap)
         lk = rm_sink_lock(k->dir);
         if (lk < 0 || rm_totals_load(k->dir, &tot) != 0) tot = rm_totals_new();
     }
-    json_array_foreach(json_object_get(doc, "segments"), i,
-                       e) if (!strcmp(rm_jget_str(e, "state"), "sealed") &&
-                              !json_is_true(json_object_get(e, "pruned")))
-        rm_totals_add_sealed(tot, e);
+    json_array_foreach(json_object_get(doc, "segments"), i, e)
+    {
+        if (!strcmp(rm_jget_str(e, "state"), "sealed") &&
+            !json_is_true(json_object_get(e, "pruned")))
+            rm_totals_add_sealed(tot, e); /* once: the list is keyed by session and file */
+    }
     rm_totals_set_running(tot, sid, k->port->sess->host, k->port->sess->pid,
                           rm_totals_contribution(doc));
     json_t *chosen = rm_totals_plan_prune(tot, k->ret_files, k->ret_bytes);

@@ -269,27 +269,25 @@ void rm_totals_finish(json_t *t, const char *id, json_t *contribution)
     json_object_del(json_object_get(t, "running"), id);
 }
 
-static int listed(const json_t *t, const char *sid, const char *file)
+/* The entry of sealed segment (sid, file) in the totals' list, or NULL. */
+static json_t *listed(const json_t *t, const char *sid, const char *file)
 {
     size_t i;
     json_t *s;
-    json_array_foreach(json_object_get(t, "sealed"), i,
-                       s) if (!strcmp(rm_jget_str(s, "file"), file) &&
-                              !strcmp(rm_jget_str(s, "session_id"), sid)) return 1;
-    return 0;
+    json_array_foreach(json_object_get(t, "sealed"), i, s)
+    {
+        if (!strcmp(rm_jget_str(s, "file"), file) && !strcmp(rm_jget_str(s, "session_id"), sid))
+            return s;
+    }
+    return NULL;
 }
 
 void rm_totals_add_sealed(json_t *t, const json_t *seg)
 {
     const char *sid = rm_jget_str(seg, "session_id"), *file = rm_jget_str(seg, "file");
-    if (listed(t, sid, file)) {
-        /* the same segment again: its bytes may have been corrected (recovery) */
-        size_t i;
-        json_t *s;
-        json_array_foreach(json_object_get(t, "sealed"), i,
-                           s) if (!strcmp(rm_jget_str(s, "file"), file) &&
-                                  !strcmp(rm_jget_str(s, "session_id"), sid))
-            json_object_set_new(s, "bytes", json_integer(jint(seg, "bytes")));
+    json_t *known = listed(t, sid, file);
+    if (known) { /* the same segment again: its bytes may have been corrected (recovery) */
+        json_object_set_new(known, "bytes", json_integer(jint(seg, "bytes")));
         return;
     }
     json_t *last = json_object_get(seg, "last_row_at");
