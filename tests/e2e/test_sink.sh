@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The telemetry sink: rollover and retention hold their budget with counters that match the
 # files, sealed segments are whole CSVs, the manifest's aggregates give the same summary as
-# a rescan, session selection, `runmon sessions`, latest, and tail -F across rollovers.
+# a rescan, session selection, `runmon sessions`, latest, tail -F across rollovers, and the
+# index's compaction.
 . "$(dirname "$0")/lib.sh"
 
 export FAKE_SMI_CAPTURES="$FIXTURES/captures"
@@ -131,5 +132,21 @@ expect_eq "tail: rows in time order" "$(cut -d, -f1 <<<"$data")" "$(cut -d, -f1 
 check "tail: rows from several segments ($(wc -l <<<"$data"))" test "$(wc -l <<<"$data")" -gt "$(rows "$K2/latest/gpu-000001.csv")"
 all=$(cat $(ls "$K2"/latest/gpu-*.csv | sort) "$K2/latest/gpu.csv" | grep -v '^ts,' | wc -l)
 check "tail: saw most rows ($(wc -l <<<"$data") of $all)" test "$(wc -l <<<"$data")" -ge $((all * 8 / 10))
+
+# --- the index: two lines per session, compacted once a third of it is superseded ----------
+X=$T/many
+for i in $(seq 1 70); do "$RUNMON" record -q -o "$X" -i 1 --no-gpu -- true || break; done
+expect_eq "70 recordings: 70 sessions listed" 70 "$("$RUNMON" sessions "$X" --format json | jq '.sessions | length')"
+j=$("$RUNMON" sessions "$X" --format json)
+expect_eq "listed once each: the session folders" "$(ls "$X" | grep -v -e latest -e '\.' | sort | tr '\n' ' ')" \
+    "$(jq -r '.sessions[].session_id' <<<"$j" | sort | tr '\n' ' ')"
+expect_eq "in the order they were made" true "$(jq '[.sessions[].started_at] | . == sort' <<<"$j")"
+expect_eq "the index was compacted once" 1 "$(jq .index.compactions "$X/sink.json")"
+expect_eq "index lines: the header, one per session then, two per session since" \
+    "$((1 + $(jq .index.lines "$X/sink.json")))" "$(wc -l <"$X/index.jsonl")"
+check "the index is shorter than two lines a session ($(wc -l <"$X/index.jsonl"))" \
+    test "$(wc -l <"$X/index.jsonl")" -lt 141
+expect_eq "every session completed" completed \
+    "$("$RUNMON" sessions "$X" --format json | jq -r '[.sessions[].status] | unique | join(" ")')"
 
 done_testing
