@@ -193,8 +193,9 @@ if want summary; then
 fi
 
 # ---- Sink index -----------------------------------------------------------------------------
-# `runmon sessions` (time, peak RSS) and `runmon record -- true` (wall time: start, one flush,
-# end) against the number of sessions in the sink: 1k, 10k, 100k sessions cloned from one real
+# `runmon sessions` (text and JSON: time, peak RSS), `runmon summary` of the sink (the session
+# choice streams the index) and `runmon record -- true` (wall time: start, one flush, end)
+# against the number of sessions in the sink: 1k, 10k, 100k sessions cloned from one real
 # recording (bench/gen_sink.py: hard links, the id replaced in session.json and state.json),
 # beside the same figures on an empty sink, measured in the same run. Each figure is the best
 # of BENCH_SINK_RUNS (default 3). BENCH_SINK_BEFORE_RUNMON=PATH (a runmon that keeps
@@ -224,11 +225,16 @@ if want sink; then
     }
     declare -A took
     measure() { # RUNMON SINK LABEL: sessions time and RSS, record time
-        local bin=$1 sink=$2 label=$3 s r
+        local bin=$1 sink=$2 label=$3 s j r c
         s=$(best_of "$bin" sessions "$sink" --format text)
+        j=$(best_of "$bin" sessions "$sink") # piped: JSON, the default off a terminal
+        c=$(best_of "$bin" summary "$sink" --format json)
         r=$(best_of "$bin" record -q -o "$sink" -i 1 -- true)
         figure "$label: sessions" "${s% *}" "s"
         figure "$label: sessions peak RSS" "$(awk -v k="${s#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
+        figure "$label: sessions, JSON (piped)" "${j% *}" "s"
+        figure "$label: sessions, JSON peak RSS" "$(awk -v k="${j#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
+        figure "$label: summary (picks the newest completed)" "${c% *}" "s"
         figure "$label: record -- true" "${r% *}" "s"
         took[$label:s]=${s% *}
         took[$label:r]=${r% *}
