@@ -317,8 +317,8 @@ int rm_index_each(const char *sink_dir, rm_index_fn fn, void *ctx, char *err, si
         snprintf(err, errsz, "%s: %s", path, strerror(errno));
         return -1;
     }
-    static char iobuf[1 << 16];
-    setvbuf(f, iobuf, _IOFBF, sizeof iobuf);
+    char *iobuf = malloc(1 << 16); /* large reads; per call, so threads may read at once */
+    if (iobuf) setvbuf(f, iobuf, _IOFBF, 1 << 16);
     struct reader r = {.f = f, .end = st.st_size};
     struct newest t = {0};
     size_t len, idn;
@@ -369,6 +369,7 @@ out:
     free(t.done);
     free(r.buf);
     fclose(f);
+    free(iobuf);
     return rc;
 }
 
