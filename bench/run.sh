@@ -290,3 +290,71 @@ if want summary; then
     section "Summary: every layout vs mawk (BENCH_SUMMARY_LAYOUT_MB, default 128); one gpu.csv (BENCH_SUMMARY_MB, default 256) vs mawk, libcsv, DuckDB"
     BUILD=$BUILD bash bench/bench_summary.sh | sed 's/^/  /'
 fi
+
+# ---- Sink index -----------------------------------------------------------------------------
+# `runmon sessions` (text and JSON: time, peak RSS), `runmon summary` of the sink (the session
+# choice streams the index) and `runmon record -- true` (wall time: start, one flush, end)
+# against the number of sessions in the sink: 1k, 10k, 100k sessions cloned from one real
+# recording (bench/gen_sink.py: hard links, the id replaced in session.json and state.json),
+# beside the same figures on an empty sink, measured in the same run. Each figure is the best
+# of BENCH_SINK_RUNS (default 3). BENCH_SINK_BEFORE_RUNMON=PATH (a runmon that keeps
+# manifest.json, e.g. built from 24543bd) adds its figures on the same clones in the 0.1.0
+# layout at BENCH_SINK_BEFORE_SIZES (default "1000 10000"; it is quadratic, keep them small).
+if want sink; then
+    SIZES=${BENCH_SINK_SIZES:-1000 10000 100000}
+    RUNS=${BENCH_SINK_RUNS:-3}
+    section "sink index: runmon sessions and record start against sessions in the sink"
+    K=$B/sink
+    mkdir -p "$K"
+    export PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures"
+    # The template: one real recording with a sealed segment (8 GPUs, 0.1 s, 1.5 s).
+    "$BUILD/runmon" record -q -o "$K/tpl" -i 0.1 --rollover-mb 0.02 -- sleep 1.5
+    best_of() { # CMD...: prints "seconds peak_kib" of the fastest of RUNS runs
+        local i t0 t1 kib sec best=""
+        for ((i = 0; i < RUNS; i++)); do
+            t0=$(now_ns)
+            kib=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1)
+            t1=$(now_ns)
+            sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+            if [ -z "$best" ] || awk -v a="$sec" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+                best="$sec $kib"
+            fi
+        done
+        echo "$best"
+    }
+    declare -A took
+    measure() { # RUNMON SINK LABEL: sessions time and RSS, record time
+        local bin=$1 sink=$2 label=$3 s j r c
+        s=$(best_of "$bin" sessions "$sink" --format text)
+        j=$(best_of "$bin" sessions "$sink") # piped: JSON, the default off a terminal
+        c=$(best_of "$bin" summary "$sink" --format json)
+        r=$(best_of "$bin" record -q -o "$sink" -i 1 -- true)
+        figure "$label: sessions" "${s% *}" "s"
+        figure "$label: sessions peak RSS" "$(awk -v k="${s#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
+        figure "$label: sessions, JSON (piped)" "${j% *}" "s"
+        figure "$label: sessions, JSON peak RSS" "$(awk -v k="${j#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
+        figure "$label: summary (picks the newest completed)" "${c% *}" "s"
+        figure "$label: record -- true" "${r% *}" "s"
+        took[$label:s]=${s% *}
+        took[$label:r]=${r% *}
+    }
+    python3 bench/gen_sink.py --template "$K/tpl" --dest "$K/new" --count 0 >/dev/null
+    measure "$BUILD/runmon" "$K/new" "empty sink"
+    for n in $SIZES; do
+        t0=$(now_ns)
+        python3 bench/gen_sink.py --template "$K/tpl" --dest "$K/new" --count "$n" >/dev/null
+        t1=$(now_ns)
+        figure "generating the sink up to $n sessions" "$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.1f", d / 1e9 }')" "s"
+        measure "$BUILD/runmon" "$K/new" "$n sessions"
+        ratio "$n sessions / empty sink: sessions time" "${took[$n sessions:s]}" "${took[empty sink:s]}"
+        ratio "$n sessions / empty sink: record -- true" "${took[$n sessions:r]}" "${took[empty sink:r]}"
+    done
+    if [ -n "${BENCH_SINK_BEFORE_RUNMON:-}" ]; then
+        for n in ${BENCH_SINK_BEFORE_SIZES:-1000 10000}; do
+            rm -rf "$K/old"
+            python3 bench/gen_sink.py --template "$K/tpl" --dest "$K/old" --count "$n" --layout old >/dev/null
+            measure "$BENCH_SINK_BEFORE_RUNMON" "$K/old" "before, $n sessions (manifest.json)"
+        done
+    fi
+    rm -rf "$K"
+fi

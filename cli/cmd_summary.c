@@ -26,7 +26,7 @@ static void usage(FILE *out)
             "usage: runmon summary [PATH ...] [OPTIONS]\n\n"
             "Summarize what the GPUs and CPUs did during a recorded run: per GPU, per phase,\n"
             "in total. PATH is a session folder (session.json, gpu.csv, dmon.csv, cpu.csv,\n"
-            "proc.csv, apps.csv, runlog.jsonl), a sink directory (manifest.json; one session\n"
+            "proc.csv, apps.csv, runlog.jsonl), a sink directory (index.jsonl; one session\n"
             "of it, named on stderr), or a single file (its kind guessed from its name).\n"
             "Several sink directories (the nodes of one job) give one summary each plus totals\n"
             "per host.\n\n"
@@ -50,7 +50,7 @@ static void usage(FILE *out)
             "  --session ID            in a sink directory (runmon record -o DIR): that session\n"
             "                          (default: the newest completed one, else the newest)\n"
             "  --rescan                read sealed segments again instead of using the\n"
-            "                          manifest's aggregates\n"
+            "                          aggregates the sink keeps (state.json)\n"
             "  -h, --help              this text\n\n"
             "exit status: 0 success, 1 a write failure, 2 a usage error or unusable input\n"
             "(missing path, a file without data).\n");

@@ -1,10 +1,8 @@
 #include "sink/manifest.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +14,7 @@
 #include "base/json.h"
 #include "base/rm_time.h"
 #include "model/streams.h"
-#include "monitor/stream.h"
 #include "sink/names.h"
-#include "summary/summary.h"
 
 json_t *rm_manifest_segment_entry(const char *sid, const char *file, int stream_ix, int sealed,
                                   uint64_t rows, uint64_t bytes, int64_t first, int64_t last)
@@ -50,8 +46,7 @@ json_t *rm_manifest_new(void)
 }
 
 /* rm_manifest_load, and how many entries the confinement rule dropped (sink/names.h). */
-static int load_confined(const char *sink_dir, json_t **out, int *dropped, char *err,
-                         size_t errsz)
+static int load_confined(const char *sink_dir, json_t **out, int *dropped, char *err, size_t errsz)
 {
     *out = NULL;
     *dropped = 0;
@@ -73,7 +68,7 @@ static int load_confined(const char *sink_dir, json_t **out, int *dropped, char 
     }
     if (!json_is_object(json_object_get(m, "counters")))
         json_object_set_new(m, "counters", json_object());
-    *dropped = rm_manifest_confine(m, sink_dir);
+    *dropped = rm_manifest_confine(m, sink_dir, "manifest.json");
     *out = m;
     return 0;
 }
@@ -320,279 +315,4 @@ size_t rm_manifest_plan_prune(json_t *m, int files_per_stream, uint64_t total_by
         }
     free(sealed);
     return json_array_size(chosen) - before;
-}
-
-/* A segment entry for a file found on disk. Sealed ones get their aggregate (one scan). */
-static json_t *segment_from_disk(const char *sdir, const char *sid, const char *name, int k,
-                                 int sealed, double interval_s)
-{
-    char path[2 * PATH_MAX + 512];
-    snprintf(path, sizeof path, "%s/%s", sdir, name);
-    struct stat st;
-    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL; /* no link is adopted */
-    char err[512];
-    json_t *agg =
-        rm_summary_segment_from_file(rm_stream_defs[k].kind, path, interval_s, err, sizeof err);
-    json_t *f = json_object_get(agg, "first_ns"), *l = json_object_get(agg, "last_ns");
-    json_t *seg = rm_manifest_segment_entry(
-        sid, name, k, sealed, agg ? (uint64_t)jint(agg, "rows") : 0, (uint64_t)st.st_size,
-        json_is_integer(f) ? json_integer_value(f) : 0,
-        json_is_integer(l) ? json_integer_value(l) : 0);
-    json_object_set_new(seg, "adopted", json_true());
-    if (sealed && agg)
-        json_object_set_new(seg, "aggregate", agg);
-    else {
-        json_object_set_new(seg, "aggregate", json_null());
-        json_decref(agg);
-    }
-    return seg;
-}
-
-static json_t *load_session_doc(const char *sdir)
-{
-    char path[2 * PATH_MAX + 512];
-    snprintf(path, sizeof path, "%s/session.json", sdir);
-    json_t *d = json_load_file(path, 0, NULL);
-    if (d && !json_is_object(d)) {
-        json_decref(d);
-        d = NULL;
-    }
-    return d;
-}
-
-/* Adds the segment files of one session folder that m does not list yet. */
-static int adopt_files(json_t *m, const char *sdir, const char *sid, double interval_s)
-{
-    DIR *dp = opendir(sdir);
-    if (!dp) return 0;
-    int changed = 0;
-    struct dirent *de;
-    while ((de = readdir(dp))) {
-        int k, sealed;
-        if (!rm_segment_parse_name(de->d_name, &k, &sealed)) continue;
-        if (rm_manifest_find_segment(m, sid, de->d_name)) continue;
-        json_t *seg = segment_from_disk(sdir, sid, de->d_name, k, sealed, interval_s);
-        if (seg) {
-            rm_manifest_put_segment(m, seg);
-            changed++;
-        }
-    }
-    closedir(dp);
-    return changed;
-}
-
-/* Session folders under sink_dir (those holding session.json), sorted by name. */
-static char **list_sessions(const char *sink_dir, size_t *n)
-{
-    *n = 0;
-    DIR *dp = opendir(sink_dir);
-    if (!dp) return NULL;
-    char **v = NULL;
-    size_t cap = 0;
-    struct dirent *de;
-    while ((de = readdir(dp))) {
-        if (!strcmp(de->d_name, "latest") || !rm_valid_session_id(de->d_name)) continue;
-        char path[2 * PATH_MAX + 512];
-        snprintf(path, sizeof path, "%s/%s/session.json", sink_dir, de->d_name);
-        struct stat st;
-        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        char why[PATH_MAX + 512];
-        if (!rm_sink_session_ok(sink_dir, de->d_name, why, sizeof why)) {
-            fprintf(stderr, "runmon: %s, ignored\n", why);
-            continue;
-        }
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **nv = realloc(v, cap * sizeof *v);
-            if (!nv) break;
-            v = nv;
-        }
-        v[(*n)++] = strdup(de->d_name);
-    }
-    closedir(dp);
-    if (*n) qsort(v, *n, sizeof *v, rm_cmp_cstr);
-    return v ? v : calloc(1, sizeof *v);
-}
-
-json_t *rm_manifest_rebuild(const char *sink_dir, const json_t *old)
-{
-    size_t n;
-    char **ids = list_sessions(sink_dir, &n);
-    if (!ids) return NULL;
-    json_t *m = rm_manifest_new();
-    for (size_t i = 0; i < n; i++) {
-        char sdir[PATH_MAX + 512];
-        snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, ids[i]);
-        json_t *doc = load_session_doc(sdir);
-        if (doc) {
-            json_t *e = rm_manifest_session_entry(doc);
-            json_object_set_new(e, "session_id", json_string(ids[i]));
-            json_t *os = old ? rm_manifest_find_session(old, ids[i]) : NULL;
-            if (os && json_object_get(os, "sink"))
-                json_object_set(e, "sink", json_object_get(os, "sink"));
-            rm_manifest_put_session(m, e);
-            json_t *iv = json_object_get(doc, "interval_s");
-            adopt_files(m, sdir, ids[i], json_is_number(iv) ? json_number_value(iv) : 0);
-            json_decref(doc);
-        }
-        free(ids[i]);
-    }
-    free(ids);
-    /* Pruned segments are gone from disk: only the old manifest remembers them. */
-    size_t i;
-    json_t *e;
-    json_array_foreach(json_object_get(old, "segments"), i, e)
-    {
-        if (json_is_true(json_object_get(e, "pruned")) &&
-            rm_manifest_find_session(m, rm_jget_str(e, "session_id")) &&
-            !rm_manifest_find_segment(m, rm_jget_str(e, "session_id"), rm_jget_str(e, "file")))
-            json_array_append(json_object_get(m, "segments"), e);
-    }
-    return m;
-}
-
-static int pid_alive(pid_t pid)
-{
-    if (pid <= 0) return 0;
-    return kill(pid, 0) == 0 || errno == EPERM;
-}
-
-/* The recorder of session e is gone: mark it, trim its files, fix session.json. */
-static void mark_interrupted(const char *sink_dir, json_t *m, json_t *e)
-{
-    const char *sid = rm_jget_str(e, "session_id");
-    char sdir[PATH_MAX + 512];
-    snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, sid);
-    int64_t last = 0;
-    for (int k = 0; k < RM_STREAM_COUNT; k++) {
-        char file[32];
-        snprintf(file, sizeof file, "%s.csv", rm_stream_defs[k].name);
-        json_t *seg = rm_manifest_find_segment(m, sid, file);
-        char path[2 * PATH_MAX + 512];
-        snprintf(path, sizeof path, "%s/%s", sdir, file);
-        int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) continue;
-        rm_file_trim_torn(fd);
-        struct stat st;
-        if (fstat(fd, &st) == 0) {
-            if (seg) json_object_set_new(seg, "bytes", json_integer((json_int_t)st.st_size));
-            int64_t t = (int64_t)st.st_mtim.tv_sec * RM_NS_PER_SEC + st.st_mtim.tv_nsec;
-            if (t > last) last = t;
-        }
-        close(fd);
-    }
-    char path[2 * PATH_MAX + 512];
-    snprintf(path, sizeof path, "%s/runlog.jsonl", sdir);
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        int64_t t = (int64_t)st.st_mtim.tv_sec * RM_NS_PER_SEC + st.st_mtim.tv_nsec;
-        if (t > last) last = t;
-    }
-    json_object_set_new(e, "status", json_string("interrupted"));
-    if (json_is_null(json_object_get(e, "ended_at")) || !json_object_get(e, "ended_at"))
-        json_object_set_new(e, "ended_at", rm_jts_or_null(last ? last : rm_now_realtime_ns()));
-    json_t *doc = load_session_doc(sdir);
-    if (doc) {
-        json_object_set_new(doc, "status", json_string("interrupted"));
-        json_object_set(doc, "ended_at", json_object_get(e, "ended_at"));
-        char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
-        if (text) {
-            size_t n = strlen(text);
-            char *t2 = realloc(text, n + 2);
-            if (t2) {
-                t2[n] = '\n';
-                snprintf(path, sizeof path, "%s/session.json", sdir);
-                (void)rm_write_file_atomic(path, t2, n + 1);
-                free(t2);
-            } else {
-                free(text);
-            }
-        }
-        json_decref(doc);
-    }
-}
-
-int rm_manifest_recover(const char *sink_dir, json_t *m, const char *my_host)
-{
-    int changed = 0;
-    size_t n;
-    char **ids = list_sessions(sink_dir, &n);
-    for (size_t i = 0; ids && i < n; i++) {
-        char sdir[PATH_MAX + 512];
-        snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, ids[i]);
-        json_t *e = rm_manifest_find_session(m, ids[i]);
-        json_t *doc = NULL;
-        if (!e) {
-            doc = load_session_doc(sdir);
-            if (doc) {
-                e = rm_manifest_session_entry(doc);
-                json_object_set_new(e, "session_id", json_string(ids[i]));
-                rm_manifest_put_session(m, e);
-                changed++;
-            }
-        }
-        if (e && strcmp(rm_jget_str(e, "status"), "running")) {
-            /* Finished sessions: nobody writes there any more, adopt what is not listed. */
-            json_t *iv = json_object_get(e, "interval_s");
-            changed += adopt_files(m, sdir, ids[i], json_is_number(iv) ? json_number_value(iv) : 0);
-        }
-        json_decref(doc);
-        free(ids[i]);
-    }
-    free(ids);
-    size_t i;
-    json_t *e;
-    json_array_foreach(json_object_get(m, "sessions"), i, e)
-    {
-        if (strcmp(rm_jget_str(e, "status"), "running") || strcmp(rm_jget_str(e, "host"), my_host))
-            continue;
-        if (pid_alive((pid_t)jint(e, "pid"))) continue;
-        mark_interrupted(sink_dir, m, e);
-        json_t *iv = json_object_get(e, "interval_s");
-        char sdir[PATH_MAX + 512];
-        snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, rm_jget_str(e, "session_id"));
-        adopt_files(m, sdir, rm_jget_str(e, "session_id"),
-                    json_is_number(iv) ? json_number_value(iv) : 0);
-        changed++;
-    }
-    return changed;
-}
-
-int rm_sink_open_manifest(const char *sink_dir, int force_rebuild, json_t **out, char *err,
-                          size_t errsz)
-{
-    *out = NULL;
-    struct stat st;
-    if (stat(sink_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errsz, "%s: %s", sink_dir, errno ? strerror(errno) : "not a directory");
-        return -1;
-    }
-    int lk = rm_manifest_lock(sink_dir); /* -1 on a read-only sink: go on without */
-    json_t *m = NULL;
-    char why[1024] = "";
-    int dropped = 0;
-    int lr = load_confined(sink_dir, &m, &dropped, why, sizeof why);
-    int changed = dropped; /* entries that left the sink are not kept */
-    if (lr != 0 || force_rebuild) {
-        if (lr < 0) fprintf(stderr, "runmon: %s: rebuilding it from the session folders\n", why);
-        json_t *nm = rm_manifest_rebuild(sink_dir, m);
-        json_decref(m);
-        m = nm;
-        changed = 1;
-        if (lr == 1 && !force_rebuild && m &&
-            json_array_size(json_object_get(m, "sessions")) == 0) {
-            json_decref(m); /* no sink here (yet) */
-            m = NULL;
-            changed = 0;
-        }
-    }
-    char host[256] = "";
-    if (gethostname(host, sizeof host) < 0) snprintf(host, sizeof host, "unknown");
-    host[sizeof host - 1] = '\0';
-    if (m) changed += rm_manifest_recover(sink_dir, m, host);
-    if (m && changed && lk >= 0 && rm_manifest_save(sink_dir, m) < 0)
-        fprintf(stderr, "runmon: cannot write %s/manifest.json: %s\n", sink_dir, strerror(errno));
-    rm_manifest_unlock(lk);
-    *out = m;
-    return 0;
 }

@@ -1,10 +1,10 @@
-/* The sink's index, DIR/manifest.json ("format": "runmon-sink-manifest").
+/* Session documents in the shape of 0.1.0's DIR/manifest.json ("format":
+ * "runmon-sink-manifest": "sessions" and "segments" arrays).
  *
- * Pure document handling (load, merge, retention plan, counters, atomic save) plus the two
- * whole-sink operations every opener runs: rebuilding a lost manifest from the files, and
- * recovery (sessions whose recorder died become "interrupted", stray segment files are
- * adopted). Writers hold the lock (flock on DIR/.manifest.lock) across read-modify-write;
- * readers need none, since the file is only ever replaced by rename.
+ * Pure document handling (load, merge, retention plan, counters, atomic save). Since 0.2 a
+ * sink keeps one such document per session (DIR/<id>/state.json, sink/index.h) and the
+ * manifest.json of a 0.1.0 sink is only read, to migrate it. The lock (flock on
+ * DIR/.manifest.lock) is the sink's one lock.
  */
 #ifndef RUNMON_MANIFEST_H
 #define RUNMON_MANIFEST_H
@@ -56,22 +56,5 @@ void rm_manifest_update_counters(json_t *m);
  * Appends the chosen entries (borrowed references) to `chosen`; returns how many. */
 size_t rm_manifest_plan_prune(json_t *m, int files_per_stream, uint64_t total_bytes,
                               json_t *chosen);
-
-/* A fresh manifest from the session folders under sink_dir (sealed segments are scanned for
- * their aggregates). `old` (may be NULL) lends entries worth keeping: pruned segments and
- * their aggregates. Returns NULL only when sink_dir cannot be listed. */
-json_t *rm_manifest_rebuild(const char *sink_dir, const json_t *old);
-
-/* Recovery on the manifest m: "running" sessions of this host whose pid is gone become
- * "interrupted" (session.json too, torn last lines trimmed), session folders and segment files
- * the manifest lacks are adopted. Returns the number of changes (0: nothing to save). */
-int rm_manifest_recover(const char *sink_dir, json_t *m, const char *my_host);
-
-/* The whole open sequence for readers and writers: lock, load (rebuild if missing or corrupt
- * and the sink holds sessions), recover, save when changed, unlock. *out gets the manifest
- * (NULL if the directory holds no sink). Returns 0, or -1 with err (not a directory). A
- * read-only sink is not an error: the manifest is used as it is. */
-int rm_sink_open_manifest(const char *sink_dir, int force_rebuild, json_t **out, char *err,
-                          size_t errsz);
 
 #endif

@@ -31,28 +31,39 @@ int rm_valid_segment_file(const char *file, const char *stream_name)
     return !stream_name || !strcmp(stream_name, rm_stream_defs[k].name);
 }
 
-int rm_sink_session_ok(const char *sink_dir, const char *id, char *why, size_t whysz)
+int rm_sink_session_ok_at(int dfd, const char *sink_dir, const char *id, char *why, size_t whysz)
 {
     if (!rm_valid_session_id(id)) {
         snprintf(why, whysz, "'%s' is not a session id", id ? id : "");
         return 0;
     }
-    char path[PATH_MAX + RM_SESSION_ID_MAX + 8];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", sink_dir, id) >= sizeof path) {
-        snprintf(why, whysz, "%s/%s: path too long", sink_dir, id);
-        return 0;
-    }
     struct stat st;
-    if (lstat(path, &st) != 0) return 1; /* gone: nothing of it will be found */
+    int rc;
+    if (dfd >= 0) {
+        rc = fstatat(dfd, id, &st, AT_SYMLINK_NOFOLLOW);
+    } else {
+        char path[PATH_MAX + RM_SESSION_ID_MAX + 8];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", sink_dir, id) >= sizeof path) {
+            snprintf(why, whysz, "%s/%s: path too long", sink_dir, id);
+            return 0;
+        }
+        rc = lstat(path, &st);
+    }
+    if (rc != 0) return 1; /* gone: nothing of it will be found */
     if (S_ISLNK(st.st_mode)) {
-        snprintf(why, whysz, "%s: session folder is a symbolic link", path);
+        snprintf(why, whysz, "%s/%s: session folder is a symbolic link", sink_dir, id);
         return 0;
     }
     if (!S_ISDIR(st.st_mode)) {
-        snprintf(why, whysz, "%s: session folder is not a directory", path);
+        snprintf(why, whysz, "%s/%s: session folder is not a directory", sink_dir, id);
         return 0;
     }
     return 1;
+}
+
+int rm_sink_session_ok(const char *sink_dir, const char *id, char *why, size_t whysz)
+{
+    return rm_sink_session_ok_at(-1, sink_dir, id, why, whysz);
 }
 
 int rm_sink_read_latest(const char *sink_dir, char *id, size_t idcap)
@@ -108,7 +119,7 @@ static const char *shown(const char *s, char *buf, size_t cap)
     return buf;
 }
 
-int rm_manifest_confine(json_t *m, const char *sink_dir)
+int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name)
 {
     char b1[256], b2[256];
     int dropped = 0;
@@ -120,7 +131,7 @@ int rm_manifest_confine(json_t *m, const char *sink_dir)
             i++;
             continue;
         }
-        fprintf(stderr, "runmon: %s/manifest.json: session entry '%s' ignored: %s\n", sink_dir,
+        fprintf(stderr, "runmon: %s/%s: session entry '%s' ignored: %s\n", sink_dir, file_name,
                 shown(id, b1, sizeof b1), shown(why, b2, sizeof b2));
         json_array_remove(arr, i);
         dropped++;
@@ -141,9 +152,8 @@ int rm_manifest_confine(json_t *m, const char *sink_dir)
             i++;
             continue;
         }
-        fprintf(stderr,
-                "runmon: %s/manifest.json: segment entry '%s' of session '%s' ignored: %s\n",
-                sink_dir, shown(file, b1, sizeof b1), shown(id, b2, sizeof b2),
+        fprintf(stderr, "runmon: %s/%s: segment entry '%s' of session '%s' ignored: %s\n", sink_dir,
+                file_name, shown(file, b1, sizeof b1), shown(id, b2, sizeof b2),
                 shown(why, why, sizeof why));
         json_array_remove(arr, i);
         dropped++;

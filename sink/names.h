@@ -29,6 +29,8 @@ int rm_valid_segment_file(const char *file, const char *stream_name);
  * or another non-directory (a missing folder is fine: its files are simply absent). Returns
  * 1, or 0 with why set ("SINK/ID: session folder is a symbolic link"). */
 int rm_sink_session_ok(const char *sink_dir, const char *id, char *why, size_t whysz);
+/* The same relative to dfd, the sink directory opened (-1: by path), for listings. */
+int rm_sink_session_ok_at(int dfd, const char *sink_dir, const char *id, char *why, size_t whysz);
 
 /* SINK/latest, when it is a symbolic link to a session id (a name in SINK, never a path out
  * of it): 1 with the id in id, else 0. */
@@ -43,9 +45,10 @@ int rm_sink_open_session_dir(const char *sink_dir, const char *id);
  * errno (EINVAL for a name that breaks the rule). */
 int rm_sink_unlink_segment(const char *sink_dir, const char *id, const char *file);
 
-/* Drops from manifest m the session and segment entries that break the rule (an id or a
+/* Drops from manifest-shaped document m ("sessions", "segments": a 0.1.0 manifest, a
+ * session's state.json, sink.json's sealed list) the entries that break the rule (an id or a
  * file name that is not runmon's, a session folder that is a symbolic link), each with one
- * warning on stderr. Returns how many entries were dropped. */
-int rm_manifest_confine(json_t *m, const char *sink_dir);
+ * warning on stderr naming file_name. Returns how many entries were dropped. */
+int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name);
 
 #endif

@@ -14,13 +14,15 @@
 
 #include "base/json.h"
 #include "base/termsafe.h"
-#include "sink/manifest.h"
+#include "sink/index.h"
 #include "sink/names.h"
 
 int rm_sink_is_sink_dir(const char *dir)
 {
     char path[2 * PATH_MAX + 512];
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    snprintf(path, sizeof path, "%s/index.jsonl", dir);
+    if (access(path, F_OK) == 0) return 1;
+    snprintf(path, sizeof path, "%s/manifest.json", dir); /* a 0.1.0 sink */
     if (access(path, F_OK) == 0) return 1;
     snprintf(path, sizeof path, "%s/session.json", dir);
     if (access(path, F_OK) == 0) return 0; /* a session folder */
@@ -38,8 +40,37 @@ int rm_sink_is_sink_dir(const char *dir)
     return found;
 }
 
-int rm_sink_pick_session(const json_t *m, const char *sink_dir, const char *want_id, char *id,
-                         size_t idcap, char *err, size_t errsz)
+/* The default choice while streaming the index: the newest completed session, else the
+ * newest of the others (by started_at, then id), skipping the ids in `refused`. */
+struct pick {
+    char best[2][RM_SESSION_ID_MAX + 1], best_start[2][64];
+    char (*refused)[RM_SESSION_ID_MAX + 1];
+    int nrefused;
+    const char *want; /* --session ID: found in the index? */
+    int found;
+};
+
+static int pick_one(void *ctx, const struct rm_index_rec *e)
+{
+    struct pick *p = ctx;
+    const char *id = e->session_id, *start = e->started_at;
+    if (p->want) {
+        p->found = !strcmp(id, p->want);
+        return p->found;
+    }
+    for (int i = 0; i < p->nrefused; i++)
+        if (!strcmp(p->refused[i], id)) return 0;
+    int c = !strcmp(e->status, "completed") ? 0 : 1;
+    int d = strcmp(start, p->best_start[c]);
+    if (!p->best[c][0] || d > 0 || (d == 0 && strcmp(id, p->best[c]) > 0)) {
+        snprintf(p->best[c], sizeof p->best[c], "%s", id);
+        snprintf(p->best_start[c], sizeof p->best_start[c], "%s", start);
+    }
+    return 0;
+}
+
+int rm_sink_pick_session(const char *sink_dir, const char *want_id, char *id, size_t idcap,
+                         char *err, size_t errsz)
 {
     char why[PATH_MAX + 512], latest[RM_SESSION_ID_MAX + 1];
     if (want_id && !strcmp(want_id, "latest")) { /* --session latest: where the link points */
@@ -49,6 +80,7 @@ int rm_sink_pick_session(const json_t *m, const char *sink_dir, const char *want
         }
         want_id = latest;
     }
+    char ierr[1024];
     if (want_id) {
         if (!rm_valid_session_id(want_id)) {
             snprintf(err, errsz, "--session %s: not a session id", want_id);
@@ -60,7 +92,9 @@ int rm_sink_pick_session(const json_t *m, const char *sink_dir, const char *want
         }
         char path[2 * PATH_MAX + 512];
         snprintf(path, sizeof path, "%s/%s/session.json", sink_dir, want_id);
-        if (rm_manifest_find_session(m, want_id) || access(path, F_OK) == 0) {
+        struct pick p = {.want = want_id};
+        if (access(path, F_OK) == 0 ||
+            (rm_index_each(sink_dir, pick_one, &p, ierr, sizeof ierr) == 0 && p.found)) {
             snprintf(id, idcap, "%s", want_id);
             return 0;
         }
@@ -68,44 +102,39 @@ int rm_sink_pick_session(const json_t *m, const char *sink_dir, const char *want
                  sink_dir);
         return 2;
     }
-    const json_t *best = NULL;
-    for (int pass = 0; pass < 2 && !best; pass++) {
-        size_t i;
-        json_t *e;
-        json_array_foreach(json_object_get(m, "sessions"), i, e)
-        {
-            int completed = !strcmp(rm_jget_str(e, "status"), "completed");
-            if (pass == 0 ? !completed : completed) continue;
-            if (!rm_sink_session_ok(sink_dir, rm_jget_str(e, "session_id"), why, sizeof why))
-                continue;
-            if (!best ||
-                strcmp(rm_jget_str(e, "started_at"), rm_jget_str(best, "started_at")) > 0 ||
-                (!strcmp(rm_jget_str(e, "started_at"), rm_jget_str(best, "started_at")) &&
-                 strcmp(rm_jget_str(e, "session_id"), rm_jget_str(best, "session_id")) > 0))
-                best = e;
+    /* A session folder replaced by a link is refused; the next best is looked for (rare: a
+     * few passes at most). */
+    char refused[8][RM_SESSION_ID_MAX + 1];
+    for (int pass = 0; pass <= 8; pass++) {
+        struct pick p = {.refused = refused, .nrefused = pass};
+        if (rm_index_each(sink_dir, pick_one, &p, ierr, sizeof ierr) < 0) {
+            snprintf(err, errsz, "%s", ierr);
+            return 2;
         }
+        const char *best = p.best[0][0] ? p.best[0] : p.best[1];
+        if (!best[0]) break;
+        if (rm_sink_session_ok(sink_dir, best, why, sizeof why)) {
+            snprintf(id, idcap, "%s", best);
+            return 0;
+        }
+        if (pass < 8) snprintf(refused[pass], sizeof refused[pass], "%s", best);
     }
-    if (!best) {
-        snprintf(err, errsz, "%s: the sink holds no sessions", sink_dir);
-        return 2;
-    }
-    snprintf(id, idcap, "%s", rm_jget_str(best, "session_id"));
-    return 0;
+    snprintf(err, errsz, "%s: the sink holds no sessions", sink_dir);
+    return 2;
 }
 
 int rm_sink_select_session(const char *sink_dir, const char *want_id, char *out_dir, size_t out_cap,
                            char *err, size_t errsz)
 {
-    json_t *m = NULL;
-    if (rm_sink_open_manifest(sink_dir, 0, &m, err, errsz) < 0) return 2;
-    if (!m) {
-        snprintf(err, errsz, "%s: not a runmon sink (no manifest.json, no session folders)",
+    int rc = rm_sink_open_index(sink_dir, 0, NULL, err, errsz);
+    if (rc < 0) return 2;
+    if (rc == 1) {
+        snprintf(err, errsz, "%s: not a runmon sink (no index.jsonl, no session folders)",
                  sink_dir);
         return 2;
     }
     char id[256];
-    int rc = rm_sink_pick_session(m, sink_dir, want_id, id, sizeof id, err, errsz);
-    json_decref(m);
+    rc = rm_sink_pick_session(sink_dir, want_id, id, sizeof id, err, errsz);
     if (rc) return rc;
     if ((size_t)snprintf(out_dir, out_cap, "%s/%s", sink_dir, id) >= out_cap) {
         snprintf(err, errsz, "%s/%s: path too long", sink_dir, id);

@@ -18,6 +18,7 @@
 #include "base/rm_time.h"
 #include "model/streams.h"
 #include "monitor/port.h"
+#include "sink/index.h"
 #include "sink/manifest.h"
 #include "sink/names.h"
 #include "sink/session.h"
@@ -60,6 +61,7 @@ struct rm_sink {
     int64_t degraded_since;
     int64_t recovered_at; /* the end of the previous episode: older failures are not this one's */
     int manifest_down;    /* the manifest failed in this episode: it ends when a round succeeds */
+    int registered;       /* the index has the session's "created" line */
     uint64_t dropped_at_degrade;
     int64_t manifest_retry_at;
     int manifest_backoff_s;
@@ -208,28 +210,45 @@ static void sync_active(const struct slot *snap, int nsnap)
     }
 }
 
-/* Read-modify-write of the manifest under its lock. 0, or -1 with errno. */
-static int update_manifest(struct rm_sink *k, struct slot *snap, int nsnap)
+/* The session's state.json, its index line and the sink's totals, under the sink lock. Reads
+ * and writes only this session's document and sink.json, whose sizes do not grow with the
+ * number of sessions in the sink. 0, or -1 with errno. */
+static int update_state(struct rm_sink *k, struct slot *snap, int nsnap)
 {
-    int lk = rm_manifest_lock(k->dir);
+    int lk = rm_sink_lock(k->dir);
     if (lk < 0) return -1;
-    json_t *m = NULL;
-    char why[512];
-    if (rm_manifest_load(k->dir, &m, why, sizeof why) != 0) {
-        m = rm_manifest_rebuild(k->dir, NULL);
-        if (!m) m = rm_manifest_new();
-    }
     const char *sid = k->port->sess->id;
-    rm_manifest_put_session(m, session_entry(k));
+    json_t *doc = NULL;
+    if (rm_state_load(k->dir, sid, &doc) != 0) doc = rm_manifest_new();
+    json_t *entry = session_entry(k);
+    int ended = strcmp(rm_jget_str(entry, "status"), "running") != 0;
+    rm_manifest_put_session(doc, entry);
     size_t i;
     json_t *e;
-    json_array_foreach(k->segs, i, e) rm_manifest_put_segment(m, json_incref(e));
+    /* put_segment keeps "pruned" sticky: another recorder may have pruned our segments */
+    json_array_foreach(k->segs, i, e) rm_manifest_put_segment(doc, json_incref(e));
     for (int s = 0; s < nsnap; s++)
-        rm_manifest_put_segment(m, rm_manifest_segment_entry(sid, snap[s].file, snap[s].stream_ix,
-                                                             0, snap[s].rows, snap[s].bytes,
-                                                             snap[s].first, snap[s].last));
-    json_t *chosen = json_array();
-    rm_manifest_plan_prune(m, k->ret_files, k->ret_bytes, chosen);
+        rm_manifest_put_segment(doc, rm_manifest_segment_entry(sid, snap[s].file, snap[s].stream_ix,
+                                                               0, snap[s].rows, snap[s].bytes,
+                                                               snap[s].first, snap[s].last));
+    json_t *tot = NULL;
+    if (rm_totals_load(k->dir, &tot) != 0) {
+        /* lost or corrupt: the open sequence rebuilds it (we hold the lock: do it here) */
+        rm_sink_unlock(lk);
+        char why[512];
+        (void)rm_sink_open_index(k->dir, 0, k->registered ? NULL : sid, why, sizeof why);
+        lk = rm_sink_lock(k->dir);
+        if (lk < 0 || rm_totals_load(k->dir, &tot) != 0) tot = rm_totals_new();
+    }
+    json_array_foreach(json_object_get(doc, "segments"), i, e)
+    {
+        if (!strcmp(rm_jget_str(e, "state"), "sealed") &&
+            !json_is_true(json_object_get(e, "pruned")))
+            rm_totals_add_sealed(tot, e); /* once: the list is keyed by session and file */
+    }
+    rm_totals_set_running(tot, sid, k->port->sess->host, k->port->sess->pid,
+                          rm_totals_contribution(doc));
+    json_t *chosen = rm_totals_plan_prune(tot, k->ret_files, k->ret_bytes);
     json_array_foreach(chosen, i, e)
     {
         /* Confined: both names are checked again and the file is unlinked relative to its
@@ -238,12 +257,30 @@ static int update_manifest(struct rm_sink *k, struct slot *snap, int nsnap)
         if (rm_sink_unlink_segment(k->dir, esid, file) != 0)
             fprintf(stderr, "runmon record: cannot prune %s/%s/%s: %s\n", k->dir, esid, file,
                     strerror(errno));
+        json_t *own = strcmp(esid, sid) ? NULL : rm_manifest_find_segment(doc, sid, file);
+        if (own) {
+            json_object_set_new(own, "pruned", json_true());
+            json_object_set_new(own, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
+        } else if (strcmp(esid, sid)) {
+            rm_sink_note_pruned(k->dir, tot, esid, file);
+        }
     }
     json_decref(chosen);
-    int rc = rm_manifest_save(k->dir, m);
+    int rc = rm_state_save(k->dir, sid, doc);
+    if (rc == 0 && (!k->registered || ended)) {
+        /* The index hears of the session twice: when it starts and when it ends. */
+        json_t *line = rm_index_line(doc, ended ? "ended" : "created");
+        rc = rm_index_append(k->dir, line, k->registered, tot);
+        json_decref(line);
+        if (rc == 0) k->registered = 1;
+    }
+    if (rc == 0 && ended) rm_totals_finish(tot, sid, rm_totals_contribution(doc));
+    if (rc == 0) rm_index_maybe_compact(k->dir, tot);
+    if (rc == 0) rc = rm_totals_save(k->dir, tot);
     int err = errno;
-    json_decref(m);
-    rm_manifest_unlock(lk);
+    json_decref(tot);
+    json_decref(doc);
+    rm_sink_unlock(lk);
     errno = err;
     return rc;
 }
@@ -349,7 +386,7 @@ static void cycle(struct rm_sink *k, int final)
     int mfail = 0, merr = 0;
     int64_t now = rm_now_monotonic_ns();
     if (final || now >= k->manifest_retry_at) {
-        if (update_manifest(k, snap, nsnap) < 0) {
+        if (update_state(k, snap, nsnap) < 0) {
             mfail = 1;
             merr = errno;
             k->manifest_errors++;
@@ -415,16 +452,14 @@ struct rm_sink *rm_sink_open(const struct rm_sink_config *cfg, const struct rm_p
     k->ret_files = cfg->retention_files;
     k->ret_bytes = (uint64_t)llround(cfg->retention_total_mb * 1048576.0);
 
-    json_t *m = NULL;
-    if (rm_sink_open_manifest(k->dir, 0, &m, err, errsz) < 0) {
+    if (rm_sink_open_index(k->dir, 0, port->sess->id, err, errsz) < 0) {
         json_decref(k->segs);
         free(k);
         return NULL;
     }
-    json_decref(m);
     update_latest(k->dir, port->sess->id);
-    if (update_manifest(k, NULL, 0) < 0 && !port->quiet)
-        fprintf(stderr, "runmon record: cannot write %s/manifest.json: %s\n", k->dir,
+    if (update_state(k, NULL, 0) < 0 && !port->quiet)
+        fprintf(stderr, "runmon record: cannot write the sink index in %s: %s\n", k->dir,
                 strerror(errno));
     return k;
 }

@@ -1,5 +1,5 @@
-/* Summarizing one session of a sink: the manifest's aggregates for sealed segments (their
- * rows need not be read again, nor be on disk), the files for the rest. */
+/* Summarizing one session of a sink: the aggregates its state.json keeps for sealed segments
+ * (their rows need not be read again, nor be on disk), the files for the rest. */
 #include "sink/sink.h"
 
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 
 #include "base/json.h"
 #include "model/streams.h"
+#include "sink/index.h"
 #include "sink/manifest.h"
 #include "summary/segments.h"
 #include "summary/summary.h"
@@ -168,18 +169,18 @@ int rm_sink_summary(const char *sink_dir, const char *session_id, int rescan,
                     const struct rm_summary_opts *opts, json_t **out, char *err, size_t errsz)
 {
     *out = NULL;
-    json_t *m = NULL;
-    if (rm_sink_open_manifest(sink_dir, 0, &m, err, errsz) < 0) return 2;
-    if (!m) {
+    int rc = rm_sink_open_index(sink_dir, 0, NULL, err, errsz);
+    if (rc < 0) return 2;
+    if (rc == 1) {
         snprintf(err, errsz, "%s: not a runmon sink", sink_dir);
         return 2;
     }
     char id[256];
-    int rc = rm_sink_pick_session(m, sink_dir, session_id, id, sizeof id, err, errsz);
-    if (rc) {
-        json_decref(m);
-        return rc;
-    }
+    rc = rm_sink_pick_session(sink_dir, session_id, id, sizeof id, err, errsz);
+    if (rc) return rc;
+    /* The session's own document: its entry and segments (aggregates), nothing else. */
+    json_t *m = NULL;
+    if (rm_state_load(sink_dir, id, &m) != 0) m = rm_manifest_new();
     char sdir[PATH_MAX], path[PATH_MAX + 64];
     snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, id);
     struct rm_summary *s = rm_summary_new(opts);

@@ -105,9 +105,11 @@ int rm_summary_session_dir(const char *dir, const struct rm_summary_opts *opts, 
         return 2;
     }
     char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
-    if (access(path, F_OK) == 0) {
-        snprintf(err, errsz, "%s: sink directories (manifest.json) are not supported yet", dir);
+    snprintf(path, sizeof path, "%s/index.jsonl", dir);
+    int is_sink = access(path, F_OK) == 0;
+    snprintf(path, sizeof path, "%s/manifest.json", dir); /* a 0.1.0 sink */
+    if (is_sink || access(path, F_OK) == 0) {
+        snprintf(err, errsz, "%s: sink directories (index.jsonl) are not supported yet", dir);
         return 2;
     }
     struct rm_summary *s = rm_summary_new(opts);

@@ -26,11 +26,12 @@ FAKE_SMI_OVERRIDE="name=$GPUNAME" "$RUNMON" record -q -o "$T/sink" -i 0.2 -- \
 s=$(session_dir "$T/sink")
 check "a session was recorded" test -n "$s"
 # What a hostile machine or a hostile run log could put there: the host in session.json and
-# the manifest, a phase path, a collector's last error.
+# the sink's index, a phase path, a collector's last error.
 jq --arg h "$HOST" --arg e "$LASTERR" '.host = $h | .collectors.gpu.last_error = $e' \
     "$s/session.json" >"$T/j" && mv "$T/j" "$s/session.json"
-jq --arg h "$HOST" '.sessions[0].host = $h' "$T/sink/manifest.json" >"$T/j" &&
-    mv "$T/j" "$T/sink/manifest.json"
+jq -c --arg h "$HOST" 'if .session_id then .host = $h else . end' "$T/sink/index.jsonl" >"$T/j" &&
+    mv "$T/j" "$T/sink/index.jsonl"
+jq --arg h "$HOST" '.session.host = $h' "$s/state.json" >"$T/j" && mv "$T/j" "$s/state.json"
 t0=$(jq -r 'select(.event=="session_start") | .t' "$s/runlog.jsonl")
 jq -cn --arg p "$PHASE" --argjson t "$t0" \
     '{ts:"x",type:"phase",pid:1,t:($t + 0.9),name:$p,path:$p,seconds:0.8}' >>"$s/runlog.jsonl"

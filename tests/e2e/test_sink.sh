@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The telemetry sink: rollover and retention hold their budget with counters that match the
 # files, sealed segments are whole CSVs, the manifest's aggregates give the same summary as
-# a rescan, session selection, `runmon sessions`, latest, and tail -F across rollovers.
+# a rescan, session selection, `runmon sessions`, latest, tail -F across rollovers, and the
+# index's compaction.
 . "$(dirname "$0")/lib.sh"
 
 export FAKE_SMI_CAPTURES="$FIXTURES/captures"
@@ -16,9 +17,11 @@ expect_eq "record: exit status 0" 0 $?
 s=$(readlink "$K/latest")
 S=$K/$s
 check "latest points at the session folder" test -f "$S/session.json"
-m=$K/manifest.json
-expect_eq "manifest format" runmon-sink-manifest "$(jq -r .format "$m")"
-expect_eq "manifest session completed" completed "$(jq -r --arg s "$s" '.sessions[] | select(.session_id==$s) | .status' "$m")"
+m=$S/state.json      # the session's own entry and segments
+c=$K/sink.json       # the sink's counters
+expect_eq "index format" runmon-sink-index "$(head -1 "$K/index.jsonl" | jq -r .format)"
+expect_eq "state: session completed" completed "$(jq -r .session.status "$m")"
+expect_eq "index: session completed" completed "$(grep -F "\"$s\"" "$K/index.jsonl" | tail -1 | jq -r .status)"
 sealed_gpu=$(ls "$S" | grep -c '^gpu-[0-9]*\.csv$')
 check "at most 2 sealed gpu segments on disk" test "$sealed_gpu" -le 2 -a "$sealed_gpu" -ge 1
 for st in gpu dmon cpu proc; do
@@ -27,18 +30,18 @@ for st in gpu dmon cpu proc; do
     a=$(ls "$S" | grep -c "^$st\.csv$")
     check "$st: at most one active file" test "$a" -le 1
 done
-rollovers=$(jq .counters.rollover_count "$m")
-pruned=$(jq .counters.pruned_segment_count "$m")
+rollovers=$(jq .counters.rollover_count "$c")
+pruned=$(jq .counters.pruned_segment_count "$c")
 check "several rollovers ($rollovers)" test "$rollovers" -ge 3
 check "pruned some ($pruned)" test "$pruned" -ge 1
 sealed_on_disk=$(ls "$S" | grep -c -- '-[0-9]*\.csv$')
 expect_eq "rollovers - pruned = sealed files on disk" "$sealed_on_disk" $((rollovers - pruned))
 csv_files=$(ls "$S" | grep -c '\.csv$')
-expect_eq "final_retained_files = csv files on disk" "$csv_files" "$(jq .counters.final_retained_files "$m")"
+expect_eq "final_retained_files = csv files on disk" "$csv_files" "$(jq .counters.final_retained_files "$c")"
 bytes=$(cat "$S"/*.csv | wc -c)
-expect_eq "final_retained_bytes = csv bytes on disk" "$bytes" "$(jq .counters.final_retained_bytes "$m")"
+expect_eq "final_retained_bytes = csv bytes on disk" "$bytes" "$(jq .counters.final_retained_bytes "$c")"
 pb=$(jq '[.segments[] | select(.pruned) | .bytes] | add' "$m")
-expect_eq "pruned_bytes = sum of pruned entries" "$pb" "$(jq .counters.pruned_bytes "$m")"
+expect_eq "pruned_bytes = sum of pruned entries" "$pb" "$(jq .counters.pruned_bytes "$c")"
 check "pruned entries keep their aggregates" test "$(jq '[.segments[] | select(.pruned) | .aggregate.format] | unique' -c "$m")" = '["runmon-segment-stats"]'
 check "sealed entries have rows, times, bytes" test "$(jq '[.segments[] | select(.state=="sealed") | (.rows > 0 and .bytes > 0 and (.first_row_at|type)=="string")] | all' "$m")" = true
 f=$(ls "$S"/gpu-*.csv | head -1)
@@ -129,5 +132,21 @@ expect_eq "tail: rows in time order" "$(cut -d, -f1 <<<"$data")" "$(cut -d, -f1 
 check "tail: rows from several segments ($(wc -l <<<"$data"))" test "$(wc -l <<<"$data")" -gt "$(rows "$K2/latest/gpu-000001.csv")"
 all=$(cat $(ls "$K2"/latest/gpu-*.csv | sort) "$K2/latest/gpu.csv" | grep -v '^ts,' | wc -l)
 check "tail: saw most rows ($(wc -l <<<"$data") of $all)" test "$(wc -l <<<"$data")" -ge $((all * 8 / 10))
+
+# --- the index: two lines per session, compacted once a third of it is superseded ----------
+X=$T/many
+for i in $(seq 1 70); do "$RUNMON" record -q -o "$X" -i 1 --no-gpu -- true || break; done
+expect_eq "70 recordings: 70 sessions listed" 70 "$("$RUNMON" sessions "$X" --format json | jq '.sessions | length')"
+j=$("$RUNMON" sessions "$X" --format json)
+expect_eq "listed once each: the session folders" "$(ls "$X" | grep -v -e latest -e '\.' | sort | tr '\n' ' ')" \
+    "$(jq -r '.sessions[].session_id' <<<"$j" | sort | tr '\n' ' ')"
+expect_eq "in the order they were made" true "$(jq '[.sessions[].started_at] | . == sort' <<<"$j")"
+expect_eq "the index was compacted once" 1 "$(jq .index.compactions "$X/sink.json")"
+expect_eq "index lines: the header, one per session then, two per session since" \
+    "$((1 + $(jq .index.lines "$X/sink.json")))" "$(wc -l <"$X/index.jsonl")"
+check "the index is shorter than two lines a session ($(wc -l <"$X/index.jsonl"))" \
+    test "$(wc -l <"$X/index.jsonl")" -lt 141
+expect_eq "every session completed" completed \
+    "$("$RUNMON" sessions "$X" --format json | jq -r '[.sessions[].status] | unique | join(" ")')"
 
 done_testing

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The sink under faults: a recorder killed with SIGKILL (interrupted, every row kept), a torn
-# last line, a deleted or corrupt manifest (rebuilt), a file-size limit (degraded, then
+# last line, a deleted or corrupt index (rebuilt), a file-size limit (degraded, then
 # recovered, the command's status intact), and two recorders writing into one sink at once.
 . "$(dirname "$0")/lib.sh"
 
@@ -22,7 +22,8 @@ wait $rp 2>/dev/null
 pkill -9 -P $rp 2>/dev/null # nothing should be left, but never leave the sleep behind
 s=$(readlink "$K/latest")
 S=$K/$s
-expect_eq "manifest still says running before anyone looks" running "$(jq -r .sessions[0].status "$K/manifest.json")"
+expect_eq "the index still says running before anyone looks" running "$(tail -1 "$K/index.jsonl" | jq -r .status)"
+expect_eq "state.json too" running "$(jq -r .session.status "$S/state.json")"
 gpu_disk=0
 for x in "$S"/gpu*.csv; do gpu_disk=$((gpu_disk + $(rows "$x"))); done
 all_disk=0
@@ -57,29 +58,36 @@ s2=$(readlink "$K/latest")
 printf '2026-01-01T00:00:00.000,torn' >>"$K/$s2/cpu.csv"
 "$RUNMON" record -q -o "$K" -i 0.2 --no-gpu --duration 0.5
 expect_eq "recovery trimmed the torn line" "$(printf '\n' | od -c | head -1)" "$(tail -c 1 "$K/$s2/cpu.csv" | od -c | head -1)"
-expect_eq "and marked it interrupted" interrupted "$(jq -r --arg s "$s2" '.sessions[] | select(.session_id==$s) | .status' "$K/manifest.json")"
+expect_eq "and marked it interrupted" interrupted "$(grep -F "\"$s2\"" "$K/index.jsonl" | tail -1 | jq -r .status)"
+expect_eq "in its state.json too" interrupted "$(jq -r .session.status "$K/$s2/state.json")"
 
-# --- deleted, then corrupt, manifest: rebuilt -------------------------------------------
-before=$(jq '[.sessions[] | .session_id] | sort' -c "$K/manifest.json")
-pruned_before=$(jq '.segments | length' "$K/manifest.json")
-rm "$K/manifest.json"
+# --- deleted, then corrupt, index: rebuilt from the session folders ------------------------
+segs_of() { cat "$1"/2*/state.json | jq -s '[.[].segments[]] | length'; }
+before=$("$RUNMON" sessions "$K" --format json | jq '[.sessions[] | .session_id] | sort' -c)
+pruned_before=$(segs_of "$K")
+counts='.counters | [.rollover_count, .pruned_segment_count, .final_retained_files]'
+counters_before=$(jq -c "$counts" "$K/sink.json")
+rm "$K/index.jsonl" "$K/sink.json" "$K"/2*/state.json
 "$RUNMON" sessions "$K" --format json >"$T/r.json"
-expect_eq "deleted manifest: sessions still listed" "$before" "$(jq '[.sessions[] | .session_id] | sort' -c "$T/r.json")"
-check "deleted manifest: rebuilt on disk" test -f "$K/manifest.json"
-expect_eq "rebuilt: segments adopted" "$pruned_before" "$(jq '.segments | length' "$K/manifest.json")"
-check "rebuilt: sealed segments have aggregates again" test "$(jq '[.segments[] | select(.state=="sealed") | .aggregate != null] | all' "$K/manifest.json")" = true
-echo '{"format": "runmon-sink-manif' >"$K/manifest.json"
+expect_eq "deleted index: sessions still listed" "$before" "$(jq '[.sessions[] | .session_id] | sort' -c "$T/r.json")"
+check "deleted index: rebuilt on disk" test -f "$K/index.jsonl" -a -f "$K/sink.json"
+expect_eq "rebuilt: segments adopted" "$pruned_before" "$(segs_of "$K")"
+expect_eq "rebuilt: the same counters" "$counters_before" "$(jq -c "$counts" "$K/sink.json")"
+check "rebuilt: sealed segments have aggregates again" test "$(cat "$K"/2*/state.json | jq -s '[.[].segments[] | select(.state=="sealed") | .aggregate != null] | all')" = true
+echo '{"format": "runmon-sink-ind' >"$K/index.jsonl"
 "$RUNMON" summary "$K" --session "$s" --format json >"$T/r2.json" 2>"$T/r2.err"
 expect_eq "corrupt manifest: summary works" 0 $?
 expect_match "corrupt manifest: said so" "rebuilding" "$(cat "$T/r2.err")"
 expect_eq "corrupt manifest: same rows" "$all_disk" "$(jq .data_quality.rows_read "$T/r2.json")"
-expect_eq "corrupt manifest: valid again" runmon-sink-manifest "$(jq -r .format "$K/manifest.json")"
+expect_eq "corrupt index: valid again" runmon-sink-index "$(head -1 "$K/index.jsonl" | jq -r .format)"
+expect_eq "corrupt index: every session once" "$before" "$(jq -s -c '[.[1:][] | .session_id] | sort' "$K/index.jsonl")"
 "$RUNMON" sessions "$K" --rebuild --format json >/dev/null
 expect_eq "--rebuild: exit 0" 0 $?
 # A stray sealed file (say, copied back from a backup) is adopted.
 cp "$S/gpu-000001.csv" "$S/gpu-000900.csv"
-"$RUNMON" sessions "$K" --format json >/dev/null
-check "stray segment adopted" test "$(jq --arg s "$s" '[.segments[] | select(.session_id==$s and .file=="gpu-000900.csv")] | length' "$K/manifest.json")" = 1
+# Found by a rebuild (an everyday open reads no session folder).
+"$RUNMON" sessions "$K" --rebuild --format json >/dev/null
+check "stray segment adopted" test "$(jq '[.segments[] | select(.file=="gpu-000900.csv")] | length' "$S/state.json")" = 1
 rm "$S/gpu-000900.csv"
 
 # --- a file-size limit (disk full for that file): degraded, recovered, status intact ----
@@ -93,9 +101,9 @@ S=$F/$(readlink "$F/latest")
 expect_eq "full: one sink_degraded" 1 "$(count_event "$S" sink_degraded)"
 expect_eq "full: one sink_recovered" 1 "$(count_event "$S" sink_recovered)"
 expect_eq "full: reason" "File too large" "$(jq -r 'select(.event=="sink_degraded") | .data.error' "$S/runlog.jsonl")"
-dropped=$(jq '.sessions[0].sink.rows_dropped.gpu' "$F/manifest.json")
+dropped=$(jq '.session.sink.rows_dropped.gpu' "$S/state.json")
 check "full: dropped rows counted ($dropped)" test "$dropped" -gt 0
-expect_eq "full: counters agree" "$dropped" "$(jq .counters.rows_dropped "$F/manifest.json")"
+expect_eq "full: counters agree" "$dropped" "$(jq .counters.rows_dropped "$F/sink.json")"
 expect_eq "full: summary.json says what was lost" "$dropped" "$(jq .sink.rows_dropped.gpu "$S/summary.json")"
 check "full: recording went on after the limit" test "$(rows "$S/gpu.csv")" -gt 0
 expect_eq "full: session failed (the command's status)" failed "$(jq -r .status "$S/session.json")"
@@ -145,17 +153,20 @@ r1=$?
 wait $p2
 r2=$?
 expect_eq "concurrent: both exit 0" "0 0" "$r1 $r2"
-expect_eq "concurrent: manifest valid" runmon-sink-manifest "$(jq -r .format "$C/manifest.json")"
-expect_eq "concurrent: both sessions completed" "completed completed" "$(jq -r '[.sessions[] | .status] | join(" ")' "$C/manifest.json")"
+expect_eq "concurrent: index valid" runmon-sink-index "$(head -1 "$C/index.jsonl" | jq -r .format)"
+expect_eq "concurrent: both sessions completed" "completed completed" "$("$RUNMON" sessions "$C" --format json | jq -r '[.sessions[] | .status] | join(" ")')"
+expect_eq "concurrent: index: a created and an ended line for each" "created 2 ended 2" \
+    "$(jq -r -s '[.[1:][] | select(.event != "updated") | .event] | group_by(.) | map("\(.[0]) \(length)") | join(" ")' "$C/index.jsonl")"
 for d in "$C"/2*/; do
     sid=$(basename "$d")
-    n=$(jq --arg s "$sid" '[.segments[] | select(.session_id==$s and .state=="sealed")] | length' "$C/manifest.json")
+    n=$(jq --arg s "$sid" '[.segments[] | select(.session_id==$s and .state=="sealed")] | length' "$d/state.json")
     check "concurrent: $sid has its sealed segments listed ($n)" test "$n" -ge 1
     check "concurrent: $sid active files intact" test -s "$d/gpu.csv" -a -s "$d/cpu.csv"
 done
 sealed_gpu=$(ls "$C"/2*/gpu-*.csv | wc -l)
 check "concurrent: retention across sessions ($sealed_gpu gpu segments)" test "$sealed_gpu" -le 3
-listed=$(jq '[.segments[] | select(.pruned|not)] | length' "$C/manifest.json")
+listed=$(cat "$C"/2*/state.json | jq -s '[.[].segments[] | select(.pruned|not)] | length')
+expect_eq "concurrent: sink.json's retained files = csv files" "$(ls "$C"/2*/*.csv | wc -l)" "$(jq .counters.final_retained_files "$C/sink.json")"
 expect_eq "concurrent: unpruned entries = csv files" "$(ls "$C"/2*/*.csv | wc -l)" "$listed"
 
 done_testing

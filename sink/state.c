@@ -1,0 +1,352 @@
+/* DIR/<id>/state.json (one session's entry and segments) and DIR/sink.json (the sink-wide
+ * totals kept incrementally), see sink/index.h. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/json.h"
+#include "base/rm_time.h"
+#include "model/streams.h"
+#include "sink/index.h"
+#include "sink/manifest.h"
+#include "sink/names.h"
+
+#define JFLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
+
+static int save_json(const char *path, const json_t *j)
+{
+    char *t = json_dumps(j, JFLAGS);
+    if (!t) {
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t n = strlen(t);
+    char *t2 = realloc(t, n + 2);
+    if (!t2) {
+        free(t);
+        errno = ENOMEM;
+        return -1;
+    }
+    t2[n] = '\n';
+    int rc = rm_write_file_atomic(path, t2, n + 1);
+    int e = errno;
+    free(t2);
+    errno = e;
+    return rc;
+}
+
+/* 0 loaded, 1 absent, -1 unreadable or of another format. */
+static int load_json(const char *path, const char *format, json_t **out)
+{
+    *out = NULL;
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j) return access(path, F_OK) != 0 ? 1 : -1;
+    if (!json_is_object(j) || strcmp(rm_jget_str(j, "format"), format)) {
+        json_decref(j);
+        return -1;
+    }
+    *out = j;
+    return 0;
+}
+
+/* ---- state.json ---- */
+
+json_t *rm_state_session(const json_t *doc)
+{
+    return json_array_get(json_object_get(doc, "sessions"), 0);
+}
+
+int rm_state_load(const char *sink_dir, const char *id, json_t **out)
+{
+    *out = NULL;
+    if (!rm_valid_session_id(id)) return -1;
+    char path[PATH_MAX + RM_SESSION_ID_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s/state.json", sink_dir, id);
+    json_t *j;
+    int rc = load_json(path, RM_STATE_FORMAT, &j);
+    if (rc) return rc;
+    json_t *s = json_object_get(j, "session"), *segs = json_object_get(j, "segments");
+    if (!json_is_object(s) || !json_is_array(segs) || strcmp(rm_jget_str(s, "session_id"), id)) {
+        json_decref(j);
+        return -1;
+    }
+    json_t *doc = rm_manifest_new();
+    json_array_append(json_object_get(doc, "sessions"), s);
+    json_object_set(doc, "segments", segs);
+    json_decref(j);
+    /* The confinement rule: a segment name that is not runmon's is dropped. */
+    char label[RM_SESSION_ID_MAX + 16];
+    snprintf(label, sizeof label, "%s/state.json", id);
+    rm_manifest_confine(doc, sink_dir, label);
+    *out = doc;
+    return 0;
+}
+
+int rm_state_save(const char *sink_dir, const char *id, const json_t *doc)
+{
+    char path[PATH_MAX + RM_SESSION_ID_MAX + 32];
+    if (!rm_valid_session_id(id) ||
+        (size_t)snprintf(path, sizeof path, "%s/%s/state.json", sink_dir, id) >= sizeof path) {
+        errno = EINVAL;
+        return -1;
+    }
+    json_t *j = json_object();
+    json_object_set_new(j, "format", json_string(RM_STATE_FORMAT));
+    json_object_set_new(j, "schema_version", json_integer(RM_SINK_SCHEMA_VERSION));
+    json_object_set_new(j, "updated_at", rm_jts_or_null(rm_now_realtime_ns()));
+    json_t *s = rm_state_session(doc);
+    json_object_set(j, "session", s ? s : json_null());
+    json_object_set(j, "segments", json_object_get(doc, "segments"));
+    int rc = save_json(path, j);
+    int e = errno;
+    json_decref(j);
+    errno = e;
+    return rc;
+}
+
+/* ---- sink.json ---- */
+
+static json_int_t jint(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+static void add_to(json_t *o, const char *k, json_int_t by)
+{
+    json_object_set_new(o, k, json_integer(jint(o, k) + by));
+}
+
+static json_t *zero_sums(void)
+{
+    return json_pack("{s:I,s:I,s:I,s:I}", "active_files", (json_int_t)0, "active_bytes",
+                     (json_int_t)0, "rows_dropped", (json_int_t)0, "write_errors", (json_int_t)0);
+}
+
+json_t *rm_totals_new(void)
+{
+    json_t *t = json_object();
+    json_object_set_new(t, "format", json_string(RM_TOTALS_FORMAT));
+    json_object_set_new(t, "schema_version", json_integer(RM_SINK_SCHEMA_VERSION));
+    json_object_set_new(t, "updated_at", json_null());
+    json_object_set_new(t, "counters", json_object());
+    json_object_set_new(t, "rollover_count", json_integer(0));
+    json_object_set_new(t, "pruned_segment_count", json_integer(0));
+    json_object_set_new(t, "pruned_bytes", json_integer(0));
+    json_object_set_new(t, "finished", zero_sums());
+    json_object_set_new(t, "running", json_object());
+    json_object_set_new(t, "sealed", json_array());
+    json_object_set_new(t, "index",
+                        json_pack("{s:i,s:i,s:i}", "lines", 0, "dead", 0, "compactions", 0));
+    return t;
+}
+
+int rm_totals_load(const char *sink_dir, json_t **out)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/sink.json", sink_dir);
+    int rc = load_json(path, RM_TOTALS_FORMAT, out);
+    if (rc == 0 && (!json_is_object(json_object_get(*out, "running")) ||
+                    !json_is_array(json_object_get(*out, "sealed")) ||
+                    !json_is_object(json_object_get(*out, "finished")))) {
+        json_decref(*out);
+        *out = NULL;
+        rc = -1;
+    }
+    if (rc) return rc;
+    /* The confinement rule on every name retention and recovery will use. */
+    json_t *m = json_object();
+    json_t *ses = json_array();
+    const char *id;
+    json_t *r;
+    json_object_foreach(json_object_get(*out, "running"), id, r)
+        json_array_append_new(ses, json_pack("{s:s}", "session_id", id));
+    json_object_set_new(m, "sessions", ses);
+    json_object_set(m, "segments", json_object_get(*out, "sealed"));
+    if (rm_manifest_confine(m, sink_dir, "sink.json")) {
+        json_t *keep = json_object();
+        size_t i;
+        json_array_foreach(ses, i, r)
+        {
+            const char *k = rm_jget_str(r, "session_id");
+            json_object_set(keep, k, json_object_get(json_object_get(*out, "running"), k));
+        }
+        json_object_set_new(*out, "running", keep);
+    }
+    json_decref(m);
+    return 0;
+}
+
+/* The counters readers see (the 0.1.0 manifest's "counters", same keys and meaning). */
+static void derive_counters(json_t *t)
+{
+    json_int_t files = 0, bytes = 0, dropped = 0, werr = 0;
+    const json_t *fin = json_object_get(t, "finished");
+    files += jint(fin, "active_files");
+    bytes += jint(fin, "active_bytes");
+    dropped += jint(fin, "rows_dropped");
+    werr += jint(fin, "write_errors");
+    const char *k;
+    json_t *r;
+    json_object_foreach(json_object_get(t, "running"), k, r)
+    {
+        files += jint(r, "active_files");
+        bytes += jint(r, "active_bytes");
+        dropped += jint(r, "rows_dropped");
+        werr += jint(r, "write_errors");
+    }
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(t, "sealed"), i, s)
+    {
+        files++;
+        bytes += jint(s, "bytes");
+    }
+    json_t *c = json_object();
+    json_object_set_new(c, "rollover_count", json_integer(jint(t, "rollover_count")));
+    json_object_set_new(c, "pruned_segment_count", json_integer(jint(t, "pruned_segment_count")));
+    json_object_set_new(c, "pruned_bytes", json_integer(jint(t, "pruned_bytes")));
+    json_object_set_new(c, "final_retained_files", json_integer(files));
+    json_object_set_new(c, "final_retained_bytes", json_integer(bytes));
+    json_object_set_new(c, "rows_dropped", json_integer(dropped));
+    json_object_set_new(c, "write_errors", json_integer(werr));
+    json_object_set_new(t, "counters", c);
+}
+
+int rm_totals_save(const char *sink_dir, json_t *t)
+{
+    char path[PATH_MAX + 32];
+    if ((size_t)snprintf(path, sizeof path, "%s/sink.json", sink_dir) >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    json_object_set_new(t, "updated_at", rm_jts_or_null(rm_now_realtime_ns()));
+    derive_counters(t);
+    return save_json(path, t);
+}
+
+json_t *rm_totals_contribution(const json_t *doc)
+{
+    json_t *c = zero_sums();
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "segments"), i, s)
+    {
+        if (json_is_true(json_object_get(s, "pruned")) || strcmp(rm_jget_str(s, "state"), "active"))
+            continue;
+        add_to(c, "active_files", 1);
+        add_to(c, "active_bytes", jint(s, "bytes"));
+    }
+    json_t *sk = json_object_get(rm_state_session(doc), "sink");
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(sk, "rows_dropped"), k, v)
+        add_to(c, "rows_dropped", json_integer_value(v));
+    add_to(c, "write_errors", jint(sk, "write_errors"));
+    return c;
+}
+
+void rm_totals_set_running(json_t *t, const char *id, const char *host, json_int_t pid,
+                           json_t *contribution)
+{
+    json_object_set_new(contribution, "host", json_string(host));
+    json_object_set_new(contribution, "pid", json_integer(pid));
+    json_object_set_new(json_object_get(t, "running"), id, contribution);
+}
+
+void rm_totals_finish(json_t *t, const char *id, json_t *contribution)
+{
+    json_t *fin = json_object_get(t, "finished");
+    static const char *const keys[] = {"active_files", "active_bytes", "rows_dropped",
+                                       "write_errors"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        add_to(fin, keys[i], jint(contribution, keys[i]));
+    json_decref(contribution);
+    json_object_del(json_object_get(t, "running"), id);
+}
+
+/* The entry of sealed segment (sid, file) in the totals' list, or NULL. */
+static json_t *listed(const json_t *t, const char *sid, const char *file)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(t, "sealed"), i, s)
+    {
+        if (!strcmp(rm_jget_str(s, "file"), file) && !strcmp(rm_jget_str(s, "session_id"), sid))
+            return s;
+    }
+    return NULL;
+}
+
+void rm_totals_add_sealed(json_t *t, const json_t *seg)
+{
+    const char *sid = rm_jget_str(seg, "session_id"), *file = rm_jget_str(seg, "file");
+    json_t *known = listed(t, sid, file);
+    if (known) { /* the same segment again: its bytes may have been corrected (recovery) */
+        json_object_set_new(known, "bytes", json_integer(jint(seg, "bytes")));
+        return;
+    }
+    json_t *last = json_object_get(seg, "last_row_at");
+    json_array_append_new(json_object_get(t, "sealed"),
+                          json_pack("{s:s,s:s,s:s,s:I,s:O}", "session_id", sid, "file", file,
+                                    "stream", rm_jget_str(seg, "stream"), "bytes",
+                                    jint(seg, "bytes"), "last_row_at", last ? last : json_null()));
+    add_to(t, "rollover_count", 1);
+}
+
+void rm_totals_add_pruned(json_t *t, const json_t *seg)
+{
+    add_to(t, "rollover_count", 1);
+    add_to(t, "pruned_segment_count", 1);
+    add_to(t, "pruned_bytes", jint(seg, "bytes"));
+}
+
+json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_bytes)
+{
+    /* The 0.1.0 planner on a manifest of the sealed list plus one entry for all active bytes. */
+    json_t *m = rm_manifest_new();
+    json_t *segs = json_object_get(m, "segments");
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(t, "sealed"), i, s)
+    {
+        json_t *e = json_deep_copy(s);
+        json_object_set_new(e, "state", json_string("sealed"));
+        json_object_set_new(e, "pruned", json_false());
+        json_array_append_new(segs, e);
+    }
+    derive_counters(t);
+    const json_t *c = json_object_get(t, "counters");
+    json_int_t active = jint(c, "final_retained_bytes");
+    json_array_foreach(json_object_get(t, "sealed"), i, s) active -= jint(s, "bytes");
+    json_array_append_new(segs, json_pack("{s:s,s:s,s:s,s:s,s:b,s:I,s:s}", "session_id", "", "file",
+                                          "", "stream", "", "state", "active", "pruned", 0, "bytes",
+                                          active, "last_row_at", ""));
+    json_t *chosen = json_array();
+    rm_manifest_plan_prune(m, files_per_stream, total_bytes, chosen);
+    json_t *out = json_array();
+    json_array_foreach(chosen, i, s)
+    {
+        const char *sid = rm_jget_str(s, "session_id"), *file = rm_jget_str(s, "file");
+        json_array_append_new(out, json_pack("{s:s,s:s,s:I}", "session_id", sid, "file", file,
+                                             "bytes", jint(s, "bytes")));
+        add_to(t, "pruned_segment_count", 1);
+        add_to(t, "pruned_bytes", jint(s, "bytes"));
+        json_t *sealed = json_object_get(t, "sealed");
+        for (size_t j = 0; j < json_array_size(sealed); j++) {
+            json_t *x = json_array_get(sealed, j);
+            if (!strcmp(rm_jget_str(x, "file"), file) &&
+                !strcmp(rm_jget_str(x, "session_id"), sid)) {
+                json_array_remove(sealed, j);
+                break;
+            }
+        }
+    }
+    json_decref(chosen);
+    json_decref(m);
+    return out;
+}
