@@ -18,7 +18,7 @@ expect_eq "record with phases: exit 0" 0 $?
 s=$(readlink "$K/latest")
 sealed=$(ls "$K/$s" | grep -c '^gpu-[0-9]*\.csv$')
 check "several sealed gpu segments ($sealed)" test "$sealed" -ge 4
-m=$K/manifest.json
+m=$K/$s/state.json  # the session's segments and their aggregates
 expect_eq "sealed gpu aggregates keep phase partials" true \
     "$(jq '[.segments[] | select(.stream == "gpu" and .state == "sealed") | .aggregate.phases | type == "array"] | all' "$m")"
 expect_eq "a partial names its phase by path, its GPUs by key" true \
