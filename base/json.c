@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
+#include "base/fileio.h"
 #include "base/rm_time.h"
 
 json_t *rm_jstr(const char *v)
@@ -35,4 +38,26 @@ json_t *rm_jts_or_null(int64_t ns)
 int rm_cmp_cstr(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int rm_json_save_atomic(const char *path, const json_t *j)
+{
+    char *t = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
+    if (!t) {
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t n = strlen(t);
+    char *t2 = realloc(t, n + 2);
+    if (!t2) {
+        free(t);
+        errno = ENOMEM;
+        return -1;
+    }
+    t2[n] = '\n';
+    int rc = rm_write_file_atomic(path, t2, n + 1);
+    int e = errno;
+    free(t2);
+    errno = e;
+    return rc;
 }

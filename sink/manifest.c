@@ -88,24 +88,7 @@ int rm_manifest_save(const char *sink_dir, json_t *m)
     }
     json_object_set_new(m, "updated_at", rm_jts_or_null(rm_now_realtime_ns()));
     rm_manifest_update_counters(m);
-    char *text = json_dumps(m, JSON_COMPACT | JSON_REAL_PRECISION(15));
-    if (!text) {
-        errno = ENOMEM;
-        return -1;
-    }
-    size_t n = strlen(text);
-    char *t2 = realloc(text, n + 2);
-    if (!t2) {
-        free(text);
-        errno = ENOMEM;
-        return -1;
-    }
-    t2[n] = '\n';
-    int rc = rm_write_file_atomic(path, t2, n + 1);
-    int e = errno;
-    free(t2);
-    errno = e;
-    return rc;
+    return rm_json_save_atomic(path, m);
 }
 
 int rm_manifest_lock(const char *sink_dir)

@@ -15,29 +15,6 @@
 #include "sink/manifest.h"
 #include "sink/names.h"
 
-#define JFLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
-
-static int save_json(const char *path, const json_t *j)
-{
-    char *t = json_dumps(j, JFLAGS);
-    if (!t) {
-        errno = ENOMEM;
-        return -1;
-    }
-    size_t n = strlen(t);
-    char *t2 = realloc(t, n + 2);
-    if (!t2) {
-        free(t);
-        errno = ENOMEM;
-        return -1;
-    }
-    t2[n] = '\n';
-    int rc = rm_write_file_atomic(path, t2, n + 1);
-    int e = errno;
-    free(t2);
-    errno = e;
-    return rc;
-}
 
 /* 0 loaded, 1 absent, -1 unreadable or of another format. */
 static int load_json(const char *path, const char *format, json_t **out)
@@ -102,7 +79,7 @@ int rm_state_save(const char *sink_dir, const char *id, const json_t *doc)
     json_t *s = rm_state_session(doc);
     json_object_set(j, "session", s ? s : json_null());
     json_object_set(j, "segments", json_object_get(doc, "segments"));
-    int rc = save_json(path, j);
+    int rc = rm_json_save_atomic(path, j);
     int e = errno;
     json_decref(j);
     errno = e;
@@ -226,7 +203,7 @@ int rm_totals_save(const char *sink_dir, json_t *t)
     }
     json_object_set_new(t, "updated_at", rm_jts_or_null(rm_now_realtime_ns()));
     derive_counters(t);
-    return save_json(path, t);
+    return rm_json_save_atomic(path, t);
 }
 
 json_t *rm_totals_contribution(const json_t *doc)
