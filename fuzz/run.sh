@@ -18,6 +18,7 @@ for bin in "$BUILD"/fuzz/fuzz_*; do
     fuzz_dmon) seeds=(fixtures/captures/dmon*.txt fixtures/summary/dmon*) ;;
     fuzz_runlog) seeds=(fixtures/summary/*/runlog.jsonl fixtures/sessions/*/runlog.jsonl) ;;
     fuzz_apps) seeds=(fixtures/sessions/*/apps.csv) ;;
+    fuzz_index) seeds=(fixtures/golden/sink/index.jsonl) ;;
     *) seeds=() ;;
     esac
     for s in "${seeds[@]}"; do [ -f "$s" ] && cp -n "$s" "$corpus/" 2>/dev/null; done
