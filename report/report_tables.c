@@ -87,12 +87,50 @@ void rm_report_write_cards(struct report *r)
     fprintf(o, "</div></div></section>\n");
 }
 
+/* A numeric column of a table: the summary key, decimals, divisor. */
+struct num_col {
+    const char *key;
+    int dec;
+    double div;
+};
+
+/* One cell per column, each opened by "</td><td>" (the row's first cell is the caller's). */
+static void num_cells(FILE *o, const json_t *obj, const struct num_col *cols, size_t n)
+{
+    for (size_t c = 0; c < n; c++) {
+        fprintf(o, "</td><td>");
+        rm_report_num(o, rm_report_get(obj, cols[c].key), cols[c].dec, "", cols[c].div);
+    }
+}
+
+/* A figure computed here, or a dash when there was none. */
+static void value_or_dash(FILE *o, bool has, int dec, double v)
+{
+    if (has)
+        fprintf(o, "%.*f", dec, v);
+    else
+        fputs("&#8211;", o);
+}
+
+static const struct num_col gpu_cols[] = {
+    {"samples", 0, 1},      {"util_pct.mean", 1, 1},   {"util_pct.p95", 0, 1},
+    {"util_pct.max", 0, 1}, {"vram_mb.peak", 2, 1024}, {"vram_mb.total", 2, 1024},
+    {"power_w.mean", 1, 1}, {"power_w.max", 1, 1},     {"energy_wh", 3, 1},
+    {"temp_c_max", 0, 1},   {"idle_share", 2, 1},      {"gaps.count", 0, 1},
+};
+
+static const struct num_col phase_cols[] = {
+    {"count", 0, 1},        {"total_seconds", 3, 1},       {"status.ok", 0, 1},
+    {"status.error", 0, 1}, {"status.unterminated", 0, 1},
+};
+
 void rm_report_write_gpu_table(struct report *r)
 {
     FILE *o = r->out;
     const json_t *gpus = rm_report_get(r->summary, "gpus");
     if (!json_array_size(gpus)) return;
-    fprintf(o, "<section class=\"panel\"><h3>GPUs</h3><div class=\"tw\"><table><thead><tr><th>GPU</th><th>name</th>"
+    fprintf(o, "<section class=\"panel\"><h3>GPUs</h3><div "
+               "class=\"tw\"><table><thead><tr><th>GPU</th><th>name</th>"
                "<th>samples</th><th>util mean %%</th><th>util p95 %%</th><th>util max %%</th>"
                "<th>VRAM peak GiB</th><th>VRAM total GiB</th><th>power mean W</th>"
                "<th>power max W</th><th>energy Wh</th><th>temp max &#176;C</th><th>idle "
@@ -105,30 +143,7 @@ void rm_report_write_gpu_table(struct report *r)
         rm_report_str_or_dash(o, rm_report_get(g, "index"));
         fprintf(o, "</td><td class=\"l\">");
         rm_report_str_or_dash(o, rm_report_get(g, "name"));
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "samples"), 0, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "util_pct.mean"), 1, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "util_pct.p95"), 0, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "util_pct.max"), 0, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "vram_mb.peak"), 2, "", 1024);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "vram_mb.total"), 2, "", 1024);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "power_w.mean"), 1, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "power_w.max"), 1, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "energy_wh"), 3, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "temp_c_max"), 0, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "idle_share"), 2, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(g, "gaps.count"), 0, "", 1);
+        num_cells(o, g, gpu_cols, sizeof gpu_cols / sizeof gpu_cols[0]);
         fprintf(o, "</td></tr>");
     }
     fprintf(o, "</tbody></table></div></section>\n");
@@ -139,10 +154,12 @@ void rm_report_write_phase_table(struct report *r)
     FILE *o = r->out;
     const json_t *ph = rm_report_get(r->summary, "phases");
     if (!json_array_size(ph)) return;
-    fprintf(o, "<section class=\"panel\"><h3>Phases</h3><div class=\"tw\"><table><thead><tr><th>phase</th>"
-               "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
-               "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
-               "<th>RSS peak MiB</th><th>first start</th></tr></thead><tbody>");
+    fprintf(
+        o,
+        "<section class=\"panel\"><h3>Phases</h3><div class=\"tw\"><table><thead><tr><th>phase</th>"
+        "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
+        "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
+        "<th>RSS peak MiB</th><th>first start</th></tr></thead><tbody>");
     size_t i;
     json_t *p;
     json_array_foreach(ph, i, p)
@@ -171,31 +188,13 @@ void rm_report_write_phase_table(struct report *r)
                                      ? json_string_value(rm_report_get(p, "path"))
                                      : ""));
         rm_report_str_or_dash(o, rm_report_get(p, "path"));
+        num_cells(o, p, phase_cols, sizeof phase_cols / sizeof phase_cols[0]);
         fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(p, "count"), 0, "", 1);
+        value_or_dash(o, ud > 0, 1, ud > 0 ? un / ud : 0);
         fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(p, "total_seconds"), 3, "", 1);
+        value_or_dash(o, peak >= 0, 2, peak / 1024);
         fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(p, "status.ok"), 0, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(p, "status.error"), 0, "", 1);
-        fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(p, "status.unterminated"), 0, "", 1);
-        fprintf(o, "</td><td>");
-        if (ud > 0)
-            fprintf(o, "%.1f", un / ud);
-        else
-            fputs("&#8211;", o);
-        fprintf(o, "</td><td>");
-        if (peak >= 0)
-            fprintf(o, "%.2f", peak / 1024);
-        else
-            fputs("&#8211;", o);
-        fprintf(o, "</td><td>");
-        if (has_e)
-            fprintf(o, "%.3f", energy);
-        else
-            fputs("&#8211;", o);
+        value_or_dash(o, has_e, 3, energy);
         fprintf(o, "</td><td>");
         rm_report_num(o, rm_report_get(p, "proc.rss_peak_mb"), 1, "", 1);
         fprintf(o, "</td><td>");
@@ -210,7 +209,8 @@ void rm_report_write_events(struct report *r)
     FILE *o = r->out;
     const json_t *al = rm_report_get(r->summary, "alerts.events");
     if (!json_array_size(al) && !r->nspans) return;
-    fprintf(o, "<section class=\"panel\"><h3>Alerts and collector problems</h3><div class=\"tw\"><table><thead>"
+    fprintf(o, "<section class=\"panel\"><h3>Alerts and collector problems</h3><div "
+               "class=\"tw\"><table><thead>"
                "<tr><th>time</th><th>what</th><th>detail</th></tr></thead><tbody>");
     size_t i;
     json_t *a;

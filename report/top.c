@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "base/rm_time.h"
 #include "base/termsafe.h"
+#include "monitor/linebuf.h"
 #include "summary/csvread.h"
 
 #define TOP_MAX_GPUS 64
@@ -112,9 +113,8 @@ struct rm_top {
     int rl_fd;
     ino_t rl_ino;
     off_t rl_off;
-    char *rl_line;
-    size_t rl_len;
-    int rl_skipping;
+    char *rl_line;    /* the splitter's storage: TOP_RUNLOG_LINE + 1 bytes */
+    rm_linebuf rl_lb; /* whole lines of the run log; an over-long one arrives truncated */
     struct top_open open[TOP_MAX_OPEN];
     int nopen;
     struct top_done done[TOP_DONE];
@@ -193,27 +193,39 @@ static void tail_close(struct top_tail *tl)
     tl->rd = NULL;
 }
 
-/* Reads what fd holds past the offset (at most the budget). */
-static void tail_read(struct top_tail *tl)
+/* Hands what fd holds past *off to chunk, advancing *off (at most TOP_READ_BUDGET bytes per
+ * call, so a fast writer cannot stall the screen). */
+static void read_new(int fd, off_t *off, void (*chunk)(void *ctx, const char *p, size_t n),
+                     void *ctx)
 {
     char buf[65536];
     size_t budget = TOP_READ_BUDGET;
     while (budget > 0) {
-        ssize_t k = pread(tl->fd, buf, sizeof buf, tl->off);
+        ssize_t k = pread(fd, buf, sizeof buf, *off);
         if (k <= 0) break;
-        tl->off += k;
+        *off += k;
         budget = (size_t)k >= budget ? 0 : budget - (size_t)k;
-        const char *p = buf;
-        size_t len = (size_t)k;
-        if (tl->skip_nl) {
-            const char *nl = memchr(p, '\n', len);
-            if (!nl) continue;
-            len -= (size_t)(nl + 1 - p);
-            p = nl + 1;
-            tl->skip_nl = 0;
-        }
-        if (len) rm_csv_feed(tl->rd, p, len);
+        chunk(ctx, buf, (size_t)k);
     }
+}
+
+static void tail_chunk(void *ctx, const char *p, size_t len)
+{
+    struct top_tail *tl = ctx;
+    if (tl->skip_nl) {
+        const char *nl = memchr(p, '\n', len);
+        if (!nl) return;
+        len -= (size_t)(nl + 1 - p);
+        p = nl + 1;
+        tl->skip_nl = 0;
+    }
+    if (len) rm_csv_feed(tl->rd, p, len);
+}
+
+/* Reads what the tailed file holds past the offset. */
+static void tail_read(struct top_tail *tl)
+{
+    read_new(tl->fd, &tl->off, tail_chunk, tl);
 }
 
 /* Opens the active file anew: from its start, or a big file from its header line and its
@@ -424,6 +436,18 @@ static void rl_line(struct rm_top *t, const char *s, size_t len)
     json_decref(o);
 }
 
+/* A whole run-log line; an over-long one is skipped (its tail is dropped by the splitter). */
+static void rl_whole_line(void *ctx, char *line, size_t len, unsigned flags)
+{
+    if (len && !(flags & RM_LINE_TRUNCATED)) rl_line(ctx, line, len);
+}
+
+static void rl_chunk(void *ctx, const char *p, size_t n)
+{
+    struct rm_top *t = ctx;
+    rm_linebuf_feed(&t->rl_lb, p, n, rl_whole_line, t);
+}
+
 static void rl_poll(struct rm_top *t)
 {
     char path[4200];
@@ -436,34 +460,12 @@ static void rl_poll(struct rm_top *t)
         if (t->rl_fd < 0) return;
         t->rl_ino = st.st_ino;
         t->rl_off = 0;
-        t->rl_len = 0;
-        t->rl_skipping = 0;
+        rm_linebuf_reset(&t->rl_lb);
         t->nopen = 0;
         t->ndone = t->nev = 0;
         t->nlh = 0;
     }
-    char buf[65536];
-    size_t budget = TOP_READ_BUDGET;
-    while (budget > 0) {
-        ssize_t k = pread(t->rl_fd, buf, sizeof buf, t->rl_off);
-        if (k <= 0) break;
-        t->rl_off += k;
-        budget = (size_t)k >= budget ? 0 : budget - (size_t)k;
-        for (ssize_t i = 0; i < k; i++) {
-            if (buf[i] == '\n') {
-                if (!t->rl_skipping && t->rl_len) rl_line(t, t->rl_line, t->rl_len);
-                t->rl_len = 0;
-                t->rl_skipping = 0;
-            } else if (!t->rl_skipping) {
-                if (t->rl_len == TOP_RUNLOG_LINE) {
-                    t->rl_skipping = 1; /* an over-long line is skipped */
-                    t->rl_len = 0;
-                } else {
-                    t->rl_line[t->rl_len++] = buf[i];
-                }
-            }
-        }
-    }
+    read_new(t->rl_fd, &t->rl_off, rl_chunk, t);
 }
 
 /* ---- the state ------------------------------------------------------------------------- */
@@ -481,7 +483,7 @@ struct rm_top *rm_top_open(const char *dir, char *err, size_t errsz)
         return NULL;
     }
     struct rm_top *t = calloc(1, sizeof *t);
-    char *line = malloc(TOP_RUNLOG_LINE);
+    char *line = malloc(TOP_RUNLOG_LINE + 1);
     if (!t || !line) {
         free(t);
         free(line);
@@ -493,6 +495,7 @@ struct rm_top *rm_top_open(const char *dir, char *err, size_t errsz)
     t->sess = s;
     t->rl_fd = -1;
     t->rl_line = line;
+    rm_linebuf_init(&t->rl_lb, line, TOP_RUNLOG_LINE + 1);
     tail_init(&t->gpu, t, "gpu.csv", gpu_cols, gpu_row);
     tail_init(&t->cpu, t, "cpu.csv", cpu_cols, cpu_row);
     tail_init(&t->proc, t, "proc.csv", proc_cols, proc_row);
