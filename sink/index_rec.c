@@ -282,15 +282,22 @@ int rm_index_rec_parse(const char *line, size_t len, struct rm_index_rec *r)
     }
 }
 
+/* The cursor at the command array's element after *pos (past '[' or ','), or 0 at its end. */
+static int next_element(const struct rm_index_rec *r, size_t pos, struct cur *c)
+{
+    if (!r->command || pos >= r->command_len) return 0;
+    *c = (struct cur){r->command + pos, r->command + r->command_len};
+    if (pos == 0) c->p++; /* '[' */
+    ws(c);
+    if (c->p < c->end && *c->p == ',') c->p++;
+    ws(c);
+    return c->p < c->end && *c->p != ']';
+}
+
 int rm_index_rec_word(const struct rm_index_rec *r, size_t *pos, char *out, size_t cap)
 {
-    if (!r->command || *pos >= r->command_len) return 0;
-    struct cur c = {r->command + *pos, r->command + r->command_len};
-    if (*pos == 0) c.p++; /* '[' */
-    ws(&c);
-    if (c.p < c.end && *c.p == ',') c.p++;
-    ws(&c);
-    if (c.p >= c.end || *c.p != '"') return 0;
+    struct cur c;
+    if (!next_element(r, *pos, &c) || *c.p != '"') return 0;
     if (!str(&c, out, cap)) return 0;
     *pos = (size_t)(c.p - r->command);
     return 1;
@@ -298,13 +305,8 @@ int rm_index_rec_word(const struct rm_index_rec *r, size_t *pos, char *out, size
 
 int rm_index_rec_element(const struct rm_index_rec *r, size_t *pos, const char **v, size_t *n)
 {
-    if (!r->command || *pos >= r->command_len) return 0;
-    struct cur c = {r->command + *pos, r->command + r->command_len};
-    if (*pos == 0) c.p++; /* '[' */
-    ws(&c);
-    if (c.p < c.end && *c.p == ',') c.p++;
-    ws(&c);
-    if (c.p >= c.end || *c.p == ']') return 0;
+    struct cur c;
+    if (!next_element(r, *pos, &c)) return 0;
     const char *s = c.p;
     if (!skip(&c, 0)) return 0;
     *v = s;
