@@ -809,6 +809,59 @@ static struct file_agg *new_part(const struct file_agg *f, const void *from, uin
     return p;
 }
 
+enum { PROBE_WINDOW = 256 * 1024 }; /* bytes read to find the first row or a cut */
+
+/* The parser's state after the file's first data row (what every later chunk starts in), or
+ * NULL when there is no place to cut: no timed row in the first window, or a quote first. */
+static void *first_row_state(int fd, char *buf, struct probe *pr, struct rm_csv_reader *r)
+{
+    ssize_t got = pread(fd, buf, PROBE_WINDOW, 0);
+    for (size_t at = 0; got > 0 && at < (size_t)got;) {
+        const char *nl = memchr(buf + at, '\n', (size_t)got - at);
+        if (!nl) break;
+        size_t len = (size_t)(nl - (buf + at));
+        if (memchr(buf + at, '"', len)) break;
+        if (probe_line(pr, r, buf + at, len) == 1) {
+            /* Rows without a time (dmon without -o T) give no place to cut: read whole. */
+            if (probe_time(pr) == RM_NO_TIME) return NULL;
+            void *s0 = rm_xrealloc(NULL, sizeof *pr->f->parser);
+            memcpy(s0, pr->f->parser, sizeof *pr->f->parser);
+            return s0;
+        }
+        at += len + 1;
+    }
+    return NULL;
+}
+
+/* Where the chunk that the grid starts at off really starts: the first row, after the first
+ * line starting at or after off, whose time differs from that line's row. 0 when the window
+ * holds none, UINT64_MAX when nothing more can be read. */
+static uint64_t find_cut(int fd, char *buf, uint64_t off, struct probe *pr, struct rm_csv_reader *r,
+                         const void *s0)
+{
+    ssize_t got = pread(fd, buf, PROBE_WINDOW, (off_t)(off - 1));
+    if (got <= 0) return UINT64_MAX;
+    memcpy(pr->f->parser, s0, sizeof *pr->f->parser);
+    const char *p = memchr(buf, '\n', (size_t)got);
+    bool have = false;
+    int64_t t0 = RM_NO_TIME;
+    while (p) {
+        const char *ls = p + 1, *nl = memchr(ls, '\n', (size_t)(buf + got - ls));
+        if (!nl || memchr(ls, '"', (size_t)(nl - ls))) return 0;
+        if (probe_line(pr, r, ls, (size_t)(nl - ls)) == 1) {
+            int64_t t = probe_time(pr);
+            if (!have) {
+                have = true;
+                t0 = t;
+            } else if (t != t0) {
+                return off - 1 + (uint64_t)(ls - buf);
+            }
+        }
+        p = nl;
+    }
+    return 0;
+}
+
 /* The chunks of f (already prepared: interval, parser reset), or 0 when f is read whole.
  * *parts is malloc'd; its first chunk starts at 0, the last ends at the end of the file. */
 static size_t plan_chunks(struct file_agg *f, uint64_t chunk, struct file_agg ***parts)
@@ -817,8 +870,7 @@ static size_t plan_chunks(struct file_agg *f, uint64_t chunk, struct file_agg **
     if (!chunk || !chunkable(f->kind) || f->bytes < 2 * chunk) return 0;
     int fd = open(f->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
-    enum { W = 256 * 1024 };
-    char *buf = malloc(W);
+    char *buf = malloc(PROBE_WINDOW);
     struct rm_csv_reader *r = NULL;
     struct probe pr = {.f = rm_xcalloc(1, sizeof *pr.f)};
     rm_file_agg_init(pr.f, f->kind, NULL);
@@ -827,51 +879,14 @@ static size_t plan_chunks(struct file_agg *f, uint64_t chunk, struct file_agg **
     pr.f->parser = rm_xrealloc(NULL, sizeof *pr.f->parser);
     memcpy(pr.f->parser, f->parser, sizeof *pr.f->parser);
     if (f->kind != RM_INPUT_DMON_TEXT) r = rm_csv_new(probe_row, &pr);
-    void *s0 = NULL;
     size_t n = 0;
-    /* The parser's state after the file's first data row: what every later chunk starts in. */
-    ssize_t got = buf && (r || f->kind == RM_INPUT_DMON_TEXT) ? pread(fd, buf, W, 0) : -1;
-    for (size_t at = 0; got > 0 && at < (size_t)got;) {
-        const char *nl = memchr(buf + at, '\n', (size_t)got - at);
-        if (!nl) break;
-        size_t len = (size_t)(nl - (buf + at));
-        if (memchr(buf + at, '"', len)) break;
-        if (probe_line(&pr, r, buf + at, len) == 1) {
-            /* Rows without a time (dmon without -o T) give no place to cut: read whole. */
-            if (probe_time(&pr) != RM_NO_TIME) {
-                s0 = rm_xrealloc(NULL, sizeof *pr.f->parser);
-                memcpy(s0, pr.f->parser, sizeof *pr.f->parser);
-            }
-            break;
-        }
-        at += len + 1;
-    }
+    void *s0 =
+        buf && (r || f->kind == RM_INPUT_DMON_TEXT) ? first_row_state(fd, buf, &pr, r) : NULL;
     uint64_t *cut = NULL;
     size_t ncut = 0;
     for (uint64_t off = chunk; s0 && off < f->bytes; off += chunk) {
-        /* The first line starting at or after off, then the first row with a new time. */
-        got = pread(fd, buf, W, (off_t)(off - 1));
-        if (got <= 0) break;
-        memcpy(pr.f->parser, s0, sizeof *pr.f->parser);
-        const char *p = memchr(buf, '\n', (size_t)got);
-        bool have = false;
-        int64_t t0 = RM_NO_TIME;
-        uint64_t at_cut = 0;
-        while (p && !at_cut) {
-            const char *ls = p + 1, *nl = memchr(ls, '\n', (size_t)(buf + got - ls));
-            if (!nl) break;
-            if (memchr(ls, '"', (size_t)(nl - ls))) break;
-            if (probe_line(&pr, r, ls, (size_t)(nl - ls)) == 1) {
-                int64_t t = probe_time(&pr);
-                if (!have) {
-                    have = true;
-                    t0 = t;
-                } else if (t != t0) {
-                    at_cut = off - 1 + (uint64_t)(ls - buf);
-                }
-            }
-            p = nl;
-        }
+        uint64_t at_cut = find_cut(fd, buf, off, &pr, r, s0);
+        if (at_cut == UINT64_MAX) break;
         if (at_cut && (ncut == 0 || at_cut > cut[ncut - 1]) && at_cut < f->bytes) {
             cut = rm_xrealloc(cut, (ncut + 1) * sizeof *cut);
             cut[ncut++] = at_cut;
