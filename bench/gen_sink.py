@@ -96,16 +96,16 @@ def main():
         else:
             tot = {
                 "format": "runmon-sink-totals", "schema_version": 1, "updated_at": None,
-                "counters": {}, "rollover_count": 0, "pruned_segment_count": 0,
-                "pruned_bytes": 0,
+                "counters": {"rollover_count": 0, "pruned_segment_count": 0, "pruned_bytes": 0},
                 "finished": {"active_files": 0, "active_bytes": 0, "rows_dropped": 0,
                              "write_errors": 0},
                 "running": {}, "sealed": [], "index": {"lines": 0, "dead": 0, "compactions": 0},
             }
         k = n - start
-        tot["rollover_count"] += k * len(sealed)
-        tot["pruned_segment_count"] += k * len(sealed)
-        tot["pruned_bytes"] += k * sum(s["bytes"] for s in sealed)
+        c = tot["counters"]  # the accumulated counts; runmon derives the rest when it writes
+        c["rollover_count"] = c.get("rollover_count", 0) + k * len(sealed)
+        c["pruned_segment_count"] = c.get("pruned_segment_count", 0) + k * len(sealed)
+        c["pruned_bytes"] = c.get("pruned_bytes", 0) + k * sum(s["bytes"] for s in sealed)
         tot["finished"]["active_files"] += k * len(active)
         tot["finished"]["active_bytes"] += k * sum(s["bytes"] for s in active)
         tot["index"]["lines"] += k

@@ -98,6 +98,12 @@ static void add_to(json_t *o, const char *k, json_int_t by)
     json_object_set_new(o, k, json_integer(jint(o, k) + by));
 }
 
+/* Adds to one of the accumulated counters (rollover_count, pruned_*). */
+static void count(json_t *t, const char *k, json_int_t by)
+{
+    add_to(json_object_get(t, "counters"), k, by);
+}
+
 static json_t *zero_sums(void)
 {
     return json_pack("{s:I,s:I,s:I,s:I}", "active_files", (json_int_t)0, "active_bytes",
@@ -110,10 +116,10 @@ json_t *rm_totals_new(void)
     json_object_set_new(t, "format", json_string(RM_TOTALS_FORMAT));
     json_object_set_new(t, "schema_version", json_integer(RM_SINK_SCHEMA_VERSION));
     json_object_set_new(t, "updated_at", json_null());
-    json_object_set_new(t, "counters", json_object());
-    json_object_set_new(t, "rollover_count", json_integer(0));
-    json_object_set_new(t, "pruned_segment_count", json_integer(0));
-    json_object_set_new(t, "pruned_bytes", json_integer(0));
+    /* The accumulated counts; derive_counters adds the ones computed from the lists. */
+    json_object_set_new(t, "counters",
+                        json_pack("{s:i,s:i,s:i}", "rollover_count", 0, "pruned_segment_count", 0,
+                                  "pruned_bytes", 0));
     json_object_set_new(t, "finished", zero_sums());
     json_object_set_new(t, "running", json_object());
     json_object_set_new(t, "sealed", json_array());
@@ -129,7 +135,8 @@ int rm_totals_load(const char *sink_dir, json_t **out)
     int rc = load_json(path, RM_TOTALS_FORMAT, out);
     if (rc == 0 && (!json_is_object(json_object_get(*out, "running")) ||
                     !json_is_array(json_object_get(*out, "sealed")) ||
-                    !json_is_object(json_object_get(*out, "finished")))) {
+                    !json_is_object(json_object_get(*out, "finished")) ||
+                    !json_is_object(json_object_get(*out, "counters")))) {
         json_decref(*out);
         *out = NULL;
         rc = -1;
@@ -183,15 +190,11 @@ static void derive_counters(json_t *t)
         files++;
         bytes += jint(s, "bytes");
     }
-    json_t *c = json_object();
-    json_object_set_new(c, "rollover_count", json_integer(jint(t, "rollover_count")));
-    json_object_set_new(c, "pruned_segment_count", json_integer(jint(t, "pruned_segment_count")));
-    json_object_set_new(c, "pruned_bytes", json_integer(jint(t, "pruned_bytes")));
+    json_t *c = json_object_get(t, "counters"); /* rollover_count, pruned_*: accumulated */
     json_object_set_new(c, "final_retained_files", json_integer(files));
     json_object_set_new(c, "final_retained_bytes", json_integer(bytes));
     json_object_set_new(c, "rows_dropped", json_integer(dropped));
     json_object_set_new(c, "write_errors", json_integer(werr));
-    json_object_set_new(t, "counters", c);
 }
 
 int rm_totals_save(const char *sink_dir, json_t *t)
@@ -272,14 +275,14 @@ void rm_totals_add_sealed(json_t *t, const json_t *seg)
                           json_pack("{s:s,s:s,s:s,s:I,s:O}", "session_id", sid, "file", file,
                                     "stream", rm_jget_str(seg, "stream"), "bytes",
                                     jint(seg, "bytes"), "last_row_at", last ? last : json_null()));
-    add_to(t, "rollover_count", 1);
+    count(t, "rollover_count", 1);
 }
 
 void rm_totals_add_pruned(json_t *t, const json_t *seg)
 {
-    add_to(t, "rollover_count", 1);
-    add_to(t, "pruned_segment_count", 1);
-    add_to(t, "pruned_bytes", jint(seg, "bytes"));
+    count(t, "rollover_count", 1);
+    count(t, "pruned_segment_count", 1);
+    count(t, "pruned_bytes", jint(seg, "bytes"));
 }
 
 json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_bytes)
@@ -311,8 +314,8 @@ json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_byt
         const char *sid = rm_jget_str(s, "session_id"), *file = rm_jget_str(s, "file");
         json_array_append_new(out, json_pack("{s:s,s:s,s:I}", "session_id", sid, "file", file,
                                              "bytes", jint(s, "bytes")));
-        add_to(t, "pruned_segment_count", 1);
-        add_to(t, "pruned_bytes", jint(s, "bytes"));
+        count(t, "pruned_segment_count", 1);
+        count(t, "pruned_bytes", jint(s, "bytes"));
         json_t *sealed = json_object_get(t, "sealed");
         for (size_t j = 0; j < json_array_size(sealed); j++) {
             json_t *x = json_array_get(sealed, j);
