@@ -128,7 +128,8 @@ fi
 # system calls in a separate shorter window under `strace -f -c` (ptrace inflates CPU, so
 # never both at once). Beside it, in the same window: the nvidia-smi children's own CPU (the
 # fake's cost: context only, the real nvidia-smi's is not ours), and the floor of any 0.1 s
-# sampler (bench/bench_tick.c: one wakeup, two preads and one write per period).
+# sampler (bench/bench_tick.c: one wakeup, two preads and one write per period), split by a
+# second bench_tick that only wakes: the wakeups' share and the /proc reads' share.
 # BENCH_RECORDER_BASE=/path/to/runmon records with another build at the same time, in the
 # same window (e.g. the main branch's), so both see the same load on a shared machine.
 snap() { # PID: "cpu_ns switches" summed over its threads
@@ -173,22 +174,27 @@ if want recorder; then
     done
     "$BUILD/bench/bench_tick" 100 "$B/rc-tick.csv" &
     tick=$!
+    "$BUILD/bench/bench_tick" 100 /dev/null wake &
+    wake=$!
     sleep "$WARM"
     declare -A c0 s0 k0 th0 c1 s1 k1 th1
     for l in "${labels[@]}"; do
         read -r c0[$l] s0[$l] < <(snap "${pid[$l]}"); k0[$l]=$(kids_cpu "$B/rc-$l-state"); th0[$l]=$(threads "${pid[$l]}")
     done
-    read -r tc0 ts0 < <(snap "$tick"); t0=$(now_ns)
+    read -r tc0 ts0 < <(snap "$tick"); read -r wc0 _ < <(snap "$wake"); t0=$(now_ns)
     sleep "$RSECS"
     for l in "${labels[@]}"; do
         read -r c1[$l] s1[$l] < <(snap "${pid[$l]}"); k1[$l]=$(kids_cpu "$B/rc-$l-state"); th1[$l]=$(threads "${pid[$l]}")
     done
-    read -r tc1 ts1 < <(snap "$tick"); t1=$(now_ns)
-    kill "$tick"; wait "$tick" 2>/dev/null || true
+    read -r tc1 ts1 < <(snap "$tick"); read -r wc1 _ < <(snap "$wake"); t1=$(now_ns)
+    kill "$tick" "$wake"; wait "$tick" "$wake" 2>/dev/null || true
     secs=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
     per_s() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n / s }'; }
     figure "floor: bench_tick (0.1 s: 2 preads + 1 write)" "$(pct $((tc1 - tc0)) "$secs")" "% of one core"
     figure "floor: bench_tick wakeups" "$(per_s $((ts1 - ts0)) "$secs")" "/s"
+    figure "  of which the 10 wakeups/s alone" "$(pct $((wc1 - wc0)) "$secs")" "% of one core"
+    figure "  of which the /proc/stat + /proc/meminfo reads" "$(pct $((tc1 - tc0 - (wc1 - wc0))) "$secs")" "% of one core"
+    figure "goal (issue 13): runmon itself under" "0.100" "% of one core"
     for l in "${labels[@]}"; do
         st=$B/rc-$l-strace.txt
         if command -v strace >/dev/null; then
@@ -214,6 +220,8 @@ if want recorder; then
         fi
         figure "baseline: its nvidia-smi children (fake): CPU" "$(pct "$kids" "$secs")" "% of one core"
         ratio "runmon / its children CPU" "$own" "$kids"
+        ratio "runmon / floor (bench_tick) CPU" "$own" "$((tc1 - tc0))"
+        figure "runmon above the floor" "$(pct $((own - (tc1 - tc0))) "$secs")" "% of one core"
         figure "gpu.csv rows written" "$(($(cat "$B/rc-$l"/*/gpu.csv | wc -l) - 1))" "rows"
         [ "$l" = this ] && this_own=$own
     done
