@@ -34,6 +34,11 @@ char *rm_xstrdup(const char *s)
     return q;
 }
 
+void *rm_xmemdup(const void *p, size_t n)
+{
+    return memcpy(rm_xrealloc(NULL, n ? n : 1), p, n);
+}
+
 void *rm_xgrow(void *p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap) return p;

@@ -18,6 +18,9 @@ void *rm_xrealloc(void *p, size_t n);
 void *rm_xcalloc(size_t n, size_t size);
 char *rm_xstrdup(const char *s);
 
+/* A copy of the n bytes at p in new memory. Aborts like rm_xrealloc. */
+void *rm_xmemdup(const void *p, size_t n);
+
 /* Grows an array p of *cap elements of elem bytes to hold at least need, doubling; returns
  * the (possibly moved) array. Aborts like rm_xrealloc. */
 void *rm_xgrow(void *p, size_t *cap, size_t need, size_t elem);

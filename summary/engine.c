@@ -484,34 +484,45 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int64_t prescan_interval(struct file_agg *f)
+/* Reads up to cap bytes from the start of f's file and hands them to the parser of its kind:
+ * line_fn for dmon text, row_fn for CSV (its last, cut-off row only when finish is set). The
+ * parser is reset before and after. Returns the bytes (the caller frees them) with *got set,
+ * or NULL when the file cannot be opened or memory is short. */
+static char *scan_head(struct file_agg *f, size_t cap, rm_line_fn line_fn, rm_csv_row_fn row_fn,
+                       void *ctx, int finish, size_t *got)
 {
-    enum { N = 256 * 1024 };
+    *got = 0;
     int fd = open(f->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char *buf = malloc(N);
-    ssize_t got = 0;
-    while (buf && got < N) {
-        ssize_t r = read(fd, buf + got, (size_t)(N - got));
+    if (fd < 0) return NULL;
+    char *buf = malloc(cap);
+    while (buf && *got < cap) {
+        ssize_t r = read(fd, buf + *got, cap - *got);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
-        got += r;
+        *got += (size_t)r;
     }
     close(fd);
-    struct prescan_ctx c = {.f = f};
     reset_parser(f);
     if (buf && f->kind == RM_INPUT_DMON_TEXT) {
-        rm_split_lines(buf, (size_t)got, 65536, prescan_line, &c, NULL);
+        rm_split_lines(buf, *got, 65536, line_fn, ctx, NULL);
     } else if (buf) {
-        struct rm_csv_reader *r = rm_csv_new(prescan_csv_row, &c);
+        struct rm_csv_reader *r = rm_csv_new(row_fn, ctx);
         if (r) {
-            /* Only whole lines: the cut-off last one would read as torn anyway. */
-            rm_csv_feed(r, buf, (size_t)got);
+            rm_csv_feed(r, buf, *got);
+            if (finish) rm_csv_finish(r);
             rm_csv_free(r);
         }
     }
-    free(buf);
     reset_parser(f);
+    return buf;
+}
+
+static int64_t prescan_interval(struct file_agg *f)
+{
+    struct prescan_ctx c = {.f = f};
+    size_t got;
+    /* Only whole lines: the cut-off last one would read as torn anyway. */
+    free(scan_head(f, 256 * 1024, prescan_line, prescan_csv_row, &c, 0, &got));
     int64_t d[64];
     int n = 0;
     for (int i = 1; i < c.ps.n; i++)
@@ -592,38 +603,17 @@ static void first_bad_dmon(void *ctx, const char *line, size_t len, bool torn)
  * nothing when every line was data, a header or blank. */
 static void quote_first_bad_line(struct file_agg *f, char *out, size_t cap)
 {
-    enum { N = 64 * 1024 };
     out[0] = '\0';
-    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    char *buf = malloc(N);
-    ssize_t got = 0;
-    while (buf && got < N) {
-        ssize_t r = read(fd, buf + got, (size_t)(N - got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += r;
-    }
-    close(fd);
     struct first_bad b = {.f = f};
-    reset_parser(f);
-    if (buf && f->kind == RM_INPUT_DMON_TEXT) {
-        rm_split_lines(buf, (size_t)got, 65536, first_bad_dmon, &b, NULL);
-    } else if (buf) {
-        struct rm_csv_reader *r = rm_csv_new(first_bad_row, &b);
-        if (r) {
-            rm_csv_feed(r, buf, (size_t)got);
-            rm_csv_finish(r);
-            rm_csv_free(r);
-        }
-    }
-    reset_parser(f);
+    size_t got;
+    char *buf = scan_head(f, 64 * 1024, first_bad_dmon, first_bad_row, &b, 1, &got);
+    if (!buf) return;
     const char *p = buf, *end = buf + got;
-    for (uint64_t n = 1; buf && b.line && n < b.line && p < end; n++) {
+    for (uint64_t n = 1; b.line && n < b.line && p < end; n++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         p = nl ? nl + 1 : end;
     }
-    if (buf && b.line && p < end) {
+    if (b.line && p < end) {
         const char *e = memchr(p, '\n', (size_t)(end - p));
         size_t len = e ? (size_t)(e - p) : (size_t)(end - p);
         while (len && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
@@ -800,12 +790,10 @@ static struct file_agg *new_part(const struct file_agg *f, const void *from, uin
     p->gpu_count = f->gpu_count;
     p->interval_ns = f->interval_ns;
     p->gap_ns = f->gap_ns;
-    p->parser = rm_xrealloc(NULL, sizeof *p->parser);
-    memcpy(p->parser, from, sizeof *p->parser);
+    p->parser = rm_xmemdup(from, sizeof *p->parser);
     p->part_off = off;
     p->part_end = end;
-    p->part_start = rm_xrealloc(NULL, sizeof *p->parser);
-    memcpy(p->part_start, from, sizeof *p->parser);
+    p->part_start = rm_xmemdup(from, sizeof *p->parser);
     return p;
 }
 
@@ -824,8 +812,7 @@ static void *first_row_state(int fd, char *buf, struct probe *pr, struct rm_csv_
         if (probe_line(pr, r, buf + at, len) == 1) {
             /* Rows without a time (dmon without -o T) give no place to cut: read whole. */
             if (probe_time(pr) == RM_NO_TIME) return NULL;
-            void *s0 = rm_xrealloc(NULL, sizeof *pr->f->parser);
-            memcpy(s0, pr->f->parser, sizeof *pr->f->parser);
+            void *s0 = rm_xmemdup(pr->f->parser, sizeof *pr->f->parser);
             return s0;
         }
         at += len + 1;
@@ -876,8 +863,7 @@ static size_t plan_chunks(struct file_agg *f, uint64_t chunk, struct file_agg **
     rm_file_agg_init(pr.f, f->kind, NULL);
     pr.f->gpu_fields = f->gpu_fields;
     pr.f->gpu_fields_src = f->gpu_fields_src;
-    pr.f->parser = rm_xrealloc(NULL, sizeof *pr.f->parser);
-    memcpy(pr.f->parser, f->parser, sizeof *pr.f->parser);
+    pr.f->parser = rm_xmemdup(f->parser, sizeof *pr.f->parser);
     if (f->kind != RM_INPUT_DMON_TEXT) r = rm_csv_new(probe_row, &pr);
     size_t n = 0;
     void *s0 =
