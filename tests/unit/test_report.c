@@ -240,14 +240,9 @@ static const char *points_of(const char *html, const char *key, char *buf, size_
     return buf;
 }
 
-/* apps.csv in a sealed segment and the active file: GPU 0 idle throughout (a line at 0, no
- * gap), GPU 1 a workload process of 512 MiB, another of 256 and one of unknown membership
- * of 256 (other: 512); the samples go on across the two files without a break. */
-static void apps_chart(void **state)
+/* DIR/session.json of a 20-s session at a 1-s interval, from 05:00:00 UTC. */
+static void write_session_json(const char *dir)
 {
-    (void)state;
-    char dir[] = "/tmp/test_report_apps.XXXXXX";
-    assert_non_null(mkdtemp(dir));
     char path[256];
     snprintf(path, sizeof path, "%s/session.json", dir);
     FILE *f = fopen(path, "w");
@@ -257,8 +252,31 @@ static void apps_chart(void **state)
           "\"ended_at\":\"2026-11-23T05:00:20.000+00:00\"}\n",
           f);
     fclose(f);
+}
+
+/* Removes the named files in dir, then dir itself (which must then be empty). */
+static void remove_session_dir(const char *dir, const char *const *names, size_t n)
+{
+    char path[256];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        remove(path);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* apps.csv in a sealed segment and the active file: GPU 0 idle throughout (a line at 0, no
+ * gap), GPU 1 a workload process of 512 MiB, another of 256 and one of unknown membership
+ * of 256 (other: 512); the samples go on across the two files without a break. */
+static void apps_chart(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_report_apps.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    write_session_json(dir);
     snprintf(path, sizeof path, "%s/gpu.csv", dir); /* the summary's GPUs come from it */
-    f = fopen(path, "w");
+    FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs("ts,index,uuid,name,utilization.gpu,memory.used,memory.total\n", f);
     for (int s = 0; s < 20; s++)
@@ -303,11 +321,7 @@ static void apps_chart(void **state)
     assert_non_null(strstr(html, "data-pid=\"12\" data-workload=\"unknown\""));
     free(html);
     const char *names[] = {"session.json", "gpu.csv", "apps-000001.csv", "apps.csv"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        remove(path);
-    }
-    assert_int_equal(rmdir(dir), 0);
+    remove_session_dir(dir, names, sizeof names / sizeof names[0]);
 }
 
 /* Throttle reasons across a rollover: the sealed segment names sw_power_cap ("Active") and
@@ -318,17 +332,10 @@ static void throttle_spans(void **state)
     char dir[] = "/tmp/test_report_thr.XXXXXX";
     assert_non_null(mkdtemp(dir));
     char path[256];
-    snprintf(path, sizeof path, "%s/session.json", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("{\"format\":\"runmon-session\",\"schema_version\":1,\"interval_s\":1.0,"
-          "\"started_at\":\"2026-11-23T05:00:00.000+00:00\","
-          "\"ended_at\":\"2026-11-23T05:00:20.000+00:00\"}\n",
-          f);
-    fclose(f);
+    write_session_json(dir);
     for (int seg = 0; seg < 2; seg++) {
         snprintf(path, sizeof path, "%s/%s", dir, seg ? "gpu.csv" : "gpu-000001.csv");
-        f = fopen(path, "w");
+        FILE *f = fopen(path, "w");
         assert_non_null(f);
         fputs(seg ? "ts,index,name,utilization.gpu,clocks.current.sm,clocks_event_reasons.active\n"
                   : "ts,index,name,utilization.gpu,clocks.current.sm [MHz],"
@@ -373,11 +380,7 @@ static void throttle_spans(void **state)
     assert_null(strstr(html, "class=\"thr none\""));
     free(html);
     const char *names[] = {"session.json", "gpu-000001.csv", "gpu.csv"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        remove(path);
-    }
-    assert_int_equal(rmdir(dir), 0);
+    remove_session_dir(dir, names, sizeof names / sizeof names[0]);
 }
 
 int main(void)
