@@ -69,17 +69,26 @@ static int pick_one(void *ctx, const struct rm_index_rec *e)
     return 0;
 }
 
+/* --session latest: *id becomes where dir/latest points (copied into latest, of
+ * RM_SESSION_ID_MAX + 1 bytes). Any other *id is left as it is. 0, or -1 with the reason in
+ * err ("... not a link to a session WHERE"). */
+static int resolve_latest(const char *dir, const char **id, char *latest, const char *where,
+                          char *err, size_t errsz)
+{
+    if (!*id || strcmp(*id, "latest")) return 0;
+    if (!rm_sink_read_latest(dir, latest, RM_SESSION_ID_MAX + 1)) {
+        snprintf(err, errsz, "%s/latest: not a link to a session %s", dir, where);
+        return -1;
+    }
+    *id = latest;
+    return 0;
+}
+
 int rm_sink_pick_session(const char *sink_dir, const char *want_id, char *id, size_t idcap,
                          char *err, size_t errsz)
 {
     char why[PATH_MAX + 512], latest[RM_SESSION_ID_MAX + 1];
-    if (want_id && !strcmp(want_id, "latest")) { /* --session latest: where the link points */
-        if (!rm_sink_read_latest(sink_dir, latest, sizeof latest)) {
-            snprintf(err, errsz, "%s/latest: not a link to a session of the sink", sink_dir);
-            return 2;
-        }
-        want_id = latest;
-    }
+    if (resolve_latest(sink_dir, &want_id, latest, "of the sink", err, errsz) < 0) return 2;
     char ierr[1024];
     if (want_id) {
         if (!rm_valid_session_id(want_id)) {
@@ -185,13 +194,7 @@ int rm_select_session(const char *who, const char *path, const char *id, char *o
         return rc;
     }
     char why[PATH_MAX + 512], latest[RM_SESSION_ID_MAX + 1];
-    if (id && !strcmp(id, "latest")) { /* --session latest: where the link points */
-        if (!rm_sink_read_latest(path, latest, sizeof latest)) {
-            snprintf(err, errsz, "%s/latest: not a link to a session there", path);
-            return 2;
-        }
-        id = latest;
-    }
+    if (resolve_latest(path, &id, latest, "there", err, errsz) < 0) return 2;
     if (id) {
         if (!rm_valid_session_id(id)) {
             snprintf(err, errsz, "--session %s: not a session id", id);
