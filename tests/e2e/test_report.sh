@@ -87,6 +87,9 @@ out=$("$RUNMON" report "$T/sink" -o "$T/latest.html"); rc=$?
 expect_eq "a sink directory: PATH/latest" "0 $T/latest.html" "$rc $out"
 out=$("$RUNMON" report "$T/sink" --session "$(basename "$s")" -o "$T/byid.html"); rc=$?
 expect_eq "--session ID picks PATH/ID" "0 $T/byid.html" "$rc $out"
+out=$("$RUNMON" report "$T/sink" --session latest -o "$T/bylatest.html" 2>"$T/err"); rc=$?
+expect_eq "--session latest picks where PATH/latest points" "0 $T/bylatest.html" "$rc $out"
+expect_match "... naming that session" "session $(basename "$(readlink -f "$T/sink/latest")")" "$(cat "$T/err")"
 "$RUNMON" report "$T/sink" --session nosuch 2>"$T/err"; rc=$?
 expect_eq "--session with an unknown id exits 2" 2 "$rc"
 expect_match "... naming it" "nosuch" "$(cat "$T/err")"

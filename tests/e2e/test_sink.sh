@@ -82,6 +82,8 @@ check "latest moved to the new session" test "$s2" != "$s"
 expect_match "default: newest completed, not the newer failed one" "session $s\$" "$(cat "$T/c.err")"
 "$RUNMON" summary "$K" --session "$s2" --format json >"$T/d.json" 2>/dev/null
 expect_eq "--session picks that one" "$s2" "$(jq -r .sink.session_id "$T/d.json")"
+"$RUNMON" summary "$K" --session latest --format json >"$T/l.json" 2>/dev/null
+expect_eq "--session latest: where the latest link points (the failed one)" "$s2" "$(jq -r .sink.session_id "$T/l.json")"
 "$RUNMON" summary "$K" --session nosuch --format json >/dev/null 2>"$T/e.err"
 expect_eq "--session unknown: exit 2" 2 $?
 "$RUNMON" summary "$T" --session x >/dev/null 2>&1
