@@ -40,7 +40,19 @@ int rm_cmp_cstr(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static int save(const char *path, const json_t *j, int locked);
+
 int rm_json_save_atomic(const char *path, const json_t *j)
+{
+    return save(path, j, 0);
+}
+
+int rm_json_save_atomic_locked(const char *path, const json_t *j)
+{
+    return save(path, j, 1);
+}
+
+static int save(const char *path, const json_t *j, int locked)
 {
     char *t = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
     if (!t) {
@@ -55,7 +67,8 @@ int rm_json_save_atomic(const char *path, const json_t *j)
         return -1;
     }
     t2[n] = '\n';
-    int rc = rm_write_file_atomic(path, t2, n + 1);
+    int rc = locked ? rm_write_file_atomic_locked(path, t2, n + 1)
+                    : rm_write_file_atomic(path, t2, n + 1);
     int e = errno;
     free(t2);
     errno = e;

@@ -15,7 +15,6 @@
 #include "sink/manifest.h"
 #include "sink/names.h"
 
-
 /* 0 loaded, 1 absent, -1 unreadable or of another format. */
 static int load_json(const char *path, const char *format, json_t **out)
 {
@@ -79,7 +78,7 @@ int rm_state_save(const char *sink_dir, const char *id, const json_t *doc)
     json_t *s = rm_state_session(doc);
     json_object_set(j, "session", s ? s : json_null());
     json_object_set(j, "segments", json_object_get(doc, "segments"));
-    int rc = rm_json_save_atomic(path, j);
+    int rc = rm_json_save_atomic_locked(path, j); /* under the sink lock */
     int e = errno;
     json_decref(j);
     errno = e;
@@ -206,7 +205,8 @@ int rm_totals_save(const char *sink_dir, json_t *t)
     }
     json_object_set_new(t, "updated_at", rm_jts_or_null(rm_now_realtime_ns()));
     derive_counters(t);
-    return rm_json_save_atomic(path, t);
+    int rc = rm_json_save_atomic_locked(path, t); /* under the sink lock */
+    return rc;
 }
 
 json_t *rm_totals_contribution(const json_t *doc)
@@ -235,6 +235,10 @@ void rm_totals_set_running(json_t *t, const char *id, const char *host, json_int
 {
     json_object_set_new(contribution, "host", json_string(host));
     json_object_set_new(contribution, "pid", json_integer(pid));
+    /* Where its lines begin (rm_sink_reserve) stays as long as it runs. */
+    json_t *at = json_object_get(json_object_get(json_object_get(t, "running"), id), "index_at");
+    if (at && !json_object_get(contribution, "index_at"))
+        json_object_set(contribution, "index_at", at);
     json_object_set_new(json_object_get(t, "running"), id, contribution);
 }
 
