@@ -393,6 +393,7 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
     char sdir[SPATH];
     snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, id);
     json_t *doc = NULL;
+    long ignored = rm_sink_ignored_entries();
     int changed = 0;
     if (rm_state_load(sink_dir, id, &doc) != 0) {
         json_t *oe = old ? rm_manifest_find_session(old, id) : NULL;
@@ -443,6 +444,7 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
         changed = 1;
     }
     changed += adopt_files(doc, sdir, id);
+    changed += rm_sink_ignored_entries() != ignored; /* entries dropped: gone from the file */
     if (changed && rm_state_save(sink_dir, id, doc) < 0)
         fprintf(stderr, "runmon: cannot write %s/state.json: %s\n", sdir, strerror(errno));
     size_t i;

@@ -2,6 +2,7 @@
  * totals kept incrementally), see sink/index.h. */
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,7 +206,18 @@ int rm_totals_save(const char *sink_dir, json_t *t)
     }
     json_object_set_new(t, "updated_at", rm_jts_or_null(rm_now_realtime_ns()));
     derive_counters(t);
+    /* Entries the confinement rule ignored since this process last wrote the totals: each
+     * is gone from the file that dropped it once that is written, so each counts once. */
+    static atomic_long counted;
+    long now = rm_sink_ignored_entries();
+    json_int_t before = jint(t, "ignored_entries");
+    if (now > counted || json_object_get(t, "ignored_entries"))
+        json_object_set_new(t, "ignored_entries", json_integer(before + (now - counted)));
     int rc = rm_json_save_atomic_locked(path, t); /* under the sink lock */
+    if (rc == 0)
+        counted = now;
+    else
+        json_object_set_new(t, "ignored_entries", json_integer(before));
     return rc;
 }
 
