@@ -87,13 +87,8 @@ int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mo
     return write_atomic(path, tmp, data, len, mode);
 }
 
-int rm_write_file_atomic_locked(const char *path, const void *data, size_t len)
+int rm_write_file_atomic_via(const char *path, const char *tmp, const void *data, size_t len)
 {
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
     mode_t mode = rm_file_mode();
     struct stat st;
     if (!file_private && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) mode = st.st_mode & 0777;

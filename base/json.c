@@ -40,19 +40,12 @@ int rm_cmp_cstr(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int save(const char *path, const json_t *j, int locked);
-
 int rm_json_save_atomic(const char *path, const json_t *j)
 {
-    return save(path, j, 0);
+    return rm_json_save_atomic_via(path, NULL, j);
 }
 
-int rm_json_save_atomic_locked(const char *path, const json_t *j)
-{
-    return save(path, j, 1);
-}
-
-static int save(const char *path, const json_t *j, int locked)
+int rm_json_save_atomic_via(const char *path, const char *tmp, const json_t *j)
 {
     char *t = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
     if (!t) {
@@ -67,8 +60,8 @@ static int save(const char *path, const json_t *j, int locked)
         return -1;
     }
     t2[n] = '\n';
-    int rc = locked ? rm_write_file_atomic_locked(path, t2, n + 1)
-                    : rm_write_file_atomic(path, t2, n + 1);
+    int rc = tmp ? rm_write_file_atomic_via(path, tmp, t2, n + 1)
+                 : rm_write_file_atomic(path, t2, n + 1);
     int e = errno;
     free(t2);
     errno = e;

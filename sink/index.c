@@ -385,7 +385,7 @@ int rm_index_out_open(struct rm_index_out *o, const char *sink_dir)
     o->fd = -1;
     if (index_path(o->path, sizeof o->path, sink_dir, "index.jsonl") < 0) return -1;
     /* One name (we hold the lock): a temp file a writer killed mid-write left is found. */
-    if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s/.index.jsonl.tmp", sink_dir) >= sizeof o->tmp)
+    if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s/%s", sink_dir, RM_INDEX_TMP) >= sizeof o->tmp)
         return -1;
     unlink(o->tmp);
     /* A private index stays private, whoever compacts it. */
@@ -523,9 +523,13 @@ json_t *rm_index_newest(const char *sink_dir, const char *id, int64_t from)
         close(fd);
         return NULL;
     }
-    /* Whole lines only: a torn last line is not the session's. */
+    /* Whole lines only: a torn last line is not the session's. `from` must start a line
+     * (a compaction whose totals were not written moves them): else the whole index. */
     off_t end = torn_start(fd, st.st_size);
-    if (from < 0 || from > end) from = 0;
+    char before;
+    if (from < 0 || from > end ||
+        (from > 0 && (pread(fd, &before, 1, from - 1) != 1 || before != '\n')))
+        from = 0;
     size_t cap = 1 << 16;
     char *buf = malloc(cap);
     /* Read back in blocks; `have` bytes of buf (ending at `end`) hold the lines not yet

@@ -27,6 +27,11 @@
 #define RM_STATE_FORMAT "runmon-session-state"
 #define RM_TOTALS_FORMAT "runmon-sink-totals"
 #define RM_SINK_SCHEMA_VERSION 1
+/* The temp files of the files written only under the sink lock, in the sink's folder: one
+ * name each, so one a writer killed mid-write left is removed by name at the next open. */
+#define RM_STATE_TMP ".state.json.tmp"
+#define RM_TOTALS_TMP "sink.json.tmp"
+#define RM_INDEX_TMP ".index.jsonl.tmp"
 /* Compaction: when at least this many lines are superseded and they are a third of all. */
 #define RM_INDEX_COMPACT_MIN 64
 
@@ -144,8 +149,13 @@ void rm_totals_add_sealed(json_t *t, const json_t *seg);
 /* A pruned sealed segment (rebuild): counted, not listed. */
 void rm_totals_add_pruned(json_t *t, const json_t *seg);
 /* Retention over the whole sink from the totals alone: the segments to delete, oldest first,
- * removed from the list and counted as pruned. A new array of {session_id, file, bytes}. */
+ * moved from "sealed" to "pruning" (still counted as retained: their files are on disk until
+ * deleted) and counted as pruned. A new array of {session_id, file, bytes}. The caller writes
+ * the totals before deleting any file (a kill in between leaves the choice in "pruning", for
+ * rm_sink_finish_pruning), then rm_totals_pruned for each file gone. */
 json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_bytes);
+/* Segment (sid, file) of "pruning" is deleted: it leaves the totals. */
+void rm_totals_pruned(json_t *t, const char *sid, const char *file);
 
 /* ---- the open sequence ---- */
 
@@ -182,5 +192,12 @@ void rm_sink_unlock(int fd);
 /* Marks segment `file` of another session `id` pruned in its state.json, and when that
  * session is not running, appends its updated index line. Under the lock. */
 void rm_sink_note_pruned(const char *sink_dir, json_t *totals, const char *id, const char *file);
+
+/* Deletes the files of totals' "pruning" list (retention's choice, written first), marks them
+ * pruned (in own_doc for own_id's segments, else in their session's state.json) and takes them
+ * out of the list; a file that cannot be deleted stays there for the next round. Under the
+ * lock. */
+void rm_sink_finish_pruning(const char *sink_dir, json_t *totals, const char *own_id,
+                            json_t *own_doc);
 
 #endif

@@ -267,8 +267,7 @@ static void remove_stray_temps(const char *sink_dir, const char *sid, long long 
     struct dirent *de;
     long long pid;
     while (dp && (de = readdir(dp)))
-        if ((temp_name(de->d_name, &pid) && !rm_pid_exists(pid)) ||
-            !strcmp(de->d_name, "state.json.tmp")) /* written under the lock we hold */
+        if (temp_name(de->d_name, &pid) && !rm_pid_exists(pid))
             (void)unlinkat(dirfd(dp), de->d_name, 0);
     if (dp) closedir(dp);
     if (rec_pid <= 0 || rm_pid_exists(rec_pid)) return;
@@ -443,6 +442,7 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
         }
         changed = 1;
     }
+    remove_stray_temps(sink_dir, id, 0);
     changed += adopt_files(doc, sdir, id);
     changed += rm_sink_ignored_entries() != ignored; /* entries dropped: gone from the file */
     if (changed && rm_state_save(sink_dir, id, doc) < 0)
@@ -524,9 +524,15 @@ static int rebuild(const char *sink_dir, const char *own_id)
     }
     free(ids);
     json_object_set_new(json_object_get(tot, "index"), "lines", json_integer(out.lines));
-    int rc = rm_index_out_commit(&out);
-    if (rc == 0) rc = rm_totals_save(sink_dir, tot);
+    /* The totals first: an index committed beside the old totals would pass for a sink in
+     * order; new totals beside a broken index are rebuilt again at the next open. */
+    int rc = out.failed ? -1 : rm_totals_save(sink_dir, tot);
     int err = errno;
+    if (rc != 0) out.failed = 1; /* the temp file removed */
+    if (rm_index_out_commit(&out) != 0 && rc == 0) {
+        rc = -1;
+        err = errno;
+    }
     if (rc == 0 && old && rename(mpath, kept) != 0)
         fprintf(stderr, "runmon: cannot rename %s: %s\n", mpath, strerror(errno));
     json_decref(tot);
@@ -656,7 +662,7 @@ void rm_sink_note_pruned(const char *sink_dir, json_t *tot, const char *id, cons
  * left them (we hold the lock: no one is writing them). */
 static void remove_sink_temps(const char *sink_dir)
 {
-    static const char *const names[] = {"sink.json.tmp", ".index.jsonl.tmp"};
+    static const char *const names[] = {RM_TOTALS_TMP, RM_INDEX_TMP, RM_STATE_TMP};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/%s", sink_dir, names[i]);
@@ -705,6 +711,35 @@ int rm_sink_totals_locked(const char *sink_dir, const char *own_id, json_t **tot
     return -1;
 }
 
+void rm_sink_finish_pruning(const char *sink_dir, json_t *tot, const char *own_id, json_t *own_doc)
+{
+    json_t *list = json_deep_copy(json_object_get(tot, "pruning"));
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        /* Confined: both names are checked again and the file is unlinked relative to its
+         * session folder, never through a link (sink/names.h). */
+        const char *esid = rm_jget_str(e, "session_id"), *file = rm_jget_str(e, "file");
+        if (rm_sink_unlink_segment(sink_dir, esid, file) != 0) {
+            fprintf(stderr, "runmon: %s %s/%s/%s: %s\n",
+                    errno == EINVAL ? "not pruned (not a sealed segment's name):" : "cannot prune",
+                    sink_dir, esid, file, strerror(errno));
+            if (errno != EINVAL) continue; /* tried again at the next round */
+        } else if (own_id && !strcmp(esid, own_id)) {
+            json_t *own = rm_manifest_find_segment(own_doc, esid, file);
+            if (own) {
+                json_object_set_new(own, "pruned", json_true());
+                json_object_set_new(own, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
+            }
+        } else {
+            rm_sink_note_pruned(sink_dir, tot, esid, file);
+        }
+        rm_totals_pruned(tot, esid, file);
+    }
+    json_decref(list);
+}
+
 int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_id, char *err,
                        size_t errsz)
 {
@@ -728,7 +763,12 @@ int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_
     json_t *tot = NULL;
     int rc = totals_locked(sink_dir, lk, force_rebuild, own_id, &tot, err, errsz);
     if (rc == 0 && lk >= 0) {
-        int changed = mend_torn_tail(sink_dir, tot);
+        int changed = 0;
+        if (json_array_size(json_object_get(tot, "pruning"))) { /* a pruner killed midway */
+            rm_sink_finish_pruning(sink_dir, tot, NULL, NULL);
+            changed++;
+        }
+        changed += mend_torn_tail(sink_dir, tot);
         changed += recover(sink_dir, tot);
         if (changed) {
             rm_index_maybe_compact(sink_dir, tot);

@@ -65,6 +65,7 @@ struct rm_sink {
     int manifest_down;    /* the manifest failed in this episode: it ends when a round succeeds */
     int registered;       /* the index has the session's "created" line */
     int state_written;    /* the last round's state.json write landed */
+    int in_totals;        /* sink.json listed the session running, written by this process */
     int stopped;          /* rm_sink_stop ran: the final state is written (or given up) */
     json_t *final_doc;    /* the session's document as of the final round */
     uint64_t dropped_at_degrade;
@@ -276,23 +277,12 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int fin
     rm_totals_set_running(tot, sid, k->port->sess->host, k->port->sess->pid,
                           rm_totals_contribution(doc));
     json_t *chosen = rm_totals_plan_prune(tot, k->ret_files, k->ret_bytes);
-    json_array_foreach(chosen, i, e)
-    {
-        /* Confined: both names are checked again and the file is unlinked relative to its
-         * session folder, never through a link (sink/names.h). */
-        const char *esid = rm_jget_str(e, "session_id"), *file = rm_jget_str(e, "file");
-        if (rm_sink_unlink_segment(k->dir, esid, file) != 0)
-            fprintf(stderr, "runmon record: %s %s/%s/%s: %s\n",
-                    errno == EINVAL ? "not pruned (not a sealed segment's name):" : "cannot prune",
-                    k->dir, esid, file, strerror(errno));
-        json_t *own = strcmp(esid, sid) ? NULL : rm_manifest_find_segment(doc, sid, file);
-        if (own) {
-            json_object_set_new(own, "pruned", json_true());
-            json_object_set_new(own, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
-        } else if (strcmp(esid, sid)) {
-            rm_sink_note_pruned(k->dir, tot, esid, file);
-        }
-    }
+    /* Retention's choice is written before any file is deleted: a kill in between leaves it in
+     * sink.json's "pruning", and the next open finishes it (totals = disk at every moment an
+     * open can see). */
+    if (json_array_size(json_object_get(tot, "pruning")) &&
+        (!json_array_size(chosen) || rm_totals_save(k->dir, tot) == 0))
+        rm_sink_finish_pruning(k->dir, tot, sid, doc);
     json_decref(chosen);
     if (final) { /* what the end writes to the index and the totals, whatever happens next */
         json_decref(k->final_doc);
@@ -309,6 +299,7 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int fin
     }
     if (rc == 0) rm_index_maybe_compact(k->dir, tot);
     if (rc == 0) rc = rm_totals_save(k->dir, tot);
+    if (rc == 0) k->in_totals = 1;
     int err = errno;
     json_decref(tot);
     json_decref(doc);
@@ -585,10 +576,22 @@ static void end_session(struct rm_sink *k, unsigned unwritten)
         }
         if (!line_done) line_done = rm_index_append(k->dir, line, k->registered, tot) == 0;
         if (line_done) {
-            /* Not in the running list: a rebuild already counted the end from state.json. */
-            json_t *c = json_object_get(json_object_get(tot, "running"), sid)
-                            ? rm_totals_contribution(k->final_doc)
-                            : NULL;
+            /* Not in the running list: a rebuild already counted the end from state.json;
+             * unless no totals this process wrote ever listed it (sink.json could not be
+             * written until now): then it is counted here, sealed segments included. */
+            int listed = json_object_get(json_object_get(tot, "running"), sid) != NULL;
+            if (!listed && !k->in_totals) {
+                size_t i;
+                json_t *e;
+                json_array_foreach(json_object_get(k->final_doc, "segments"), i, e)
+                {
+                    if (!strcmp(rm_jget_str(e, "state"), "sealed") &&
+                        !json_is_true(json_object_get(e, "pruned")))
+                        rm_totals_add_sealed(tot, e);
+                }
+                listed = 1;
+            }
+            json_t *c = listed ? rm_totals_contribution(k->final_doc) : NULL;
             /* state.json or session.json still says running: the session stays listed
              * running in the totals (with its final contribution), and the recovery of the
              * next open, finding the recorder gone and this line in the index, writes them

@@ -204,9 +204,20 @@ static void test_totals_retention(void **st)
     json_t *chosen = rm_totals_plan_prune(t, 1, 0);
     assert_int_equal(json_array_size(chosen), 2);
     assert_string_equal(rm_jget_str(json_array_get(chosen, 0), "file"), "gpu-000001.csv");
+    /* chosen, not yet deleted: still on disk, so still retained, and not listed again */
+    assert_int_equal(json_array_size(json_object_get(t, "pruning")), 2);
+    json_t *again = rm_manifest_segment_entry("b", "gpu-000001.csv", 0, 1, 1, 50, 0, 0);
+    rm_totals_add_sealed(t, again);
+    json_decref(again);
+    assert_int_equal(rm_totals_save(dir, t), 0);
+    assert_int_equal(json_integer_value(json_object_get(c, "final_retained_files")), 4);
+    for (size_t i = 0; i < json_array_size(chosen); i++)
+        rm_totals_pruned(t, "b", rm_jget_str(json_array_get(chosen, i), "file"));
+    assert_null(json_object_get(t, "pruning"));
     json_decref(chosen);
     chosen = rm_totals_plan_prune(t, 0, 120); /* 100 active + 50: the last sealed goes */
     assert_int_equal(json_array_size(chosen), 1);
+    rm_totals_pruned(t, "b", rm_jget_str(json_array_get(chosen, 0), "file"));
     json_decref(chosen);
     rm_totals_finish(t, "a", rm_totals_contribution(d));
     assert_int_equal(rm_totals_save(dir, t), 0);
