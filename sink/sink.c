@@ -569,13 +569,13 @@ static void end_session(struct rm_sink *k, unsigned unwritten)
     for (int t = 0; t < RM_SINK_END_TRIES && !(line_done && totals_done); t++) {
         rm_sink_end_backoff(t);
         int lk = rm_sink_lock(k->dir);
+        if (lk < 0) continue;
+        /* The totals first: a rebuild they need rewrites the index. Without them, the line
+         * still goes to the index as it is. */
         json_t *tot = NULL;
-        if (lk < 0 || rm_sink_totals_locked(k->dir, NULL, &tot) != 0) {
-            rm_sink_unlock(lk);
-            continue;
-        }
+        if (rm_sink_totals_locked(k->dir, NULL, &tot) != 0) tot = NULL;
         if (!line_done) line_done = rm_index_append(k->dir, line, k->registered, tot) == 0;
-        if (line_done) {
+        if (line_done && tot) {
             /* Not in the running list: a rebuild already counted the end from state.json;
              * unless no totals this process wrote ever listed it (sink.json could not be
              * written until now): then it is counted here, sealed segments included. */
