@@ -54,7 +54,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 FAKE_BIN  := $(BUILD)/fakebin/nvidia-smi
 FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
-.PHONY: all deps test demo bench fuzz install uninstall deb release clean format valgrind
+.PHONY: all deps test demo bench fuzz install uninstall deb release clean format valgrind chaos
 .DEFAULT_GOAL := all
 
 all: deps $(BUILD)/runmon $(BUILD)/librunmon.a $(FAKE_BIN)
@@ -123,6 +123,16 @@ $(BUILD)/fuzz/%: fuzz/%.c $(LIB_SRCS) $(HDRS)
 # FUZZ_SECONDS per target (default 60).
 fuzz: deps $(FUZZ_BINS)
 	@BUILD=$(abspath $(BUILD)) FUZZ_SECONDS=$${FUZZ_SECONDS:-60} bash fuzz/run.sh
+
+# The sink under kills, concurrency, file-size limits and corruption (tests/chaos.sh):
+# CHAOS_ROUNDS rounds (default 20) of 8 recorders, on the ASan+UBSan binary.
+chaos: deps $(BUILD)/asan/runmon $(FAKE_BIN)
+	@bash .ci/deps.sh test
+	@BUILD=$(abspath $(BUILD)) RUNMON=$(abspath $(BUILD))/asan/runmon \
+	    FAKEBIN=$(abspath $(BUILD))/fakebin FIXTURES=$(abspath fixtures) \
+	    ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1} \
+	    UBSAN_OPTIONS=$${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} LC_ALL=C \
+	    bash tests/chaos.sh
 
 valgrind: all $(UNIT_BINS)
 	@BUILD=$(abspath $(BUILD)) bash tests/valgrind.sh

@@ -74,6 +74,9 @@ int rm_write_file_atomic(const char *path, const void *data, size_t len)
     return rm_write_file_atomic_mode(path, data, len, mode);
 }
 
+static int write_atomic(const char *path, const char *tmp, const void *data, size_t len,
+                        mode_t mode);
+
 int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode)
 {
     char tmp[PATH_MAX];
@@ -81,7 +84,21 @@ int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mo
         errno = ENAMETOOLONG;
         return -1;
     }
-    (void)unlink(tmp); /* a stale one from a dead process of the same pid: a fresh mode */
+    return write_atomic(path, tmp, data, len, mode);
+}
+
+int rm_write_file_atomic_via(const char *path, const char *tmp, const void *data, size_t len)
+{
+    mode_t mode = rm_file_mode();
+    struct stat st;
+    if (!file_private && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) mode = st.st_mode & 0777;
+    return write_atomic(path, tmp, data, len, mode);
+}
+
+static int write_atomic(const char *path, const char *tmp, const void *data, size_t len,
+                        mode_t mode)
+{
+    (void)unlink(tmp); /* a stale one from a dead process: a fresh mode */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0) return -1;
     if (rm_write_all(fd, data, len) < 0 || fsync(fd) < 0) {

@@ -20,6 +20,11 @@ mode_t rm_dir_mode(void);
  * opened through a symbolic link. Returns 0, or -1 with errno set (the temp file is removed). */
 int rm_write_file_atomic(const char *path, const void *data, size_t len);
 
+/* rm_write_file_atomic through the temp file tmp (same file system), for a file only written
+ * under a lock (a sink's sink.json and state.json): one temp name whoever writes, so one a
+ * writer killed mid-write leaves is found by name (and replaced by the next write). */
+int rm_write_file_atomic_via(const char *path, const char *tmp, const void *data, size_t len);
+
 /* The same with the new file's mode given (before the umask). */
 int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode);
 

@@ -42,6 +42,11 @@ int rm_cmp_cstr(const void *a, const void *b)
 
 int rm_json_save_atomic(const char *path, const json_t *j)
 {
+    return rm_json_save_atomic_via(path, NULL, j);
+}
+
+int rm_json_save_atomic_via(const char *path, const char *tmp, const json_t *j)
+{
     char *t = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
     if (!t) {
         errno = ENOMEM;
@@ -55,7 +60,8 @@ int rm_json_save_atomic(const char *path, const json_t *j)
         return -1;
     }
     t2[n] = '\n';
-    int rc = rm_write_file_atomic(path, t2, n + 1);
+    int rc = tmp ? rm_write_file_atomic_via(path, tmp, t2, n + 1)
+                 : rm_write_file_atomic(path, t2, n + 1);
     int e = errno;
     free(t2);
     errno = e;

@@ -18,6 +18,8 @@ json_t *rm_jts_or_null(int64_t ns);
 /* Writes j as one compact line (reals with 15 significant digits) and a newline, replacing
  * path atomically (rm_write_file_atomic). 0, or -1 with errno. */
 int rm_json_save_atomic(const char *path, const json_t *j);
+/* The same through the temp file tmp (rm_write_file_atomic_via; NULL: the usual one). */
+int rm_json_save_atomic_via(const char *path, const char *tmp, const json_t *j);
 
 /* qsort comparator for an array of const char * (plain strcmp order). */
 int rm_cmp_cstr(const void *a, const void *b);

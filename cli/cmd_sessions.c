@@ -129,6 +129,21 @@ static void sort_sessions(json_t *arr)
     free(r);
 }
 
+/* The status cell: a session whose end could not write all its files is marked '*' (the
+ * JSON listing's "unwritten" names them; a note under the text listing says so). */
+static const char *status_text(char *buf, size_t cap, const char *status, int unwritten)
+{
+    snprintf(buf, cap, "%s%s", status, unwritten ? "*" : "");
+    return buf;
+}
+
+static void print_mark_note(int marked)
+{
+    if (marked)
+        printf("*: the end of the session could not write all its files (the JSON listing's "
+               "\"unwritten\" names them)\n");
+}
+
 /* The command's words, each escaped, joined by spaces. */
 static const char *command_text(char *cmd, size_t cap, const json_t *e)
 {
@@ -240,8 +255,8 @@ static void print_sweep(const json_t *out)
            "UTIL %", "PEAK VRAM", "GPU ENERGY", "COMMAND");
     json_array_foreach(out, i, e)
     {
-        char id[512], status[128], dur[32], ex[32] = "-", util[32] = "-", vram[48] = "-",
-                                            en[48] = "-";
+        char id[512], status[128], st[64], dur[32], ex[32] = "-", util[32] = "-", vram[48] = "-",
+                                                    en[48] = "-";
         human_time(dur, sizeof dur, json_object_get(e, "duration_s"));
         const json_t *v = json_object_get(e, "exit_code");
         if (json_is_integer(v)) snprintf(ex, sizeof ex, "%lld", (long long)json_integer_value(v));
@@ -263,8 +278,11 @@ static void print_sweep(const json_t *out)
         }
         printf("%s %s %9s %4s %6s %11s %10s  %s\n",
                rm_term_cell(id, sizeof id, rm_jget_str(e, "session_id"), idw, -1),
-               rm_term_cell(status, sizeof status, rm_jget_str(e, "status"), 11, -1), dur, ex, util,
-               vram, en, command_text(buf, sizeof buf, e));
+               rm_term_cell(status, sizeof status,
+                            status_text(st, sizeof st, rm_jget_str(e, "status"),
+                                        json_object_get(e, "unwritten") != NULL),
+                            11, -1),
+               dur, ex, util, vram, en, command_text(buf, sizeof buf, e));
     }
     printf("UTIL %%: GPU utilization, mean over GPUs; PEAK VRAM: max over GPUs; GPU ENERGY: sum\n");
     if (any_w) printf("w: the recorded command's own processes (nvidia-smi pmon), else all use\n");
@@ -284,10 +302,13 @@ static void print_text_row(const json_t *e)
     json_t *d = json_object_get(e, "duration_s");
     char dur[32] = "-";
     if (json_is_number(d)) snprintf(dur, sizeof dur, "%.1fs", json_number_value(d));
-    char id[512], status[128], host[512], started[256];
+    char id[512], status[128], host[512], started[256], st[64];
     printf("%s %s %s %s %10s %12lld  %s\n",
            rm_term_cell(id, sizeof id, rm_jget_str(e, "session_id"), 40, -1),
-           rm_term_cell(status, sizeof status, rm_jget_str(e, "status"), 11, -1),
+           rm_term_cell(status, sizeof status,
+                        status_text(st, sizeof st, rm_jget_str(e, "status"),
+                                    json_object_get(e, "unwritten") != NULL),
+                        11, -1),
            rm_term_cell(host, sizeof host, rm_jget_str(e, "host"), 16, -1),
            rm_term_cell(started, sizeof started, rm_jget_str(e, "started_at"), 24, -1), dur,
            (long long)json_integer_value(json_object_get(e, "bytes")),
@@ -301,6 +322,7 @@ struct listing {
     const json_t *counters;
     json_t *collect;
     size_t rows;
+    int marked; /* a row's status carries the mark of files its end could not write */
 };
 
 /* The JSON document, written as json_dumps(JSON_INDENT(2)) would write the whole of it. */
@@ -366,7 +388,8 @@ static double rec_duration_s(const struct rm_index_rec *r)
 /* A text row straight from the index record (the plain listing: no JSON tree per row). */
 static void print_text_rec(const struct rm_index_rec *r, double d, long long bytes)
 {
-    char cmd[2048], word[2048], dur[32] = "-", id[512], status[128], host[512], started[256];
+    char cmd[2048], word[2048], dur[32] = "-", id[512], status[128], host[512], started[256],
+                                st[64];
     if (d >= 0) snprintf(dur, sizeof dur, "%.1fs", d);
     size_t used = 0, pos = 0;
     cmd[0] = '\0';
@@ -381,7 +404,9 @@ static void print_text_rec(const struct rm_index_rec *r, double d, long long byt
         used += n;
     }
     printf("%s %s %s %s %10s %12lld  %s\n", rm_term_cell(id, sizeof id, r->session_id, 40, -1),
-           rm_term_cell(status, sizeof status, r->status, 11, -1),
+           rm_term_cell(status, sizeof status,
+                        status_text(st, sizeof st, r->status, r->raw[RM_REC_UNWRITTEN].p != NULL),
+                        11, -1),
            rm_term_cell(host, sizeof host, r->host, 16, -1),
            rm_term_cell(started, sizeof started, r->started_at, 24, -1), dur, bytes,
            cmd[0] ? cmd : "-");
@@ -477,15 +502,40 @@ static void print_json_rec(struct listing *L, const struct rm_index_rec *r, doub
     }
     fputs(",\n      \"exit_code\": ", stdout);
     raw_or_null(r, RM_REC_EXIT);
-    printf(",\n      \"files\": %lld,\n      \"bytes\": %lld\n    }", files, bytes);
+    printf(",\n      \"files\": %lld,\n      \"bytes\": %lld", files, bytes);
+    if (r->raw[RM_REC_UNWRITTEN].p) { /* laid out as json_dumps(JSON_INDENT(2)) would */
+        json_t *u = json_loadb(r->raw[RM_REC_UNWRITTEN].p, r->raw[RM_REC_UNWRITTEN].n, 0, NULL);
+        fputs(",\n      \"unwritten\": ", stdout);
+        print_indented(u, "      ");
+        json_decref(u);
+    }
+    fputs("\n    }", stdout);
     L->rows++;
 }
 
-/* One session of the index: its row (a running session's files and bytes from its
- * state.json, which its recorder keeps current; the index has them as of its last line). */
+static int list_rec(struct listing *L, const struct rm_index_rec *r);
+
+/* One session of the index. A session whose line says running but whose recorder is dead
+ * is listed as recovery ends it (and mended, when the sink can be written: rm_sink_settle),
+ * never as running. */
 static int list_one(void *ctx, const struct rm_index_rec *r)
 {
     struct listing *L = ctx;
+    json_t *now = rm_sink_settle(L->dir, r);
+    if (!now) return list_rec(L, r);
+    char *text = json_dumps(now, JSON_COMPACT);
+    json_decref(now);
+    struct rm_index_rec settled;
+    int rc = text && rm_index_rec_parse(text, strlen(text), &settled) ? list_rec(L, &settled)
+                                                                      : list_rec(L, r);
+    free(text);
+    return rc;
+}
+
+/* One session's row (a running session's files and bytes from its state.json, which its
+ * recorder keeps current; the index has them as of its last line). */
+static int list_rec(struct listing *L, const struct rm_index_rec *r)
+{
     const char *id = r->session_id;
     char why[4096 + 512];
     if (!rm_sink_session_ok_at(L->dfd, L->dir, id, why, sizeof why)) {
@@ -504,6 +554,7 @@ static int list_one(void *ctx, const struct rm_index_rec *r)
     }
     json_decref(doc);
     double d = rec_duration_s(r);
+    if (r->raw[RM_REC_UNWRITTEN].p) L->marked = 1;
     if (!L->collect && !strcmp(L->format, "text")) {
         print_text_rec(r, d, bytes);
         L->rows++;
@@ -532,6 +583,8 @@ static int list_one(void *ctx, const struct rm_index_rec *r)
                             d >= 0 ? json_real(d) : json_null(), "command", cmd ? cmd : json_null(),
                             "exit_code", ex ? ex : json_null(), "files", (json_int_t)files, "bytes",
                             (json_int_t)bytes);
+    json_t *unw = json_object_get(e, "unwritten");
+    if (row && json_array_size(unw)) json_object_set(row, "unwritten", unw);
     json_decref(e);
     if (!row) return 0;
     if (L->collect)
@@ -639,6 +692,7 @@ int rm_cmd_sessions(int argc, char **argv)
     }
     if (!L.collect) {
         listing_end(&L);
+        if (!strcmp(format, "text")) print_mark_note(L.marked);
         json_decref(tot);
         return 0;
     }
@@ -657,9 +711,11 @@ int rm_cmd_sessions(int argc, char **argv)
         listing_end(&L);
     } else if (summary) {
         print_sweep(out);
+        print_mark_note(L.marked);
     } else {
         print_text_header();
         json_array_foreach(out, i, e) print_text_row(e);
+        print_mark_note(L.marked);
     }
     json_decref(out);
     json_decref(tot);

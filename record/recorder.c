@@ -49,6 +49,7 @@ struct rm_recorder {
      * thread only (the exporter and the status line). */
     struct rm_phase_follow phases;
     struct rm_status status; /* the live line on a terminal (off unless stderr is a tty) */
+    int claim_fd;            /* the session folder's lock while recording (sink/liveness.h) */
 };
 
 /* "runmon record: WHAT WHY" on stderr, WHY escaped: it may quote nvidia-smi or a file. */
@@ -249,13 +250,12 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
         snprintf(err, errlen, "output path is too long");
         return -1;
     }
-    if (rm_mkdir_p(s->dir) < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", s->dir, strerror(errno));
-        return -1;
-    }
-    struct stat st; /* never write through a link planted at the session's name */
-    if (lstat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: the session folder is not a directory of the sink", s->dir);
+    /* Listed as running by the sink before its folder exists, the folder claimed. */
+    if (rm_sink_begin_session(rec->opts.output_dir, s, &rec->claim_fd) < 0) {
+        if (errno == ENOTDIR)
+            snprintf(err, errlen, "%s: the session folder is not a directory of the sink", s->dir);
+        else
+            snprintf(err, errlen, "cannot create %s: %s", s->dir, strerror(errno));
         return -1;
     }
     s->status = "running";
@@ -285,19 +285,33 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     return 0;
 }
 
-static void save_session(struct rm_recorder *rec)
+/* session.json; at the end (tries > 1) tried as the sink's end is (rm_sink_end_backoff).
+ * 0, or -1 (said on stderr). */
+static int save_session_tries(struct rm_recorder *rec, int tries)
 {
-    pthread_mutex_lock(&rec->lock);
-    int rc = rm_session_save(&rec->sess);
-    pthread_mutex_unlock(&rec->lock);
+    int rc = -1;
+    for (int t = 0; t < tries && rc != 0; t++) {
+        rm_sink_end_backoff(t);
+        pthread_mutex_lock(&rec->lock);
+        rc = rm_session_save(&rec->sess);
+        pthread_mutex_unlock(&rec->lock);
+    }
     if (rc < 0 && !rec->opts.quiet)
         fprintf(stderr, "runmon record: cannot write %s/session.json: %s\n", rec->sess.dir,
                 strerror(errno));
+    return rc;
 }
 
-/* summary.json in the session folder, and the text summary on stderr unless --quiet.
- * Sealed segments come from the manifest's aggregates (no rescan). */
-static void write_summary(struct rm_recorder *rec, int have_sink)
+static void save_session(struct rm_recorder *rec)
+{
+    (void)save_session_tries(rec, 1);
+}
+
+/* summary.json in the session folder (its write tried as the sink's end is), and the text
+ * summary on stderr unless --quiet. Sealed segments come from the manifest's aggregates (no
+ * rescan). -1 when summary.json could not be written, else 0 (also when there was nothing to
+ * summarize). */
+static int write_summary(struct rm_recorder *rec, int have_sink)
 {
     struct rm_summary_opts so = {.interval_s = rec->opts.interval_s};
     json_t *sum = NULL;
@@ -308,21 +322,24 @@ static void write_summary(struct rm_recorder *rec, int have_sink)
     if (rc != 0 || !sum) {
         if (!rec->opts.quiet) say("no summary: ", err[0] ? err : "no data");
         json_decref(sum);
-        return;
+        return 0;
     }
     char *buf = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&buf, &len);
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/summary.json", rec->sess.dir);
-    if (!mem || rm_summary_print_json(mem, sum) < 0 || fclose(mem) != 0 ||
-        rm_write_file_atomic(path, buf, len) < 0) {
-        if (!rec->opts.quiet)
-            fprintf(stderr, "runmon record: cannot write %s: %s\n", path, strerror(errno));
+    int wrc = !mem || rm_summary_print_json(mem, sum) < 0 || fclose(mem) != 0 ? -1 : 1;
+    for (int t = 0; wrc == 1 && t < RM_SINK_END_TRIES; t++) {
+        rm_sink_end_backoff(t);
+        if (rm_write_file_atomic(path, buf, len) == 0) wrc = 0;
     }
+    if (wrc != 0 && !rec->opts.quiet)
+        fprintf(stderr, "runmon record: cannot write %s: %s\n", path, strerror(errno));
     free(buf);
     if (!rec->opts.quiet) rm_summary_print_text(stderr, sum);
     json_decref(sum);
+    return wrc ? -1 : 0;
 }
 
 /* Runs the workload: its stdio and process group are runmon's own, so a terminal sees it
@@ -479,12 +496,14 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     if (w->cpu.procfs) rm_cpu_sampler_stop(&w->cpu);
     rm_status_close(&rec->status); /* the events so far, and the status line cleared */
     struct rm_session *s = &rec->sess;
+    pthread_mutex_lock(&rec->lock); /* the sink thread reads them */
     s->ended_ns = rm_now_realtime_ns();
     s->status = status == 0 ? "completed" : "failed";
     if (rec->opts.command)
         s->exit_code = status;
     else
         s->exit_code = status == 0 ? -1 : status;
+    pthread_mutex_unlock(&rec->lock);
     json_t *d = json_object();
     json_object_set_new(d, "status", json_string(s->status));
     json_object_set_new(d, "exit_code",
@@ -492,15 +511,16 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     json_object_set_new(d, "duration_s",
                         json_real(rm_ns_to_seconds_ms(s->ended_ns - s->started_ns)));
     recorder_event(rec, "session_end", d);
-    save_session(rec);
+    unsigned unwritten = save_session_tries(rec, RM_SINK_END_TRIES) ? RM_SINK_UNWRITTEN_SESSION : 0;
     int have_sink = rec->sink != NULL;
     rm_prom_close(&w->prom); /* the final status, no sample series */
     rm_phase_follow_fini(&rec->phases);
-    rm_sink_close(rec->sink); /* the final manifest, with the session's status */
-    rec->sink = NULL;
+    rm_sink_stop(rec->sink); /* the final state.json, with the session's status */
     rm_runlog_close(rec->log);
     rec->log = NULL;
-    if (s->id[0]) write_summary(rec, have_sink);
+    if (s->id[0] && write_summary(rec, have_sink) < 0) unwritten |= RM_SINK_UNWRITTEN_SUMMARY;
+    rm_sink_close(rec->sink, unwritten); /* the end in the index and the totals, once */
+    rec->sink = NULL;
 }
 
 int rm_record_run(const struct rm_record_opts *opts)
@@ -514,6 +534,7 @@ int rm_record_run(const struct rm_record_opts *opts)
         return 1;
     }
     rec->opts = *opts;
+    rec->claim_fd = -1;
     pthread_mutex_init(&rec->lock, NULL);
     port_init(rec);
     json_object_seed(0); /* before any thread exists */
@@ -542,6 +563,7 @@ int rm_record_run(const struct rm_record_opts *opts)
         if (start_workers(rec, w) == 0) status = run_until_done(rec, sfd, &w->prom);
         finish_session(rec, w, status);
     }
+    rm_sink_end_session(rec->claim_fd, rec->sess.dir);
     if (sfd >= 0) close(sfd);
     pthread_mutex_destroy(&rec->lock);
     free(w);

@@ -89,6 +89,25 @@ static void count(json_t *totals, const char *k, json_int_t by)
     json_object_set_new(ix, k, json_integer(json_integer_value(json_object_get(ix, k)) + by));
 }
 
+/* Where the torn last line of a file of size `size` begins (after the last newline), or
+ * size when the file ends with a newline (or is empty). */
+static off_t torn_start(int fd, off_t size)
+{
+    char c;
+    if (size <= 0 || pread(fd, &c, 1, size - 1) != 1 || c == '\n') return size;
+    off_t cut = size;
+    char buf[4096];
+    while (cut > 0) {
+        off_t from = cut > (off_t)sizeof buf ? cut - (off_t)sizeof buf : 0;
+        ssize_t n = pread(fd, buf, (size_t)(cut - from), from);
+        if (n <= 0) return size;
+        char *nl = memrchr(buf, '\n', (size_t)n);
+        if (nl) return from + (nl - buf) + 1;
+        cut = from;
+    }
+    return 0;
+}
+
 int rm_index_append(const char *sink_dir, json_t *line, int supersedes, json_t *totals)
 {
     char path[PATH_MAX + 64];
@@ -118,23 +137,8 @@ int rm_index_append(const char *sink_dir, json_t *line, int supersedes, json_t *
         free(ht);
         start = (off_t)hl;
     } else if (rc == 0) { /* a torn last line (a writer died mid-line): cut it */
-        char c;
-        if (pread(fd, &c, 1, start - 1) == 1 && c != '\n') {
-            off_t cut = start;
-            char buf[4096];
-            while (cut > 0) {
-                off_t from = cut > (off_t)sizeof buf ? cut - (off_t)sizeof buf : 0;
-                ssize_t n = pread(fd, buf, (size_t)(cut - from), from);
-                if (n <= 0) break;
-                char *nl = memrchr(buf, '\n', (size_t)n);
-                if (nl) {
-                    cut = from + (nl - buf) + 1;
-                    break;
-                }
-                cut = from;
-            }
-            if (ftruncate(fd, cut) == 0) start = cut;
-        }
+        off_t cut = torn_start(fd, start);
+        if (cut < start && ftruncate(fd, cut) == 0) start = cut;
     }
     if (rc == 0) {
         ssize_t w = write(fd, text, len); /* one write: readers never see half a line */
@@ -380,8 +384,8 @@ int rm_index_out_open(struct rm_index_out *o, const char *sink_dir)
     memset(o, 0, sizeof *o);
     o->fd = -1;
     if (index_path(o->path, sizeof o->path, sink_dir, "index.jsonl") < 0) return -1;
-    if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s/.index.jsonl.tmp.%ld", sink_dir,
-                         (long)getpid()) >= sizeof o->tmp)
+    /* One name (we hold the lock): a temp file a writer killed mid-write left is found. */
+    if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s/%s", sink_dir, RM_INDEX_TMP) >= sizeof o->tmp)
         return -1;
     unlink(o->tmp);
     /* A private index stays private, whoever compacts it. */
@@ -454,7 +458,123 @@ int rm_index_maybe_compact(const char *sink_dir, json_t *totals)
     if (rm_index_out_commit(&o) < 0) return -1;
     json_object_set_new(ix, "lines", json_integer(o.lines));
     json_object_set_new(ix, "dead", json_integer(0));
+    /* The running sessions' lines moved: recovery reads their index from the start. */
+    const char *id;
+    json_t *r;
+    json_object_foreach(json_object_get(totals, "running"), id, r) json_object_del(r, "index_at");
     json_object_set_new(ix, "compactions",
                         json_integer(json_integer_value(json_object_get(ix, "compactions")) + 1));
     return 1;
+}
+
+/* ---- one session's newest line, and a torn last line (recovery) ---- */
+
+int64_t rm_index_size(const char *sink_dir)
+{
+    char path[PATH_MAX + 64];
+    struct stat st;
+    if (index_path(path, sizeof path, sink_dir, "index.jsonl") < 0 || stat(path, &st) != 0)
+        return 0;
+    return (int64_t)st.st_size;
+}
+
+int rm_index_cut_torn(const char *sink_dir, char *id, size_t idcap)
+{
+    if (idcap) id[0] = '\0';
+    char path[PATH_MAX + 64];
+    if (index_path(path, sizeof path, sink_dir, "index.jsonl") < 0) return -1;
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    int rc = 0;
+    off_t cut = fstat(fd, &st) == 0 ? torn_start(fd, st.st_size) : 0;
+    if (cut > 0 && cut < st.st_size) {
+        /* Whose line it was, when its session_id made it to the disk. */
+        char buf[1024];
+        size_t want =
+            (size_t)(st.st_size - cut) < sizeof buf ? (size_t)(st.st_size - cut) : sizeof buf;
+        ssize_t n = pread(fd, buf, want, cut);
+        size_t idn;
+        const char *p = n > 0 ? line_id(buf, (size_t)n, &idn) : NULL;
+        if (p && idn < idcap) {
+            memcpy(id, p, idn);
+            id[idn] = '\0';
+            if (!rm_valid_session_id(id)) id[0] = '\0';
+        }
+        rc = ftruncate(fd, cut) == 0 ? 1 : -1;
+    }
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}
+
+json_t *rm_index_newest(const char *sink_dir, const char *id, int64_t from)
+{
+    char path[PATH_MAX + 64];
+    if (index_path(path, sizeof path, sink_dir, "index.jsonl") < 0) return NULL;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    json_t *found = NULL;
+    char key[RM_SESSION_ID_MAX + 32];
+    int kl = snprintf(key, sizeof key, "\"session_id\":\"%s\"", id);
+    if (fstat(fd, &st) != 0 || kl <= 0 || (size_t)kl >= sizeof key) {
+        close(fd);
+        return NULL;
+    }
+    /* Whole lines only: a torn last line is not the session's. `from` must start a line
+     * (a compaction whose totals were not written moves them): else the whole index. */
+    off_t end = torn_start(fd, st.st_size);
+    char before;
+    if (from < 0 || from > end ||
+        (from > 0 && (pread(fd, &before, 1, from - 1) != 1 || before != '\n')))
+        from = 0;
+    size_t cap = 1 << 16;
+    char *buf = malloc(cap);
+    /* Read back in blocks; `have` bytes of buf (ending at `end`) hold the lines not yet
+     * looked at, the first of them possibly cut at the block's start. */
+    size_t have = 0;
+    while (buf && !found && end > from) {
+        size_t room = cap - have;
+        if (!room) { /* one line longer than the buffer */
+            if (cap >= (size_t)MAX_LINE * 2) break;
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) break;
+            buf = nb;
+            cap *= 2;
+            continue;
+        }
+        off_t start = end - (off_t)have;
+        size_t take = (off_t)room < start - from ? room : (size_t)(start - from);
+        memmove(buf + take, buf, have);
+        if (pread(fd, buf, take, start - (off_t)take) != (ssize_t)take) break;
+        have += take;
+        int at_from = start - (off_t)take == from;
+        /* The lines of the buffer, newest first; the first one only when whole. */
+        size_t stop = have;
+        while (stop > 0 && !found) {
+            char *nl = stop > 1 ? memrchr(buf, '\n', stop - 1) : NULL;
+            size_t b = nl ? (size_t)(nl - buf) + 1 : 0;
+            if (!nl && !at_from) break; /* its beginning is in the next block back */
+            size_t n = stop - b;
+            if (n > 1 && memmem(buf + b, n, key, (size_t)kl)) {
+                struct rm_index_rec r;
+                if (rm_index_rec_parse(buf + b, n - 1, &r) && !strcmp(r.session_id, id)) {
+                    found = json_loadb(buf + b, n - 1, 0, NULL);
+                    if (found && !json_is_object(found)) {
+                        json_decref(found);
+                        found = NULL;
+                    }
+                }
+            }
+            stop = b;
+        }
+        end -= (off_t)(have - stop);
+        have = stop;
+        if (at_from) break;
+    }
+    free(buf);
+    close(fd);
+    return found;
 }

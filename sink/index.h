@@ -27,6 +27,11 @@
 #define RM_STATE_FORMAT "runmon-session-state"
 #define RM_TOTALS_FORMAT "runmon-sink-totals"
 #define RM_SINK_SCHEMA_VERSION 1
+/* The temp files of the files written only under the sink lock, in the sink's folder: one
+ * name each, so one a writer killed mid-write left is removed by name at the next open. */
+#define RM_STATE_TMP ".state.json.tmp"
+#define RM_TOTALS_TMP "sink.json.tmp"
+#define RM_INDEX_TMP ".index.jsonl.tmp"
 /* Compaction: when at least this many lines are superseded and they are a third of all. */
 #define RM_INDEX_COMPACT_MIN 64
 
@@ -49,6 +54,7 @@ enum {
     RM_REC_STARTED,
     RM_REC_ENDED,
     RM_REC_EXIT,
+    RM_REC_UNWRITTEN, /* what the session's end could not write (a non-empty array), if any */
     RM_REC_NRAW
 };
 
@@ -85,6 +91,19 @@ int rm_index_rec_element(const struct rm_index_rec *r, size_t *pos, const char *
  * why). */
 typedef int (*rm_index_fn)(void *ctx, const struct rm_index_rec *r);
 int rm_index_each(const char *sink_dir, rm_index_fn fn, void *ctx, char *err, size_t errsz);
+
+/* The index's size in bytes (0 when there is none). */
+int64_t rm_index_size(const char *sink_dir);
+
+/* The newest whole line of session id, scanning back from the index's end to offset from (a
+ * line start; 0: the whole index), parsed (a new reference), or NULL. Its cost is the lines
+ * written after that one: recovery reads back only as far as the session's own lines. */
+json_t *rm_index_newest(const char *sink_dir, const char *id, int64_t from);
+
+/* Cuts a torn last line (a writer that died mid-line, a cut file), as the next append
+ * would. Under the sink lock. Returns 1 when a line was cut (id: its session, when that much
+ * of it was written, else ""), 0 when there was none, -1 on an error. */
+int rm_index_cut_torn(const char *sink_dir, char *id, size_t idcap);
 
 /* A fresh index written to a temp file and renamed into place. */
 struct rm_index_out {
@@ -130,8 +149,13 @@ void rm_totals_add_sealed(json_t *t, const json_t *seg);
 /* A pruned sealed segment (rebuild): counted, not listed. */
 void rm_totals_add_pruned(json_t *t, const json_t *seg);
 /* Retention over the whole sink from the totals alone: the segments to delete, oldest first,
- * removed from the list and counted as pruned. A new array of {session_id, file, bytes}. */
+ * moved from "sealed" to "pruning" (still counted as retained: their files are on disk until
+ * deleted) and counted as pruned. A new array of {session_id, file, bytes}. The caller writes
+ * the totals before deleting any file (a kill in between leaves the choice in "pruning", for
+ * rm_sink_finish_pruning), then rm_totals_pruned for each file gone. */
 json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_bytes);
+/* Segment (sid, file) of "pruning" is deleted: it leaves the totals. */
+void rm_totals_pruned(json_t *t, const char *sid, const char *file);
 
 /* ---- the open sequence ---- */
 
@@ -144,6 +168,23 @@ json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_byt
 int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_id, char *err,
                        size_t errsz);
 
+/* Under the lock: the totals (a new reference in *tot), rebuilding the index and the totals
+ * first when they are missing or corrupt (own_id as for rm_sink_open_index). 0, or -1 (said on
+ * stderr). */
+int rm_sink_totals_locked(const char *sink_dir, const char *own_id, json_t **tot);
+
+/* Before a recorder creates its session folder: runs the open sequence, then lists the
+ * session in sink.json as running (creating the index and sink.json of a new sink), so that
+ * the recorder killed at any later moment is found by recovery. 0, or -1 with errno. */
+int rm_sink_reserve(const char *sink_dir, const char *id, const char *host, long long pid);
+
+/* For a listing: r is a session's newest index line. When it says running and the session's
+ * recorder is dead (sink/liveness.h), the session is finished as recovery would finish it:
+ * under the lock, its files mended and its line appended, when the sink can be written;
+ * else only decided (the next open that can write mends the files). Returns the line that now
+ * stands for the session (a new reference), or NULL when r stands as it is. */
+json_t *rm_sink_settle(const char *sink_dir, const struct rm_index_rec *r);
+
 /* Exclusive lock on DIR/.manifest.lock (blocking). A descriptor, or -1 with errno. */
 int rm_sink_lock(const char *sink_dir);
 void rm_sink_unlock(int fd);
@@ -151,5 +192,12 @@ void rm_sink_unlock(int fd);
 /* Marks segment `file` of another session `id` pruned in its state.json, and when that
  * session is not running, appends its updated index line. Under the lock. */
 void rm_sink_note_pruned(const char *sink_dir, json_t *totals, const char *id, const char *file);
+
+/* Deletes the files of totals' "pruning" list (retention's choice, written first), marks them
+ * pruned (in own_doc for own_id's segments, else in their session's state.json) and takes them
+ * out of the list; a file that cannot be deleted stays there for the next round. Under the
+ * lock. */
+void rm_sink_finish_pruning(const char *sink_dir, json_t *totals, const char *own_id,
+                            json_t *own_doc);
 
 #endif

@@ -232,6 +232,7 @@ int rm_index_rec_parse(const char *line, size_t len, struct rm_index_rec *r)
                    : !strcmp(key, "started_at") ? RM_REC_STARTED
                    : !strcmp(key, "ended_at")   ? RM_REC_ENDED
                    : !strcmp(key, "exit_code")  ? RM_REC_EXIT
+                   : !strcmp(key, "unwritten")  ? RM_REC_UNWRITTEN
                                                 : -1;
         int ok, present = 0;
         if (!strcmp(key, "session_id"))
@@ -267,7 +268,7 @@ int rm_index_rec_parse(const char *line, size_t len, struct rm_index_rec *r)
             ok = skip(&c, 0);
         }
         if (!ok) return 0;
-        if (slot >= 0) {
+        if (slot >= 0 && (slot != RM_REC_UNWRITTEN || (*vstart == '[' && c.p - vstart > 2))) {
             r->raw[slot].p = vstart;
             r->raw[slot].n = (size_t)(c.p - vstart);
         }

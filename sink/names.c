@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,9 +94,28 @@ int rm_sink_open_session_dir(const char *sink_dir, const char *id)
     return sfd;
 }
 
+static atomic_long ignored_entries;
+
+long rm_sink_ignored_entries(void)
+{
+    return atomic_load(&ignored_entries);
+}
+
+/* A segment file name that fits its entry's state: a sealed entry (retention's list, or
+ * "sealed" in a state file) names `<stem>-NNNNNN.csv`, an active one `<stem>.csv`. */
+static int fits_state(const char *file, const char *stream, const char *state)
+{
+    int k, sealed;
+    if (!rm_valid_segment_file(file, stream) || !rm_segment_parse_name(file, &k, &sealed)) return 0;
+    return sealed == !(state && !strcmp(state, "active"));
+}
+
 int rm_sink_unlink_segment(const char *sink_dir, const char *id, const char *file)
 {
-    if (!rm_valid_segment_file(file, NULL)) {
+    /* Retention deletes sealed segments only: never a live `<stem>.csv`, whatever a sink
+     * file says. */
+    if (!fits_state(file, NULL, "sealed")) {
+        atomic_fetch_add(&ignored_entries, 1);
         errno = EINVAL;
         return -1;
     }
@@ -142,11 +162,17 @@ int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name)
         const char *id = json_string_value(json_object_get(e, "session_id"));
         const char *file = json_string_value(json_object_get(e, "file"));
         const char *stream = json_string_value(json_object_get(e, "stream"));
+        const char *state = json_string_value(json_object_get(e, "state"));
         int ok = rm_sink_session_ok(sink_dir, id, why, sizeof why);
         if (ok && !rm_valid_segment_file(file, stream)) {
             ok = 0;
             snprintf(why, sizeof why, "'%s' is not a segment file name of stream '%s'",
                      file ? file : "", stream ? stream : "");
+        } else if (ok && !fits_state(file, stream, state)) {
+            ok = 0;
+            snprintf(why, sizeof why, "a%s segment is named %s",
+                     state && !strcmp(state, "active") ? "n active" : " sealed",
+                     state && !strcmp(state, "active") ? "<stream>.csv" : "<stream>-NNNNNN.csv");
         }
         if (ok) {
             i++;
@@ -158,5 +184,6 @@ int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name)
         json_array_remove(arr, i);
         dropped++;
     }
+    atomic_fetch_add(&ignored_entries, dropped);
     return dropped;
 }

@@ -40,15 +40,22 @@ int rm_sink_read_latest(const char *sink_dir, char *id, size_t idcap);
  * -1 with errno (EINVAL: not a session id; ELOOP or ENOTDIR: a link or not a directory). */
 int rm_sink_open_session_dir(const char *sink_dir, const char *id);
 
-/* Deletes segment file `file` of session `id` (retention): both names are checked and the
+/* Deletes sealed segment file `file` of session `id` (retention): both names are checked (a
+ * sealed segment's name, `<stem>-NNNNNN.csv` of a known stream: never an active file) and the
  * file is unlinked relative to the session folder. 0 (also when already gone), or -1 with
- * errno (EINVAL for a name that breaks the rule). */
+ * errno (EINVAL for a name that breaks the rule: counted in rm_sink_ignored_entries). */
 int rm_sink_unlink_segment(const char *sink_dir, const char *id, const char *file);
 
 /* Drops from manifest-shaped document m ("sessions", "segments": a 0.1.0 manifest, a
  * session's state.json, sink.json's sealed list) the entries that break the rule (an id or a
- * file name that is not runmon's, a session folder that is a symbolic link), each with one
- * warning on stderr naming file_name. Returns how many entries were dropped. */
+ * file name that is not runmon's, a session folder that is a symbolic link, a file name that
+ * does not fit the entry's state: "active" names `<stem>.csv`, "sealed" or no state
+ * `<stem>-NNNNNN.csv`), each with one warning on stderr naming file_name. Returns how many
+ * entries were dropped (also counted in rm_sink_ignored_entries). */
 int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name);
+
+/* Entries this process ignored by the rule so far (sink.json's "ignored_entries" adds them
+ * up when the totals are written). */
+long rm_sink_ignored_entries(void);
 
 #endif

@@ -20,6 +20,7 @@
 #include "model/streams.h"
 #include "monitor/stream.h"
 #include "sink/index.h"
+#include "sink/liveness.h"
 #include "sink/manifest.h"
 #include "sink/names.h"
 #include "summary/summary.h"
@@ -120,64 +121,227 @@ static json_t *doc_from_session_json(const char *sdir, const char *id)
     return doc;
 }
 
-static int pid_alive(pid_t pid)
+/* A session document from nothing but what the sink knows of it (`known`: its sink.json
+ * running entry or an index line: host, pid, started_at), for a folder its recorder left
+ * before writing session.json. */
+static json_t *doc_minimal(const char *id, const json_t *known)
 {
-    if (pid <= 0) return 0;
-    return kill(pid, 0) == 0 || errno == EPERM;
+    json_t *e = json_object();
+    json_object_set_new(e, "session_id", json_string(id));
+    json_object_set_new(e, "status", json_string("running"));
+    json_t *h = json_object_get(known, "host");
+    json_object_set_new(e, "host", json_is_string(h) ? json_copy(h) : json_null());
+    json_object_set_new(e, "pid", json_integer(jint(known, "pid")));
+    json_t *sa = json_object_get(known, "started_at");
+    int64_t t0 = rm_session_id_start_ns(id);
+    json_object_set_new(e, "started_at",
+                        json_is_string(sa) ? json_copy(sa)
+                        : t0               ? rm_jts_or_null(t0)
+                                           : json_null());
+    json_object_set_new(e, "ended_at", json_null());
+    json_object_set_new(e, "command", json_null());
+    json_object_set_new(e, "exit_code", json_null());
+    json_t *doc = rm_manifest_new();
+    rm_manifest_put_session(doc, e);
+    return doc;
 }
 
-/* The recorder of the session is gone: mark it, trim its files, fix session.json. */
-static void mark_interrupted(const char *sdir, json_t *doc)
+/* The recorder is dead, so its active files are final: each one's bytes are taken from the
+ * disk, and with trim its torn last line is cut first. Returns the time of the last write
+ * to the session's files (epoch ns; 0 when there is none). */
+static int64_t settle_files(const char *sdir, json_t *doc, int trim)
 {
-    json_t *e = rm_state_session(doc);
-    const char *sid = rm_jget_str(e, "session_id");
+    const char *sid = rm_jget_str(rm_state_session(doc), "session_id");
     int64_t last = 0;
+    char path[FPATH];
+    struct stat st;
     for (int k = 0; k < RM_STREAM_COUNT; k++) {
         char file[32];
         snprintf(file, sizeof file, "%s.csv", rm_stream_defs[k].name);
         json_t *seg = rm_manifest_find_segment(doc, sid, file);
-        char path[FPATH];
         snprintf(path, sizeof path, "%s/%s", sdir, file);
-        int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        int fd = open(path, (trim ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) continue;
-        rm_file_trim_torn(fd);
-        struct stat st;
-        if (fstat(fd, &st) == 0) {
+        if (trim) rm_file_trim_torn(fd);
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
             if (seg) json_object_set_new(seg, "bytes", json_integer((json_int_t)st.st_size));
             int64_t t = (int64_t)st.st_mtim.tv_sec * RM_NS_PER_SEC + st.st_mtim.tv_nsec;
             if (t > last) last = t;
         }
         close(fd);
     }
-    char path[FPATH];
     snprintf(path, sizeof path, "%s/runlog.jsonl", sdir);
-    struct stat st;
     if (stat(path, &st) == 0) {
         int64_t t = (int64_t)st.st_mtim.tv_sec * RM_NS_PER_SEC + st.st_mtim.tv_nsec;
         if (t > last) last = t;
     }
-    json_object_set_new(e, "status", json_string("interrupted"));
-    if (json_is_null(json_object_get(e, "ended_at")) || !json_object_get(e, "ended_at"))
-        json_object_set_new(e, "ended_at", rm_jts_or_null(last ? last : rm_now_realtime_ns()));
-    json_t *sj = load_session_doc(sdir);
-    if (sj) {
-        json_object_set_new(sj, "status", json_string("interrupted"));
-        json_object_set(sj, "ended_at", json_object_get(e, "ended_at"));
-        char *text = json_dumps(sj, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
-        if (text) {
-            size_t n = strlen(text);
-            char *t2 = realloc(text, n + 2);
-            if (t2) {
-                t2[n] = '\n';
-                snprintf(path, sizeof path, "%s/session.json", sdir);
-                (void)rm_write_file_atomic(path, t2, n + 1);
-                free(t2);
-            } else {
-                free(text);
-            }
-        }
-        json_decref(sj);
+    return last;
+}
+
+static int ended_status(const char *status)
+{
+    return !strcmp(status, "completed") || !strcmp(status, "failed") ||
+           !strcmp(status, "interrupted");
+}
+
+/* Copies how src says the session ended into entry e. */
+static void take_end(json_t *e, const json_t *src)
+{
+    static const char *const keys[] = {"status", "ended_at", "exit_code"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        json_t *v = json_object_get(src, keys[i]);
+        json_object_set_new(e, keys[i], v ? json_copy(v) : json_null());
     }
+}
+
+/* How session entry e ends, its recorder being dead. The evidence, newest first: the index's
+ * newest line of the session when it says the session ended (a recorder writes its end there
+ * even when state.json cannot be written), state.json's status, session.json's (written at
+ * the end before the sink's files), else "interrupted", ended at the last write to its files.
+ * Returns the event of the index line to append, or NULL when the index already says it. */
+static const char *decide_end(json_t *e, const json_t *newest, const json_t *sj, int64_t last)
+{
+    if (newest && ended_status(rm_jget_str(newest, "status"))) {
+        take_end(e, newest);
+        return NULL;
+    }
+    if (ended_status(rm_jget_str(e, "status"))) return "ended";
+    if (sj && ended_status(rm_jget_str(sj, "status")) &&
+        json_is_string(json_object_get(sj, "ended_at"))) {
+        take_end(e, sj);
+        return "ended";
+    }
+    json_object_set_new(e, "status", json_string("interrupted"));
+    if (!json_is_string(json_object_get(e, "ended_at")))
+        json_object_set_new(e, "ended_at", rm_jts_or_null(last ? last : rm_now_realtime_ns()));
+    return "interrupted";
+}
+
+/* session.json says how the session ended (status, ended_at, exit_code from e). */
+static void mend_session_json(const char *sdir, json_t *sj, const json_t *e)
+{
+    take_end(sj, e);
+    char *text = json_dumps(sj, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+    if (!text) return;
+    size_t n = strlen(text);
+    char *t2 = realloc(text, n + 2);
+    if (!t2) {
+        free(text);
+        return;
+    }
+    t2[n] = '\n';
+    char path[FPATH];
+    snprintf(path, sizeof path, "%s/session.json", sdir);
+    if (rm_write_file_atomic(path, t2, n + 1) < 0)
+        fprintf(stderr, "runmon: cannot write %s: %s\n", path, strerror(errno));
+    free(t2);
+}
+
+/* "<name>.tmp.<pid>": the temp file of one of a session's own files (base/fileio.h), and
+ * its pid. */
+static int temp_name(const char *name, long long *pid)
+{
+    static const char *const bases[] = {"state.json", "session.json", "summary.json", "report.html",
+                                        RM_RECORDER_LOCK};
+    const char *dot = strstr(name, ".tmp.");
+    if (!dot || !dot[5]) return 0;
+    for (const char *p = dot + 5; *p; p++)
+        if (*p < '0' || *p > '9') return 0;
+    size_t bl = (size_t)(dot - name);
+    for (size_t i = 0; i < sizeof bases / sizeof *bases; i++) {
+        if (strlen(bases[i]) == bl && !strncmp(name, bases[i], bl)) {
+            *pid = strtoll(dot + 5, NULL, 10);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Removes the temp files that writers now dead left in the session's folder, and those its
+ * recorder (rec_pid) left in the sink's own folder. A temp file of a live pid is left. */
+static void remove_stray_temps(const char *sink_dir, const char *sid, long long rec_pid)
+{
+    int sfd = rm_sink_open_session_dir(sink_dir, sid);
+    DIR *dp = sfd >= 0 ? fdopendir(sfd) : NULL;
+    if (!dp && sfd >= 0) close(sfd);
+    struct dirent *de;
+    long long pid;
+    while (dp && (de = readdir(dp)))
+        if (temp_name(de->d_name, &pid) && !rm_pid_exists(pid))
+            (void)unlinkat(dirfd(dp), de->d_name, 0);
+    if (dp) closedir(dp);
+    if (rec_pid <= 0 || rm_pid_exists(rec_pid)) return;
+    static const char *const sink_temps[] = {"sink.json.tmp", ".index.jsonl.tmp",
+                                             ".latest.tmp"}; /* of 0.2.0 too */
+    for (size_t i = 0; i < sizeof sink_temps / sizeof *sink_temps; i++) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s.%lld", sink_dir, sink_temps[i], rec_pid);
+        (void)unlink(path);
+    }
+}
+
+/* Ends session id, whose recorder is dead. Its status is decided (decide_end); with write,
+ * under the lock, its files are mended: torn lines of its active files cut, stray segment
+ * files adopted, state.json and session.json say how it ended, stray temp files removed; its
+ * contribution moves out of tot's running list (when it is there: a session the totals
+ * already finished is not counted twice) and an index line is appended unless the index
+ * already says how it ended. Without write nothing is written (a read-only sink). `known`:
+ * what the caller knows of it (an index line or its running entry), or NULL. Returns the
+ * session's index line as it now stands (a new reference), or NULL when nothing of it is
+ * left (its running entry is then dropped). */
+static json_t *finish_dead(const char *sink_dir, json_t *tot, const char *id, const json_t *known,
+                           int write)
+{
+    char sdir[SPATH], why[PATH_MAX + 512];
+    snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, id);
+    json_t *running = json_object_get(tot, "running");
+    json_t *run = json_object_get(running, id);
+    struct stat st;
+    if (!rm_sink_session_ok(sink_dir, id, why, sizeof why) || lstat(sdir, &st) != 0) {
+        if (write && run) json_object_del(running, id); /* nothing left of it */
+        return NULL;
+    }
+    json_t *newest = rm_index_newest(sink_dir, id, run ? jint(run, "index_at") : 0);
+    json_t *doc = NULL;
+    if (rm_state_load(sink_dir, id, &doc) != 0 && !(doc = doc_from_session_json(sdir, id)))
+        doc = doc_minimal(id, newest ? newest : known ? known : run);
+    json_t *e = rm_state_session(doc);
+    int64_t last = settle_files(sdir, doc, write && run);
+    json_t *sj = load_session_doc(sdir);
+    const char *event = decide_end(e, newest, sj, last);
+    if (write) {
+        if (run) adopt_files(doc, sdir, id);
+        if (sj && strcmp(rm_jget_str(sj, "status"), rm_jget_str(e, "status")))
+            mend_session_json(sdir, sj, e);
+        if (rm_state_save(sink_dir, id, doc) < 0)
+            fprintf(stderr, "runmon: cannot write %s/state.json: %s\n", sdir, strerror(errno));
+        remove_stray_temps(sink_dir, id, jint(e, "pid"));
+        if (event) {
+            json_t *line = rm_index_line(doc, event);
+            if (rm_index_append(sink_dir, line, 1, tot) < 0)
+                fprintf(stderr, "runmon: cannot append to %s/index.jsonl: %s\n", sink_dir,
+                        strerror(errno));
+            json_decref(line);
+        }
+        if (run) {
+            size_t k;
+            json_t *s;
+            json_array_foreach(json_object_get(doc, "segments"), k, s)
+            {
+                if (!strcmp(rm_jget_str(s, "state"), "sealed") &&
+                    !json_is_true(json_object_get(s, "pruned")))
+                    rm_totals_add_sealed(tot, s);
+            }
+            rm_totals_finish(tot, id, rm_totals_contribution(doc));
+        }
+    }
+    json_t *line = rm_index_line(doc, event ? event : rm_jget_str(newest, "event"));
+    json_t *unw = json_object_get(newest, "unwritten");
+    if (!event && unw) json_object_set(line, "unwritten", unw);
+    json_decref(newest);
+    json_decref(sj);
+    json_decref(doc);
+    return line;
 }
 
 /* Session folders under sink_dir (those holding session.json or state.json), by name. */
@@ -193,11 +357,15 @@ static char **list_sessions(const char *sink_dir, size_t *n)
         if (!strcmp(de->d_name, "latest") || !rm_valid_session_id(de->d_name)) continue;
         char path[SPATH];
         struct stat st;
-        snprintf(path, sizeof path, "%s/%s/session.json", sink_dir, de->d_name);
-        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-            snprintf(path, sizeof path, "%s/%s/state.json", sink_dir, de->d_name);
-            if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        /* session.json or state.json; or only the recorder's lock file (killed before its
+         * first document) */
+        static const char *const marks[] = {"session.json", "state.json", RM_RECORDER_LOCK};
+        size_t m = 0;
+        for (; m < sizeof marks / sizeof *marks; m++) {
+            snprintf(path, sizeof path, "%s/%s/%s", sink_dir, de->d_name, marks[m]);
+            if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) break;
         }
+        if (m == sizeof marks / sizeof *marks) continue;
         char why[PATH_MAX + 512];
         if (!rm_sink_session_ok(sink_dir, de->d_name, why, sizeof why)) {
             fprintf(stderr, "runmon: %s, ignored\n", why);
@@ -224,17 +392,31 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
     char sdir[SPATH];
     snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, id);
     json_t *doc = NULL;
+    long ignored = rm_sink_ignored_entries();
     int changed = 0;
     if (rm_state_load(sink_dir, id, &doc) != 0) {
         json_t *oe = old ? rm_manifest_find_session(old, id) : NULL;
         doc = doc_from_session_json(sdir, id);
-        if (!doc && !oe) return;
+        if (!doc && !oe) {
+            /* Only the lock file: a recorder starting now, or one killed before it wrote
+             * session.json (this host's, by the id's form). */
+            char host[256];
+            rm_this_host(host, sizeof host);
+            const char *dash = strrchr(id, '-');
+            json_t *known = json_pack("{s:s,s:I}", "host", host, "pid",
+                                      (json_int_t)(dash ? strtoll(dash + 1, NULL, 10) : 0));
+            doc = doc_minimal(id, known);
+            json_decref(known);
+        }
         json_t *e = rm_state_session(doc);
-        char host[256] = "";
-        gethostname(host, sizeof host - 1);
         if (!oe && e && !strcmp(rm_jget_str(e, "status"), "running") &&
-            !strcmp(rm_jget_str(e, "host"), host) && pid_alive((pid_t)jint(e, "pid"))) {
-            /* A recorder starting right now: it registers its session itself. */
+            rm_recorder_liveness(sink_dir, id, rm_jget_str(e, "host"), jint(e, "pid"),
+                                 rm_session_id_start_ns(id)) != RM_RECORDER_DEAD) {
+            /* A recorder starting right now (or of another host): it registers its session
+             * itself. It stays listed as running in the totals, so that recovery finds it
+             * should it die before that. */
+            rm_totals_set_running(tot, id, rm_jget_str(e, "host"), jint(e, "pid"),
+                                  rm_totals_contribution(doc));
             json_decref(doc);
             return;
         }
@@ -260,7 +442,9 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
         }
         changed = 1;
     }
+    remove_stray_temps(sink_dir, id, 0);
     changed += adopt_files(doc, sdir, id);
+    changed += rm_sink_ignored_entries() != ignored; /* entries dropped: gone from the file */
     if (changed && rm_state_save(sink_dir, id, doc) < 0)
         fprintf(stderr, "runmon: cannot write %s/state.json: %s\n", sdir, strerror(errno));
     size_t i;
@@ -340,9 +524,15 @@ static int rebuild(const char *sink_dir, const char *own_id)
     }
     free(ids);
     json_object_set_new(json_object_get(tot, "index"), "lines", json_integer(out.lines));
-    int rc = rm_index_out_commit(&out);
-    if (rc == 0) rc = rm_totals_save(sink_dir, tot);
+    /* The totals first: an index committed beside the old totals would pass for a sink in
+     * order; new totals beside a broken index are rebuilt again at the next open. */
+    int rc = out.failed ? -1 : rm_totals_save(sink_dir, tot);
     int err = errno;
+    if (rc != 0) out.failed = 1; /* the temp file removed */
+    if (rm_index_out_commit(&out) != 0 && rc == 0) {
+        rc = -1;
+        err = errno;
+    }
     if (rc == 0 && old && rename(mpath, kept) != 0)
         fprintf(stderr, "runmon: cannot rename %s: %s\n", mpath, strerror(errno));
     json_decref(tot);
@@ -351,61 +541,67 @@ static int rebuild(const char *sink_dir, const char *own_id)
     return rc;
 }
 
-/* Recovery: every session sink.json lists as running on this host whose recorder is gone
- * is finished (interrupted, unless its state already says how it ended). */
-static int recover(const char *sink_dir, json_t *tot, const char *host)
+/* Recovery: every session sink.json lists as running whose recorder is dead (this host's:
+ * sink/liveness.h) is finished (finish_dead). Returns how many. */
+static int recover(const char *sink_dir, json_t *tot)
 {
-    int changed = 0;
     json_t *running = json_object_get(tot, "running");
-    const char **ids = calloc(json_object_size(running) + 1, sizeof *ids);
+    char(*ids)[RM_SESSION_ID_MAX + 1] = calloc(json_object_size(running) + 1, sizeof *ids);
     size_t n = 0;
     const char *id;
     json_t *r;
     json_object_foreach(running, id, r)
     {
-        if (strcmp(rm_jget_str(r, "host"), host) || pid_alive((pid_t)jint(r, "pid"))) continue;
-        ids[n++] = id;
+        if (ids && rm_recorder_liveness(sink_dir, id, rm_jget_str(r, "host"), jint(r, "pid"),
+                                        rm_session_id_start_ns(id)) == RM_RECORDER_DEAD)
+            snprintf(ids[n++], sizeof ids[0], "%s", id);
     }
-    for (size_t i = 0; i < n; i++) {
-        char sid[RM_SESSION_ID_MAX + 1], sdir[SPATH];
-        snprintf(sid, sizeof sid, "%s", ids[i]);
-        snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, sid);
-        json_t *doc = NULL;
-        char why[PATH_MAX + 512];
-        if (!rm_sink_session_ok(sink_dir, sid, why, sizeof why) ||
-            (rm_state_load(sink_dir, sid, &doc) != 0 &&
-             !(doc = doc_from_session_json(sdir, sid)))) {
-            json_object_del(running, sid); /* nothing left of it */
-            changed++;
-            continue;
-        }
-        const char *event = "ended";
-        if (!strcmp(rm_jget_str(rm_state_session(doc), "status"), "running")) {
-            mark_interrupted(sdir, doc);
-            event = "interrupted";
-        }
-        adopt_files(doc, sdir, sid);
-        size_t k;
-        json_t *s;
-        json_array_foreach(json_object_get(doc, "segments"), k, s)
-        {
-            if (!strcmp(rm_jget_str(s, "state"), "sealed") &&
-                !json_is_true(json_object_get(s, "pruned")))
-                rm_totals_add_sealed(tot, s);
-        }
-        if (rm_state_save(sink_dir, sid, doc) < 0)
-            fprintf(stderr, "runmon: cannot write %s/state.json: %s\n", sdir, strerror(errno));
-        json_t *line = rm_index_line(doc, event);
-        if (rm_index_append(sink_dir, line, 1, tot) < 0)
-            fprintf(stderr, "runmon: cannot append to %s/index.jsonl: %s\n", sink_dir,
-                    strerror(errno));
-        json_decref(line);
-        rm_totals_finish(tot, sid, rm_totals_contribution(doc));
-        json_decref(doc);
-        changed++;
-    }
+    for (size_t i = 0; i < n; i++)
+        json_decref(finish_dead(sink_dir, tot, ids[i], NULL, 1));
     free(ids);
-    return changed;
+    return (int)n;
+}
+
+/* A torn last line of the index (a crash mid-line, a cut file) is cut; when it was the end of
+ * a session the totals already finished, that session's newest whole line may still say
+ * running: it is finished again from its files (its line appended anew). Returns 1 when
+ * something changed. */
+static int mend_torn_tail(const char *sink_dir, json_t *tot)
+{
+    char id[RM_SESSION_ID_MAX + 1];
+    if (rm_index_cut_torn(sink_dir, id, sizeof id) != 1) return 0;
+    if (!id[0] || json_object_get(json_object_get(tot, "running"), id)) return 1; /* recover() */
+    json_t *newest = rm_index_newest(sink_dir, id, 0);
+    if (newest && !strcmp(rm_jget_str(newest, "status"), "running") &&
+        rm_recorder_liveness(sink_dir, id, rm_jget_str(newest, "host"), jint(newest, "pid"),
+                             rm_session_id_start_ns(id)) == RM_RECORDER_DEAD)
+        json_decref(finish_dead(sink_dir, tot, id, newest, 1));
+    json_decref(newest);
+    return 1;
+}
+
+json_t *rm_sink_settle(const char *sink_dir, const struct rm_index_rec *r)
+{
+    if (strcmp(r->status, "running")) return NULL;
+    int64_t t0 = 0;
+    if (!r->started_at[0] || rm_parse_ts(r->started_at, strlen(r->started_at), &t0) != 0)
+        t0 = rm_session_id_start_ns(r->session_id);
+    if (rm_recorder_liveness(sink_dir, r->session_id, r->host, r->pid, t0) != RM_RECORDER_DEAD)
+        return NULL;
+    json_t *known = json_loadb(r->line, r->len, 0, NULL);
+    int lk = rm_sink_lock(sink_dir); /* -1 on a read-only sink: decide, write nothing */
+    json_t *tot = NULL;
+    if (lk >= 0 && rm_totals_load(sink_dir, &tot) != 0) {
+        rm_sink_unlock(lk); /* a broken sink.json: the next open rebuilds it */
+        lk = -1;
+    }
+    json_t *line = finish_dead(sink_dir, lk >= 0 ? tot : NULL, r->session_id, known, lk >= 0);
+    if (lk >= 0 && rm_totals_save(sink_dir, tot) < 0)
+        fprintf(stderr, "runmon: cannot write %s/sink.json: %s\n", sink_dir, strerror(errno));
+    json_decref(tot);
+    json_decref(known);
+    rm_sink_unlock(lk);
+    return line;
 }
 
 /* The index's first line is an index header. */
@@ -462,6 +658,88 @@ void rm_sink_note_pruned(const char *sink_dir, json_t *tot, const char *id, cons
     json_decref(doc);
 }
 
+/* The temp files of the sink's own files written under the lock: a writer killed mid-write
+ * left them (we hold the lock: no one is writing them). */
+static void remove_sink_temps(const char *sink_dir)
+{
+    static const char *const names[] = {RM_TOTALS_TMP, RM_INDEX_TMP, RM_STATE_TMP};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/%s", sink_dir, names[i]);
+        (void)unlink(path);
+    }
+}
+
+/* Under the lock (lk; -1: none, a read-only sink): the totals, after migrating or
+ * rebuilding the index and the totals when they need it. 0, or -1 with err. */
+static int totals_locked(const char *sink_dir, int lk, int force_rebuild, const char *own_id,
+                         json_t **tot, char *err, size_t errsz)
+{
+    *tot = NULL;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/index.jsonl", sink_dir);
+    int have_index = access(path, F_OK) == 0;
+    snprintf(path, sizeof path, "%s/manifest.json", sink_dir);
+    int have_manifest = access(path, F_OK) == 0;
+    if (!force_rebuild && index_ok(sink_dir) && rm_totals_load(sink_dir, tot) == 0) return 0;
+    json_decref(*tot);
+    *tot = NULL;
+    if (have_index && !index_ok(sink_dir))
+        fprintf(stderr, "runmon: %s/index.jsonl: not a runmon sink index, rebuilding it\n",
+                sink_dir);
+    if (lk < 0) {
+        snprintf(err, errsz, "%s: the sink index needs %s but the sink cannot be written", sink_dir,
+                 have_manifest && !have_index ? "migrating" : "rebuilding");
+        return -1;
+    }
+    if (rebuild(sink_dir, own_id) < 0) {
+        snprintf(err, errsz, "%s: cannot rebuild the sink index: %s", sink_dir, strerror(errno));
+        return -1;
+    }
+    if (rm_totals_load(sink_dir, tot) != 0) {
+        snprintf(err, errsz, "%s/sink.json: unreadable after rebuilding", sink_dir);
+        return -1;
+    }
+    return 0;
+}
+
+int rm_sink_totals_locked(const char *sink_dir, const char *own_id, json_t **tot)
+{
+    char err[PATH_MAX + 512];
+    if (totals_locked(sink_dir, 0, 0, own_id, tot, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "runmon: %s\n", err);
+    return -1;
+}
+
+void rm_sink_finish_pruning(const char *sink_dir, json_t *tot, const char *own_id, json_t *own_doc)
+{
+    json_t *list = json_deep_copy(json_object_get(tot, "pruning"));
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        /* Confined: both names are checked again and the file is unlinked relative to its
+         * session folder, never through a link (sink/names.h). */
+        const char *esid = rm_jget_str(e, "session_id"), *file = rm_jget_str(e, "file");
+        if (rm_sink_unlink_segment(sink_dir, esid, file) != 0) {
+            fprintf(stderr, "runmon: %s %s/%s/%s: %s\n",
+                    errno == EINVAL ? "not pruned (not a sealed segment's name):" : "cannot prune",
+                    sink_dir, esid, file, strerror(errno));
+            if (errno != EINVAL) continue; /* tried again at the next round */
+        } else if (own_id && !strcmp(esid, own_id)) {
+            json_t *own = rm_manifest_find_segment(own_doc, esid, file);
+            if (own) {
+                json_object_set_new(own, "pruned", json_true());
+                json_object_set_new(own, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
+            }
+        } else {
+            rm_sink_note_pruned(sink_dir, tot, esid, file);
+        }
+        rm_totals_pruned(tot, esid, file);
+    }
+    json_decref(list);
+}
+
 int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_id, char *err,
                        size_t errsz)
 {
@@ -481,33 +759,18 @@ int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_
         !any_session_folder(sink_dir))
         return 1;
     int lk = rm_sink_lock(sink_dir); /* -1 on a read-only sink: read it as it is */
+    if (lk >= 0) remove_sink_temps(sink_dir);
     json_t *tot = NULL;
-    int need = force_rebuild || !index_ok(sink_dir) || rm_totals_load(sink_dir, &tot) != 0;
-    int rc = 0;
-    if (need) {
-        json_decref(tot);
-        tot = NULL;
-        if (have_index && !index_ok(sink_dir))
-            fprintf(stderr, "runmon: %s/index.jsonl: not a runmon sink index, rebuilding it\n",
-                    sink_dir);
-        if (lk < 0) {
-            snprintf(err, errsz, "%s: the sink index needs %s but the sink cannot be written",
-                     sink_dir, have_manifest && !have_index ? "migrating" : "rebuilding");
-            rc = -1;
-        } else if (rebuild(sink_dir, own_id) < 0) {
-            snprintf(err, errsz, "%s: cannot rebuild the sink index: %s", sink_dir,
-                     strerror(errno));
-            rc = -1;
-        } else if (rm_totals_load(sink_dir, &tot) != 0) {
-            snprintf(err, errsz, "%s/sink.json: unreadable after rebuilding", sink_dir);
-            rc = -1;
+    int rc = totals_locked(sink_dir, lk, force_rebuild, own_id, &tot, err, errsz);
+    if (rc == 0 && lk >= 0) {
+        int changed = 0;
+        if (json_array_size(json_object_get(tot, "pruning"))) { /* a pruner killed midway */
+            rm_sink_finish_pruning(sink_dir, tot, NULL, NULL);
+            changed++;
         }
-    }
-    if (rc == 0 && tot && lk >= 0) {
-        char host[256] = "";
-        if (gethostname(host, sizeof host) < 0) snprintf(host, sizeof host, "unknown");
-        host[sizeof host - 1] = '\0';
-        if (recover(sink_dir, tot, host)) {
+        changed += mend_torn_tail(sink_dir, tot);
+        changed += recover(sink_dir, tot);
+        if (changed) {
             rm_index_maybe_compact(sink_dir, tot);
             if (rm_totals_save(sink_dir, tot) < 0)
                 fprintf(stderr, "runmon: cannot write %s/sink.json: %s\n", sink_dir,
@@ -516,5 +779,32 @@ int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_
     }
     json_decref(tot);
     rm_sink_unlock(lk);
+    return rc;
+}
+
+int rm_sink_reserve(const char *sink_dir, const char *id, const char *host, long long pid)
+{
+    char err[PATH_MAX + 512];
+    if (rm_sink_open_index(sink_dir, 0, id, err, sizeof err) < 0) return -1;
+    int lk = rm_sink_lock(sink_dir);
+    if (lk < 0) return -1;
+    json_t *tot = NULL;
+    if (rm_totals_load(sink_dir, &tot) != 0) tot = rm_totals_new(); /* a new sink */
+    int rc = 0;
+    if (rm_index_size(sink_dir) == 0) { /* the new sink's index: its header */
+        struct rm_index_out o;
+        rc = rm_index_out_open(&o, sink_dir) == 0 ? rm_index_out_commit(&o) : -1;
+    }
+    if (rc == 0) {
+        json_t *c = rm_totals_contribution(NULL);
+        /* The session's lines can only come after this: recovery reads back no further. */
+        json_object_set_new(c, "index_at", json_integer(rm_index_size(sink_dir)));
+        rm_totals_set_running(tot, id, host, (json_int_t)pid, c);
+        rc = rm_totals_save(sink_dir, tot);
+    }
+    int e = errno;
+    json_decref(tot);
+    rm_sink_unlock(lk);
+    errno = e;
     return rc;
 }

@@ -14,11 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/json.h"
 #include "base/rm_time.h"
 #include "model/streams.h"
 #include "monitor/port.h"
 #include "sink/index.h"
+#include "sink/liveness.h"
 #include "sink/manifest.h"
 #include "sink/names.h"
 #include "sink/session.h"
@@ -62,6 +64,10 @@ struct rm_sink {
     int64_t recovered_at; /* the end of the previous episode: older failures are not this one's */
     int manifest_down;    /* the manifest failed in this episode: it ends when a round succeeds */
     int registered;       /* the index has the session's "created" line */
+    int state_written;    /* the last round's state.json write landed */
+    int in_totals;        /* sink.json listed the session running, written by this process */
+    int stopped;          /* rm_sink_stop ran: the final state is written (or given up) */
+    json_t *final_doc;    /* the session's document as of the final round */
     uint64_t dropped_at_degrade;
     int64_t manifest_retry_at;
     int manifest_backoff_s;
@@ -151,13 +157,22 @@ static void update_latest(const char *dir, const char *id)
     if (symlink(id, tmp) == 0 && rename(tmp, dst) != 0) unlink(tmp);
 }
 
-static json_t *session_entry(struct rm_sink *k)
+/* The session's entry. Until the final round it says "running" whatever the session's
+ * status already is: state.json says how the session ended only from the round that also
+ * ends it in the sink's totals (rm_sink_stop, rm_sink_close), so no reader, rebuild or
+ * recovery can count the end before the recorder does, and the recorder counts it once. */
+static json_t *session_entry(struct rm_sink *k, int final)
 {
     pthread_mutex_lock(k->port->lock);
     json_t *doc = rm_session_to_json(k->port->sess);
     pthread_mutex_unlock(k->port->lock);
     json_t *e = rm_manifest_session_entry(doc);
     json_decref(doc);
+    if (!final) {
+        json_object_set_new(e, "status", json_string("running"));
+        json_object_set_new(e, "ended_at", json_null());
+        json_object_set_new(e, "exit_code", json_null());
+    }
     json_t *sk = json_object(), *dr = json_object();
     uint64_t werr = 0;
     pthread_mutex_lock(&k->mu);
@@ -210,19 +225,14 @@ static void sync_active(const struct slot *snap, int nsnap)
     }
 }
 
-/* The session's state.json, its index line and the sink's totals, under the sink lock. Reads
- * and writes only this session's document and sink.json, whose sizes do not grow with the
- * number of sessions in the sink. 0, or -1 with errno. */
-static int update_state(struct rm_sink *k, struct slot *snap, int nsnap)
+/* The session's document: doc (its state.json as it stands, pruned flags set by others
+ * included) with this recorder's entry and segments put in. */
+static json_t *build_doc(struct rm_sink *k, json_t *doc, const struct slot *snap, int nsnap,
+                         int final)
 {
-    int lk = rm_sink_lock(k->dir);
-    if (lk < 0) return -1;
     const char *sid = k->port->sess->id;
-    json_t *doc = NULL;
-    if (rm_state_load(k->dir, sid, &doc) != 0) doc = rm_manifest_new();
-    json_t *entry = session_entry(k);
-    int ended = strcmp(rm_jget_str(entry, "status"), "running") != 0;
-    rm_manifest_put_session(doc, entry);
+    if (!doc) doc = rm_manifest_new();
+    rm_manifest_put_session(doc, session_entry(k, final));
     size_t i;
     json_t *e;
     /* put_segment keeps "pruned" sticky: another recorder may have pruned our segments */
@@ -231,14 +241,32 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap)
         rm_manifest_put_segment(doc, rm_manifest_segment_entry(sid, snap[s].file, snap[s].stream_ix,
                                                                0, snap[s].rows, snap[s].bytes,
                                                                snap[s].first, snap[s].last));
+    return doc;
+}
+
+/* The session's state.json, its "created" index line and the sink's totals, under the sink
+ * lock. Reads and writes only this session's document and sink.json, whose sizes do not grow
+ * with the number of sessions in the sink. The session's end is not written here:
+ * rm_sink_close does it, once. final: the round after every stream closed (the entry's true
+ * status; the document is kept for the end). 0, or -1 with errno. */
+static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int final)
+{
+    k->state_written = 0;
+    int lk = rm_sink_lock(k->dir);
+    if (lk < 0) return -1;
+    const char *sid = k->port->sess->id;
+    json_t *doc = NULL;
+    if (rm_state_load(k->dir, sid, &doc) != 0) doc = NULL;
+    doc = build_doc(k, doc, snap, nsnap, final);
+    size_t i;
+    json_t *e;
     json_t *tot = NULL;
-    if (rm_totals_load(k->dir, &tot) != 0) {
-        /* lost or corrupt: the open sequence rebuilds it (we hold the lock: do it here) */
+    /* lost or corrupt: rebuilt here, under the lock we hold */
+    if (rm_sink_totals_locked(k->dir, k->registered ? NULL : sid, &tot) != 0) {
+        json_decref(doc);
         rm_sink_unlock(lk);
-        char why[512];
-        (void)rm_sink_open_index(k->dir, 0, k->registered ? NULL : sid, why, sizeof why);
-        lk = rm_sink_lock(k->dir);
-        if (lk < 0 || rm_totals_load(k->dir, &tot) != 0) tot = rm_totals_new();
+        errno = EIO;
+        return -1;
     }
     json_array_foreach(json_object_get(doc, "segments"), i, e)
     {
@@ -249,40 +277,44 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap)
     rm_totals_set_running(tot, sid, k->port->sess->host, k->port->sess->pid,
                           rm_totals_contribution(doc));
     json_t *chosen = rm_totals_plan_prune(tot, k->ret_files, k->ret_bytes);
-    json_array_foreach(chosen, i, e)
-    {
-        /* Confined: both names are checked again and the file is unlinked relative to its
-         * session folder, never through a link (sink/names.h). */
-        const char *esid = rm_jget_str(e, "session_id"), *file = rm_jget_str(e, "file");
-        if (rm_sink_unlink_segment(k->dir, esid, file) != 0)
-            fprintf(stderr, "runmon record: cannot prune %s/%s/%s: %s\n", k->dir, esid, file,
-                    strerror(errno));
-        json_t *own = strcmp(esid, sid) ? NULL : rm_manifest_find_segment(doc, sid, file);
-        if (own) {
-            json_object_set_new(own, "pruned", json_true());
-            json_object_set_new(own, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
-        } else if (strcmp(esid, sid)) {
-            rm_sink_note_pruned(k->dir, tot, esid, file);
-        }
-    }
+    /* Retention's choice is written before any file is deleted: a kill in between leaves it in
+     * sink.json's "pruning", and the next open finishes it (totals = disk at every moment an
+     * open can see). */
+    if (json_array_size(json_object_get(tot, "pruning")) &&
+        (!json_array_size(chosen) || rm_totals_save(k->dir, tot) == 0))
+        rm_sink_finish_pruning(k->dir, tot, sid, doc);
     json_decref(chosen);
+    if (final) { /* what the end writes to the index and the totals, whatever happens next */
+        json_decref(k->final_doc);
+        k->final_doc = json_incref(doc);
+    }
     int rc = rm_state_save(k->dir, sid, doc);
-    if (rc == 0 && (!k->registered || ended)) {
-        /* The index hears of the session twice: when it starts and when it ends. */
-        json_t *line = rm_index_line(doc, ended ? "ended" : "created");
-        rc = rm_index_append(k->dir, line, k->registered, tot);
+    k->state_written = rc == 0;
+    if (rc == 0 && !k->registered && !final) {
+        /* The index hears of the session twice: here when it starts, and at its end. */
+        json_t *line = rm_index_line(doc, "created");
+        rc = rm_index_append(k->dir, line, 0, tot);
         json_decref(line);
         if (rc == 0) k->registered = 1;
     }
-    if (rc == 0 && ended) rm_totals_finish(tot, sid, rm_totals_contribution(doc));
     if (rc == 0) rm_index_maybe_compact(k->dir, tot);
     if (rc == 0) rc = rm_totals_save(k->dir, tot);
+    if (rc == 0) k->in_totals = 1;
     int err = errno;
     json_decref(tot);
     json_decref(doc);
     rm_sink_unlock(lk);
     errno = err;
     return rc;
+}
+
+void rm_sink_end_backoff(int attempt)
+{
+    if (attempt <= 0) return;
+    int64_t ms = (int64_t)RM_SINK_END_FIRST_WAIT_MS << (attempt - 1);
+    struct timespec ts = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
 }
 
 static void check_health(struct rm_sink *k, struct slot *snap, int nsnap, int manifest_failed,
@@ -385,8 +417,20 @@ static void cycle(struct rm_sink *k, int final)
 
     int mfail = 0, merr = 0;
     int64_t now = rm_now_monotonic_ns();
-    if (final || now >= k->manifest_retry_at) {
-        if (update_state(k, snap, nsnap) < 0) {
+    if (final) {
+        /* The final state: retried within the bound (rm_sink_end_backoff). */
+        int rc = -1;
+        for (int t = 0; t < RM_SINK_END_TRIES && rc != 0; t++) {
+            rm_sink_end_backoff(t);
+            rc = update_state(k, snap, nsnap, 1);
+        }
+        if (rc != 0) {
+            mfail = 1;
+            merr = errno;
+            k->manifest_errors++;
+        }
+    } else if (now >= k->manifest_retry_at) {
+        if (update_state(k, snap, nsnap, 0) < 0) {
             mfail = 1;
             merr = errno;
             k->manifest_errors++;
@@ -458,7 +502,7 @@ struct rm_sink *rm_sink_open(const struct rm_sink_config *cfg, const struct rm_p
         return NULL;
     }
     update_latest(k->dir, port->sess->id);
-    if (update_state(k, NULL, 0) < 0 && !port->quiet)
+    if (update_state(k, NULL, 0, 0) < 0 && !port->quiet)
         fprintf(stderr, "runmon record: cannot write the sink index in %s: %s\n", k->dir,
                 strerror(errno));
     return k;
@@ -472,19 +516,110 @@ int rm_sink_start(struct rm_sink *k)
     return 0;
 }
 
-void rm_sink_close(struct rm_sink *k)
+void rm_sink_stop(struct rm_sink *k)
 {
-    if (!k) return;
+    if (!k || k->stopped) return;
     if (k->started) {
         pthread_mutex_lock(&k->mu);
         k->stop = 1;
         pthread_cond_signal(&k->cv);
         pthread_mutex_unlock(&k->mu);
         pthread_join(k->th, NULL);
+        k->started = 0;
     }
     cycle(k, 1);
+    k->stopped = 1;
+}
+
+/* The names of the files the end could not write, for the index line's "unwritten". */
+static json_t *unwritten_names(unsigned bits)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } files[] = {{RM_SINK_UNWRITTEN_SESSION, "session.json"},
+                 {RM_SINK_UNWRITTEN_STATE, "state.json"},
+                 {RM_SINK_UNWRITTEN_SUMMARY, "summary.json"}};
+    json_t *a = json_array();
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        if (bits & files[i].bit) json_array_append_new(a, json_string(files[i].name));
+    return a;
+}
+
+/* The session's end in the sink, once: its "ended" line (the true status and exit code,
+ * and what could not be written) appended to the index, then its contribution moved into the
+ * totals' finished sums. Each is retried within the bound; an appended line is never appended
+ * again. When the line cannot be written, or state.json or session.json could not say how
+ * the session ended, the totals keep the session as running, and the recovery of a later
+ * open ends it (sink/recover.c: the index's line decides its status). */
+static void end_session(struct rm_sink *k, unsigned unwritten)
+{
+    const char *sid = k->port->sess->id;
+    if (!k->final_doc) { /* the final round never got the lock: the end as this process knows it */
+        struct slot snap[MAX_SLOTS];
+        pthread_mutex_lock(&k->mu);
+        memcpy(snap, k->slots, sizeof snap[0] * (size_t)k->nslots);
+        pthread_mutex_unlock(&k->mu);
+        k->final_doc = build_doc(k, NULL, snap, k->nslots, 1);
+    }
+    if (!k->state_written) unwritten |= RM_SINK_UNWRITTEN_STATE;
+    json_t *line = rm_index_line(k->final_doc, "ended");
+    if (unwritten) json_object_set_new(line, "unwritten", unwritten_names(unwritten));
+    int line_done = 0, totals_done = 0;
+    for (int t = 0; t < RM_SINK_END_TRIES && !(line_done && totals_done); t++) {
+        rm_sink_end_backoff(t);
+        int lk = rm_sink_lock(k->dir);
+        if (lk < 0) continue;
+        /* The totals first: a rebuild they need rewrites the index. Without them, the line
+         * still goes to the index as it is. */
+        json_t *tot = NULL;
+        if (rm_sink_totals_locked(k->dir, NULL, &tot) != 0) tot = NULL;
+        if (!line_done) line_done = rm_index_append(k->dir, line, k->registered, tot) == 0;
+        if (line_done && tot) {
+            /* Not in the running list: a rebuild already counted the end from state.json;
+             * unless no totals this process wrote ever listed it (sink.json could not be
+             * written until now): then it is counted here, sealed segments included. */
+            int listed = json_object_get(json_object_get(tot, "running"), sid) != NULL;
+            if (!listed && !k->in_totals) {
+                size_t i;
+                json_t *e;
+                json_array_foreach(json_object_get(k->final_doc, "segments"), i, e)
+                {
+                    if (!strcmp(rm_jget_str(e, "state"), "sealed") &&
+                        !json_is_true(json_object_get(e, "pruned")))
+                        rm_totals_add_sealed(tot, e);
+                }
+                listed = 1;
+            }
+            json_t *c = listed ? rm_totals_contribution(k->final_doc) : NULL;
+            /* state.json or session.json still says running: the session stays listed
+             * running in the totals (with its final contribution), and the recovery of the
+             * next open, finding the recorder gone and this line in the index, writes them
+             * and ends it there. */
+            if (c && (unwritten & (RM_SINK_UNWRITTEN_STATE | RM_SINK_UNWRITTEN_SESSION)))
+                rm_totals_set_running(tot, sid, k->port->sess->host, k->port->sess->pid, c);
+            else if (c)
+                rm_totals_finish(tot, sid, c);
+            rm_index_maybe_compact(k->dir, tot);
+            totals_done = rm_totals_save(k->dir, tot) == 0;
+        }
+        json_decref(tot);
+        rm_sink_unlock(lk);
+    }
+    if (!line_done && !k->port->quiet)
+        fprintf(stderr, "runmon record: cannot write the session's end to %s/index.jsonl: %s\n",
+                k->dir, strerror(errno));
+    json_decref(line);
+}
+
+void rm_sink_close(struct rm_sink *k, unsigned unwritten)
+{
+    if (!k) return;
+    rm_sink_stop(k);
+    end_session(k, unwritten);
     if (k->degraded && !k->port->quiet)
         fprintf(stderr, "runmon record: the sink ended degraded (%s)\n", k->last_error);
+    json_decref(k->final_doc);
     json_decref(k->segs);
     free(k->pend);
     pthread_cond_destroy(&k->cv);
@@ -493,3 +628,24 @@ void rm_sink_close(struct rm_sink *k)
 }
 
 /* ---- readers ---------------------------------------------------------------------- */
+
+int rm_sink_begin_session(const char *sink_dir, const struct rm_session *s, int *claim_fd)
+{
+    *claim_fd = -1;
+    if (rm_mkdir_p(sink_dir) < 0) return -1;
+    /* A sink that cannot be written here is reported by rm_sink_open. */
+    (void)rm_sink_reserve(sink_dir, s->id, s->host, (long long)s->pid);
+    if (rm_mkdir_p(s->dir) < 0) return -1;
+    struct stat st; /* never write through a link planted at the session's name */
+    if (lstat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    *claim_fd = rm_recorder_claim(s->dir);
+    return 0;
+}
+
+void rm_sink_end_session(int claim_fd, const char *session_dir)
+{
+    rm_recorder_release(claim_fd, session_dir);
+}

@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "model/session.h"
 #include "monitor/stream.h"
 #include "summary/summary.h"
 
@@ -47,9 +48,38 @@ void rm_sink_attach(struct rm_sink *k, struct rm_stream *s);
 /* Starts the sink's thread. 0, or -1. */
 int rm_sink_start(struct rm_sink *k);
 
-/* Stops the thread and writes the final state and index line with the session's final status. Call
- * after every attached stream is closed and the session's status is set. Frees k. */
-void rm_sink_close(struct rm_sink *k);
+/* What the end of a session could not write (rm_sink_close), named in its index line's
+ * "unwritten". */
+#define RM_SINK_UNWRITTEN_SESSION 1u /* session.json */
+#define RM_SINK_UNWRITTEN_STATE 2u   /* state.json (set by the sink itself) */
+#define RM_SINK_UNWRITTEN_SUMMARY 4u /* summary.json */
+
+/* Each write of the session's end is tried this many times, RM_SINK_END_FIRST_WAIT_MS apart
+ * at first and doubling (0.1 + 0.2 + 0.4 = 0.7 s of waiting at most per write). */
+#define RM_SINK_END_TRIES 4
+#define RM_SINK_END_FIRST_WAIT_MS 100
+/* The wait before attempt number `attempt` (0: none) of a write of the session's end. */
+void rm_sink_end_backoff(int attempt);
+
+/* Stops the thread and writes the session's final state.json (its true status; retried as
+ * above). Call after every attached stream is closed and the session's status is set; the
+ * summary may then be made from the sink. Nothing says the session ended yet. */
+void rm_sink_stop(struct rm_sink *k);
+
+/* The session's end: rm_sink_stop if not done, then its "ended" line in the index (once,
+ * with the status, the exit code and `unwritten`: RM_SINK_UNWRITTEN_* bits of the files the
+ * caller could not write) and its move into the totals' finished sums. Frees k. */
+void rm_sink_close(struct rm_sink *k, unsigned unwritten);
+
+/* A recorder's new session, before anything of it is written: the sink lists it as running
+ * (rm_sink_reserve: recovery finds it should the recorder die at any later moment), its
+ * folder s->dir is created, and claimed (sink/liveness.h). Returns 0 with *claim_fd the
+ * claim (-1 when the claim or the reservation failed: the recording goes on), or -1 with
+ * errno when the folder cannot be created. */
+int rm_sink_begin_session(const char *sink_dir, const struct rm_session *s, int *claim_fd);
+
+/* After the session's end is recorded: the claim is released. */
+void rm_sink_end_session(int claim_fd, const char *session_dir);
 
 /* Session selection in a sink directory: want_id, else the newest completed session, else
  * the newest failed, interrupted or running one. Runs recovery first. out_dir gets

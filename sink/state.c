@@ -2,6 +2,7 @@
  * totals kept incrementally), see sink/index.h. */
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,6 @@
 #include "sink/index.h"
 #include "sink/manifest.h"
 #include "sink/names.h"
-
 
 /* 0 loaded, 1 absent, -1 unreadable or of another format. */
 static int load_json(const char *path, const char *format, json_t **out)
@@ -72,6 +72,13 @@ int rm_state_save(const char *sink_dir, const char *id, const json_t *doc)
         errno = EINVAL;
         return -1;
     }
+    /* Written under the sink lock, through one temp file in the sink's folder: one left by a
+     * writer killed mid-write is found there (rm_sink_open_index removes it). */
+    char tmp[PATH_MAX + 32];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", sink_dir, RM_STATE_TMP) >= sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     json_t *j = json_object();
     json_object_set_new(j, "format", json_string(RM_STATE_FORMAT));
     json_object_set_new(j, "schema_version", json_integer(RM_SINK_SCHEMA_VERSION));
@@ -79,7 +86,7 @@ int rm_state_save(const char *sink_dir, const char *id, const json_t *doc)
     json_t *s = rm_state_session(doc);
     json_object_set(j, "session", s ? s : json_null());
     json_object_set(j, "segments", json_object_get(doc, "segments"));
-    int rc = rm_json_save_atomic(path, j);
+    int rc = rm_json_save_atomic_via(path, tmp, j);
     int e = errno;
     json_decref(j);
     errno = e;
@@ -151,6 +158,11 @@ int rm_totals_load(const char *sink_dir, json_t **out)
         json_array_append_new(ses, json_pack("{s:s}", "session_id", id));
     json_object_set_new(m, "sessions", ses);
     json_object_set(m, "segments", json_object_get(*out, "sealed"));
+    json_t *pruning = json_object_get(*out, "pruning");
+    if (pruning && !json_is_array(pruning)) json_object_del(*out, "pruning");
+    json_t *pm =
+        json_array_size(pruning) ? json_pack("{s:[],s:O}", "sessions", "segments", pruning) : NULL;
+    if (pm) rm_manifest_confine(pm, sink_dir, "sink.json");
     if (rm_manifest_confine(m, sink_dir, "sink.json")) {
         json_t *keep = json_object();
         size_t i;
@@ -161,6 +173,7 @@ int rm_totals_load(const char *sink_dir, json_t **out)
         }
         json_object_set_new(*out, "running", keep);
     }
+    json_decref(pm);
     json_decref(m);
     return 0;
 }
@@ -190,6 +203,11 @@ static void derive_counters(json_t *t)
         files++;
         bytes += jint(s, "bytes");
     }
+    json_array_foreach(json_object_get(t, "pruning"), i, s) /* on disk until deleted */
+    {
+        files++;
+        bytes += jint(s, "bytes");
+    }
     json_t *c = json_object_get(t, "counters"); /* rollover_count, pruned_*: accumulated */
     json_object_set_new(c, "final_retained_files", json_integer(files));
     json_object_set_new(c, "final_retained_bytes", json_integer(bytes));
@@ -206,7 +224,21 @@ int rm_totals_save(const char *sink_dir, json_t *t)
     }
     json_object_set_new(t, "updated_at", rm_jts_or_null(rm_now_realtime_ns()));
     derive_counters(t);
-    return rm_json_save_atomic(path, t);
+    /* Entries the confinement rule ignored since this process last wrote the totals: each
+     * is gone from the file that dropped it once that is written, so each counts once. */
+    static atomic_long counted;
+    long now = rm_sink_ignored_entries();
+    json_int_t before = jint(t, "ignored_entries");
+    if (now > counted || json_object_get(t, "ignored_entries"))
+        json_object_set_new(t, "ignored_entries", json_integer(before + (now - counted)));
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s/%s", sink_dir, RM_TOTALS_TMP); /* under the sink lock */
+    int rc = rm_json_save_atomic_via(path, tmp, t);
+    if (rc == 0)
+        counted = now;
+    else
+        json_object_set_new(t, "ignored_entries", json_integer(before));
+    return rc;
 }
 
 json_t *rm_totals_contribution(const json_t *doc)
@@ -235,6 +267,10 @@ void rm_totals_set_running(json_t *t, const char *id, const char *host, json_int
 {
     json_object_set_new(contribution, "host", json_string(host));
     json_object_set_new(contribution, "pid", json_integer(pid));
+    /* Where its lines begin (rm_sink_reserve) stays as long as it runs. */
+    json_t *at = json_object_get(json_object_get(json_object_get(t, "running"), id), "index_at");
+    if (at && !json_object_get(contribution, "index_at"))
+        json_object_set(contribution, "index_at", at);
     json_object_set_new(json_object_get(t, "running"), id, contribution);
 }
 
@@ -265,6 +301,12 @@ static json_t *listed(const json_t *t, const char *sid, const char *file)
 void rm_totals_add_sealed(json_t *t, const json_t *seg)
 {
     const char *sid = rm_jget_str(seg, "session_id"), *file = rm_jget_str(seg, "file");
+    json_t *pruning = json_object_get(t, "pruning");
+    for (size_t j = 0; j < json_array_size(pruning); j++) { /* chosen for deletion already */
+        json_t *x = json_array_get(pruning, j);
+        if (!strcmp(rm_jget_str(x, "file"), file) && !strcmp(rm_jget_str(x, "session_id"), sid))
+            return;
+    }
     json_t *known = listed(t, sid, file);
     if (known) { /* the same segment again: its bytes may have been corrected (recovery) */
         json_object_set_new(known, "bytes", json_integer(jint(seg, "bytes")));
@@ -299,16 +341,17 @@ json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_byt
         json_object_set_new(e, "pruned", json_false());
         json_array_append_new(segs, e);
     }
-    derive_counters(t);
-    const json_t *c = json_object_get(t, "counters");
-    json_int_t active = jint(c, "final_retained_bytes");
-    json_array_foreach(json_object_get(t, "sealed"), i, s) active -= jint(s, "bytes");
+    json_int_t active = jint(json_object_get(t, "finished"), "active_bytes");
+    const char *id;
+    json_t *r;
+    json_object_foreach(json_object_get(t, "running"), id, r) active += jint(r, "active_bytes");
     json_array_append_new(segs, json_pack("{s:s,s:s,s:s,s:s,s:b,s:I,s:s}", "session_id", "", "file",
                                           "", "stream", "", "state", "active", "pruned", 0, "bytes",
                                           active, "last_row_at", ""));
     json_t *chosen = json_array();
     rm_manifest_plan_prune(m, files_per_stream, total_bytes, chosen);
     json_t *out = json_array();
+    json_t *pruning = json_object_get(t, "pruning");
     json_array_foreach(chosen, i, s)
     {
         const char *sid = rm_jget_str(s, "session_id"), *file = rm_jget_str(s, "file");
@@ -321,6 +364,11 @@ json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_byt
             json_t *x = json_array_get(sealed, j);
             if (!strcmp(rm_jget_str(x, "file"), file) &&
                 !strcmp(rm_jget_str(x, "session_id"), sid)) {
+                if (!pruning) {
+                    pruning = json_array();
+                    json_object_set_new(t, "pruning", pruning);
+                }
+                json_array_append(pruning, x); /* until its file is gone: rm_totals_pruned */
                 json_array_remove(sealed, j);
                 break;
             }
@@ -329,4 +377,17 @@ json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_byt
     json_decref(chosen);
     json_decref(m);
     return out;
+}
+
+void rm_totals_pruned(json_t *t, const char *sid, const char *file)
+{
+    json_t *pruning = json_object_get(t, "pruning");
+    for (size_t j = 0; j < json_array_size(pruning); j++) {
+        json_t *x = json_array_get(pruning, j);
+        if (!strcmp(rm_jget_str(x, "file"), file) && !strcmp(rm_jget_str(x, "session_id"), sid)) {
+            json_array_remove(pruning, j);
+            break;
+        }
+    }
+    if (pruning && !json_array_size(pruning)) json_object_del(t, "pruning");
 }

@@ -78,3 +78,41 @@ done_testing() {
     echo "1..$_t_n"
     [ "$_t_failed" -eq 0 ]
 }
+
+# --- helpers for sinks under faults (issue 27) ----------------------------------------------
+# "FILES BYTES" of the CSV segment files on disk in a sink's session folders: what sink.json's
+# final_retained_files and final_retained_bytes must count.
+sink_disk_totals() {
+    find "$1" -mindepth 2 -maxdepth 2 -type f -regextype posix-extended \
+        -regex '.*/[A-Za-z0-9_-][A-Za-z0-9._-]*/(gpu|dmon|cpu|proc|apps)(-[0-9]+)?\.csv' \
+        -printf '%s\n' | awk '{ n++; b += $1 } END { print n + 0, b + 0 }'
+}
+sink_json_totals() {
+    jq -r '.counters | "\(.final_retained_files) \(.final_retained_bytes)"' "$1/sink.json"
+}
+# The session folders of a sink (valid ids, real directories), one per line, sorted.
+sink_folders() {
+    find "$1" -mindepth 1 -maxdepth 1 -type d -regextype posix-extended \
+        -regex '.*/[A-Za-z0-9_-][A-Za-z0-9._-]*' -printf '%f\n' | sort
+}
+# gdb, when it can run a program here (ptrace may be forbidden in a container).
+have_gdb() { command -v gdb >/dev/null 2>&1 && gdb -q -batch -ex run --args /bin/true >/dev/null 2>&1; }
+# gdb_kill_at FUNC N CMD...: runs CMD under gdb and SIGKILLs it at the Nth call of FUNC (the
+# moment a breakpoint there is hit; CMD runs to its end when FUNC is called fewer times).
+gdb_kill_at() {
+    local fn=$1 n=$2
+    shift 2
+    gdb -q -batch -ex 'set pagination off' -ex 'set confirm off' \
+        -ex 'handle SIGUSR1 SIGCHLD SIGPIPE SIGXFSZ nostop noprint pass' \
+        -ex "break $fn" -ex "ignore 1 $((n - 1))" -ex run -ex kill --args "$@" >/dev/null 2>&1
+}
+# gdb_hold_at FUNC SECONDS CMD...: runs CMD under gdb; the thread that first calls FUNC waits
+# there SECONDS while the others go on (non-stop mode), then everything runs to its end.
+gdb_hold_at() {
+    local fn=$1 secs=$2
+    shift 2
+    gdb -q -batch -ex 'set non-stop on' -ex 'set pagination off' -ex 'set confirm off' \
+        -ex 'handle SIGUSR1 SIGCHLD SIGPIPE SIGXFSZ nostop noprint pass' \
+        -ex "break $fn" -ex run -ex "shell sleep $secs" -ex 'delete' -ex 'continue -a' \
+        --args "$@" >/dev/null 2>&1
+}

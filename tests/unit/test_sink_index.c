@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include "base/json.h"
 #include "sink/index.h"
 #include "sink/manifest.h"
+#include "sink/names.h"
 
 /* A scratch sink directory per test. */
 static int setup(void **st)
@@ -78,13 +80,13 @@ static const char *listing(const char *dir, struct seen *s)
 
 static long lines_of(const char *dir)
 {
-    char path[512], buf[4096];
+    char path[512];
     snprintf(path, sizeof path, "%s/index.jsonl", dir);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     long n = 0;
-    while (fgets(buf, sizeof buf, f))
-        n++;
+    for (int c; (c = fgetc(f)) != EOF;)
+        n += c == '\n';
     fclose(f);
     return n;
 }
@@ -202,9 +204,20 @@ static void test_totals_retention(void **st)
     json_t *chosen = rm_totals_plan_prune(t, 1, 0);
     assert_int_equal(json_array_size(chosen), 2);
     assert_string_equal(rm_jget_str(json_array_get(chosen, 0), "file"), "gpu-000001.csv");
+    /* chosen, not yet deleted: still on disk, so still retained, and not listed again */
+    assert_int_equal(json_array_size(json_object_get(t, "pruning")), 2);
+    json_t *again = rm_manifest_segment_entry("b", "gpu-000001.csv", 0, 1, 1, 50, 0, 0);
+    rm_totals_add_sealed(t, again);
+    json_decref(again);
+    assert_int_equal(rm_totals_save(dir, t), 0);
+    assert_int_equal(json_integer_value(json_object_get(c, "final_retained_files")), 4);
+    for (size_t i = 0; i < json_array_size(chosen); i++)
+        rm_totals_pruned(t, "b", rm_jget_str(json_array_get(chosen, i), "file"));
+    assert_null(json_object_get(t, "pruning"));
     json_decref(chosen);
     chosen = rm_totals_plan_prune(t, 0, 120); /* 100 active + 50: the last sealed goes */
     assert_int_equal(json_array_size(chosen), 1);
+    rm_totals_pruned(t, "b", rm_jget_str(json_array_get(chosen, 0), "file"));
     json_decref(chosen);
     rm_totals_finish(t, "a", rm_totals_contribution(d));
     assert_int_equal(rm_totals_save(dir, t), 0);
@@ -220,6 +233,110 @@ static void test_totals_retention(void **st)
     json_decref(d);
 }
 
+/* A session's newest whole line, read back from the end: not a torn last line, not past
+ * `from`, found across read blocks (64 KiB) and behind a line longer than one. */
+static void test_newest_backwards(void **st)
+{
+    const char *dir = *st;
+    append(dir, "a", "running", 0, 0, NULL);
+    int64_t from = rm_index_size(dir);
+    append(dir, "b", "running", 0, 0, NULL);
+    append(dir, "a", "completed", 7, 1, NULL);
+    for (int i = 0; i < 300; i++) { /* 300 lines of others after it (75 KB) */
+        char id[32];
+        snprintf(id, sizeof id, "x%d", i);
+        append(dir, id, "running", 0, 0, NULL);
+    }
+    char *big = malloc(100001); /* and one line of 100 KB */
+    memset(big, 'w', 100000);
+    big[100000] = '\0';
+    json_t *bl = json_pack("{s:s,s:s,s:s,s:[s]}", "event", "created", "session_id", "long",
+                           "status", "running", "command", big);
+    assert_int_equal(rm_index_append(dir, bl, 0, NULL), 0);
+    json_decref(bl);
+    free(big);
+    append(dir, "x1", "completed", 0, 1, NULL);
+    char path[512];
+    snprintf(path, sizeof path, "%s/index.jsonl", dir);
+    FILE *f = fopen(path, "a");
+    fputs("{\"event\":\"ended\",\"session_id\":\"b\",\"status\":\"fail", f); /* torn */
+    fclose(f);
+    json_t *l = rm_index_newest(dir, "a", 0);
+    assert_non_null(l);
+    assert_string_equal(rm_jget_str(l, "status"), "completed");
+    json_decref(l);
+    l = rm_index_newest(dir, "b", from);
+    assert_non_null(l);
+    assert_string_equal(rm_jget_str(l, "status"), "running"); /* its torn line is not it */
+    json_decref(l);
+    assert_null(rm_index_newest(dir, "zz", 0));
+    l = rm_index_newest(dir, "x0", 0);
+    assert_non_null(l);
+    json_decref(l);
+    l = rm_index_newest(dir, "long", 0);
+    assert_non_null(l);
+    assert_int_equal(strlen(json_string_value(json_array_get(json_object_get(l, "command"), 0))),
+                     100000);
+    json_decref(l);
+    /* the torn line is cut, and named */
+    char id[64];
+    assert_int_equal(rm_index_cut_torn(dir, id, sizeof id), 1);
+    assert_string_equal(id, "b");
+    assert_int_equal(rm_index_cut_torn(dir, id, sizeof id), 0);
+    assert_int_equal(lines_of(dir), 306);
+}
+
+/* Retention deletes sealed segments only: an active file's name is refused (and counted). */
+static void test_unlink_only_sealed(void **st)
+{
+    const char *dir = *st;
+    char path[512];
+    snprintf(path, sizeof path, "%s/s1", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    const char *files[] = {"gpu.csv", "gpu-000001.csv"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/s1/%s", dir, files[i]);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fclose(f);
+    }
+    long before = rm_sink_ignored_entries();
+    assert_int_equal(rm_sink_unlink_segment(dir, "s1", "gpu.csv"), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(rm_sink_ignored_entries(), before + 1);
+    snprintf(path, sizeof path, "%s/s1/gpu.csv", dir);
+    assert_int_equal(access(path, F_OK), 0);
+    assert_int_equal(rm_sink_unlink_segment(dir, "s1", "gpu-000001.csv"), 0);
+    snprintf(path, sizeof path, "%s/s1/gpu-000001.csv", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+}
+
+/* The confinement rule: a segment entry's name must fit its state. */
+static void test_confine_state_names(void **st)
+{
+    const char *dir = *st;
+    json_t *m = rm_manifest_new();
+    json_t *segs = json_object_get(m, "segments");
+    struct {
+        const char *file, *state;
+        int kept;
+    } cases[] = {{"gpu.csv", "active", 1},    {"gpu-000001.csv", "sealed", 1},
+                 {"gpu.csv", "sealed", 0},    {"gpu-000002.csv", "active", 0},
+                 {"gpu-000003.csv", NULL, 1}, {"cpu.csv", NULL, 0},
+                 {"gpu-.csv", "sealed", 0},   {"../gpu-000004.csv", "sealed", 0}};
+    size_t n = sizeof cases / sizeof *cases, kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_pack("{s:s,s:s,s:s}", "session_id", "s1", "file", cases[i].file, "stream",
+                              strncmp(cases[i].file, "cpu", 3) ? "gpu" : "cpu");
+        if (cases[i].state) json_object_set_new(e, "state", json_string(cases[i].state));
+        json_array_append_new(segs, e);
+        kept += (size_t)cases[i].kept;
+    }
+    assert_int_equal(rm_manifest_confine(m, dir, "test"), (int)(n - kept));
+    assert_int_equal(json_array_size(segs), kept);
+    json_decref(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +345,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_lines_and_header, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compaction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_totals_retention, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_newest_backwards, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unlink_only_sealed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_confine_state_names, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
