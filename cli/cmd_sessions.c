@@ -3,7 +3,8 @@
  * rebuilds a lost index. The plain listing streams the index (constant memory); --sort and
  * --summary hold every row. --summary makes a sweep table: each session's figures from its
  * summary.json. The text output escapes what the sessions recorded (a command line, a host:
- * base/termsafe.h); JSON and CSV keep it exact. */
+ * base/termsafe.h), and so does CSV written to a terminal; JSON, and CSV to a file or a pipe,
+ * keep it exact. */
 #include "cli/cmd_sessions.h"
 
 #include <fcntl.h>
@@ -29,7 +30,9 @@ static void usage(FILE *out)
             "List the recording sessions of a sink directory (runmon record -o DIR): id,\n"
             "status, host, start, duration, command and bytes kept on disk.\n\n"
             "options:\n"
-            "  --format text|json|csv  output format (default: text on a terminal, else json)\n"
+            "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
+            "                      json, and csv to a file or pipe, keep what sessions recorded\n"
+            "                      exact; text, and csv on a terminal, escape control characters\n"
             "  --summary           a sweep table: one row per session with the figures of its\n"
             "                      summary.json: status, duration, exit code, GPU utilization\n"
             "                      mean, peak VRAM (the workload's own when known, marked w),\n"
@@ -149,18 +152,12 @@ static const char *command_text(char *cmd, size_t cap, const json_t *e)
     return cmd[0] ? cmd : "-";
 }
 
+/* CSV on a terminal is read by a person there: escaped as the text output is. */
+static int csv_tty;
+
 static void csv_cell(const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"') putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
+    rm_csv_put(stdout, s, csv_tty);
 }
 
 /* One CSV value: a number in full, a string exact, an array (the command) as its JSON text,
@@ -602,6 +599,7 @@ int rm_cmd_sessions(int argc, char **argv)
     }
     const char *dir = argv[optind];
     if (!format) format = isatty(1) ? "text" : "json";
+    csv_tty = isatty(STDOUT_FILENO);
     char err[1024];
     int orc = rm_sink_open_index(dir, rebuild, NULL, err, sizeof err);
     if (orc < 0) {
