@@ -182,7 +182,7 @@ static void csv_value(const json_t *v)
 static const char *const csv_cols[] = {
     "session_id",   "status",           "host",      "started_at", "ended_at",
     "duration_s",   "exit_code",        "files",     "bytes",      "gpu_util_mean_pct",
-    "peak_vram_mb", "peak_vram_source", "energy_wh", "command"};
+    "peak_vram_mb", "peak_vram_source", "energy_wh", "command",    "signal"};
 #define NCSV (sizeof csv_cols / sizeof csv_cols[0])
 
 static void print_csv_header(int figures)
@@ -406,6 +406,8 @@ static void print_csv_rec(const struct rm_index_rec *r, double d, long long file
         if (t) csv_cell(t);
         free(t);
     }
+    putchar(',');
+    if (r->signal > 0) printf("%lld", r->signal);
     putchar('\n');
 }
 
@@ -474,6 +476,8 @@ static void print_json_rec(struct listing *L, const struct rm_index_rec *r, doub
     }
     fputs(",\n      \"exit_code\": ", stdout);
     raw_or_null(r, RM_REC_EXIT);
+    fputs(",\n      \"signal\": ", stdout);
+    raw_or_null(r, RM_REC_SIGNAL);
     printf(",\n      \"files\": %lld,\n      \"bytes\": %lld\n    }", files, bytes);
     L->rows++;
 }
@@ -522,13 +526,15 @@ static int list_one(void *ctx, const struct rm_index_rec *r)
     }
     json_t *ea = json_object_get(e, "ended_at"), *cmd = json_object_get(e, "command"),
            *ex = json_object_get(e, "exit_code"), *st = json_object_get(e, "status"),
-           *host = json_object_get(e, "host"), *sa = json_object_get(e, "started_at");
-    json_t *row = json_pack("{s:s,s:O,s:O,s:O,s:O,s:o,s:O,s:O,s:I,s:I}", "session_id", id, "status",
-                            st ? st : json_null(), "host", host ? host : json_null(), "started_at",
-                            sa ? sa : json_null(), "ended_at", ea ? ea : json_null(), "duration_s",
-                            d >= 0 ? json_real(d) : json_null(), "command", cmd ? cmd : json_null(),
-                            "exit_code", ex ? ex : json_null(), "files", (json_int_t)files, "bytes",
-                            (json_int_t)bytes);
+           *host = json_object_get(e, "host"), *sa = json_object_get(e, "started_at"),
+           *sig = json_object_get(e, "signal");
+    json_t *row =
+        json_pack("{s:s,s:O,s:O,s:O,s:O,s:o,s:O,s:O,s:O,s:I,s:I}", "session_id", id, "status",
+                  st ? st : json_null(), "host", host ? host : json_null(), "started_at",
+                  sa ? sa : json_null(), "ended_at", ea ? ea : json_null(), "duration_s",
+                  d >= 0 ? json_real(d) : json_null(), "command", cmd ? cmd : json_null(),
+                  "exit_code", ex ? ex : json_null(), "signal", sig ? sig : json_null(), "files",
+                  (json_int_t)files, "bytes", (json_int_t)bytes);
     json_decref(e);
     if (!row) return 0;
     if (L->collect)

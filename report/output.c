@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/termsafe.h"
+#include "model/session.h"
 #include "summary/summary.h"
 
 static const json_t *at(const json_t *o, const char *path)
@@ -180,9 +181,14 @@ static void print_one(FILE *out, const json_t *s)
     fputc('\n', out);
     if (json_is_object(ses)) {
         g = ses;
+        /* "interrupted (SIGTERM)" when a signal stopped the run */
+        const json_t *sig = json_object_get(ses, "signal");
+        char st[128], stc[512];
+        rm_session_status_text(st, sizeof st, str(ses, "status"),
+                               json_is_integer(sig) ? json_integer_value(sig) : 0);
         fprintf(out, "session %s  status %s  host %s  duration %s s  exit %s\n",
-                cell(ses, "id", 0, -1), cell(ses, "status", 0, -1), cell(ses, "host", 0, -1),
-                F("duration_s", 1), F("exit_code", 0));
+                cell(ses, "id", 0, -1), rm_term_cell(stc, sizeof stc, st, 0, -1),
+                cell(ses, "host", 0, -1), F("duration_s", 1), F("exit_code", 0));
         g = s;
     }
     const json_t *gpus = json_object_get(s, "gpus");
