@@ -1,6 +1,7 @@
 /* Escaping untrusted text for a terminal: see termsafe.h for the rule. */
 #include "base/termsafe.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Length of the valid UTF-8 sequence starting at s (n bytes left), or 0 when the byte at s
@@ -146,4 +147,31 @@ int rm_fput_safe(FILE *out, const char *s)
         len -= used;
     }
     return 0;
+}
+
+int rm_csv_put(FILE *out, const char *s, int escape)
+{
+    if (!s) return 0;
+    char small[512], *text = small;
+    if (escape) {
+        size_t n = rm_term_escape(small, sizeof small, s);
+        if (n >= sizeof small) {
+            text = malloc(n + 1);
+            if (!text) return EOF;
+            rm_term_escape(text, n + 1, s);
+        }
+    } else {
+        text = (char *)s;
+    }
+    int rc = 0;
+    if (!strpbrk(text, ",\"\r\n")) {
+        rc = fputs(text, out) == EOF ? EOF : 0;
+    } else {
+        rc = fputc('"', out) == EOF ? EOF : 0;
+        for (const char *p = text; *p && rc == 0; p++)
+            if ((*p == '"' && fputc('"', out) == EOF) || fputc(*p, out) == EOF) rc = EOF;
+        if (rc == 0 && fputc('"', out) == EOF) rc = EOF;
+    }
+    if (text != small && text != s) free(text);
+    return rc;
 }

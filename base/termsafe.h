@@ -1,7 +1,8 @@
 /* Text for a terminal: untrusted strings (a recorded command line, a host or GPU name, a
  * phase path, nvidia-smi's own words) made harmless before a human-readable output prints
- * them. JSON and CSV outputs keep the exact strings; only text meant for a terminal goes
- * through here.
+ * them. JSON outputs keep the exact strings (JSON escapes control characters itself); CSV
+ * keeps them exact when written to a file or a pipe, and goes through here on a terminal
+ * (rm_csv_put); text meant for a terminal always goes through here.
  *
  * The rule, byte by byte: valid UTF-8 is kept as it is, except the control characters; "\n",
  * "\r" and "\t" become those two-character escapes; every other C0 control (0x00-0x1f), DEL
@@ -35,5 +36,11 @@ const char *rm_term_cell(char *dst, size_t cap, const char *s, int width, int ma
 
 /* Writes s escaped to out. Returns 0, or EOF on a write error. */
 int rm_fput_safe(FILE *out, const char *s);
+
+/* One CSV field, RFC 4180: quoted when it holds a comma, a double quote, CR or LF, its double
+ * quotes doubled. escape: s escaped by the rule above first, for CSV written to a terminal
+ * (then no control character is left, and the quoting is for commas and quotes only);
+ * otherwise its exact bytes. NULL writes an empty field. Returns 0, or EOF on a write error. */
+int rm_csv_put(FILE *out, const char *s, int escape);
 
 #endif

@@ -54,6 +54,8 @@ static void usage(FILE *out)
         "                            512; 0: no limit)\n"
         "      --telemetry-sink-dir, --telemetry-flush-seconds, --telemetry-rollover-mb,\n"
         "      --telemetry-retention-files, --telemetry-retention-total-mb: the same\n"
+        "      --kill-grace S        after a stop signal, what is left of the command gets\n"
+        "                            SIGKILL this many seconds later (default %g; 0 to 3600)\n"
         "      --private             files only the user can read: 0600 files, 0700 folders\n"
         "                            (the session folder and everything runmon writes in it,\n"
         "                            index.jsonl, sink.json, .manifest.lock, and the sink\n"
@@ -65,6 +67,14 @@ static void usage(FILE *out)
         "  -q, --quiet               print no summary, no notes and no status line\n"
         "  -h, --help                this text\n"
         "\n"
+        "The command runs in a process group of its own (on a terminal, the foreground\n"
+        "one, as a shell runs a job). SIGINT, SIGTERM or SIGHUP to runmon is passed on to\n"
+        "that group and to every process the command started, including those that left\n"
+        "the group (setsid); what is still running --kill-grace seconds later gets SIGKILL,\n"
+        "and so does everything at a second signal. A command stopped that way, or killed\n"
+        "by SIGINT, SIGTERM or SIGHUP (a terminal's Ctrl-C), is 'interrupted', and its exit\n"
+        "status (130 for SIGINT) is runmon's.\n"
+        "\n"
         "The command gets RUNMON_RUNLOG, RUNMON_SESSION_ID and RUNMON_SESSION_DIR, so\n"
         "'runmon log' and 'runmon phase' inside it need no --file. RUNMON_PROC_ROOT\n"
         "(default /proc) points the CPU sampler at another /proc tree.\n"
@@ -73,7 +83,7 @@ static void usage(FILE *out)
         "second: elapsed time, the open phase, mean GPU utilization, VRAM in use and its peak,\n"
         "each collector's state; degraded, recovered and unavailable collectors and VRAM\n"
         "warnings and critical crossings get lines of their own as they happen.\n",
-        RM_DEFAULT_WARN_PCT, RM_DEFAULT_CRIT_PCT);
+        RM_DEFAULT_WARN_PCT, RM_DEFAULT_CRIT_PCT, RM_DEFAULT_KILL_GRACE_S);
 }
 
 static int parse_seconds(const char *opt, const char *v, double lo, double hi, double *out)
@@ -105,7 +115,8 @@ enum {
     OPT_ROLLOVER,
     OPT_RET_FILES,
     OPT_RET_TOTAL,
-    OPT_PRIVATE
+    OPT_PRIVATE,
+    OPT_KILL_GRACE
 };
 enum { OPT_PROM = 300 }; /* --prom-textfile */
 static const struct option longopts[] = {
@@ -131,6 +142,7 @@ static const struct option longopts[] = {
     {"retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
     {"telemetry-retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
     {"private", no_argument, 0, OPT_PRIVATE},
+    {"kill-grace", required_argument, 0, OPT_KILL_GRACE},
     {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
@@ -216,6 +228,9 @@ static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
     case OPT_PRIVATE:
         o->private_files = 1;
         break;
+    case OPT_KILL_GRACE:
+        if (parse_seconds("--kill-grace", optarg, 0, 3600, &o->kill_grace_s) < 0) return -1;
+        break;
     case 'q':
         o->quiet = 1;
         break;
@@ -269,7 +284,8 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
                                  .flush_s = RM_SINK_DEFAULT_FLUSH_S,
                                  .rollover_mb = RM_SINK_DEFAULT_ROLLOVER_MB,
                                  .retention_files = RM_SINK_DEFAULT_RETENTION_FILES,
-                                 .retention_total_mb = RM_SINK_DEFAULT_RETENTION_TOTAL_MB};
+                                 .retention_total_mb = RM_SINK_DEFAULT_RETENTION_TOTAL_MB,
+                                 .kill_grace_s = RM_DEFAULT_KILL_GRACE_S};
     optind = 1;
     opterr = 0;
     int c;

@@ -3,7 +3,8 @@
  * rebuilds a lost index. The plain listing streams the index (constant memory); --sort and
  * --summary hold every row. --summary makes a sweep table: each session's figures from its
  * summary.json. The text output escapes what the sessions recorded (a command line, a host:
- * base/termsafe.h); JSON and CSV keep it exact. */
+ * base/termsafe.h), and so does CSV written to a terminal; JSON, and CSV to a file or a pipe,
+ * keep it exact. */
 #include "cli/cmd_sessions.h"
 
 #include <fcntl.h>
@@ -29,7 +30,9 @@ static void usage(FILE *out)
             "List the recording sessions of a sink directory (runmon record -o DIR): id,\n"
             "status, host, start, duration, command and bytes kept on disk.\n\n"
             "options:\n"
-            "  --format text|json|csv  output format (default: text on a terminal, else json)\n"
+            "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
+            "                      json, and csv to a file or pipe, keep what sessions recorded\n"
+            "                      exact; text, and csv on a terminal, escape control characters\n"
             "  --summary           a sweep table: one row per session with the figures of its\n"
             "                      summary.json: status, duration, exit code, GPU utilization\n"
             "                      mean, peak VRAM (the workload's own when known, marked w),\n"
@@ -164,18 +167,12 @@ static const char *command_text(char *cmd, size_t cap, const json_t *e)
     return cmd[0] ? cmd : "-";
 }
 
+/* CSV on a terminal is read by a person there: escaped as the text output is. */
+static int csv_tty;
+
 static void csv_cell(const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"') putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
+    rm_csv_put(stdout, s, csv_tty);
 }
 
 /* One CSV value: a number in full, a string exact, an array (the command) as its JSON text,
@@ -200,7 +197,7 @@ static void csv_value(const json_t *v)
 static const char *const csv_cols[] = {
     "session_id",   "status",           "host",      "started_at", "ended_at",
     "duration_s",   "exit_code",        "files",     "bytes",      "gpu_util_mean_pct",
-    "peak_vram_mb", "peak_vram_source", "energy_wh", "command"};
+    "peak_vram_mb", "peak_vram_source", "energy_wh", "command",    "signal"};
 #define NCSV (sizeof csv_cols / sizeof csv_cols[0])
 
 static void print_csv_header(int figures)
@@ -434,6 +431,8 @@ static void print_csv_rec(const struct rm_index_rec *r, double d, long long file
         if (t) csv_cell(t);
         free(t);
     }
+    putchar(',');
+    if (r->signal > 0) printf("%lld", r->signal);
     putchar('\n');
 }
 
@@ -502,6 +501,8 @@ static void print_json_rec(struct listing *L, const struct rm_index_rec *r, doub
     }
     fputs(",\n      \"exit_code\": ", stdout);
     raw_or_null(r, RM_REC_EXIT);
+    fputs(",\n      \"signal\": ", stdout);
+    raw_or_null(r, RM_REC_SIGNAL);
     printf(",\n      \"files\": %lld,\n      \"bytes\": %lld", files, bytes);
     if (r->raw[RM_REC_UNWRITTEN].p) { /* laid out as json_dumps(JSON_INDENT(2)) would */
         json_t *u = json_loadb(r->raw[RM_REC_UNWRITTEN].p, r->raw[RM_REC_UNWRITTEN].n, 0, NULL);
@@ -576,13 +577,15 @@ static int list_rec(struct listing *L, const struct rm_index_rec *r)
     }
     json_t *ea = json_object_get(e, "ended_at"), *cmd = json_object_get(e, "command"),
            *ex = json_object_get(e, "exit_code"), *st = json_object_get(e, "status"),
-           *host = json_object_get(e, "host"), *sa = json_object_get(e, "started_at");
-    json_t *row = json_pack("{s:s,s:O,s:O,s:O,s:O,s:o,s:O,s:O,s:I,s:I}", "session_id", id, "status",
-                            st ? st : json_null(), "host", host ? host : json_null(), "started_at",
-                            sa ? sa : json_null(), "ended_at", ea ? ea : json_null(), "duration_s",
-                            d >= 0 ? json_real(d) : json_null(), "command", cmd ? cmd : json_null(),
-                            "exit_code", ex ? ex : json_null(), "files", (json_int_t)files, "bytes",
-                            (json_int_t)bytes);
+           *host = json_object_get(e, "host"), *sa = json_object_get(e, "started_at"),
+           *sig = json_object_get(e, "signal");
+    json_t *row =
+        json_pack("{s:s,s:O,s:O,s:O,s:O,s:o,s:O,s:O,s:O,s:I,s:I}", "session_id", id, "status",
+                  st ? st : json_null(), "host", host ? host : json_null(), "started_at",
+                  sa ? sa : json_null(), "ended_at", ea ? ea : json_null(), "duration_s",
+                  d >= 0 ? json_real(d) : json_null(), "command", cmd ? cmd : json_null(),
+                  "exit_code", ex ? ex : json_null(), "signal", sig ? sig : json_null(), "files",
+                  (json_int_t)files, "bytes", (json_int_t)bytes);
     json_t *unw = json_object_get(e, "unwritten");
     if (row && json_array_size(unw)) json_object_set(row, "unwritten", unw);
     json_decref(e);
@@ -655,6 +658,7 @@ int rm_cmd_sessions(int argc, char **argv)
     }
     const char *dir = argv[optind];
     if (!format) format = isatty(1) ? "text" : "json";
+    csv_tty = isatty(STDOUT_FILENO);
     char err[1024];
     int orc = rm_sink_open_index(dir, rebuild, NULL, err, sizeof err);
     if (orc < 0) {

@@ -4,6 +4,7 @@
 #define RUNMON_MODEL_SESSION_H
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -49,6 +50,7 @@ struct rm_session {
     char *const *command;         /* NULL when recording without a command */
     int exit_code;                /* -1 until known */
     const char *status;           /* running, completed, failed, interrupted */
+    int stop_signal;              /* the signal that stopped the run (interrupted), 0 when none */
     double interval_s;
     const char *gpu_fields;
     const char *dmon_metrics;
@@ -61,5 +63,9 @@ struct rm_session {
     int64_t max_sample_lateness_ns; /* the CPU sampler's worst distance from its schedule */
     uint64_t cpu_samples;
 };
+
+/* A session's status for people: "interrupted (SIGTERM)" when a signal stopped it (sig > 0),
+ * else the status as it is. Returns buf. */
+const char *rm_session_status_text(char *buf, size_t cap, const char *status, long long sig);
 
 #endif

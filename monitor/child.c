@@ -123,7 +123,7 @@ struct child_plan {
     char *const *envp;
     int in_fd, out_fd, err_fd, exec_fd; /* -1: inherit */
     pid_t parent;
-    bool new_pgrp, pdeathsig;
+    bool new_pgrp, pdeathsig, foreground;
 };
 
 static _Noreturn void child_fail(int fd, int err)
@@ -156,6 +156,10 @@ static _Noreturn void child_exec(struct child_plan *p)
 
     int ef = p->exec_fd = lift(p->exec_fd, p->exec_fd);
     if (p->new_pgrp && setpgid(0, 0) < 0) child_fail(ef, errno);
+    /* Every signal is still blocked, SIGTTOU included, so this works from a background group
+     * too. A failure leaves the command in the background: it runs, and a read of the
+     * terminal stops it (SIGTTIN), as in any background job. */
+    if (p->new_pgrp && p->foreground) (void)tcsetpgrp(0, getpid());
     if (p->pdeathsig) {
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(ef, errno);
         /* The parent may have died before prctl: then no signal will ever come. */
@@ -223,6 +227,7 @@ int rm_child_spawn(rm_child *c, const char *const argv[], const rm_child_opts *o
         .parent = getpid(),
         .new_pgrp = opts->new_pgrp,
         .pdeathsig = opts->pdeathsig,
+        .foreground = opts->foreground && opts->inherit_stdin,
     };
     sigset_t all, old;
     sigfillset(&all);
@@ -403,6 +408,28 @@ rm_stop_result rm_child_stop(rm_child *c, int grace_ms)
     if (c->pgid > 0) killpg(c->pgid, SIGKILL);
     if (reap(c) != 1) lost(c);
     return RM_CHILD_REAPED;
+}
+
+int rm_child_exited(const rm_child *c)
+{
+    if (c->reaped) return 1;
+    if (c->pid <= 0) {
+        errno = ECHILD;
+        return -1;
+    }
+    return has_exited(c);
+}
+
+int rm_child_stopped(rm_child *c)
+{
+    if (c->reaped || c->pid <= 0) return 0;
+    siginfo_t si;
+    for (;;) {
+        si.si_pid = 0;
+        if (waitid(P_PID, (id_t)c->pid, &si, WSTOPPED | WNOHANG) == 0)
+            return si.si_pid != 0 && si.si_code == CLD_STOPPED ? si.si_status : 0;
+        if (errno != EINTR) return 0;
+    }
 }
 
 void rm_child_release(rm_child *c)

@@ -44,6 +44,9 @@ typedef struct rm_child_opts {
     bool reap_group;     /* when the leader exits on its own, SIGKILL what is left of its group
                             before reaping it (collectors: yes) */
     bool no_pidfd;       /* don't use pidfd_open (tests; it falls back by itself on ENOSYS) */
+    bool foreground;     /* with new_pgrp: the child makes its group the foreground process
+                            group of the terminal on its stdin before exec, as a shell does for
+                            a job (the user's workload when runmon holds the terminal) */
     /* NULL-terminated "NAME=value" entries added to (or replacing in) our environment;
      * may be NULL. Copied before fork, not kept. */
     const char *const *env_add;
@@ -89,6 +92,14 @@ rm_stop_result rm_child_stop(rm_child *c, int grace_ms);
  * returns 1 (c->wstatus valid); 0 if it still runs; -1 with errno on error (ECHILD: someone
  * else reaped it; c->reaped stays false). */
 int rm_child_try_reap(rm_child *c);
+
+/* Non-blocking: 1 if the child has exited (it stays unreaped, so its pid and process group
+ * cannot be reused yet), 0 if it runs, -1 with errno on error. */
+int rm_child_exited(const rm_child *c);
+
+/* Non-blocking: the signal that stopped the child (SIGTSTP, SIGSTOP, ...) if it stopped since
+ * the last call, else 0. Consumes that stop report; never reaps. */
+int rm_child_stopped(rm_child *c);
 
 /* Closes the pipes and the pidfd. If the child was not reaped, it is SIGKILLed (group too)
  * first and reaped if that happens at once; otherwise it stays a zombie until this process

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -26,6 +27,7 @@
 #include "monitor/latest.h"
 #include "monitor/phase_follow.h"
 #include "monitor/port.h"
+#include "monitor/reaper.h"
 #include "record/status.h"
 #include "report/prom.h"
 #include "runlog/runlog.h"
@@ -342,17 +344,66 @@ static int write_summary(struct rm_recorder *rec, int have_sink)
     return wrc ? -1 : 0;
 }
 
-/* Runs the workload: its stdio and process group are runmon's own, so a terminal sees it
- * as usual, and no pdeathsig: killing runmon must not kill the work. */
-static int spawn_workload(struct rm_recorder *rec, rm_child *w)
+/* The recorded command, from its start to the end of what it left behind. Main thread only. */
+struct workload {
+    rm_child child;
+    int running;        /* spawned and not reaped yet */
+    int tty;            /* stdin is a terminal: its foreground group follows the command */
+    int stop_sig;       /* SIGINT, SIGTERM or SIGHUP that stops the run; 0 while none */
+    int forwarded;      /* stop_sig went to the command's processes */
+    int noted;          /* the note about processes still running was printed */
+    int64_t kill_at;    /* CLOCK_MONOTONIC: what is left of the command gets SIGKILL then */
+    int64_t give_up_at; /* after the SIGKILL: stop waiting for a process that does not die */
+};
+
+static int is_stop_signal(int sig)
+{
+    return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
+
+/* A shell gives a job the terminal only while the shell itself is in the foreground. */
+static int terminal_is_ours(void)
+{
+    return tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
+/* The terminal back to runmon's group, if the command's group holds it. SIGTTOU is ignored
+ * (block_signals), so this works from the background group runmon is in then. Called while
+ * the command's leader is unreaped, so its group id cannot belong to anyone else yet. */
+static void take_terminal(const struct workload *w)
+{
+    if (w->tty && tcgetpgrp(STDIN_FILENO) == w->child.pgid)
+        (void)tcsetpgrp(STDIN_FILENO, getpgrp());
+}
+
+static void give_terminal(const struct workload *w)
+{
+    if (w->tty && w->running && terminal_is_ours()) (void)tcsetpgrp(STDIN_FILENO, w->child.pgid);
+}
+
+/* Runs the command in a process group of its own (so a signal reaches all of it, and nothing
+ * of runmon's), with runmon's stdio, the terminal if runmon holds it, and no pdeathsig:
+ * killing runmon must not kill the work. runmon becomes a child subreaper first, so what the
+ * command's tree orphans (a setsid'd grandchild) is still found at the stop (monitor/reaper.h). */
+static int spawn_workload(struct rm_recorder *rec, struct workload *w)
 {
     char e1[PATH_MAX + 32], e2[256], e3[PATH_MAX + 32];
     snprintf(e1, sizeof e1, "RUNMON_RUNLOG=%s/runlog.jsonl", rec->sess.dir);
     snprintf(e2, sizeof e2, "RUNMON_SESSION_ID=%s", rec->sess.id);
     snprintf(e3, sizeof e3, "RUNMON_SESSION_DIR=%s", rec->sess.dir);
     const char *env[] = {e1, e2, e3, NULL};
-    rm_child_opts o = {.inherit_stdin = true, .env_add = env};
-    return rm_child_spawn(w, (const char *const *)rec->opts.command, &o);
+    (void)rm_reaper_enable(); /* without it (kernel < 3.4), the process group is what stops */
+    /* Started in the background (`runmon record ... &`), the command starts there too; a
+     * `fg` later gives it the terminal (suspend). */
+    w->tty = isatty(STDIN_FILENO);
+    rm_child_opts o = {.new_pgrp = true,
+                       .foreground = w->tty && terminal_is_ours(),
+                       .inherit_stdin = true,
+                       .env_add = env};
+    int e = rm_child_spawn(&w->child, (const char *const *)rec->opts.command, &o);
+    if (e) w->tty = 0;
+    w->running = !e;
+    return e;
 }
 
 /* Signals are read from a signalfd by the main thread; SIGUSR1 (the CPU sampler's wakeup)
@@ -362,11 +413,15 @@ static int block_signals(void)
     /* Our own output must never kill us: a full pipe or a file-size limit become errors. */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
+    /* The command's group may hold the terminal: taking it back (tcsetpgrp) and the status
+     * line from a background group must not stop runmon. The command gets the default. */
+    signal(SIGTTOU, SIG_IGN);
     sigset_t handled;
     sigemptyset(&handled);
     sigaddset(&handled, SIGINT);
     sigaddset(&handled, SIGTERM);
     sigaddset(&handled, SIGHUP);
+    sigaddset(&handled, SIGTSTP);
     sigaddset(&handled, SIGCHLD);
     sigaddset(&handled, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &handled, NULL);
@@ -428,29 +483,129 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
     return 0;
 }
 
-/* Runs the command (if any) and waits for its end, a signal or --duration, passing signals
- * on to the command. Returns the session's exit status. */
-static int run_until_done(struct rm_recorder *rec, int sfd, struct rm_prom *prom)
+/* Stops the whole process with sig (SIGTSTP, SIGTTIN, SIGTTOU) until a SIGCONT, as a job
+ * stops; the kernel discards it in an orphaned process group, where nothing could continue
+ * us. The signal is blocked or ignored in runmon otherwise, so only for this raise() is it
+ * unblocked in this thread with its default action. */
+static void stop_self(int sig)
 {
-    rm_child work;
-    rm_child_init(&work);
-    int have_work = 0, status = 0;
+    struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
+    sigset_t one, mask;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    sigaction(sig, &dfl, &old);
+    pthread_sigmask(SIG_UNBLOCK, &one, &mask);
+    raise(sig);
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    sigaction(sig, &old, NULL);
+}
+
+/* Job control, as for a shell's job: the command stopped (Ctrl-Z, or a read of the terminal
+ * from the background), or runmon got SIGTSTP: runmon stops too, with the terminal back in its
+ * own group, so the shell that started it sees it stopped; once continued (fg, bg) it gives
+ * the command the terminal again if its own group is in the foreground, and continues it. */
+static void suspend(struct workload *w, int sig)
+{
+    if (w->running && sig == SIGTSTP) killpg(w->child.pgid, SIGTSTP);
+    take_terminal(w);
+    stop_self(sig);
+    give_terminal(w);
+    if (w->running) killpg(w->child.pgid, SIGCONT);
+}
+
+/* sig to the command's process group (while its leader is unreaped: then the group id is
+ * still the command's) and to every process of the command anywhere under runmon, the
+ * setsid'd ones included (monitor/reaper.h). Returns how many processes the walk found. */
+static int signal_command(const struct workload *w, int sig)
+{
+    if (w->running) killpg(w->child.pgid, sig);
+    return rm_reaper_signal(sig);
+}
+
+/* A stop: SIGINT, SIGTERM or SIGHUP to runmon (forwarded), or the command died of one. The
+ * grace runs from the first; a second signal to runmon ends it at once. */
+static void begin_stop(struct workload *w, int sig, double grace_s)
+{
+    int64_t now = rm_now_monotonic_ns();
+    if (w->stop_sig) {
+        if (w->kill_at > now) w->kill_at = now;
+        return;
+    }
+    w->stop_sig = sig;
+    w->kill_at = now + (int64_t)llround(grace_s * 1e9);
+}
+
+/* One step of a stop: the stop signal (and SIGCONT, for a stopped process) to everything of
+ * the command once, SIGKILL to what is left when the grace is over. Returns 1 when the stop
+ * is over: the command reaped and none of its processes left, or SIGKILL sent
+ * RM_CHILD_KILL_WAIT_MS ago to processes that do not die (uninterruptible sleep). */
+static int stop_step(struct rm_recorder *rec, struct workload *w)
+{
+    int64_t now = rm_now_monotonic_ns();
+    if (!w->forwarded) {
+        w->forwarded = 1;
+        signal_command(w, w->stop_sig);
+        signal_command(w, SIGCONT);
+    }
+    if (w->give_up_at && now >= w->give_up_at) return 1;
+    if (now >= w->kill_at) {
+        signal_command(w, SIGKILL); /* again each step: a fork racing the first is caught */
+        if (!w->give_up_at) w->give_up_at = now + (int64_t)RM_CHILD_KILL_WAIT_MS * RM_NS_PER_MS;
+    }
+    if (w->running) return 0;
+    rm_reaper_reap(0);
+    int left = signal_command(w, 0);
+    if (left > 0 && !w->noted && !w->give_up_at && !rec->opts.quiet) {
+        char note[192];
+        w->noted = 1;
+        snprintf(note, sizeof note,
+                 "runmon record: %d process%s of the command still running after SIG%s; "
+                 "SIGKILL in %.1f s (a second signal: now)",
+                 left, left == 1 ? "" : "es", sigabbrev_np(w->stop_sig),
+                 (double)(w->kill_at - now) / 1e9);
+        rm_status_say(&rec->status, note);
+    }
+    return left <= 0;
+}
+
+/* The command's end: its exit status, and a stop if a stop signal killed it (a terminal's
+ * Ctrl-C reaches the command's group, not runmon). */
+static int reap_command(struct rm_recorder *rec, struct workload *w)
+{
+    if (rm_child_exited(&w->child) == 0) return -1;
+    take_terminal(w); /* before the reap: the group id is still the command's */
+    if (rm_child_try_reap(&w->child) != 1) return -1;
+    w->running = 0;
+    atomic_store(&rec->workload_pid, 0);
+    int ws = w->child.wstatus;
+    if (!w->stop_sig && WIFSIGNALED(ws) && is_stop_signal(WTERMSIG(ws)))
+        begin_stop(w, WTERMSIG(ws), rec->opts.kill_grace_s);
+    return rm_exit_code_from_status(ws);
+}
+
+/* Runs the command (if any) and waits for its end, a signal or --duration, passing signals
+ * on to the command. Returns the session's exit status; *stop_sig gets the signal that
+ * stopped a command (0 when none). */
+static int run_until_done(struct rm_recorder *rec, int sfd, struct rm_prom *prom, int *stop_sig)
+{
+    struct workload w = {0};
+    rm_child_init(&w.child);
+    int status = 0;
     if (rec->opts.command) {
-        int e = spawn_workload(rec, &work);
+        int e = spawn_workload(rec, &w);
         if (e) {
-            fprintf(stderr, "runmon record: %s\n", work.errmsg);
+            fprintf(stderr, "runmon record: %s\n", w.child.errmsg);
             status = e == ENOENT ? 127 : 126;
         } else {
-            have_work = 1;
-            atomic_store(&rec->workload_pid, work.pid);
+            atomic_store(&rec->workload_pid, w.child.pid);
         }
     }
     int64_t deadline = rec->opts.duration_s > 0
                            ? rm_now_monotonic_ns() + (int64_t)llround(rec->opts.duration_s * 1e9)
                            : 0;
-    int stopping = !rec->opts.command ? 0 : !have_work;
+    int stopping = !rec->opts.command ? 0 : !w.running;
     while (!stopping) {
-        int timeout = 1000;
+        int timeout = w.stop_sig ? 50 : 1000; /* a stop is watched closely */
         if (deadline) {
             int64_t left = deadline - rm_now_monotonic_ns();
             if (left <= 0) break;
@@ -465,31 +620,38 @@ static int run_until_done(struct rm_recorder *rec, int sfd, struct rm_prom *prom
         rm_prom_poll(prom);
         rm_status_poll(&rec->status);
         struct signalfd_siginfo si;
+        int chld = 0;
         while (read(sfd, &si, sizeof si) == sizeof si) {
             int sig = (int)si.ssi_signo;
-            if (sig == SIGCHLD) continue;
-            if (have_work) {
-                /* A terminal's Ctrl-C already reached the command (same process group);
-                 * a kill() aimed at runmon is passed on. */
-                if (si.ssi_code != SI_KERNEL) kill(work.pid, sig);
-            } else {
+            if (sig == SIGCHLD)
+                chld = 1;
+            else if (sig == SIGTSTP)
+                suspend(&w, SIGTSTP);
+            else if (!rec->opts.command)
                 stopping = 1;
-            }
+            else /* the command's group no longer gets runmon's signals: each is passed on */
+                begin_stop(&w, sig, rec->opts.kill_grace_s);
         }
-        if (have_work && rm_child_try_reap(&work) == 1) {
-            status = rm_exit_code_from_status(work.wstatus);
-            have_work = 0;
-            stopping = 1;
+        if (w.running) {
+            int st = rm_child_stopped(&w.child);
+            if (st == SIGTSTP || st == SIGTTIN || st == SIGTTOU) suspend(&w, st);
+            int code = reap_command(rec, &w);
+            if (code != -1) status = code;
         }
+        if (chld) rm_reaper_reap(w.running ? w.child.pid : 0);     /* orphans it adopted */
+        if (rec->opts.command && !w.running && !w.stop_sig) break; /* what it left runs on */
+        if (w.stop_sig && stop_step(rec, &w)) break;
     }
-    if (have_work) /* only when the loop broke on an error: never leave the work unwatched */
-        rm_child_release(&work);
+    take_terminal(&w);
+    if (w.running) /* a command that does not die even of SIGKILL: never leave it unwatched */
+        rm_child_release(&w.child);
     atomic_store(&rec->workload_pid, 0);
+    *stop_sig = w.stop_sig;
     return status;
 }
 
 /* Stops the workers, records the session's end and writes its summary. */
-static void finish_session(struct rm_recorder *rec, struct workers *w, int status)
+static void finish_session(struct rm_recorder *rec, struct workers *w, int status, int stop_sig)
 {
     atomic_store(&rec->stop, 1);
     stop_gpu(&w->sup);
@@ -498,7 +660,10 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     struct rm_session *s = &rec->sess;
     pthread_mutex_lock(&rec->lock); /* the sink thread reads them */
     s->ended_ns = rm_now_realtime_ns();
-    s->status = status == 0 ? "completed" : "failed";
+    /* A command stopped by SIGINT, SIGTERM or SIGHUP was interrupted, whatever status it
+     * exited with; without a command a signal is the normal end. */
+    s->stop_signal = rec->opts.command ? stop_sig : 0;
+    s->status = s->stop_signal ? "interrupted" : status == 0 ? "completed" : "failed";
     if (rec->opts.command)
         s->exit_code = status;
     else
@@ -508,6 +673,7 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     json_object_set_new(d, "status", json_string(s->status));
     json_object_set_new(d, "exit_code",
                         s->exit_code >= 0 ? json_integer(s->exit_code) : json_null());
+    json_object_set_new(d, "signal", s->stop_signal ? json_integer(s->stop_signal) : json_null());
     json_object_set_new(d, "duration_s",
                         json_real(rm_ns_to_seconds_ms(s->ended_ns - s->started_ns)));
     recorder_event(rec, "session_end", d);
@@ -560,8 +726,9 @@ int rm_record_run(const struct rm_record_opts *opts)
         save_session(rec);
         /* Started before the workers, so their first events (unavailable) have a line. */
         rm_status_init(&rec->status, &rec->port, &rec->phases, rm_status_wanted(rec->opts.quiet));
-        if (start_workers(rec, w) == 0) status = run_until_done(rec, sfd, &w->prom);
-        finish_session(rec, w, status);
+        int stop_sig = 0;
+        if (start_workers(rec, w) == 0) status = run_until_done(rec, sfd, &w->prom, &stop_sig);
+        finish_session(rec, w, status, stop_sig);
     }
     rm_sink_end_session(rec->claim_fd, rec->sess.dir);
     if (sfd >= 0) close(sfd);

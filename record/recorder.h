@@ -12,6 +12,7 @@
 
 #define RM_DEFAULT_WARN_PCT 90.0
 #define RM_DEFAULT_CRIT_PCT 98.0
+#define RM_DEFAULT_KILL_GRACE_S 10.0
 
 /* What `runmon record` was asked for (cli/cmd_record.c fills it from the command line). */
 struct rm_record_opts {
@@ -35,6 +36,8 @@ struct rm_record_opts {
     int retention_files;       /* --retention-files: sealed segments kept per stream (0: all) */
     double retention_total_mb; /* --retention-total-mb: retained bytes in the sink (0: all) */
     int private_files;         /* --private: files 0600, folders 0700 (base/fileio.h) */
+    double kill_grace_s;       /* --kill-grace: a stopped command's processes get SIGKILL this
+                                  long after the stop signal */
 };
 
 /* Records one session as opts says; runs the command if there is one. Returns the exit

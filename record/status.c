@@ -68,8 +68,9 @@ void rm_status_event(struct rm_status *st, const char *name, const json_t *data)
         snprintf(raw, sizeof raw, "%s collector unavailable: %s", jstr(data, "collector"),
                  jstr(data, "reason"));
     else if (!strcmp(name, "warning") || !strcmp(name, "critical"))
-        snprintf(raw, sizeof raw, "%s: GPU %lld VRAM %.1f%% used (%.0f of %.0f MiB, threshold %g%%)",
-                 name, (long long)json_integer_value(json_object_get(data, "gpu")),
+        snprintf(raw, sizeof raw,
+                 "%s: GPU %lld VRAM %.1f%% used (%.0f of %.0f MiB, threshold %g%%)", name,
+                 (long long)json_integer_value(json_object_get(data, "gpu")),
                  json_number_value(json_object_get(data, "pct")),
                  json_number_value(json_object_get(data, "memory_used_mb")),
                  json_number_value(json_object_get(data, "memory_total_mb")),
@@ -119,7 +120,8 @@ static void render(struct rm_status *st, char *line, size_t cap)
     enum rm_health h[RM_COL_COUNT];
     pthread_mutex_lock(port->lock);
     st->snap = *port->latest;
-    for (int c = 0; c < RM_COL_COUNT; c++) h[c] = port->sess->collectors[c].health;
+    for (int c = 0; c < RM_COL_COUNT; c++)
+        h[c] = port->sess->collectors[c].health;
     pthread_mutex_unlock(port->lock);
 
     size_t n = 0;
@@ -128,8 +130,7 @@ static void render(struct rm_status *st, char *line, size_t cap)
         add(line, cap, &n, "elapsed %lld:%02lld:%02lld", (long long)(el / 3600),
             (long long)(el / 60 % 60), (long long)(el % 60));
     else
-        add(line, cap, &n, "elapsed %lld:%02lld", (long long)(el / 60),
-            (long long)(el % 60));
+        add(line, cap, &n, "elapsed %lld:%02lld", (long long)(el / 60), (long long)(el % 60));
 
     const char *phase = st->phases ? rm_phase_follow_current(st->phases) : NULL;
     if (phase) {
@@ -156,12 +157,12 @@ static void render(struct rm_status *st, char *line, size_t cap)
     if (un || isfinite(vnow)) add(line, cap, &n, " |");
     if (un) add(line, cap, &n, " util %.0f%%", usum / un);
     if (isfinite(vnow))
-        add(line, cap, &n, " vram %.1fG peak %.1fG", vnow / 1024.0,
-            st->peak_vram_mb / 1024.0);
+        add(line, cap, &n, " vram %.1fG peak %.1fG", vnow / 1024.0, st->peak_vram_mb / 1024.0);
     add(line, cap, &n, " |");
     for (int c = 0; c < RM_COL_COUNT; c++) {
         if (h[c] == RM_HEALTH_DISABLED) continue;
-        add(line, cap, &n, " %s %s", port->sess->collectors[c].name ? port->sess->collectors[c].name : "?",
+        add(line, cap, &n, " %s %s",
+            port->sess->collectors[c].name ? port->sess->collectors[c].name : "?",
             h[c] == RM_HEALTH_HEALTHY ? "ok" : rm_health_names[h[c]]);
     }
 }
@@ -170,6 +171,12 @@ static void clear_line(struct rm_status *st)
 {
     if (st->shown) fputs("\r\033[K", stderr);
     st->shown = 0;
+}
+
+void rm_status_say(struct rm_status *st, const char *line)
+{
+    clear_line(st); /* the status line comes back at the next redraw */
+    fprintf(stderr, "%s\n", line);
 }
 
 static void print_events(struct rm_status *st)
@@ -225,7 +232,8 @@ void rm_status_poll(struct rm_status *st)
     size_t cols = (size_t)term_cols();
     if (cols > 1 && strlen(line) > cols - 1) {
         size_t cut = cols - 1;
-        while (cut > 0 && ((unsigned char)line[cut] & 0xc0) == 0x80) cut--; /* whole chars */
+        while (cut > 0 && ((unsigned char)line[cut] & 0xc0) == 0x80)
+            cut--; /* whole chars */
         line[cut] = '\0';
     }
     fprintf(stderr, "\r%s\033[K", line);

@@ -31,7 +31,7 @@ struct rm_status {
     const struct rm_port *port;
     struct rm_phase_follow *phases;
     int64_t started_mono_ns, next_mono_ns;
-    int shown;        /* a status line is on the terminal now */
+    int shown; /* a status line is on the terminal now */
     double peak_vram_mb;
     pthread_mutex_t qlock;
     char queue[RM_STATUS_QUEUE][RM_STATUS_LINE];
@@ -54,6 +54,8 @@ int rm_status_timeout_ms(const struct rm_status *st, int cap_ms);
 void rm_status_event(struct rm_status *st, const char *name, const json_t *data);
 /* Main thread: prints queued event lines above the status line, redraws it when due. */
 void rm_status_poll(struct rm_status *st);
+/* Main thread: one line of runmon's own (safe text, no newline) above the status line. */
+void rm_status_say(struct rm_status *st, const char *line);
 /* Main thread: prints what is queued, clears the status line, frees the eventfd. */
 void rm_status_close(struct rm_status *st);
 

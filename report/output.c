@@ -1,12 +1,15 @@
 /* The summary as text for a terminal, CSV rows, or JSON. All three read the JSON object, so
  * a summary.json written earlier prints the same way. The text form escapes every string that
  * came from outside (a host, a GPU or process name, a phase path, nvidia-smi's words, a file
- * name: base/termsafe.h); CSV and JSON keep them exact. */
+ * name: base/termsafe.h), and so does CSV written to a terminal; JSON, and CSV to a file or a
+ * pipe, keep them exact. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/termsafe.h"
+#include "model/session.h"
 #include "summary/summary.h"
 
 static const json_t *at(const json_t *o, const char *path)
@@ -92,8 +95,9 @@ static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
                 F("mem_util_pct.mean", 1), vram, pw, F("energy_wh", 3), F("temp_c_max", 0),
                 F("idle_share", 2));
     }
-    fprintf(out, "%sMEMCTL: memory-controller busy time (nvidia-smi utilization.memory, dmon mem),"
-                 " not VRAM use\n",
+    fprintf(out,
+            "%sMEMCTL: memory-controller busy time (nvidia-smi utilization.memory, dmon mem),"
+            " not VRAM use\n",
             indent);
 }
 
@@ -177,9 +181,14 @@ static void print_one(FILE *out, const json_t *s)
     fputc('\n', out);
     if (json_is_object(ses)) {
         g = ses;
+        /* "interrupted (SIGTERM)" when a signal stopped the run */
+        const json_t *sig = json_object_get(ses, "signal");
+        char st[128], stc[512];
+        rm_session_status_text(st, sizeof st, str(ses, "status"),
+                               json_is_integer(sig) ? json_integer_value(sig) : 0);
         fprintf(out, "session %s  status %s  host %s  duration %s s  exit %s\n",
-                cell(ses, "id", 0, -1), cell(ses, "status", 0, -1), cell(ses, "host", 0, -1),
-                F("duration_s", 1), F("exit_code", 0));
+                cell(ses, "id", 0, -1), rm_term_cell(stc, sizeof stc, st, 0, -1),
+                cell(ses, "host", 0, -1), F("duration_s", 1), F("exit_code", 0));
         g = s;
     }
     const json_t *gpus = json_object_get(s, "gpus");
@@ -200,9 +209,11 @@ static void print_one(FILE *out, const json_t *s)
     fprintf(out, "  CPU %% (means)  usr %s  sys %s  iowait %s  steal %s  idle %s\n",
             F("cpu.usr_pct.mean", 1), F("cpu.sys_pct.mean", 1), F("cpu.iowait_pct.mean", 1),
             F("cpu.steal_pct.mean", 1), F("cpu.idle_pct.mean", 1));
-    fprintf(out, "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
-            F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
-            F("proc.cpu_pct.max", 1));
+    fprintf(
+        out,
+        "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
+        F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
+        F("proc.cpu_pct.max", 1));
     const json_t *phases = json_object_get(s, "phases");
     if (json_array_size(phases)) {
         fprintf(out,
@@ -324,21 +335,10 @@ void rm_summary_print_text(FILE *out, const json_t *s)
         print_one(out, s);
 }
 
-static void csv_str(FILE *out, const char *s)
+/* A string field: exact to a file or a pipe, escaped on a terminal (tty). */
+static void csv_str(FILE *out, const char *s, int tty)
 {
-    if (!s) {
-        return;
-    }
-    if (strpbrk(s, ",\"\r\n")) {
-        fputc('"', out);
-        for (; *s; s++) {
-            if (*s == '"') fputc('"', out);
-            fputc(*s, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(s, out);
-    }
+    rm_csv_put(out, s, tty);
 }
 
 static void csv_num(FILE *out, const json_t *o, const char *path)
@@ -361,20 +361,20 @@ static const char *const gpu_cols[] = {
     "idle_share"};
 
 static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t *g,
-                    const json_t *p)
+                    const json_t *p, int tty)
 {
     fputs(kind, out);
     fputc(',', out);
-    csv_str(out, phase);
+    csv_str(out, phase, tty);
     fputc(',', out);
     const json_t *ix = json_object_get(g, "index");
     if (json_is_integer(ix)) fprintf(out, "%lld", (long long)json_integer_value(ix));
     fputc(',', out);
     const json_t *u = json_object_get(g, "uuid");
-    csv_str(out, json_is_string(u) ? json_string_value(u) : NULL);
+    csv_str(out, json_is_string(u) ? json_string_value(u) : NULL, tty);
     fputc(',', out);
     const json_t *n = json_object_get(g, "name");
-    csv_str(out, json_is_string(n) ? json_string_value(n) : NULL);
+    csv_str(out, json_is_string(n) ? json_string_value(n) : NULL, tty);
     for (size_t i = 0; i < sizeof gpu_cols / sizeof gpu_cols[0]; i++)
         csv_num(out, g, gpu_cols[i]);
     csv_num(out, p, "count");
@@ -386,6 +386,7 @@ static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t
 
 void rm_summary_print_csv(FILE *out, const json_t *s)
 {
+    int tty = isatty(fileno(out)); /* read by a person there: escaped as the text is */
     fputs("kind,phase,gpu,uuid,name", out);
     for (size_t i = 0; i < sizeof gpu_cols / sizeof gpu_cols[0]; i++) {
         fputc(',', out);
@@ -395,12 +396,12 @@ void rm_summary_print_csv(FILE *out, const json_t *s)
     fputs(",count,total_seconds,cpu_usr_mean_pct,cpu_idle_mean_pct\n", out);
     size_t i, k;
     const json_t *g, *p;
-    json_array_foreach(json_object_get(s, "gpus"), i, g) csv_gpu(out, "gpu", NULL, g, NULL);
+    json_array_foreach(json_object_get(s, "gpus"), i, g) csv_gpu(out, "gpu", NULL, g, NULL, tty);
     json_t *tot =
         json_pack("{s:O,s:O}", "power_w", json_object_get(json_object_get(s, "totals"), "power_w"),
                   "energy_wh", json_object_get(json_object_get(s, "totals"), "energy_wh"));
     if (tot) {
-        csv_gpu(out, "total", NULL, tot, json_object_get(s, "totals"));
+        csv_gpu(out, "total", NULL, tot, json_object_get(s, "totals"), tty);
         json_decref(tot);
     }
     json_array_foreach(json_object_get(s, "phases"), i, p)
@@ -409,9 +410,9 @@ void rm_summary_print_csv(FILE *out, const json_t *s)
         const json_t *pg = json_object_get(p, "gpus");
         if (json_array_size(pg) == 0) {
             json_t *empty = json_object();
-            csv_gpu(out, "phase", path, empty, p);
+            csv_gpu(out, "phase", path, empty, p, tty);
             json_decref(empty);
         }
-        json_array_foreach(pg, k, g) csv_gpu(out, "phase", path, g, p);
+        json_array_foreach(pg, k, g) csv_gpu(out, "phase", path, g, p, tty);
     }
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/rm_time.h"
+#include "model/session.h"
 #include "report/report_internal.h"
 
 static const char css[] =
@@ -217,6 +218,12 @@ static void write_head(struct report *r)
     rm_report_str_or_dash(o, rm_report_get(ses, "host"));
     fprintf(o, "</strong> &#183; status <strong>");
     rm_report_str_or_dash(o, rm_report_get(ses, "status"));
+    const json_t *sig = rm_report_get(ses, "signal");
+    if (json_is_integer(sig) && json_integer_value(sig) > 0) {
+        char st[64]; /* " (SIGTERM)": the signal that stopped the run */
+        rm_session_status_text(st, sizeof st, "", json_integer_value(sig));
+        esc(o, st);
+    }
     fprintf(o, "</strong> &#183; exit code ");
     rm_report_str_or_dash(o, rm_report_get(ses, "exit_code"));
     fprintf(o, " &#183; ");

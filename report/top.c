@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "base/rm_time.h"
 #include "base/termsafe.h"
+#include "model/session.h"
 #include "monitor/linebuf.h"
 #include "summary/csvread.h"
 
@@ -708,8 +709,16 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
     const json_t *s = t->sess;
     char a[64], b[64], c[64], d[64], e[512], h[4096];
 
-    /* title: session, status, how long */
+    /* title: session, status ("interrupted (SIGTERM)" when a signal stopped it), how long */
     const char *status = rm_jget_str(s, "status");
+    const json_t *sig = json_object_get(s, "signal");
+    char st[128], stx[512];
+    if (status) {
+        rm_session_status_text(st, sizeof st, status,
+                               json_is_integer(sig) ? json_integer_value(sig) : 0);
+        rm_term_escape(stx, sizeof stx, st); /* session.json is read, not trusted */
+        status = stx;
+    }
     const char *sid = rm_jget_str(s, "session_id");
     int running = rm_top_running(t);
     int64_t t0 = 0, t1 = 0;

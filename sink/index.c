@@ -50,8 +50,8 @@ json_t *rm_index_line(const json_t *doc, const char *event)
     }
     json_t *l = json_object();
     json_object_set_new(l, "event", json_string(event));
-    static const char *const keys[] = {"session_id", "status",   "host",      "pid",
-                                       "started_at", "ended_at", "exit_code", "command"};
+    static const char *const keys[] = {"session_id", "status",    "host",   "pid",    "started_at",
+                                       "ended_at",   "exit_code", "signal", "command"};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         json_t *v = json_object_get(e, keys[k]);
         json_object_set(l, keys[k], v ? v : json_null());

@@ -38,7 +38,7 @@
 /* ---- index.jsonl ---- */
 
 /* The index line of a session: event, session_id, status, host, pid, started_at, ended_at,
- * exit_code, command, files and bytes (the unpruned segments of doc's segments). doc is a
+ * exit_code, signal, command, files and bytes (the unpruned segments of doc's segments). doc is a
  * session document (rm_state_load's shape). */
 json_t *rm_index_line(const json_t *doc, const char *event);
 
@@ -55,6 +55,7 @@ enum {
     RM_REC_ENDED,
     RM_REC_EXIT,
     RM_REC_UNWRITTEN, /* what the session's end could not write (a non-empty array), if any */
+    RM_REC_SIGNAL,
     RM_REC_NRAW
 };
 
@@ -66,6 +67,7 @@ struct rm_index_rec {
     char session_id[RM_SESSION_ID_MAX + 1], status[32], host[256], started_at[64], ended_at[64];
     int has_ended, has_exit, supersedes;
     long long exit_code, files, bytes, pid;
+    long long signal;    /* the signal that stopped the run; 0 when null or absent */
     const char *command; /* the "command" array's JSON text in line, or NULL */
     size_t command_len;
     /* The JSON text of these keys' values in line (p NULL when absent), for exact output. */

@@ -207,7 +207,7 @@ int rm_index_rec_parse(const char *line, size_t len, struct rm_index_rec *r)
     r->session_id[0] = r->status[0] = r->host[0] = '\0';
     r->started_at[0] = r->ended_at[0] = '\0';
     r->has_ended = r->has_exit = r->supersedes = 0;
-    r->exit_code = r->files = r->bytes = r->pid = 0;
+    r->exit_code = r->files = r->bytes = r->pid = r->signal = 0;
     r->command = NULL;
     r->command_len = 0;
     memset(r->raw, 0, sizeof r->raw);
@@ -233,6 +233,7 @@ int rm_index_rec_parse(const char *line, size_t len, struct rm_index_rec *r)
                    : !strcmp(key, "ended_at")   ? RM_REC_ENDED
                    : !strcmp(key, "exit_code")  ? RM_REC_EXIT
                    : !strcmp(key, "unwritten")  ? RM_REC_UNWRITTEN
+                   : !strcmp(key, "signal")     ? RM_REC_SIGNAL
                                                 : -1;
         int ok, present = 0;
         if (!strcmp(key, "session_id"))
@@ -247,7 +248,10 @@ int rm_index_rec_parse(const char *line, size_t len, struct rm_index_rec *r)
             ok = str_or_null(&c, r->ended_at, sizeof r->ended_at, &r->has_ended);
         else if (!strcmp(key, "exit_code"))
             ok = integer(&c, &r->exit_code, &r->has_exit);
-        else if (!strcmp(key, "files"))
+        else if (!strcmp(key, "signal")) {
+            ok = integer(&c, &r->signal, &present);
+            if (!present) r->signal = 0;
+        } else if (!strcmp(key, "files"))
             ok = integer(&c, &r->files, &present);
         else if (!strcmp(key, "bytes"))
             ok = integer(&c, &r->bytes, &present);

@@ -70,6 +70,8 @@ json_t *rm_session_to_json(const struct rm_session *s)
     }
     json_object_set_new(o, "exit_code",
                         s->exit_code >= 0 ? json_integer(s->exit_code) : json_null());
+    json_object_set_new(o, "signal",
+                        s->stop_signal > 0 ? json_integer(s->stop_signal) : json_null());
     json_object_set_new(o, "interval_s", json_real(s->interval_s));
     json_object_set_new(o, "gpu_fields", split_fields(s->gpu_fields));
     json_object_set_new(o, "dmon_metrics",

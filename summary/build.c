@@ -202,6 +202,8 @@ static json_t *session_json(json_t *ses)
         json_t *v = json_object_get(ses, keys[i]);
         json_object_set(o, i == 0 ? "id" : keys[i], v ? v : json_null());
     }
+    json_t *sig = json_object_get(ses, "signal"); /* absent before runmon 0.3 */
+    if (sig) json_object_set(o, "signal", sig);
     int64_t a = rm_json_time(ses, "started_at"), b = rm_json_time(ses, "ended_at");
     json_object_set_new(o, "duration_s",
                         jnum(a != RM_NO_TIME && b != RM_NO_TIME ? (double)(b - a) / 1e9 : NAN, 3));

@@ -33,7 +33,7 @@ expect_eq "json: full values equal summary.json's" \
 expect_eq "json: peak vram source named" true "$(jq '[.sessions[] | .peak_vram_source | . == "workload" or . == "gpu"] | all' "$T/t.json")"
 
 "$RUNMON" sessions "$K" --summary --format csv >"$T/t.csv"
-expect_eq "csv: header" "session_id,status,host,started_at,ended_at,duration_s,exit_code,files,bytes,gpu_util_mean_pct,peak_vram_mb,peak_vram_source,energy_wh,command" "$(head -1 "$T/t.csv")"
+expect_eq "csv: header" "session_id,status,host,started_at,ended_at,duration_s,exit_code,files,bytes,gpu_util_mean_pct,peak_vram_mb,peak_vram_source,energy_wh,command,signal" "$(head -1 "$T/t.csv")"
 expect_eq "csv: 3 rows" 3 "$(rows "$T/t.csv")"
 expect_eq "csv: exit codes" "0 3 0" "$(tail -n +2 "$T/t.csv" | cut -d, -f7 | xargs)"
 

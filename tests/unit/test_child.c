@@ -553,6 +553,35 @@ static void release_kills_an_unstopped_child(void **state)
     assert_true(gone_within(pid, 10000));
 }
 
+/* rm_child_stopped reports a stop once and never reaps; rm_child_exited leaves the exited
+ * child unreaped (its status still there for rm_child_try_reap). */
+static void stop_reported_once_exit_seen_unreaped(void **state)
+{
+    (void)state;
+    rm_child c;
+    const char *argv[] = {"sleep", "100", NULL};
+    assert_int_equal(rm_child_spawn(&c, argv, &collector), 0);
+    assert_int_equal(rm_child_stopped(&c), 0);
+    assert_int_equal(rm_child_exited(&c), 0);
+    kill(c.pid, SIGTSTP);
+    int st = 0;
+    for (int64_t end = now_ms() + 10000; !st && now_ms() < end; nap_ms(5))
+        st = rm_child_stopped(&c);
+    assert_int_equal(st, SIGTSTP);
+    assert_int_equal(rm_child_stopped(&c), 0); /* consumed */
+    kill(c.pid, SIGCONT);
+    kill(c.pid, SIGTERM);
+    int e = 0;
+    for (int64_t end = now_ms() + 10000; e == 0 && now_ms() < end; nap_ms(5))
+        e = rm_child_exited(&c);
+    assert_int_equal(e, 1);
+    assert_int_equal(proc_state(c.pid), 'Z'); /* exited, not reaped */
+    assert_int_equal(rm_child_stopped(&c), 0);
+    assert_int_equal(rm_child_try_reap(&c), 1);
+    assert_int_equal(rm_exit_code_from_status(c.wstatus), 143);
+    rm_child_release(&c);
+}
+
 static void exit_status_mapping(void **state)
 {
     (void)state;
@@ -672,6 +701,7 @@ int main(void)
         cmocka_unit_test(pdeathsig_follows_the_spawning_thread),
         cmocka_unit_test(stop_gives_up_on_unreapable_child),
         cmocka_unit_test(release_kills_an_unstopped_child),
+        cmocka_unit_test(stop_reported_once_exit_seen_unreaped),
         cmocka_unit_test(exit_status_mapping),
         cmocka_unit_test(wakeup_from_thread_or_signal_handler),
     };

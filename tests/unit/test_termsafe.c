@@ -142,6 +142,41 @@ static void every_byte_is_printable_after(void **state)
     }
 }
 
+/* What rm_csv_put writes for s, escaped or not. */
+static const char *csv(const char *s, int escape)
+{
+    static char buf[8192];
+    memset(buf, 0, sizeof buf); /* fmemopen leaves it as it was when nothing is written */
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(f);
+    assert_int_equal(rm_csv_put(f, s, escape), 0);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+static void csv_fields_exact_or_escaped(void **state)
+{
+    (void)state;
+    /* Exact: only RFC 4180 quoting, control bytes left as they are. */
+    assert_string_equal(csv("plain", 0), "plain");
+    assert_string_equal(csv("a,b", 0), "\"a,b\"");
+    assert_string_equal(csv("say \"hi\"", 0), "\"say \"\"hi\"\"\"");
+    assert_string_equal(csv("two\nlines", 0), "\"two\nlines\"");
+    assert_string_equal(csv("osc\x1b]52;c;eA==\x07", 0), "osc\x1b]52;c;eA==\x07");
+    /* Escaped (a terminal): no control byte left; a newline no longer needs quotes. */
+    assert_string_equal(csv("osc\x1b]52;c;eA==\x07", 1), "osc\\x1b]52;c;eA==\\x07");
+    assert_string_equal(csv("two\nlines", 1), "two\\nlines");
+    assert_string_equal(csv("a,\x1b\"", 1), "\"a,\\x1b\"\"\"");
+    assert_string_equal(csv(NULL, 1), "");
+    /* Longer than the stack buffer: escaped whole all the same. */
+    char big[1500];
+    memset(big, '\x07', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    const char *out = csv(big, 1);
+    assert_int_equal(strlen(out), 4 * (sizeof big - 1));
+    assert_null(strchr(out, '\x07'));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +186,7 @@ int main(void)
         cmocka_unit_test(cells_pad_by_characters),
         cmocka_unit_test(fput_matches_escape),
         cmocka_unit_test(every_byte_is_printable_after),
+        cmocka_unit_test(csv_fields_exact_or_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
