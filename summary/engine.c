@@ -67,10 +67,33 @@ static int parse_index(const struct rm_strref *r)
 
 /* ---- per-file scanning ------------------------------------------------------------ */
 
+struct phase_acc *rm_file_phase(struct file_agg *f, size_t p)
+{
+    if (!f->ph) {
+        f->nph = f->rl->nphases;
+        f->ph = rm_xcalloc(f->nph, sizeof *f->ph);
+    }
+    if (!f->ph[p]) f->ph[p] = rm_xcalloc(1, sizeof *f->ph[p]);
+    return f->ph[p];
+}
+
+void rm_file_agg_drop_phases(struct file_agg *f)
+{
+    for (size_t i = 0; f->ph && i < f->nph; i++)
+        if (f->ph[i]) {
+            free(f->ph[i]->gpu);
+            free(f->ph[i]->host);
+            free(f->ph[i]);
+        }
+    free(f->ph);
+    f->ph = NULL;
+    f->nph = 0;
+}
+
 static void phase_hit(void *ctx, size_t phase)
 {
     struct file_agg *f = ctx;
-    struct phase_acc *p = &f->ph[phase];
+    struct phase_acc *p = rm_file_phase(f, phase);
     if (p->stamp == f->stamp) return; /* overlapping windows of one phase count a sample once */
     p->stamp = f->stamp;
     if (f->nplist == f->capplist) {
@@ -88,10 +111,6 @@ static void phases_at(struct file_agg *f, int64_t t)
         return;
     }
     if (t == f->phase_t && f->stamp) return;
-    if (!f->ph) {
-        f->nph = f->rl->nphases;
-        f->ph = rm_xcalloc(f->nph, sizeof *f->ph);
-    }
     f->phase_t = t;
     f->stamp++;
     f->nplist = 0;
@@ -202,14 +221,9 @@ static bool name_in_group(const struct file_agg *f, const struct rm_strref *name
     return false;
 }
 
-/* The phase accumulator of phase p, with room for the file's GPU slot i. */
-static struct phase_acc *phase_gpu(struct file_agg *f, size_t p, size_t i)
+struct rm_gpu_stats *rm_file_phase_gpu(struct file_agg *f, size_t p, size_t i)
 {
-    if (!f->ph) {
-        f->nph = f->rl->nphases;
-        f->ph = rm_xcalloc(f->nph, sizeof *f->ph);
-    }
-    struct phase_acc *a = &f->ph[p];
+    struct phase_acc *a = rm_file_phase(f, p);
     if (a->ngpu <= i) {
         size_t n = f->gpus.n > i ? f->gpus.n : i + 1;
         a->gpu = rm_xrealloc(a->gpu, n * sizeof *a->gpu);
@@ -218,7 +232,7 @@ static struct phase_acc *phase_gpu(struct file_agg *f, size_t p, size_t i)
         a->ngpu = n;
     }
     a->used = true;
-    return a;
+    return &a->gpu[i];
 }
 
 struct span_ctx {
@@ -230,7 +244,7 @@ static void add_phase_span(void *ctx, size_t phase, enum rm_span_kind kind, int6
 {
     struct span_ctx *c = ctx;
     if (phase >= c->f->rl->nphases) return;
-    rm_stats_add_span(&phase_gpu(c->f, phase, c->slot)->gpu[c->slot], kind, ns, j);
+    rm_stats_add_span(rm_file_phase_gpu(c->f, phase, c->slot), kind, ns, j);
 }
 
 static void add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
@@ -295,7 +309,7 @@ static void add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
     rm_stats_add(&g->st, s->t_ns, s->v, s->valid, f->gap_ns);
     phases_at(f, s->t_ns);
     for (size_t k = 0; k < f->nplist; k++)
-        rm_stats_add_point(&phase_gpu(f, f->plist[k], i)->gpu[i], s->t_ns, s->v, s->valid);
+        rm_stats_add_point(rm_file_phase_gpu(f, f->plist[k], i), s->t_ns, s->v, s->valid);
 }
 
 static void add_host_sample(struct file_agg *f, const struct rm_host_sample *s)
@@ -306,8 +320,10 @@ static void add_host_sample(struct file_agg *f, const struct rm_host_sample *s)
     rm_host_stats_add(&f->host, s, proc);
     phases_at(f, s->t_ns);
     for (size_t k = 0; k < f->nplist; k++) {
-        f->ph[f->plist[k]].used = true;
-        rm_host_stats_add(&f->ph[f->plist[k]].host, s, proc);
+        struct phase_acc *a = f->ph[f->plist[k]]; /* made by phases_at */
+        a->used = true;
+        if (!a->host) a->host = rm_xcalloc(1, sizeof *a->host);
+        rm_host_stats_add(a->host, s, proc);
     }
 }
 
@@ -561,9 +577,7 @@ void rm_file_agg_free(struct file_agg *f)
     if (!f) return;
     free(f->path);
     free(f->gpus.s);
-    for (size_t i = 0; f->ph && i < f->nph; i++)
-        free(f->ph[i].gpu);
-    free(f->ph);
+    rm_file_agg_drop_phases(f);
     free(f->plist);
     free(f->spans.v);
     free(f->parser);
@@ -912,7 +926,7 @@ static void add_fold_span(void *ctx, size_t phase, enum rm_span_kind kind, int64
 {
     struct fold_ctx *c = ctx;
     if (phase < c->f->rl->nphases)
-        rm_stats_add_span(&phase_gpu(c->f, phase, c->slot)->gpu[c->slot], kind, ns, j);
+        rm_stats_add_span(rm_file_phase_gpu(c->f, phase, c->slot), kind, ns, j);
 }
 
 /* Folds chunk b (the stretch of the file right after what f holds) into f. */
@@ -948,11 +962,11 @@ static void fold_part(struct file_agg *f, const struct file_agg *b)
         rm_stats_merge(a, &g->st, f->gap_ns);
     }
     for (size_t p = 0; b->ph && p < b->nph; p++) {
-        const struct phase_acc *a = &b->ph[p];
-        for (size_t i = 0; a->used && i < a->ngpu && i < b->gpus.n; i++) {
+        const struct phase_acc *a = b->ph[p];
+        for (size_t i = 0; a && a->used && i < a->ngpu && i < b->gpus.n; i++) {
             const struct rm_gpu_stats *st = &a->gpu[i];
             if (!st->samples && !st->covered_ns && !st->gaps) continue;
-            rm_stats_fold(&phase_gpu(f, p, map[i])->gpu[map[i]], st);
+            rm_stats_fold(rm_file_phase_gpu(f, p, map[i]), st);
         }
     }
     free(map);

@@ -81,8 +81,8 @@ void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph,
     rm_stat_merge(&src->total_power, &f->total_power);
     if (f->ph && nph) {
         for (size_t p = 0; p < nph && p < f->nph; p++) {
-            const struct phase_acc *a = &f->ph[p];
-            for (size_t i = 0; a->used && i < a->ngpu; i++) {
+            const struct phase_acc *a = f->ph[p];
+            for (size_t i = 0; a && a->used && i < a->ngpu; i++) {
                 const struct rm_gpu_stats *st = &a->gpu[i];
                 if (!st->samples && !st->covered_ns && !st->gaps) continue;
                 rm_stats_fold(source_phase_gpu(src, nph, p, map[i]), st);

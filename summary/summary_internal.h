@@ -59,12 +59,13 @@ struct span_buf {
     size_t n, cap;
 };
 
+/* One phase's part of one file, made when a sample or a spacing first falls in the phase. */
 struct phase_acc {
     uint32_t stamp;
     bool used;
     struct rm_gpu_stats *gpu; /* by slot index of the owning table */
     size_t ngpu;
-    struct rm_host_stats host;
+    struct rm_host_stats *host; /* NULL until a host sample */
 };
 
 struct file_agg {
@@ -98,7 +99,7 @@ struct file_agg {
     int pos;
     double group_power;
     const struct rm_runlog *rl;
-    struct phase_acc *ph;
+    struct phase_acc **ph; /* [phase], each NULL until met (rm_file_phase) */
     size_t nph;
     uint32_t stamp;
     int64_t phase_t;
@@ -156,6 +157,12 @@ size_t rm_gpu_table_find(struct gpu_table *t, const char *key, size_t len);
 size_t rm_gpu_table_add(struct gpu_table *t, const char *key, size_t len);
 void rm_file_agg_init(struct file_agg *f, enum rm_input_kind kind, const char *path);
 void rm_file_agg_free(struct file_agg *f);
+/* Phase p's part of f (of f->rl's phases), made when missing. */
+struct phase_acc *rm_file_phase(struct file_agg *f, size_t p);
+/* GPU slot i's statistics in phase p of f, made when missing; marks the phase used. */
+struct rm_gpu_stats *rm_file_phase_gpu(struct file_agg *f, size_t p, size_t i);
+/* Frees f's per-phase parts (once they were merged). */
+void rm_file_agg_drop_phases(struct file_agg *f);
 /* Reads f->path into f; f->rc 0, 1 (runtime failure) or 2 (unusable, f->err says why).
  * interval_ns 0: the file's own median spacing. progress (may be NULL) counts bytes. */
 void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *progress);
