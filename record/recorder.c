@@ -27,6 +27,7 @@
 #include "monitor/phase_follow.h"
 #include "monitor/port.h"
 #include "record/status.h"
+#include "report/output.h"
 #include "report/prom.h"
 #include "runlog/runlog.h"
 #include "sink/session.h"

@@ -2,12 +2,14 @@
  * a summary.json written earlier prints the same way. The text form escapes every string that
  * came from outside (a host, a GPU or process name, a phase path, nvidia-smi's words, a file
  * name: base/termsafe.h); CSV and JSON keep them exact. */
+#include "report/output.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/csvwrite.h"
 #include "base/termsafe.h"
-#include "summary/summary.h"
 
 static const json_t *at(const json_t *o, const char *path)
 {
@@ -92,8 +94,9 @@ static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
                 F("mem_util_pct.mean", 1), vram, pw, F("energy_wh", 3), F("temp_c_max", 0),
                 F("idle_share", 2));
     }
-    fprintf(out, "%sMEMCTL: memory-controller busy time (nvidia-smi utilization.memory, dmon mem),"
-                 " not VRAM use\n",
+    fprintf(out,
+            "%sMEMCTL: memory-controller busy time (nvidia-smi utilization.memory, dmon mem),"
+            " not VRAM use\n",
             indent);
 }
 
@@ -200,9 +203,11 @@ static void print_one(FILE *out, const json_t *s)
     fprintf(out, "  CPU %% (means)  usr %s  sys %s  iowait %s  steal %s  idle %s\n",
             F("cpu.usr_pct.mean", 1), F("cpu.sys_pct.mean", 1), F("cpu.iowait_pct.mean", 1),
             F("cpu.steal_pct.mean", 1), F("cpu.idle_pct.mean", 1));
-    fprintf(out, "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
-            F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
-            F("proc.cpu_pct.max", 1));
+    fprintf(
+        out,
+        "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
+        F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
+        F("proc.cpu_pct.max", 1));
     const json_t *phases = json_object_get(s, "phases");
     if (json_array_size(phases)) {
         fprintf(out,
@@ -326,19 +331,7 @@ void rm_summary_print_text(FILE *out, const json_t *s)
 
 static void csv_str(FILE *out, const char *s)
 {
-    if (!s) {
-        return;
-    }
-    if (strpbrk(s, ",\"\r\n")) {
-        fputc('"', out);
-        for (; *s; s++) {
-            if (*s == '"') fputc('"', out);
-            fputc(*s, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(s, out);
-    }
+    if (s) rm_csv_fput_field(out, s, strlen(s));
 }
 
 static void csv_num(FILE *out, const json_t *o, const char *path)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/rm_time.h"
 #include "model/values.h"
 
 static const char *const col_names[RM_AC_COUNT] = {"ts",      "gpu",     "uuid",   "pid",
