@@ -5,7 +5,10 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json.h"
 #include "base/rm_time.h"
+#include "summary/merge.h"
+#include "summary/pool.h"
 #include "summary/summary_internal.h"
 
 /* ---- JSON building ---------------------------------------------------------------- */

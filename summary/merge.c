@@ -1,10 +1,11 @@
 /* Merging: the files of one source into one table of GPUs (phases too), and the GPUs of the
  * query-gpu and dmon sources paired into the summary's GPUs. */
+#include "summary/merge.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
-#include "summary/summary_internal.h"
 
 /* ---- merging ---------------------------------------------------------------------- */
 

@@ -1,20 +1,18 @@
 /* Segments: a file's aggregate serialized as JSON ("runmon-segment-stats"), as the recorder
  * stores it per sealed segment in a sink manifest, and read back into the summary. */
+#include "summary/segagg.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
-
-#include "summary/summary_internal.h"
+#include "base/json.h"
+#include "summary/scan.h"
+#include "summary/summary.h"
 
 /* ---- segments (serialized per-file aggregates) ------------------------------------ */
-
-json_t *rm_str_or_null(const char *v)
-{
-    return v && *v ? json_string(v) : json_null();
-}
 
 static bool stats_have_data(const struct rm_gpu_stats *st)
 {
@@ -135,7 +133,7 @@ static void copy_str(char *dst, size_t cap, json_t *v)
     snprintf(dst, cap, "%s", s);
 }
 
-static int file_agg_from_json(struct file_agg *f, const json_t *j, char *err, size_t errsz)
+int rm_file_agg_from_json(struct file_agg *f, const json_t *j, char *err, size_t errsz)
 {
     rm_file_agg_init(f, RM_INPUT_GPU_CSV, NULL); /* so the caller can always free it */
     const char *kind = json_string_value(json_object_get(j, "kind"));
@@ -187,21 +185,6 @@ static int file_agg_from_json(struct file_agg *f, const json_t *j, char *err, si
     /* Phase partials: placed once the run log's phases are known (rm_summary_run_jobs). */
     json_t *ph = json_object_get(j, "phases");
     if (json_is_array(ph)) f->seg_phases = json_incref(ph);
-    return 0;
-}
-
-int rm_summary_add_segment(struct rm_summary *s, const json_t *seg, char *err, size_t errsz)
-{
-    struct file_agg tmp;
-    if (file_agg_from_json(&tmp, seg, err, errsz)) {
-        free(tmp.gpus.s);
-        free(tmp.path);
-        json_decref(tmp.seg_phases);
-        return -1;
-    }
-    struct file_agg *f = rm_summary_push_job(s, tmp.kind, NULL);
-    free(f->path);
-    *f = tmp;
     return 0;
 }
 
