@@ -89,7 +89,7 @@ struct file_agg {
     size_t *plist, nplist, capplist;
     struct span_buf spans;
 
-    /* One chunk of a file parsed in parallel (engine.c): its bytes [part_off, part_end). */
+    /* One chunk of a file parsed in parallel (chunks.c): its bytes [part_off, part_end). */
     uint64_t part_off, part_end;
     bool part_quoted; /* the chunk holds a '"': a quoted field may cross a boundary */
     void *part_start; /* a copy of the parser state the chunk started in */
