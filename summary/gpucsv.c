@@ -152,7 +152,10 @@ static int row_time(struct rm_gpucsv *g, const char *s, size_t len, bool local, 
     return rm_ts_cache_parse(&g->tc, s, len, local, ns);
 }
 
-int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_gpu_sample *out)
+/* Aligned to a cache line: this hot loop's speed then does not depend on what is linked
+ * before it (a 16-byte shift from unrelated files cost 7 % of the summary's CPU). */
+__attribute__((aligned(64))) int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row,
+                                               struct rm_gpu_sample *out)
 {
     if (row->overflow) return -(1 + RM_SKIP_LONG_LINE);
     if (row->torn) return -(1 + RM_SKIP_TORN);
