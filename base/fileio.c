@@ -141,3 +141,26 @@ int rm_mkdir_p(const char *path)
     }
     return 0;
 }
+
+long rm_file_trim_torn(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
+    char c;
+    if (pread(fd, &c, 1, st.st_size - 1) != 1 || c == '\n') return 0;
+    /* Walk back in blocks to the last newline. */
+    char blk[4096];
+    off_t end = st.st_size;
+    while (end > 0) {
+        off_t start = end > (off_t)sizeof blk ? end - (off_t)sizeof blk : 0;
+        ssize_t n = pread(fd, blk, (size_t)(end - start), start);
+        if (n <= 0) return -1;
+        for (ssize_t i = n - 1; i >= 0; i--)
+            if (blk[i] == '\n') {
+                off_t keep = start + i + 1;
+                return ftruncate(fd, keep) < 0 ? -1 : (long)(st.st_size - keep);
+            }
+        end = start;
+    }
+    return ftruncate(fd, 0) < 0 ? -1 : (long)st.st_size;
+}

@@ -34,4 +34,9 @@ int rm_write_all(int fd, const void *data, size_t len);
 /* mkdir -p with rm_dir_mode(). 0, or -1 with errno. */
 int rm_mkdir_p(const char *path);
 
+/* Cuts a file back to its last '\n': a torn last line, left by a writer killed mid-line,
+ * that a line appended later would otherwise glue onto (the CSV streams, the sink's index).
+ * Returns the bytes cut, or -1. */
+long rm_file_trim_torn(int fd);
+
 #endif

@@ -67,3 +67,8 @@ int rm_json_save_atomic_via(const char *path, const char *tmp, const json_t *j)
     errno = e;
     return rc;
 }
+
+json_t *rm_str_or_null(const char *v)
+{
+    return v && *v ? json_string(v) : json_null();
+}

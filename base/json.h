@@ -8,6 +8,9 @@
 /* A JSON string of v; bytes that are not UTF-8 become "?" (argv and env may hold any). */
 json_t *rm_jstr(const char *v);
 
+/* A JSON string of v, or null when v is NULL or empty. */
+json_t *rm_str_or_null(const char *v);
+
 /* The string value of key k in object o, or "" when absent or not a string. Never NULL, so
  * callers can strcmp it directly. */
 const char *rm_jget_str(const json_t *o, const char *k);

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <time.h>
 
+#include "base/decimal.h"
+
 int64_t rm_now_realtime_ns(void)
 {
     struct timespec ts;
@@ -144,6 +146,115 @@ int rm_parse_ts(const char *s, size_t len, int64_t *epoch_ns)
     int64_t secs = rm_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 +
                    se - offset_s;
     *epoch_ns = secs * RM_NS_PER_SEC + frac_ns;
+    return 0;
+}
+
+int rm_parse_ts_checked(const char *s, size_t len, int64_t *ns)
+{
+    if (len < 4) return -1;
+    int y = 0;
+    for (int i = 0; i < 4; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        y = y * 10 + (s[i] - '0');
+    }
+    if (y < 1970 || y > 2199) return -1;
+    return rm_parse_ts(s, len, ns);
+}
+
+/* Seconds to subtract from a local wall-clock reading (as if it were UTC) to get UTC. */
+static int64_t local_offset(int64_t naive_s, struct rm_tzcache *tz)
+{
+    int64_t key = naive_s / 1800; /* zones change offset on the half hour at the finest */
+    if (tz && tz->key == key + 1) return tz->offset_s;
+    time_t t = (time_t)naive_s;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    tm.tm_isdst = -1;
+    time_t utc = mktime(&tm);
+    int64_t off = utc == (time_t)-1 ? 0 : naive_s - (int64_t)utc;
+    if (tz) {
+        tz->key = key + 1; /* +1 so a zeroed cache never matches */
+        tz->offset_s = off;
+    }
+    return off;
+}
+
+static bool has_offset(const char *s, size_t len)
+{
+    /* Past "YYYY-MM-DD": a 'Z' or a sign can only be an offset. */
+    for (size_t i = 10; i < len; i++)
+        if (s[i] == 'Z' || s[i] == 'z' || s[i] == '+' || s[i] == '-') return true;
+    return false;
+}
+
+int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache *tz, int64_t *ns)
+{
+    while (len && (*s == ' ' || *s == '\t')) {
+        s++;
+        len--;
+    }
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+        len--;
+    if (len == 0) return -1;
+    if (len >= 10 && (s[4] == '-' || s[4] == '/')) {
+        int64_t v;
+        if (rm_parse_ts_checked(s, len, &v)) return -1;
+        if (local && !has_offset(s, len)) v -= local_offset(v / RM_NS_PER_SEC, tz) * RM_NS_PER_SEC;
+        *ns = v;
+        return 0;
+    }
+    double d;
+    size_t n = rm_parse_decimal(s, len, &d);
+    if (n != len || !(d > 1e8 && d < RM_MAX_EPOCH_S)) return -1;
+    *ns = (int64_t)(d * 1e9 + (d >= 0 ? 0.5 : -0.5));
+    return 0;
+}
+
+void rm_ts_cache_init(struct rm_ts_cache *c)
+{
+    memset(c, 0, sizeof *c);
+    c->last_tod_ns = -1;
+}
+
+/* Nanoseconds since midnight of "YYYY?MM?DD?hh:mm:ss.fff" (s[11..23)), or -1 when that part is
+ * not exactly so (the general parser then decides). */
+static int64_t time_of_day_ns(const char *s, size_t len)
+{
+    if (len < 23 || s[13] != ':' || s[16] != ':' || s[19] != '.') return -1;
+    static const unsigned char at[9] = {11, 12, 14, 15, 17, 18, 20, 21, 22};
+    int d[9];
+    for (int i = 0; i < 9; i++) {
+        d[i] = s[at[i]] - '0';
+        if (d[i] < 0 || d[i] > 9) return -1;
+    }
+    int h = d[0] * 10 + d[1], m = d[2] * 10 + d[3], sec = d[4] * 10 + d[5];
+    if (h > 23 || m > 59 || sec > 59) return -1;
+    return ((int64_t)(h * 60 + m) * 60 + sec) * RM_NS_PER_SEC +
+           (int64_t)(d[6] * 100 + d[7] * 10 + d[8]) * 1000000;
+}
+
+int rm_ts_cache_parse_new(struct rm_ts_cache *c, const char *s, size_t len, bool local, int64_t *ns)
+{
+    /* The same day and zone as the last time parsed, only the time of day differs: a UTC or
+     * fixed-offset time moves by exactly that (a local time could cross a DST change). */
+    if (!local && c->last_tod_ns >= 0 && len == c->last_len && len < sizeof c->last &&
+        !memcmp(c->last, s, 11) && !memcmp(c->last + 23, s + 23, len - 23)) {
+        int64_t tod = time_of_day_ns(s, len);
+        if (tod >= 0) {
+            *ns = c->last_ns - c->last_tod_ns + tod;
+            memcpy(c->last, s, len);
+            c->last_ns = *ns;
+            c->last_tod_ns = tod;
+            return 0;
+        }
+    }
+    if (rm_parse_time_field(s, len, local, &c->tz, ns)) return -1;
+    if (len < sizeof c->last) {
+        memcpy(c->last, s, len);
+        c->last_len = len;
+        c->last_ns = *ns;
+        c->last_tod_ns = local ? -1 : time_of_day_ns(s, len);
+    }
     return 0;
 }
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/csvwrite.h"
+
 /* Length of the valid UTF-8 sequence starting at s (n bytes left), or 0 when the byte at s
  * does not start one (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF). */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -163,15 +165,7 @@ int rm_csv_put(FILE *out, const char *s, int escape)
     } else {
         text = (char *)s;
     }
-    int rc = 0;
-    if (!strpbrk(text, ",\"\r\n")) {
-        rc = fputs(text, out) == EOF ? EOF : 0;
-    } else {
-        rc = fputc('"', out) == EOF ? EOF : 0;
-        for (const char *p = text; *p && rc == 0; p++)
-            if ((*p == '"' && fputc('"', out) == EOF) || fputc(*p, out) == EOF) rc = EOF;
-        if (rc == 0 && fputc('"', out) == EOF) rc = EOF;
-    }
+    int rc = rm_csv_fput_field(out, text, strlen(text)); /* the one quoting rule */
     if (text != small && text != s) free(text);
     return rc;
 }

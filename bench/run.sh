@@ -299,6 +299,52 @@ if want summary; then
     BUILD=$BUILD bash bench/bench_summary.sh | sed 's/^/  /'
 fi
 
+# ---- Summary: many distinct phases ------------------------------------------------------------
+# `runmon summary` of a session whose run log names a phase per step (bench/gen_phases.py: one
+# outer phase, N steps of 0.1 s inside it, one sample group per step; 1 GPU, and 8 GPUs at
+# BENCH_PHASES_GPUS), at N = BENCH_PHASES_SIZES (default 50k, 100k, 300k): wall time and peak
+# RSS (best of BENCH_PHASES_RUNS, default 3), beside the same files without the run log
+# (the baseline: what the phases add). Past RUNMON_SUMMARY_MAX_PHASES (10000) paths fold into
+# one row. BENCH_PHASES_BEFORE_RUNMON=PATH adds another build's figures on the same files.
+if want phases; then
+    section "summary: distinct phase paths (goal: 100k under 150 MB and 3 s; under 1 KiB per phase)"
+    P=$B/phases
+    mkdir -p "$P"
+    time_rss() { # CMD...: "seconds peak_kib" of the fastest of BENCH_PHASES_RUNS runs
+        local i out best=""
+        for ((i = 0; i < ${BENCH_PHASES_RUNS:-3}; i++)); do
+            out=$(/usr/bin/time -f '%e %M' "$@" 2>&1 >/dev/null | tail -n 1)
+            if [ -z "$best" ] || awk -v a="${out% *}" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+                best=$out
+            fi
+        done
+        echo "$best"
+    }
+    kib_mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+    for g in 1 ${BENCH_PHASES_GPUS:-}; do
+        for n in ${BENCH_PHASES_SIZES:-50000 100000 300000}; do
+            d=$P/g$g-$n
+            python3 bench/gen_phases.py "$d" --phases "$n" --gpus "$g"
+            mkdir -p "$d-base" && ln -f "$d"/{gpu.csv,cpu.csv,session.json} "$d-base"/
+            r=$(time_rss "$BUILD/runmon" summary "$d" --format json)
+            b=$(time_rss "$BUILD/runmon" summary "$d-base" --format json)
+            label="$n phases, $g GPU$([ "$g" = 1 ] || echo s)"
+            figure "$label: summary" "${r% *}" "s"
+            figure "$label: summary peak RSS" "$(kib_mib "${r#* }")" "MiB"
+            figure "  baseline: the same files without the run log" "${b% *}" "s"
+            figure "  baseline: peak RSS" "$(kib_mib "${b#* }")" "MiB"
+            figure "  the phases' memory per distinct path" \
+                "$(awk -v r="${r#* }" -v b="${b#* }" -v n="$n" 'BEGIN { printf "%.0f", (r - b) * 1024 / n }')" "bytes"
+            if [ -n "${BENCH_PHASES_BEFORE_RUNMON:-}" ]; then
+                o=$(BENCH_PHASES_RUNS=1 time_rss "$BENCH_PHASES_BEFORE_RUNMON" summary "$d" --format json)
+                figure "  before ($BENCH_PHASES_BEFORE_RUNMON)" "${o% *}" "s"
+                figure "  before: peak RSS" "$(kib_mib "${o#* }")" "MiB"
+            fi
+            rm -rf "$d" "$d-base"
+        done
+    done
+fi
+
 # ---- Sink index -----------------------------------------------------------------------------
 # `runmon sessions` (text and JSON: time, peak RSS), `runmon summary` of the sink (the session
 # choice streams the index) and `runmon record -- true` (wall time: start, one flush, end)

@@ -1,4 +1,6 @@
 /* `runmon summary`: summarize session folders or bare files. */
+#include "cli/cmd_summary.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -7,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/termsafe.h"
+#include "report/output.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
 

@@ -6,11 +6,11 @@
 #include "cli/cmd_log.h"
 #include "cli/cmd_record.h"
 #include "cli/cmd_sessions.h"
+#include "cli/cmd_summary.h"
 #include "cli/cmd_top.h"
 #include "cli/commands.h"
 #include "cli/version.h"
 #include "report/report.h"
-#include "summary/summary.h"
 
 static const struct rm_command commands[] = {
     {"record", rm_cmd_record, "record GPU and CPU use beside a command, or until stopped"},

@@ -2,14 +2,16 @@
  *
  * nvidia-smi spells "no value" many ways ([N/A], N/A, [Not Supported], [Unknown Error], ...,
  * an empty field, dmon's "-"); each is missing for that one field, never 0. Numbers may carry
- * a unit ("53 %", "123.00 W", "80257 MiB"). The parser below is locale-independent and much
- * cheaper than strtod, which matters at hundreds of MB/s.
+ * a unit ("53 %", "123.00 W", "80257 MiB"). Numbers are read by base/decimal.h, locale-
+ * independent and much cheaper than strtod, which matters at hundreds of MB/s.
  */
 #ifndef RUNMON_SUMMARY_VALUES_H
 #define RUNMON_SUMMARY_VALUES_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "base/decimal.h" /* rm_parse_decimal: the numbers of the values below */
 
 enum rm_value_rc {
     RM_VALUE_OK = 0,
@@ -20,11 +22,6 @@ enum rm_value_rc {
 /* True when s[0..len) (surrounding blanks ignored) is a missing-value spelling: empty, "-",
  * "N/A", or any text in square brackets ("[N/A]", "[Not Supported]", "[GPU is lost]", ...). */
 bool rm_value_is_missing(const char *s, size_t len);
-
-/* Parses a plain decimal number ([+-]digits[.digits][e[+-]digits]) at the start of s[0..len)
- * without locale or allocation. Returns the number of bytes consumed, 0 if there is no number.
- * Exact (correctly rounded) for up to 15 significant digits and small exponents. */
-size_t rm_parse_decimal(const char *s, size_t len, double *out);
 
 /* Parses a field value: blanks, a number, optional blanks and a unit made of letters, '%',
  * '/' (e.g. "%", "W", "MiB", "MHz", "MB/s", "C"). Returns an enum rm_value_rc. */

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "base/rm_time.h"
+#include "model/dmon_text.h"
 #include "model/streams.h"
-#include "monitor/dmon_text.h"
 #include "monitor/procfs.h"
 
 static const char *const apps_cols[] = {"gpu",     "uuid",   "pid",        "process",

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/linebuf.h"
 #include "monitor/child.h"
-#include "monitor/linebuf.h"
 #include "monitor/policy.h"
 
 struct rm_port;

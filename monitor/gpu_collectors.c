@@ -8,12 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/rm_time.h"
 #include "base/csvfields.h"
+#include "base/rm_time.h"
+#include "model/dmon_text.h"
 #include "model/energy.h"
 #include "model/gpu_metrics.h"
 #include "model/values.h"
-#include "monitor/dmon_text.h"
 #include "monitor/port.h"
 
 int rm_smi_split(struct csv_parser *p, const char *line, size_t len, char *store, size_t cap,

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/csvwrite.h"
 #include "base/fileio.h"
 #include "base/rm_time.h"
 #include "model/streams.h"
@@ -55,56 +56,6 @@ void rm_stream_close(struct rm_stream *s)
     s->buf = NULL;
     free(s->header);
     s->header = NULL;
-}
-
-long rm_file_trim_torn(int fd)
-{
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
-    char c;
-    if (pread(fd, &c, 1, st.st_size - 1) != 1 || c == '\n') return 0;
-    /* Walk back in blocks to the last newline. */
-    char blk[4096];
-    off_t end = st.st_size;
-    while (end > 0) {
-        off_t start = end > (off_t)sizeof blk ? end - (off_t)sizeof blk : 0;
-        ssize_t n = pread(fd, blk, (size_t)(end - start), start);
-        if (n <= 0) return -1;
-        for (ssize_t i = n - 1; i >= 0; i--)
-            if (blk[i] == '\n') {
-                off_t keep = start + i + 1;
-                return ftruncate(fd, keep) < 0 ? -1 : (long)(st.st_size - keep);
-            }
-        end = start;
-    }
-    return ftruncate(fd, 0) < 0 ? -1 : (long)st.st_size;
-}
-
-size_t rm_csv_put_field(char *out, size_t cap, const char *v, size_t n)
-{
-    int quote = 0;
-    size_t need = n;
-    for (size_t i = 0; i < n; i++) {
-        char c = v[i];
-        if (c == ',' || c == '"' || c == '\n' || c == '\r') {
-            quote = 1;
-            if (c == '"') need++;
-        }
-    }
-    if (quote) need += 2;
-    if (need > cap) return 0;
-    if (!quote) {
-        memcpy(out, v, n);
-        return n;
-    }
-    char *p = out;
-    *p++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] == '"') *p++ = '"';
-        *p++ = v[i];
-    }
-    *p++ = '"';
-    return (size_t)(p - out);
 }
 
 static void row_put(struct rm_stream *s, const char *v, size_t n, int raw)

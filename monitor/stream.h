@@ -105,17 +105,10 @@ void rm_stream_end_row(struct rm_stream *s);
  * errno (the stream then keeps writing to the old file). */
 int rm_stream_seal(struct rm_stream *s);
 
-/* Cuts a file back to its last '\n' (a torn last row). Returns the bytes cut, or -1. */
-long rm_file_trim_torn(int fd);
-
 /* Hands pending rows to the kernel (a batching stream: once its time has come, see
  * rm_stream_batch). 0, or -1 when they were dropped (errno saved). */
 int rm_stream_flush(struct rm_stream *s);
 /* The same, now, whether or not the stream batches. */
 int rm_stream_flush_now(struct rm_stream *s);
-
-/* Appends one CSV field (quoted when it must be) to out; returns bytes written or 0 if it
- * would not fit in cap. Shared by every CSV writer in runmon. */
-size_t rm_csv_put_field(char *out, size_t cap, const char *v, size_t n);
 
 #endif

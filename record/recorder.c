@@ -29,6 +29,7 @@
 #include "monitor/port.h"
 #include "monitor/reaper.h"
 #include "record/status.h"
+#include "report/output.h"
 #include "report/prom.h"
 #include "runlog/runlog.h"
 #include "sink/session.h"

@@ -3,14 +3,16 @@
  * came from outside (a host, a GPU or process name, a phase path, nvidia-smi's words, a file
  * name: base/termsafe.h), and so does CSV written to a terminal; JSON, and CSV to a file or a
  * pipe, keep them exact. */
+#include "report/output.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/csvwrite.h"
 #include "base/termsafe.h"
 #include "model/session.h"
-#include "summary/summary.h"
 
 static const json_t *at(const json_t *o, const char *path)
 {

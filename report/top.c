@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "base/linebuf.h"
 #include "base/rm_time.h"
 #include "base/termsafe.h"
 #include "model/session.h"
-#include "monitor/linebuf.h"
 #include "summary/csvread.h"
 
 #define TOP_MAX_GPUS 64

@@ -18,7 +18,6 @@
 #include "base/json.h"
 #include "base/rm_time.h"
 #include "model/streams.h"
-#include "monitor/stream.h"
 #include "sink/index.h"
 #include "sink/liveness.h"
 #include "sink/manifest.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/rm_time.h"
 #include "model/values.h"
 
 static const char *const col_names[RM_AC_COUNT] = {"ts",      "gpu",     "uuid",   "pid",
@@ -98,8 +99,28 @@ void rm_apps_init(struct rm_apps_agg *a, size_t nphases)
 void rm_apps_free(struct rm_apps_agg *a)
 {
     free(a->procs);
+    for (size_t p = 0; a->ph && p < a->nph; p++)
+        free(a->ph[p]);
     free(a->ph);
+    free(a->phn);
     memset(a, 0, sizeof *a);
+}
+
+/* GPU g's figure in phase p, made (with those of the GPUs before it) when missing. */
+static struct rm_stat *phase_stat(struct rm_apps_agg *a, size_t p, int g)
+{
+    if (!a->phn) a->phn = rm_xcalloc(a->nph, sizeof *a->phn);
+    if (a->phn[p] <= g) {
+        a->ph[p] = rm_xrealloc(a->ph[p], (size_t)(g + 1) * sizeof *a->ph[p]);
+        memset(&a->ph[p][a->phn[p]], 0, (size_t)(g + 1 - a->phn[p]) * sizeof *a->ph[p]);
+        a->phn[p] = (unsigned char)(g + 1);
+    }
+    return &a->ph[p][g];
+}
+
+const struct rm_stat *rm_apps_phase_stat(const struct rm_apps_agg *a, size_t p, int g)
+{
+    return p < a->nph && a->phn && g >= 0 && g < a->phn[p] ? &a->ph[p][g] : NULL;
 }
 
 bool rm_apps_starts_sample(const struct rm_apps_agg *a, const struct rm_app_row *row)
@@ -116,7 +137,7 @@ void rm_apps_close(struct rm_apps_agg *a, const size_t *phases, size_t n)
         rm_stat_add(&a->gpu[g].other, a->o[g]);
         rm_stat_add(&a->gpu[g].unknown, a->u[g]);
         for (size_t k = 0; k < n; k++)
-            if (phases[k] < a->nph) rm_stat_add(&a->ph[phases[k]][g], a->w[g]);
+            if (phases[k] < a->nph) rm_stat_add(phase_stat(a, phases[k], g), a->w[g]);
         a->w[g] = a->o[g] = a->u[g] = 0;
     }
     a->seen = 0;
@@ -177,8 +198,8 @@ void rm_apps_merge(struct rm_apps_agg *dst, const struct rm_apps_agg *src)
         rm_stat_merge(&d->workload, &s->workload);
         rm_stat_merge(&d->other, &s->other);
         rm_stat_merge(&d->unknown, &s->unknown);
-        for (size_t p = 0; p < dst->nph && p < src->nph; p++)
-            rm_stat_merge(&dst->ph[p][g], &src->ph[p][g]);
+        for (size_t p = 0; src->phn && p < dst->nph && p < src->nph; p++)
+            if (g < src->phn[p]) rm_stat_merge(phase_stat(dst, p, g), &src->ph[p][g]);
     }
     for (size_t i = 0; i < src->nprocs; i++) {
         const struct rm_app_proc *s = &src->procs[i];

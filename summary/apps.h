@@ -71,7 +71,10 @@ struct rm_apps_agg {
     struct rm_apps_gpu gpu[RM_APPS_MAX_GPUS];
     struct rm_app_proc *procs;
     size_t nprocs, capprocs;
-    struct rm_stat (*ph)[RM_APPS_MAX_GPUS]; /* per phase, per GPU: workload VRAM per sample */
+    /* Per phase, per GPU: workload VRAM per sample. ph[p] holds phn[p] GPUs (NULL: none), made
+     * when the phase first has a sample, so memory follows the phases met, not those named. */
+    struct rm_stat **ph;
+    unsigned char *phn;
     size_t nph;
     /* The sample being added up. */
     bool open;
@@ -89,5 +92,7 @@ void rm_apps_close(struct rm_apps_agg *a, const size_t *phases, size_t n);
 void rm_apps_add(struct rm_apps_agg *a, const struct rm_app_row *row);
 /* Folds src (another file of the same session) into dst. */
 void rm_apps_merge(struct rm_apps_agg *dst, const struct rm_apps_agg *src);
+/* GPU g's workload VRAM in phase p, or NULL when the phase had no sample of it. */
+const struct rm_stat *rm_apps_phase_stat(const struct rm_apps_agg *a, size_t p, int g);
 
 #endif

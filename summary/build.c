@@ -5,7 +5,10 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json.h"
 #include "base/rm_time.h"
+#include "summary/merge.h"
+#include "summary/pool.h"
 #include "summary/summary_internal.h"
 
 /* ---- JSON building ---------------------------------------------------------------- */
@@ -324,6 +327,8 @@ static void choose_interval_and_fields(struct rm_summary *s)
 /* Reads the run logs and closes their phase windows; sets the session's start and end. */
 static int read_runlogs(struct rm_summary *s, int64_t *start, int64_t *end, char *err, size_t errsz)
 {
+    /* --phase while reading: the phases it leaves out never take one of the capped rows. */
+    if (s->re) rm_runlog_set_keep(&s->rl, keep_phase, s);
     for (size_t i = 0; i < s->nrunlogs; i++) {
         if (rm_runlog_read_file(&s->rl, s->runlogs[i], err, errsz)) return -1;
         if (s->runlog_strict && s->rl.lines == 0) {
@@ -335,6 +340,19 @@ static int read_runlogs(struct rm_summary *s, int64_t *start, int64_t *end, char
     *end = rm_json_time(s->session, "ended_at");
     if (*start == RM_NO_TIME) *start = s->rl.session_start_ns;
     if (*end == RM_NO_TIME) *end = s->rl.session_end_ns;
+    /* A segment's partial of folded paths needs the other row even where this run log (read
+     * with a larger cap, or now shorter) folds none. */
+    for (size_t i = 0; i < s->njobs && s->rl.other == RM_NO_PHASE; i++) {
+        size_t k;
+        json_t *e;
+        json_array_foreach(s->jobs[i]->seg_phases, k, e)
+        {
+            if (json_is_true(json_object_get(e, "folded"))) {
+                rm_runlog_other_phase(&s->rl);
+                break;
+            }
+        }
+    }
     rm_runlog_finish(&s->rl, *end, keep_phase, s);
     return 0;
 }
@@ -440,7 +458,16 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
         }
         rm_host_stats_merge(&m->host, &f->host);
         for (size_t p = 0; f->ph && p < m->nph && p < f->nph; p++)
-            if (f->ph[p].used) rm_host_stats_merge(&m->phost[p], &f->ph[p].host);
+            if (f->ph[p] && f->ph[p]->used && f->ph[p]->host)
+                rm_host_stats_merge(&m->phost[p], f->ph[p]->host);
+        /* Merged: the file's own copy of its phases is not needed again, so at most one
+         * file's phases are held beside the sources' (thousands of phases cost megabytes). */
+        rm_file_agg_drop_phases(f);
+        if (f->apps) {
+            rm_apps_free(f->apps);
+            free(f->apps);
+            f->apps = NULL;
+        }
     }
     m->nfg = rm_pair_gpus(s->session, &m->q, &m->d, &m->fg);
 }
@@ -627,8 +654,11 @@ static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, si
         rm_final_gpu_ident(s->session, g, &uuid, &name, &pci);
         json_t *gj = gpu_json(g->index, uuid, name, pci, qs, ds, NULL);
         if (m->have_apps && g->index >= 0 && g->index < RM_APPS_MAX_GPUS &&
-            m->apps.gpu[g->index].seen && p < m->apps.nph)
-            json_object_set_new(gj, "workload_vram_mb", peak_mean(&m->apps.ph[p][g->index]));
+            m->apps.gpu[g->index].seen && p < m->apps.nph) {
+            static const struct rm_stat none = {0};
+            const struct rm_stat *w = rm_apps_phase_stat(&m->apps, p, g->index);
+            json_object_set_new(gj, "workload_vram_mb", peak_mean(w ? w : &none));
+        }
         json_array_append_new(pg, gj);
     }
     return pg;
@@ -654,6 +684,8 @@ static json_t *phase_json(struct rm_summary *s, const struct merged *m, size_t p
                         json_pack("{s:I,s:I,s:I}", "ok", (json_int_t)ph->ok, "error",
                                   (json_int_t)ph->error, "unterminated",
                                   (json_int_t)ph->unterminated));
+    if (p == s->rl.other)
+        json_object_set_new(po, "folded_paths", json_integer((json_int_t)s->rl.folded_paths));
     json_object_set_new(po, "first_start", jts(ph->first_start_ns));
     json_object_set_new(po, "last_end", jts(ph->last_end_ns));
     json_object_set_new(po, "gpus", phase_gpus(s, m, p));
@@ -663,13 +695,48 @@ static json_t *phase_json(struct rm_summary *s, const struct merged *m, size_t p
     return po;
 }
 
-/* Phases, in order of first appearance in the run log. */
-static json_t *build_phases(struct rm_summary *s, const struct merged *m)
+/* Phase p's GPU figures, once its JSON holds them: the document and the figures are never
+ * both held for thousands of phases. */
+static void drop_phase(struct source *src, size_t p)
+{
+    if (!src->ph || p >= src->nph) return;
+    free(src->ph[p]);
+    src->ph[p] = NULL;
+    src->phn[p] = 0;
+}
+
+/* Phases, in order of first appearance in the run log; the paths past the cap last, as one. */
+static json_t *build_phases(struct rm_summary *s, struct merged *m)
 {
     json_t *phases = json_array();
-    for (size_t p = 0; p < m->nph; p++)
-        if (keep_phase(s, s->rl.phases[p].path)) json_array_append_new(phases, phase_json(s, m, p));
+    for (size_t p = 0; p < m->nph; p++) {
+        if (p != s->rl.other && keep_phase(s, s->rl.phases[p].path))
+            json_array_append_new(phases, phase_json(s, m, p));
+        if (p != s->rl.other) drop_phase(&m->q, p), drop_phase(&m->d, p);
+    }
+    if (s->rl.other < m->nph) json_array_append_new(phases, phase_json(s, m, s->rl.other));
     return phases;
+}
+
+/* What the cap on distinct phase paths did, for data_quality.notes. */
+static void note_phase_cap(const struct rm_summary *s, json_t *notes)
+{
+    bool bad;
+    rm_runlog_max_phases_env(&bad);
+    char b[400];
+    if (bad) {
+        snprintf(b, sizeof b,
+                 "RUNMON_SUMMARY_MAX_PHASES is not a positive integer: the default cap of %d "
+                 "phase paths was used",
+                 RM_MAX_PHASES_DEFAULT);
+        json_array_append_new(notes, json_string(b));
+    }
+    if (s->rl.other == RM_NO_PHASE) return;
+    snprintf(b, sizeof b,
+             "phases: %llu distinct phase paths past the first %zu are summed in one row \"%s\" "
+             "(RUNMON_SUMMARY_MAX_PHASES sets the cap)",
+             (unsigned long long)s->rl.folded_paths, s->rl.max_phases, RM_OTHER_PHASES_PATH);
+    json_array_append_new(notes, json_string(b));
 }
 
 static json_t *build_alerts(const struct rm_summary *s)
@@ -748,6 +815,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_object_set_new(o, "phases", build_phases(s, &m));
     json_object_set_new(o, "collectors", collectors_json(s->session, &s->rl, tally.present));
     json_object_set_new(o, "alerts", build_alerts(s));
+    note_phase_cap(s, tally.notes);
     json_object_set_new(o, "data_quality", build_data_quality(s, &tally, &m, s_start, s_end));
     merged_free(&m);
     *out = o;

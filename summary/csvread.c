@@ -220,7 +220,9 @@ static size_t fast_lines(struct rm_csv_reader *r, const char *s, size_t len)
     }
 }
 
-int rm_csv_feed(struct rm_csv_reader *r, const char *buf, size_t len)
+/* Aligned to a cache line: this hot loop's speed then does not depend on what is linked
+ * before it (a 16-byte shift from unrelated files cost 7 % of the summary's CPU). */
+__attribute__((aligned(64))) int rm_csv_feed(struct rm_csv_reader *r, const char *buf, size_t len)
 {
     while (len) {
         size_t done = fast_lines(r, buf, len);

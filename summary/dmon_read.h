@@ -3,7 +3,8 @@
 #ifndef RUNMON_SUMMARY_DMON_READ_H
 #define RUNMON_SUMMARY_DMON_READ_H
 
-#include "monitor/dmon_text.h"
+#include "base/rm_time.h"
+#include "model/dmon_text.h"
 #include "summary/csvread.h"
 #include "summary/sample.h"
 

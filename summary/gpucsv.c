@@ -46,7 +46,7 @@ static bool known_name(const char *s, size_t len)
 void rm_gpucsv_init(struct rm_gpucsv *g, const char *fields)
 {
     memset(g, 0, sizeof *g);
-    g->last_tod_ns = -1;
+    rm_ts_cache_init(&g->tc);
     g->fields = fields;
 }
 
@@ -147,53 +147,15 @@ static void note_misfit(struct rm_gpucsv *g, size_t n)
              n, assumed_src(g), g->ncols, g->has_ts ? "ts," : "", list);
 }
 
-/* Nanoseconds since midnight of "YYYY?MM?DD?hh:mm:ss.fff" (s[11..23)), or -1 when that part is
- * not exactly so (the general parser then decides). */
-static int64_t time_of_day_ns(const char *s, size_t len)
-{
-    if (len < 23 || s[13] != ':' || s[16] != ':' || s[19] != '.') return -1;
-    static const unsigned char at[9] = {11, 12, 14, 15, 17, 18, 20, 21, 22};
-    int d[9];
-    for (int i = 0; i < 9; i++) {
-        d[i] = s[at[i]] - '0';
-        if (d[i] < 0 || d[i] > 9) return -1;
-    }
-    int h = d[0] * 10 + d[1], m = d[2] * 10 + d[3], sec = d[4] * 10 + d[5];
-    if (h > 23 || m > 59 || sec > 59) return -1;
-    return ((int64_t)(h * 60 + m) * 60 + sec) * RM_NS_PER_SEC +
-           (int64_t)(d[6] * 100 + d[7] * 10 + d[8]) * 1000000;
-}
-
 static int row_time(struct rm_gpucsv *g, const char *s, size_t len, bool local, int64_t *ns)
 {
-    if (len == g->last_time_len && len < sizeof g->last_time && !memcmp(g->last_time, s, len)) {
-        *ns = g->last_time_ns;
-        return 0;
-    }
-    /* The same day and zone as the last time parsed, only the time of day differs: a UTC or
-     * fixed-offset time moves by exactly that (a local time could cross a DST change). */
-    if (!local && g->last_tod_ns >= 0 && len == g->last_time_len && len < sizeof g->last_time &&
-        !memcmp(g->last_time, s, 11) && !memcmp(g->last_time + 23, s + 23, len - 23)) {
-        int64_t tod = time_of_day_ns(s, len);
-        if (tod >= 0) {
-            *ns = g->last_time_ns - g->last_tod_ns + tod;
-            memcpy(g->last_time, s, len);
-            g->last_time_ns = *ns;
-            g->last_tod_ns = tod;
-            return 0;
-        }
-    }
-    if (rm_parse_time_field(s, len, local, &g->tz, ns)) return -1;
-    if (len < sizeof g->last_time) {
-        memcpy(g->last_time, s, len);
-        g->last_time_len = len;
-        g->last_time_ns = *ns;
-        g->last_tod_ns = local ? -1 : time_of_day_ns(s, len);
-    }
-    return 0;
+    return rm_ts_cache_parse(&g->tc, s, len, local, ns);
 }
 
-int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_gpu_sample *out)
+/* Aligned to a cache line: this hot loop's speed then does not depend on what is linked
+ * before it (a 16-byte shift from unrelated files cost 7 % of the summary's CPU). */
+__attribute__((aligned(64))) int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row,
+                                               struct rm_gpu_sample *out)
 {
     if (row->overflow) return -(1 + RM_SKIP_LONG_LINE);
     if (row->torn) return -(1 + RM_SKIP_TORN);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/rm_time.h"
 #include "summary/csvread.h"
 #include "summary/sample.h"
 
@@ -44,11 +45,7 @@ struct rm_gpucsv {
     char note[768];         /* what was assumed (and whether it fit), for data_quality */
     char first[64];         /* the header's first field, to spot the header repeated */
     size_t first_len;
-    struct rm_tzcache tz;
-    char last_time[48]; /* rows of one sample share their time text: parse it once */
-    size_t last_time_len;
-    int64_t last_time_ns;
-    int64_t last_tod_ns; /* its time of day (a UTC or fixed-offset time), else -1 */
+    struct rm_ts_cache tc; /* rows of one sample share their time text: parse it once */
 };
 
 /* fields: comma-separated --query-gpu list used for a file without header (NULL: legacy). */

@@ -3,6 +3,7 @@
 #ifndef RUNMON_SUMMARY_HOSTCSV_H
 #define RUNMON_SUMMARY_HOSTCSV_H
 
+#include "base/rm_time.h"
 #include "summary/csvread.h"
 #include "summary/sample.h"
 

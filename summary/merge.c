@@ -1,10 +1,11 @@
 /* Merging: the files of one source into one table of GPUs (phases too), and the GPUs of the
  * query-gpu and dmon sources paired into the summary's GPUs. */
+#include "summary/merge.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
-#include "summary/summary_internal.h"
 
 /* ---- merging ---------------------------------------------------------------------- */
 
@@ -81,8 +82,8 @@ void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph,
     rm_stat_merge(&src->total_power, &f->total_power);
     if (f->ph && nph) {
         for (size_t p = 0; p < nph && p < f->nph; p++) {
-            const struct phase_acc *a = &f->ph[p];
-            for (size_t i = 0; a->used && i < a->ngpu; i++) {
+            const struct phase_acc *a = f->ph[p];
+            for (size_t i = 0; a && a->used && i < a->ngpu; i++) {
                 const struct rm_gpu_stats *st = &a->gpu[i];
                 if (!st->samples && !st->covered_ns && !st->gaps) continue;
                 rm_stats_fold(source_phase_gpu(src, nph, p, map[i]), st);

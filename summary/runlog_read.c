@@ -14,6 +14,8 @@ void rm_runlog_init(struct rm_runlog *r)
 {
     memset(r, 0, sizeof *r);
     r->first_ns = r->last_ns = r->session_start_ns = r->session_end_ns = RM_NO_TIME;
+    r->max_phases = rm_runlog_max_phases_env(NULL);
+    r->other = RM_NO_PHASE;
     r->collectors = json_object();
     r->alerts = json_array();
 }
@@ -27,6 +29,8 @@ void rm_runlog_free(struct rm_runlog *r)
     free(r->phases);
     free(r->fw);
     free(r->hash);
+    free(r->extra.key);
+    free(r->extra.folded);
     free(r->win);
     free(r->maxend);
     free(r->open);
@@ -48,6 +52,7 @@ static void rehash(struct rm_runlog *r)
     size_t cap = r->hashcap ? r->hashcap * 2 : 64;
     size_t *h = rm_xcalloc(cap, sizeof *h);
     for (size_t i = 0; i < r->nphases; i++) {
+        if (i == r->other) continue; /* found through r->other, never by its spelling */
         size_t j = fnv(r->phases[i].path) & (cap - 1);
         while (h[j])
             j = (j + 1) & (cap - 1);
@@ -58,31 +63,133 @@ static void rehash(struct rm_runlog *r)
     r->hashcap = cap;
 }
 
-static size_t phase_id(struct rm_runlog *r, const char *path, int depth)
+size_t rm_runlog_max_phases_env(bool *bad)
 {
-    if (r->hashcap) {
-        size_t j = fnv(path) & (r->hashcap - 1);
-        while (r->hash[j]) {
-            if (!strcmp(r->phases[r->hash[j] - 1].path, path)) return r->hash[j] - 1;
-            j = (j + 1) & (r->hashcap - 1);
-        }
+    const char *e = getenv("RUNMON_SUMMARY_MAX_PHASES");
+    if (bad) *bad = false;
+    if (!e || !*e) return RM_MAX_PHASES_DEFAULT;
+    char *end;
+    unsigned long long v = strtoull(e, &end, 10);
+    if (*end || v == 0 || v > (1ull << 40) || e[0] == '-' || e[0] == '+') {
+        if (bad) *bad = true;
+        return RM_MAX_PHASES_DEFAULT;
     }
+    return (size_t)v;
+}
+
+void rm_runlog_set_keep(struct rm_runlog *r, bool (*keep)(void *, const char *), void *keep_ctx)
+{
+    r->keep = keep;
+    r->keep_ctx = keep_ctx;
+}
+
+/* ---- paths without a phase of their own: a set of 64-bit hashes -------------------- */
+
+static uint64_t path_key(uint64_t h)
+{
+    return h ? h : 1; /* 0 marks an empty slot */
+}
+
+/* 1 folded, 0 left out, -1 not in the set. */
+static int pathset_get(const struct rm_pathset *s, uint64_t key)
+{
+    if (!s->cap) return -1;
+    for (size_t j = key & (s->cap - 1); s->key[j]; j = (j + 1) & (s->cap - 1))
+        if (s->key[j] == key) return s->folded[j];
+    return -1;
+}
+
+static void pathset_put(struct rm_pathset *s, uint64_t key, bool folded)
+{
+    if ((s->n + 1) * 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        uint64_t *k = rm_xcalloc(cap, sizeof *k);
+        unsigned char *f = rm_xcalloc(cap, sizeof *f);
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->key[i]) continue;
+            size_t j = s->key[i] & (cap - 1);
+            while (k[j])
+                j = (j + 1) & (cap - 1);
+            k[j] = s->key[i];
+            f[j] = s->folded[i];
+        }
+        free(s->key);
+        free(s->folded);
+        s->key = k;
+        s->folded = f;
+        s->cap = cap;
+    }
+    size_t j = key & (s->cap - 1);
+    while (s->key[j])
+        j = (j + 1) & (s->cap - 1);
+    s->key[j] = key;
+    s->folded[j] = folded;
+    s->n++;
+}
+
+/* ---- phases ------------------------------------------------------------------------ */
+
+static size_t find_phase(const struct rm_runlog *r, const char *path, uint64_t h)
+{
+    if (!r->hashcap) return RM_NO_PHASE;
+    for (size_t j = h & (r->hashcap - 1); r->hash[j]; j = (j + 1) & (r->hashcap - 1))
+        if (!strcmp(r->phases[r->hash[j] - 1].path, path)) return r->hash[j] - 1;
+    return RM_NO_PHASE;
+}
+
+static size_t new_phase(struct rm_runlog *r, const char *path, int depth)
+{
     r->phases = rm_xgrow(r->phases, &r->capphases, r->nphases + 1, sizeof *r->phases);
     struct rm_phase *p = &r->phases[r->nphases];
     memset(p, 0, sizeof *p);
     p->path = rm_xstrdup(path);
     p->depth = depth;
     p->first_start_ns = p->last_end_ns = RM_NO_TIME;
-    r->nphases++;
+    return r->nphases++;
+}
+
+size_t rm_runlog_other_phase(struct rm_runlog *r)
+{
+    if (r->other == RM_NO_PHASE) r->other = new_phase(r, RM_OTHER_PHASES_PATH, -1);
+    return r->other; /* not in the hash: a path spelled like it is a phase of its own */
+}
+
+size_t rm_runlog_phase_of(const struct rm_runlog *r, const char *path)
+{
+    uint64_t h = fnv(path);
+    size_t p = find_phase(r, path, h);
+    if (p != RM_NO_PHASE) return p;
+    return pathset_get(&r->extra, path_key(h)) == 1 ? r->other : RM_NO_PHASE;
+}
+
+/* The phase of path, made when new; RM_NO_PHASE when the keep filter leaves it out. */
+static size_t phase_id(struct rm_runlog *r, const char *path, int depth)
+{
+    uint64_t h = fnv(path);
+    size_t p = find_phase(r, path, h);
+    if (p != RM_NO_PHASE) return p;
+    int known = pathset_get(&r->extra, path_key(h));
+    if (known >= 0) return known ? r->other : RM_NO_PHASE;
+    if (r->keep && !r->keep(r->keep_ctx, path)) {
+        pathset_put(&r->extra, path_key(h), false);
+        return RM_NO_PHASE;
+    }
+    size_t own = r->nphases - (r->other != RM_NO_PHASE);
+    if (own >= r->max_phases) {
+        pathset_put(&r->extra, path_key(h), true);
+        r->folded_paths++;
+        return rm_runlog_other_phase(r);
+    }
+    p = new_phase(r, path, depth);
     if (r->nphases * 2 > r->hashcap)
         rehash(r);
     else {
-        size_t j = fnv(path) & (r->hashcap - 1);
+        size_t j = h & (r->hashcap - 1);
         while (r->hash[j])
             j = (j + 1) & (r->hashcap - 1);
-        r->hash[j] = r->nphases;
+        r->hash[j] = p + 1;
     }
-    return r->nphases - 1;
+    return p;
 }
 
 static void add_window(struct rm_runlog *r, size_t ph, int64_t start, int64_t end)
@@ -218,12 +325,13 @@ static void fold_framework(struct rm_framework_peaks **into, const json_t *fw)
     fold_peaks((*into)->reserved_mb, json_object_get(fw, "peak_reserved_mb"));
 }
 
-/* A phase's framework peaks, into the phase and the run; JAX's also into jax_peak_bytes. */
+/* A phase's framework peaks, into the phase (unless left out) and the run; JAX's also into
+ * jax_peak_bytes. */
 static void on_framework(struct rm_runlog *r, size_t ph, const json_t *line)
 {
     const json_t *fw = json_object_get(line, "framework");
     if (!json_is_object(fw)) return;
-    fold_framework(&r->phases[ph].fw, fw);
+    if (ph != RM_NO_PHASE) fold_framework(&r->phases[ph].fw, fw);
     fold_framework(&r->fw, fw);
     if (strcmp(r->fw->name, "jax")) return;
     for (int d = 0; d < RM_FW_MAX_DEVICES; d++) {
@@ -296,9 +404,11 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
             r->garbage++;
         } else {
             size_t ph = phase_id(r, path, depth_of(line));
-            count_status(&r->phases[ph], str(line, "status"));
-            r->phases[ph].total_s += (double)dur / 1e9;
-            add_window(r, ph, t - dur, t);
+            if (ph != RM_NO_PHASE) {
+                count_status(&r->phases[ph], str(line, "status"));
+                r->phases[ph].total_s += (double)dur / 1e9;
+                add_window(r, ph, t - dur, t);
+            }
             on_framework(r, ph, line);
         }
     } else if (!strcmp(type, "phase_enter")) {
@@ -307,7 +417,8 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
             r->garbage++;
         } else {
             r->open = rm_xgrow(r->open, &r->capopen, r->nopen + 1, sizeof *r->open);
-            r->open[r->nopen++] = (struct rm_open_phase){pid, phase_id(r, path, depth_of(line)), t};
+            r->open[r->nopen++] = (struct rm_open_phase){pid, phase_id(r, path, depth_of(line)),
+                                                         path_key(fnv(path)), t};
         }
     } else if (!strcmp(type, "phase_exit")) {
         const char *path = phase_path(line);
@@ -315,9 +426,10 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
             r->garbage++;
         } else {
             size_t ph = phase_id(r, path, depth_of(line));
+            uint64_t key = path_key(fnv(path));
             int64_t start = RM_NO_TIME;
             for (size_t i = r->nopen; i-- > 0;)
-                if (r->open[i].pid == pid && r->open[i].phase == ph) {
+                if (r->open[i].pid == pid && r->open[i].phase == ph && r->open[i].pathkey == key) {
                     start = r->open[i].start_ns;
                     memmove(&r->open[i], &r->open[i + 1], (r->nopen - i - 1) * sizeof *r->open);
                     r->nopen--;
@@ -329,7 +441,7 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
                 if (dur >= 0) start = t - dur;
             }
             on_framework(r, ph, line);
-            if (start != RM_NO_TIME) {
+            if (start != RM_NO_TIME && ph != RM_NO_PHASE) {
                 count_status(&r->phases[ph], str(line, "status"));
                 r->phases[ph].total_s += (double)(dur >= 0 ? dur : t - start) / 1e9;
                 add_window(r, ph, start, t);
@@ -364,10 +476,42 @@ static int cmp_win(const void *a, const void *b)
     return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
+/* The windows, sorted by start, as an implicit interval tree (the layout of Heng Li's
+ * cgranges): the node at index i sits at level k, the number of trailing 1 bits of i, with
+ * children i - 2^(k-1) and i + 2^(k-1); maxend[i] is the largest end in its subtree. A
+ * lookup then costs O(log n + hits) even under a window that spans the whole run (a prefix
+ * maximum of the ends made every lookup inside one walk back over all earlier windows). */
+static int index_windows(const struct rm_phase_window *w, int64_t *mx, size_t n)
+{
+    if (n == 0) return -1;
+    size_t last_i = 0;
+    int64_t last = 0;
+    for (size_t i = 0; i < n; i += 2) { /* leaves */
+        last_i = i;
+        mx[i] = last = w[i].end_ns;
+    }
+    int k;
+    for (k = 1; ((size_t)1 << k) <= n; k++) {
+        size_t x = (size_t)1 << (k - 1), i0 = (x << 1) - 1, step = x << 2;
+        for (size_t i = i0; i < n; i += step) {
+            int64_t el = mx[i - x], er = i + x < n ? mx[i + x] : last, e = w[i].end_ns;
+            if (el > e) e = el;
+            if (er > e) e = er;
+            mx[i] = e;
+        }
+        /* last: the largest end under the rightmost node at this level (its parent's right
+         * child may lie past n) */
+        last_i = (last_i >> k & 1) ? last_i - x : last_i + x;
+        if (last_i < n && mx[last_i] > last) last = mx[last_i];
+    }
+    return k - 1;
+}
+
 void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, const char *),
                       void *keep_ctx)
 {
     for (size_t i = 0; i < r->nopen; i++) {
+        if (r->open[i].phase == RM_NO_PHASE) continue; /* left out */
         struct rm_phase *p = &r->phases[r->open[i].phase];
         p->count++;
         p->unterminated++;
@@ -381,49 +525,75 @@ void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, 
     if (keep) {
         size_t k = 0;
         for (size_t i = 0; i < r->nwin; i++)
-            if (keep(keep_ctx, r->phases[r->win[i].phase].path)) r->win[k++] = r->win[i];
+            if (r->win[i].phase == r->other || keep(keep_ctx, r->phases[r->win[i].phase].path))
+                r->win[k++] = r->win[i];
         r->nwin = k;
     }
     if (r->nwin) qsort(r->win, r->nwin, sizeof *r->win, cmp_win);
     free(r->maxend);
     r->maxend = rm_xcalloc(r->nwin, sizeof *r->maxend);
-    for (size_t i = 0; i < r->nwin; i++)
-        r->maxend[i] =
-            i && r->maxend[i - 1] > r->win[i].end_ns ? r->maxend[i - 1] : r->win[i].end_ns;
+    r->levels = index_windows(r->win, r->maxend, r->nwin);
+}
+
+/* A node of the tree on the lookup's stack: its index, level, and whether its left subtree
+ * was seen to. */
+struct node {
+    size_t x;
+    int k;
+    bool left_done;
+};
+
+/* Calls fn for each window overlapping [t0, t1), in index order. */
+static void overlapping(const struct rm_runlog *r, int64_t t0, int64_t t1,
+                        void (*fn)(void *, size_t, int64_t, int64_t), void *ctx)
+{
+    const struct rm_phase_window *w = r->win;
+    size_t n = r->nwin;
+    if (n == 0) return;
+    struct node st[130]; /* two entries per level at most */
+    int top = 0;
+    st[top++] = (struct node){((size_t)1 << r->levels) - 1, r->levels, false};
+    while (top) {
+        struct node z = st[--top];
+        if (z.k <= 3) { /* a small subtree: every node of it, in order */
+            size_t i0 = z.x >> z.k << z.k, i1 = i0 + ((size_t)1 << (z.k + 1)) - 1;
+            if (i1 > n) i1 = n;
+            for (size_t i = i0; i < i1 && w[i].start_ns < t1; i++)
+                if (w[i].end_ns > t0) fn(ctx, w[i].phase, w[i].start_ns, w[i].end_ns);
+        } else if (!z.left_done) {
+            size_t y = z.x - ((size_t)1 << (z.k - 1)); /* the left child; may lie past n */
+            st[top++] = (struct node){z.x, z.k, true};
+            if (y >= n || r->maxend[y] > t0) st[top++] = (struct node){y, z.k - 1, false};
+        } else if (z.x < n && w[z.x].start_ns < t1) {
+            if (w[z.x].end_ns > t0) fn(ctx, w[z.x].phase, w[z.x].start_ns, w[z.x].end_ns);
+            st[top++] = (struct node){z.x + ((size_t)1 << (z.k - 1)), z.k - 1, false};
+        }
+    }
+}
+
+struct at_ctx {
+    void (*fn)(void *, size_t);
+    void *ctx;
+};
+
+static void at_hit(void *ctx, size_t phase, int64_t start, int64_t end)
+{
+    (void)start;
+    (void)end;
+    struct at_ctx *c = ctx;
+    c->fn(c->ctx, phase);
 }
 
 void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void *, size_t),
                           void *ctx)
 {
-    /* Last window starting at or before t, then back while some earlier one may reach t. */
-    size_t lo = 0, hi = r->nwin;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->win[mid].start_ns <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0;) {
-        if (r->maxend[i] <= t) break;
-        if (r->win[i].end_ns > t) fn(ctx, r->win[i].phase);
-    }
+    if (t == INT64_MAX) return; /* no window holds it: ends are exclusive */
+    struct at_ctx c = {fn, ctx};
+    overlapping(r, t, t + 1, at_hit, &c);
 }
 
 void rm_runlog_windows_over(const struct rm_runlog *r, int64_t t0, int64_t t1,
                             void (*fn)(void *, size_t, int64_t, int64_t), void *ctx)
 {
-    /* Windows starting before t1, then back while some earlier one may end after t0. */
-    size_t lo = 0, hi = r->nwin;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->win[mid].start_ns < t1)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0;) {
-        if (r->maxend[i] <= t0) break;
-        if (r->win[i].end_ns > t0) fn(ctx, r->win[i].phase, r->win[i].start_ns, r->win[i].end_ns);
-    }
+    overlapping(r, t0, t1, fn, ctx);
 }

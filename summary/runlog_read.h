@@ -4,6 +4,11 @@
  * phase_enter/phase_exit pairs matched by (pid, path); an enter never closed is closed at
  * the session end (or left open-ended) and counted `unterminated`. A last line without "\n"
  * is torn and skipped; other lines that are not JSON objects with a time are garbage.
+ *
+ * At most max_phases distinct paths get a phase of their own, in order of first appearance
+ * (RM_MAX_PHASES_DEFAULT, or RUNMON_SUMMARY_MAX_PHASES); the paths after them are folded into
+ * one more phase, RM_OTHER_PHASES_PATH, so that a loop naming a phase per step costs a few
+ * bytes per path (a 64-bit hash) rather than a phase's figures in every layer above.
  */
 #ifndef RUNMON_SUMMARY_RUNLOG_READ_H
 #define RUNMON_SUMMARY_RUNLOG_READ_H
@@ -16,6 +21,9 @@
 #define RM_OPEN_END INT64_MAX
 #define RM_RUNLOG_MAX_LINE (1u << 20)
 #define RM_RUNLOG_MAX_ALERTS 100
+#define RM_MAX_PHASES_DEFAULT 10000
+#define RM_OTHER_PHASES_PATH "(other phases)"
+#define RM_NO_PHASE ((size_t)-1)
 
 /* A framework's own memory peaks (phase_exit "framework", docs/FORMATS.md), MiB per device
  * index; NaN where none was reported. */
@@ -41,8 +49,16 @@ struct rm_phase_window {
 
 struct rm_open_phase {
     long long pid;
-    size_t phase;
+    size_t phase;     /* RM_NO_PHASE: a path the keep filter left out */
+    uint64_t pathkey; /* the path's hash: folded paths share a phase, not their windows */
     int64_t start_ns;
+};
+
+/* Hashes of paths without a phase of their own: folded into the other phase, or left out. */
+struct rm_pathset {
+    uint64_t *key; /* 0 = empty */
+    unsigned char *folded;
+    size_t n, cap;
 };
 
 struct rm_runlog {
@@ -52,9 +68,18 @@ struct rm_runlog {
     size_t hashcap;
     struct rm_phase_window *win;
     size_t nwin, capwin;
-    int64_t *maxend; /* after rm_runlog_finish: windows sorted by start, prefix max of end */
+    int64_t *maxend; /* after rm_runlog_finish: windows sorted by start, and the largest end
+                        in each node's subtree of the implicit interval tree over them */
+    int levels;      /* that tree's height */
     struct rm_open_phase *open;
     size_t nopen, capopen;
+
+    size_t max_phases;                  /* paths with a phase of their own */
+    size_t other;                       /* the phase of the paths past them, or RM_NO_PHASE */
+    uint64_t folded_paths;              /* distinct paths folded into it */
+    struct rm_pathset extra;            /* paths folded or left out */
+    bool (*keep)(void *, const char *); /* set before reading: paths it rejects are left out */
+    void *keep_ctx;
 
     int64_t first_ns, last_ns, session_start_ns, session_end_ns; /* RM_NO_TIME when unknown */
     bool has_jax;
@@ -66,8 +91,19 @@ struct rm_runlog {
     uint64_t lines, events, torn, garbage, bad_time, long_lines, unmatched_exits;
 };
 
+/* max_phases from RUNMON_SUMMARY_MAX_PHASES (a positive integer), else the default. */
 void rm_runlog_init(struct rm_runlog *r);
 void rm_runlog_free(struct rm_runlog *r);
+/* RUNMON_SUMMARY_MAX_PHASES: its value, or RM_MAX_PHASES_DEFAULT when unset; *bad is set
+ * when it is set to something other than a positive integer (the default is used then). */
+size_t rm_runlog_max_phases_env(bool *bad);
+/* Leaves out, while reading, the phases whose path keep() rejects: they take no phase and
+ * count nothing toward max_phases (exits still pair with their enters). Before reading. */
+void rm_runlog_set_keep(struct rm_runlog *r, bool (*keep)(void *, const char *), void *keep_ctx);
+/* The other phase, made when there is none yet (a segment's partial of folded paths). */
+size_t rm_runlog_other_phase(struct rm_runlog *r);
+/* The phase of path: its own, the other phase for a folded path, else RM_NO_PHASE. */
+size_t rm_runlog_phase_of(const struct rm_runlog *r, const char *path);
 void rm_runlog_line(struct rm_runlog *r, const char *line, size_t len, bool torn);
 int rm_runlog_read_file(struct rm_runlog *r, const char *path, char *err, size_t errsz);
 /* Closes phases still open at end_ns (RM_NO_TIME: open-ended), keeps only phases whose path

@@ -2,10 +2,8 @@
 
 #include <jansson.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/rm_time.h"
-#include "model/values.h"
 
 const char *const rm_skip_names[RM_SKIP_COUNT] = {
     "not_data", "torn_line", "bad_field_count", "bad_time", "garbage", "long_line", "per_cpu"};
@@ -53,67 +51,6 @@ int rm_host_stats_from_json(const json_t *j, struct rm_host_stats *h)
     h->proc_samples = (uint64_t)json_integer_value(p);
     for (int i = 0; i < RM_HM_COUNT; i++)
         if (rm_stat_from_json(json_object_get(m, rm_host_metric_names[i]), &h->m[i])) return -1;
-    return 0;
-}
-
-int rm_parse_ts_checked(const char *s, size_t len, int64_t *ns)
-{
-    if (len < 4) return -1;
-    int y = 0;
-    for (int i = 0; i < 4; i++) {
-        if (s[i] < '0' || s[i] > '9') return -1;
-        y = y * 10 + (s[i] - '0');
-    }
-    if (y < 1970 || y > 2199) return -1;
-    return rm_parse_ts(s, len, ns);
-}
-
-/* Seconds to subtract from a local wall-clock reading (as if it were UTC) to get UTC. */
-static int64_t local_offset(int64_t naive_s, struct rm_tzcache *tz)
-{
-    int64_t key = naive_s / 1800; /* zones change offset on the half hour at the finest */
-    if (tz && tz->key == key + 1) return tz->offset_s;
-    time_t t = (time_t)naive_s;
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    tm.tm_isdst = -1;
-    time_t utc = mktime(&tm);
-    int64_t off = utc == (time_t)-1 ? 0 : naive_s - (int64_t)utc;
-    if (tz) {
-        tz->key = key + 1; /* +1 so a zeroed cache never matches */
-        tz->offset_s = off;
-    }
-    return off;
-}
-
-static bool has_offset(const char *s, size_t len)
-{
-    /* Past "YYYY-MM-DD": a 'Z' or a sign can only be an offset. */
-    for (size_t i = 10; i < len; i++)
-        if (s[i] == 'Z' || s[i] == 'z' || s[i] == '+' || s[i] == '-') return true;
-    return false;
-}
-
-int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache *tz, int64_t *ns)
-{
-    while (len && (*s == ' ' || *s == '\t')) {
-        s++;
-        len--;
-    }
-    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
-        len--;
-    if (len == 0) return -1;
-    if (len >= 10 && (s[4] == '-' || s[4] == '/')) {
-        int64_t v;
-        if (rm_parse_ts_checked(s, len, &v)) return -1;
-        if (local && !has_offset(s, len)) v -= local_offset(v / RM_NS_PER_SEC, tz) * RM_NS_PER_SEC;
-        *ns = v;
-        return 0;
-    }
-    double d;
-    size_t n = rm_parse_decimal(s, len, &d);
-    if (n != len || !(d > 1e8 && d < RM_MAX_EPOCH_S)) return -1;
-    *ns = (int64_t)(d * 1e9 + (d >= 0 ? 0.5 : -0.5));
     return 0;
 }
 

@@ -66,24 +66,8 @@ struct json_t;
 struct json_t *rm_host_stats_to_json(const struct rm_host_stats *h);
 int rm_host_stats_from_json(const struct json_t *j, struct rm_host_stats *h);
 
-/* Times the summary accepts: years 1970 to 2199, so nanosecond values and their differences
- * never overflow int64 (rm_parse_ts itself takes any four-digit year). */
-#define RM_MAX_EPOCH_S 7000000000.0
-int rm_parse_ts_checked(const char *s, size_t len, int64_t *ns);
-
 /* The time in string member key of a JSON object (session.json's started_at, ...), or
  * RM_NO_TIME when absent or not a time. */
 int64_t rm_json_time(const json_t *obj, const char *key);
-
-/* Local-time conversion cache (one per thread). */
-struct rm_tzcache {
-    int64_t key;
-    int64_t offset_s;
-};
-
-/* Parses a time field: epoch seconds (a number above 1e8), or a date-time as rm_parse_ts
- * accepts it. A date-time without a UTC offset is taken as local time in the TZ of this
- * process when local is true (nvidia-smi's `timestamp`), as UTC otherwise. Returns 0 or -1. */
-int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache *tz, int64_t *ns);
 
 #endif

@@ -1,20 +1,18 @@
 /* Segments: a file's aggregate serialized as JSON ("runmon-segment-stats"), as the recorder
  * stores it per sealed segment in a sink manifest, and read back into the summary. */
+#include "summary/segagg.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
-
-#include "summary/summary_internal.h"
+#include "base/json.h"
+#include "summary/scan.h"
+#include "summary/summary.h"
 
 /* ---- segments (serialized per-file aggregates) ------------------------------------ */
-
-json_t *rm_str_or_null(const char *v)
-{
-    return v && *v ? json_string(v) : json_null();
-}
 
 static bool stats_have_data(const struct rm_gpu_stats *st)
 {
@@ -29,8 +27,8 @@ static json_t *phases_to_json(const struct file_agg *f)
     if (!f->ph || !f->rl) return NULL;
     json_t *a = json_array();
     for (size_t p = 0; p < f->nph && p < f->rl->nphases; p++) {
-        const struct phase_acc *acc = &f->ph[p];
-        if (!acc->used) continue;
+        const struct phase_acc *acc = f->ph[p];
+        if (!acc || !acc->used) continue;
         json_t *g = json_array();
         for (size_t i = 0; i < acc->ngpu && i < f->gpus.n; i++)
             if (stats_have_data(&acc->gpu[i]))
@@ -38,8 +36,9 @@ static json_t *phases_to_json(const struct file_agg *f)
                                                    f->gpus.s[i].keylen, "stats",
                                                    rm_stats_to_json(&acc->gpu[i])));
         json_t *e = json_pack("{s:s,s:o}", "path", f->rl->phases[p].path, "gpus", g);
-        if (acc->host.cpu_samples || acc->host.proc_samples)
-            json_object_set_new(e, "host", rm_host_stats_to_json(&acc->host));
+        if (p == f->rl->other) json_object_set_new(e, "folded", json_true());
+        if (acc->host && (acc->host->cpu_samples || acc->host->proc_samples))
+            json_object_set_new(e, "host", rm_host_stats_to_json(acc->host));
         json_array_append_new(a, e);
     }
     if (json_array_size(a) == 0) {
@@ -50,22 +49,22 @@ static json_t *phases_to_json(const struct file_agg *f)
 }
 
 /* A segment's per-phase partials (kept in f->seg_phases) placed in f's phase table, by the
- * path of each phase in rl; phases rl does not have (left out by --phase) are dropped. */
+ * path of each phase in rl; phases rl does not have (left out by --phase) are dropped. A
+ * partial of the paths folded past the cap goes to rl's other phase (build.c makes it). */
 void rm_segment_resolve_phases(struct file_agg *f, const struct rm_runlog *rl)
 {
     if (!f->seg_phases || !rl || rl->nphases == 0) return;
-    f->nph = rl->nphases;
-    f->ph = rm_xcalloc(f->nph, sizeof *f->ph);
+    f->rl = rl;
     size_t i;
     json_t *e;
     json_array_foreach(f->seg_phases, i, e)
     {
         const char *path = json_string_value(json_object_get(e, "path"));
-        size_t p = 0;
-        while (path && p < rl->nphases && strcmp(rl->phases[p].path, path))
-            p++;
-        if (!path || p == rl->nphases) continue;
-        struct phase_acc *acc = &f->ph[p];
+        size_t p = json_is_true(json_object_get(e, "folded")) ? rl->other
+                   : path                                     ? rm_runlog_phase_of(rl, path)
+                                                              : RM_NO_PHASE;
+        if (p == RM_NO_PHASE) continue;
+        struct phase_acc *acc = rm_file_phase(f, p);
         if (!acc->gpu && f->gpus.n) {
             acc->gpu = rm_xcalloc(f->gpus.n, sizeof *acc->gpu);
             acc->ngpu = f->gpus.n;
@@ -88,7 +87,10 @@ void rm_segment_resolve_phases(struct file_agg *f, const struct rm_runlog *rl)
         }
         struct rm_host_stats h;
         json_t *hj = json_object_get(e, "host");
-        if (hj && rm_host_stats_from_json(hj, &h) == 0) rm_host_stats_merge(&acc->host, &h);
+        if (hj && rm_host_stats_from_json(hj, &h) == 0) {
+            if (!acc->host) acc->host = rm_xcalloc(1, sizeof *acc->host);
+            rm_host_stats_merge(acc->host, &h);
+        }
     }
 }
 
@@ -131,7 +133,7 @@ static void copy_str(char *dst, size_t cap, json_t *v)
     snprintf(dst, cap, "%s", s);
 }
 
-static int file_agg_from_json(struct file_agg *f, const json_t *j, char *err, size_t errsz)
+int rm_file_agg_from_json(struct file_agg *f, const json_t *j, char *err, size_t errsz)
 {
     rm_file_agg_init(f, RM_INPUT_GPU_CSV, NULL); /* so the caller can always free it */
     const char *kind = json_string_value(json_object_get(j, "kind"));
@@ -183,21 +185,6 @@ static int file_agg_from_json(struct file_agg *f, const json_t *j, char *err, si
     /* Phase partials: placed once the run log's phases are known (rm_summary_run_jobs). */
     json_t *ph = json_object_get(j, "phases");
     if (json_is_array(ph)) f->seg_phases = json_incref(ph);
-    return 0;
-}
-
-int rm_summary_add_segment(struct rm_summary *s, const json_t *seg, char *err, size_t errsz)
-{
-    struct file_agg tmp;
-    if (file_agg_from_json(&tmp, seg, err, errsz)) {
-        free(tmp.gpus.s);
-        free(tmp.path);
-        json_decref(tmp.seg_phases);
-        return -1;
-    }
-    struct file_agg *f = rm_summary_push_job(s, tmp.kind, NULL);
-    free(f->path);
-    *f = tmp;
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "summary/segagg.h"
 #include "summary/segments.h"
 #include "summary/summary_internal.h"
 
@@ -36,8 +37,8 @@ void rm_summary_free(struct rm_summary *s)
     free(s);
 }
 
-struct file_agg *rm_summary_push_job(struct rm_summary *s, enum rm_input_kind kind,
-                                     const char *path)
+/* Appends a new job (a file, or a segment when path is NULL) to s. */
+static struct file_agg *push_job(struct rm_summary *s, enum rm_input_kind kind, const char *path)
 {
     struct file_agg *f = rm_xcalloc(1, sizeof *f);
     rm_file_agg_init(f, kind, path);
@@ -52,7 +53,7 @@ struct file_agg *rm_summary_push_job(struct rm_summary *s, enum rm_input_kind ki
 static int add_file(struct rm_summary *s, enum rm_input_kind kind, const char *path, bool strict)
 {
     if ((int)kind < 0 || kind >= RM_INPUT_COUNT || !path) return -1;
-    rm_summary_push_job(s, kind, path)->strict = strict;
+    push_job(s, kind, path)->strict = strict;
     return 0;
 }
 
@@ -67,6 +68,21 @@ int rm_summary_add_runlog(struct rm_summary *s, const char *path)
     s->runlogs[s->nrunlogs] = rm_xstrdup(path);
     s->nrunlogs++;
     s->runlog_strict = true;
+    return 0;
+}
+
+int rm_summary_add_segment(struct rm_summary *s, const json_t *seg, char *err, size_t errsz)
+{
+    struct file_agg tmp;
+    if (rm_file_agg_from_json(&tmp, seg, err, errsz)) {
+        free(tmp.gpus.s);
+        free(tmp.path);
+        json_decref(tmp.seg_phases);
+        return -1;
+    }
+    struct file_agg *f = push_job(s, tmp.kind, NULL);
+    free(f->path);
+    *f = tmp;
     return 0;
 }
 

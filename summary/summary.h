@@ -51,13 +51,4 @@ json_t *rm_summary_segment_from_file(enum rm_input_kind kind, const char *path, 
 int rm_summary_session_dir(const char *dir, const struct rm_summary_opts *opts, json_t **out,
                            char *err, size_t errsz);
 
-/* Output (summary/output.c). */
-void rm_summary_print_text(FILE *out, const json_t *summary);
-void rm_summary_print_csv(FILE *out, const json_t *summary);
-/* Compact-free, stable JSON with a final newline. */
-int rm_summary_print_json(FILE *out, const json_t *summary);
-
-/* `runmon summary` (summary/cmd_summary.c). */
-int rm_cmd_summary(int argc, char **argv);
-
 #endif

@@ -24,9 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/linebuf.h"
 #include "base/rm_time.h"
 #include "monitor/child.h"
-#include "monitor/linebuf.h"
 
 static int64_t now_ms(void)
 {

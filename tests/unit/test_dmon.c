@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "monitor/dmon_text.h"
+#include "model/dmon_text.h"
 #include "summary/dmon_read.h"
 
 static int classify(const char *s, struct rm_dmon_line *l)

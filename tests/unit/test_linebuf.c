@@ -11,7 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "monitor/linebuf.h"
+#include "base/linebuf.h"
 
 /* What the callback saw: lines joined as "text|flags;" so a whole run compares at once. */
 struct seen {

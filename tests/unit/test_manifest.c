@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "model/streams.h"
 #include "monitor/stream.h"
 #include "sink/manifest.h"

@@ -1,4 +1,5 @@
-/* Fixed-capacity line splitter for a non-blocking fd (a collector's stdout or stderr).
+/* Fixed-capacity line splitter for a non-blocking fd (a collector's stdout or stderr, a run
+ * log that `runmon top` follows).
  *
  * The caller owns the storage, so nothing is allocated, per line or at all. Lines are handed
  * to a callback without their "\n" (and without one trailing "\r"), NUL-terminated in place.
@@ -9,8 +10,8 @@
  *
  * One rm_linebuf per fd; not thread-safe (use it from the thread that polls the fd).
  */
-#ifndef RUNMON_LINEBUF_H
-#define RUNMON_LINEBUF_H
+#ifndef RUNMON_BASE_LINEBUF_H
+#define RUNMON_BASE_LINEBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>

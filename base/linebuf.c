@@ -1,5 +1,5 @@
 /* Fixed-capacity line splitter; see linebuf.h. */
-#include "monitor/linebuf.h"
+#include "base/linebuf.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "monitor/dmon_text.h"
+#include "model/dmon_text.h"
 
 #include <string.h>
 

@@ -5,10 +5,11 @@
  * starts "#Date       Time        gpu" and rows "20261121 10:15:02    0 ...". The header is
  * repeated from time to time, its widths may differ from the rows', and drivers rename
  * columns (temp -> gtemp mtemp), so lines are split on blanks and columns found by name.
- * The recorder uses rm_dmon_classify to turn dmon's live stdout into CSV rows.
+ * One description of the format, for the live collector (monitor/gpu_collectors.c turns
+ * dmon's stdout into CSV rows) and the summary's reader of dmon files (summary/dmon_read.c).
  */
-#ifndef RUNMON_SUMMARY_DMON_TEXT_H
-#define RUNMON_SUMMARY_DMON_TEXT_H
+#ifndef RUNMON_MODEL_DMON_TEXT_H
+#define RUNMON_MODEL_DMON_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>

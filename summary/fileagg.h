@@ -1,0 +1,128 @@
+/* One file's aggregate (struct file_agg): per GPU (a table keyed by identity), per phase,
+ * the host, gaps and times; and folding one sample at a time into it. A file is scanned into
+ * one (scan.h), a large file's chunks into one each (chunks.h), and a sealed segment's stored
+ * aggregate is read back into one (segagg.h).
+ */
+#ifndef RUNMON_SUMMARY_FILEAGG_H
+#define RUNMON_SUMMARY_FILEAGG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/streams.h"
+#include "summary/apps.h"
+#include "summary/dmon_read.h"
+#include "summary/gpucsv.h"
+#include "summary/hostcsv.h"
+#include "summary/runlog_read.h"
+#include "summary/sample.h"
+#include "summary/spans.h"
+#include "summary/stats.h"
+
+/* The kinds' names in files and segments ("gpu_csv", ...), by enum rm_input_kind. */
+extern const char *const rm_input_kind_names[RM_INPUT_COUNT];
+
+#define RM_GPU_KEY_MAX 80
+
+struct gpu_slot {
+    char key[RM_GPU_KEY_MAX];
+    size_t keylen;
+    int index; /* -1 when unknown */
+    char uuid[64], name[96], pci[32];
+    struct rm_gpu_stats st;
+    uint64_t last_group;
+};
+
+/* One source's GPUs: a growable table keyed by identity. */
+struct gpu_table {
+    struct gpu_slot *s;
+    size_t n, cap;
+    size_t hint;
+};
+
+/* One phase's part of one file, made when a sample or a spacing first falls in the phase. */
+struct phase_acc {
+    uint32_t stamp;
+    bool used;
+    struct rm_gpu_stats *gpu; /* by slot index of the owning table */
+    size_t ngpu;
+    struct rm_host_stats *host; /* NULL until a host sample */
+};
+
+struct file_agg {
+    enum rm_input_kind kind;
+    char *path; /* NULL for a pre-aggregated segment */
+    bool strict;
+    uint64_t bytes;
+    struct gpu_table gpus;
+    struct rm_stat total_power; /* per sample group: the sum over GPUs */
+    struct rm_host_stats host;
+    uint64_t rows, skipped[RM_SKIP_COUNT];
+    uint64_t gaps;
+    int64_t gap_total_ns, first_ns, last_ns, interval_ns, gap_ns;
+    char note[1024];
+    int rc;
+    char err[512];
+
+    /* Scan state. */
+    union {
+        struct rm_gpucsv gpu;
+        struct rm_dmon_map dmon;
+        struct rm_hostcsv host;
+        struct rm_appscsv apps;
+    } * parser;
+    struct rm_apps_agg *apps; /* RM_INPUT_APPS_CSV: per-process figures */
+    const char *gpu_fields, *gpu_fields_src;
+    int gpu_count; /* session.json's GPUs: rows without identity, time or name cycle by it */
+    bool group_open, group_has_power;
+    int64_t group_t, prev_t;
+    uint64_t group_id;
+    int pos;
+    double group_power;
+    const struct rm_runlog *rl;
+    struct phase_acc **ph; /* [phase], each NULL until met (rm_file_phase) */
+    size_t nph;
+    uint32_t stamp;
+    int64_t phase_t;
+    size_t *plist, nplist, capplist;
+    struct span_buf spans;
+
+    /* One chunk of a file parsed in parallel (chunks.c): its bytes [part_off, part_end). */
+    uint64_t part_off, part_end;
+    bool part_quoted; /* the chunk holds a '"': a quoted field may cross a boundary */
+    void *part_start; /* a copy of the parser state the chunk started in */
+
+    json_t *seg_phases; /* a segment's per-phase partials, until placed by phase path */
+};
+
+/* The slot of key in t, or (size_t)-1. */
+size_t rm_gpu_table_find(struct gpu_table *t, const char *key, size_t len);
+/* A new zeroed slot for key (index -1); returns its position. */
+size_t rm_gpu_table_add(struct gpu_table *t, const char *key, size_t len);
+
+void rm_file_agg_init(struct file_agg *f, enum rm_input_kind kind, const char *path);
+void rm_file_agg_free(struct file_agg *f);
+/* Phase p's part of f (of f->rl's phases), made when missing. */
+struct phase_acc *rm_file_phase(struct file_agg *f, size_t p);
+/* GPU slot i's statistics in phase p of f, made when missing; marks the phase used. */
+struct rm_gpu_stats *rm_file_phase_gpu(struct file_agg *f, size_t p, size_t i);
+/* Frees f's per-phase parts (once they were merged). */
+void rm_file_agg_drop_phases(struct file_agg *f);
+
+/* One sample into f: its GPU's statistics (a new time or the same GPU again starts a sample
+ * group), the phases whose windows hold it, and the spacing from the GPU's previous sample
+ * cut to the phases' windows. */
+void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s);
+void rm_file_add_host_sample(struct file_agg *f, const struct rm_host_sample *s);
+/* One apps.csv row; a new sample time closes the previous sample, in its own phases. */
+void rm_file_add_app_row(struct file_agg *f, const struct rm_app_row *row);
+/* Closes the last apps sample (at the end of the file). */
+void rm_file_close_apps(struct file_agg *f);
+/* Closes the open sample group (its summed power) and opens the next. */
+void rm_file_flush_group(struct file_agg *f);
+/* Counts a row a reader rejected: rc is -(1 + enum rm_skip). */
+void rm_file_skip(struct file_agg *f, int rc);
+
+#endif

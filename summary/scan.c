@@ -1,0 +1,349 @@
+/* Scanning one file into its aggregate: the reader of its input kind, row by row, the
+ * sampling interval found first, and what a file without data rows says about itself. */
+#include "summary/scan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/rm_time.h"
+#include "base/termsafe.h"
+#include "summary/csvread.h"
+
+/* ---- the readers: one row per input kind ------------------------------------------ */
+
+/* Parses one CSV row of the file's kind: 1 for a sample (its time in *t; added to f when
+ * add), 0 for a header, or -(1 + enum rm_skip). */
+typedef int (*row_reader)(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t);
+
+static int read_gpu_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    struct rm_gpu_sample s;
+    int rc = rm_gpucsv_row(&f->parser->gpu, row, &s);
+    if (rc == 1) {
+        *t = s.t_ns;
+        if (add) rm_file_add_gpu_sample(f, &s);
+    }
+    return rc;
+}
+
+static int read_dmon_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    struct rm_gpu_sample s;
+    int rc = rm_dmon_csv_row(&f->parser->dmon, row, &s);
+    if (rc == 1) {
+        *t = s.t_ns;
+        if (add) rm_file_add_gpu_sample(f, &s);
+    }
+    return rc;
+}
+
+static int read_host_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    struct rm_host_sample s;
+    int rc = rm_hostcsv_row(&f->parser->host, row, &s);
+    if (rc == 1) {
+        *t = s.t_ns;
+        if (add) rm_file_add_host_sample(f, &s);
+    }
+    return rc;
+}
+
+static int read_apps_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    struct rm_app_row a;
+    int rc = rm_appscsv_row(&f->parser->apps, row, &a);
+    if (rc == 1) {
+        *t = a.t_ns;
+        if (add) rm_file_add_app_row(f, &a);
+    }
+    return rc;
+}
+
+static void reset_gpu(struct file_agg *f)
+{
+    rm_gpucsv_init(&f->parser->gpu, f->gpu_fields);
+    f->parser->gpu.fields_src = f->gpu_fields_src;
+}
+static void reset_dmon(struct file_agg *f)
+{
+    rm_dmon_map_init(&f->parser->dmon);
+}
+static void reset_host(struct file_agg *f)
+{
+    rm_hostcsv_init(&f->parser->host);
+}
+static void reset_apps(struct file_agg *f)
+{
+    rm_appscsv_init(&f->parser->apps);
+}
+
+/* Adding an input kind (a new collector's files) is one row here. dmon text is read by line
+ * (on_dmon_line), so it has no row reader. */
+static const struct {
+    void (*reset)(struct file_agg *f);
+    row_reader row;
+} readers[RM_INPUT_COUNT] = {
+    [RM_INPUT_GPU_CSV] = {reset_gpu, read_gpu_row},
+    [RM_INPUT_DMON_TEXT] = {reset_dmon, NULL},
+    [RM_INPUT_DMON_CSV] = {reset_dmon, read_dmon_row},
+    [RM_INPUT_CPU_CSV] = {reset_host, read_host_row},
+    [RM_INPUT_PROC_CSV] = {reset_host, read_host_row},
+    [RM_INPUT_APPS_CSV] = {reset_apps, read_apps_row},
+};
+
+static void on_csv_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct file_agg *f = ctx;
+    int64_t t;
+    int rc = readers[f->kind].row(f, row, true, &t);
+    if (rc < 0) rm_file_skip(f, rc);
+}
+
+static void on_dmon_line(void *ctx, const char *line, size_t len, bool torn)
+{
+    struct file_agg *f = ctx;
+    struct rm_gpu_sample s;
+    int rc = rm_dmon_text_line(&f->parser->dmon, line, len, torn, &s);
+    if (rc == 1)
+        rm_file_add_gpu_sample(f, &s);
+    else if (rc < 0)
+        rm_file_skip(f, rc);
+}
+
+static void reset_parser(struct file_agg *f)
+{
+    readers[f->kind].reset(f);
+}
+
+int rm_scan_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    return readers[f->kind].row(f, row, add, t);
+}
+
+/* Median spacing of the distinct sample times in the first 256 KiB of the file. */
+struct prescan {
+    int64_t t[65];
+    int n;
+};
+
+static void prescan_gpu(void *ctx, const struct rm_gpu_sample *s)
+{
+    struct prescan *p = ctx;
+    if (s->t_ns != RM_NO_TIME && p->n < 65 && (p->n == 0 || p->t[p->n - 1] != s->t_ns))
+        p->t[p->n++] = s->t_ns;
+}
+
+struct prescan_ctx {
+    struct file_agg *f;
+    struct prescan ps;
+};
+
+static void prescan_csv_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct prescan_ctx *c = ctx;
+    struct rm_gpu_sample s;
+    if (readers[c->f->kind].row(c->f, row, false, &s.t_ns) == 1) prescan_gpu(&c->ps, &s);
+}
+
+static void prescan_line(void *ctx, const char *line, size_t len, bool torn)
+{
+    struct prescan_ctx *c = ctx;
+    struct rm_gpu_sample s;
+    if (rm_dmon_text_line(&c->f->parser->dmon, line, len, torn, &s) == 1) prescan_gpu(&c->ps, &s);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Reads up to cap bytes from the start of f's file and hands them to the parser of its kind:
+ * line_fn for dmon text, row_fn for CSV (its last, cut-off row only when finish is set). The
+ * parser is reset before and after. Returns the bytes (the caller frees them) with *got set,
+ * or NULL when the file cannot be opened or memory is short. */
+static char *scan_head(struct file_agg *f, size_t cap, rm_line_fn line_fn, rm_csv_row_fn row_fn,
+                       void *ctx, int finish, size_t *got)
+{
+    *got = 0;
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    char *buf = malloc(cap);
+    while (buf && *got < cap) {
+        ssize_t r = read(fd, buf + *got, cap - *got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        *got += (size_t)r;
+    }
+    close(fd);
+    reset_parser(f);
+    if (buf && f->kind == RM_INPUT_DMON_TEXT) {
+        rm_split_lines(buf, *got, 65536, line_fn, ctx, NULL);
+    } else if (buf) {
+        struct rm_csv_reader *r = rm_csv_new(row_fn, ctx);
+        if (r) {
+            rm_csv_feed(r, buf, *got);
+            if (finish) rm_csv_finish(r);
+            rm_csv_free(r);
+        }
+    }
+    reset_parser(f);
+    return buf;
+}
+
+static int64_t prescan_interval(struct file_agg *f)
+{
+    struct prescan_ctx c = {.f = f};
+    size_t got;
+    /* Only whole lines: the cut-off last one would read as torn anyway. */
+    free(scan_head(f, 256 * 1024, prescan_line, prescan_csv_row, &c, 0, &got));
+    int64_t d[64];
+    int n = 0;
+    for (int i = 1; i < c.ps.n; i++)
+        if (c.ps.t[i] > c.ps.t[i - 1]) d[n++] = c.ps.t[i] - c.ps.t[i - 1];
+    if (n == 0) return 0;
+    qsort(d, (size_t)n, sizeof d[0], cmp_i64);
+    return d[n / 2];
+}
+
+/* A GPU file's gaps are its GPUs' own: one GPU's hole while another's rows go on is a gap
+ * (the file's times alone would hide it). Host files keep the spacing of the file's times. */
+static void gaps_per_gpu(struct file_agg *f)
+{
+    if (f->kind != RM_INPUT_GPU_CSV && f->kind != RM_INPUT_DMON_TEXT &&
+        f->kind != RM_INPUT_DMON_CSV)
+        return;
+    f->gaps = 0;
+    f->gap_total_ns = 0;
+    for (size_t i = 0; i < f->gpus.n; i++) {
+        f->gaps += f->gpus.s[i].st.gaps;
+        if (__builtin_add_overflow(f->gap_total_ns, f->gpus.s[i].st.gap_ns, &f->gap_total_ns))
+            f->gap_total_ns = INT64_MAX;
+    }
+}
+
+/* For a file without data rows: the first line its reader rejects as not data (a header is
+ * not one), read again from the first 64 KiB. A file of nvidia-smi's output that holds only
+ * "Failed to initialize NVML: ..." is explained by that line better than by anything else. */
+struct first_bad {
+    struct file_agg *f;
+    uint64_t line, at;
+};
+
+static void first_bad_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct first_bad *b = ctx;
+    int64_t t;
+    int rc = readers[b->f->kind].row(b->f, row, false, &t);
+    if (!b->line && rc < 0 && rc != -(1 + RM_SKIP_PER_CPU)) b->line = row->line;
+}
+
+static void first_bad_dmon(void *ctx, const char *line, size_t len, bool torn)
+{
+    struct first_bad *b = ctx;
+    struct rm_gpu_sample s;
+    b->at++; /* blank lines are delivered too, so this is the line number */
+    if (!b->line && rm_dmon_text_line(&b->f->parser->dmon, line, len, torn, &s) < 0)
+        b->line = b->at;
+}
+
+/* Writes "; its first line that is not data (line N) ...: TEXT" (TEXT escaped) into out, or
+ * nothing when every line was data, a header or blank. */
+static void quote_first_bad_line(struct file_agg *f, char *out, size_t cap)
+{
+    out[0] = '\0';
+    struct first_bad b = {.f = f};
+    size_t got;
+    char *buf = scan_head(f, 64 * 1024, first_bad_dmon, first_bad_row, &b, 1, &got);
+    if (!buf) return;
+    const char *p = buf, *end = buf + got;
+    for (uint64_t n = 1; b.line && n < b.line && p < end; n++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    if (b.line && p < end) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        size_t len = e ? (size_t)(e - p) : (size_t)(end - p);
+        while (len && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        char text[240];
+        size_t full = rm_term_escape_n(text, sizeof text, p, len);
+        snprintf(out, cap,
+                 "; its first line that is not data (line %llu), maybe nvidia-smi's "
+                 "own error: %s%s",
+                 (unsigned long long)b.line, text, full >= sizeof text ? "..." : "");
+    }
+    free(buf);
+}
+
+/* Everything before the rows: the parser, the sampling interval, the file's size. */
+int rm_scan_prepare(struct file_agg *f, int64_t interval_ns)
+{
+    f->parser = calloc(1, sizeof *f->parser);
+    if (!f->parser) {
+        f->rc = 1;
+        snprintf(f->err, sizeof f->err, "%s: out of memory", f->path);
+        return -1;
+    }
+    /* pmon samples at whole seconds whatever the session's interval: its own spacing. */
+    f->interval_ns =
+        interval_ns > 0 && f->kind != RM_INPUT_APPS_CSV ? interval_ns : prescan_interval(f);
+    if (f->interval_ns > 86400 * RM_NS_PER_SEC)
+        f->interval_ns = 86400 * RM_NS_PER_SEC; /* keeps 3 x interval far from overflow */
+    f->gap_ns = 3 * f->interval_ns;
+    reset_parser(f);
+    struct stat st;
+    if (stat(f->path, &st) == 0) f->bytes = (uint64_t)st.st_size;
+    return 0;
+}
+
+/* The rows of bytes [off, end) of the file into f. */
+int rm_scan_range(struct file_agg *f, uint64_t off, uint64_t end, _Atomic uint64_t *progress,
+                  uint64_t *longl, bool *quoted)
+{
+    if (f->kind == RM_INPUT_DMON_TEXT)
+        return rm_read_lines_range(f->path, off, end, 65536, on_dmon_line, f, progress, longl,
+                                   f->err, sizeof f->err);
+    return rm_csv_read_range(f->path, off, end, on_csv_row, f, progress, longl, quoted, f->err,
+                             sizeof f->err);
+}
+
+/* After the rows: the last sample group, gaps, notes, and why a file without rows is empty. */
+void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
+{
+    f->skipped[RM_SKIP_LONG_LINE] += longl;
+    if (f->group_open) rm_file_flush_group(f);
+    gaps_per_gpu(f);
+    rm_file_close_apps(f);
+    if (f->kind == RM_INPUT_GPU_CSV && f->parser->gpu.assumed)
+        snprintf(f->note, sizeof f->note, "%s: %s", f->path, f->parser->gpu.note);
+    if (rc == 0 && f->err[0]) { /* the reader's note: rows it skipped for a limit */
+        size_t u = strlen(f->note);
+        snprintf(f->note + u, sizeof f->note - u, "%s%s", u ? "; " : "", f->err);
+        f->err[0] = '\0';
+    }
+    if (rc) {
+        f->rc = 2;
+    } else if (f->rows == 0) {
+        f->rc = 2;
+        char why[384];
+        quote_first_bad_line(f, why, sizeof why);
+        snprintf(f->err, sizeof f->err, "%s: holds no data rows (%s)%s", f->path,
+                 rm_input_kind_names[f->kind], why);
+    }
+    free(f->parser);
+    f->parser = NULL;
+}
+
+void rm_scan_file(struct file_agg *f, int64_t interval_ns, _Atomic uint64_t *progress)
+{
+    if (rm_scan_prepare(f, interval_ns)) return;
+    uint64_t longl = 0;
+    int rc = rm_scan_range(f, 0, UINT64_MAX, progress, &longl, NULL);
+    rm_scan_finish(f, rc, longl);
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# A run log naming a phase per step (issue 27, item 6): past RUNMON_SUMMARY_MAX_PHASES
+# distinct paths (default 10000) the rest are one row "(other phases)" with a note, and the
+# summary's memory stays bounded (0.2.0: 40,000 phases took about 650 MB and 5 s; the bound
+# below is generous, memory and not time is asserted). Every reader of the phase list copes
+# with the folded row: text, CSV, the report, top, and a sink's segment aggregates.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$FIXTURES/.." && pwd)
+: "${RUNMON_REL:=$BUILD/runmon}"
+unset RUNMON_SUMMARY_MAX_PHASES
+
+# --- 40,000 steps inside one outer phase, beside a gpu.csv and a cpu.csv -------------------
+D=$T/many
+python3 "$ROOT/bench/gen_phases.py" "$D" --phases 40000
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' -o "$T/rss" "$RUNMON_REL" summary "$D" --format json >"$T/many.json" 2>"$T/many.err"
+    rc=$?
+    rss=$(tail -n 1 "$T/rss")
+    check "40,000 phases: exit 0, peak RSS under 300 MB (${rss} KB)" test "$rc" -eq 0 -a "$rss" -lt 307200
+else
+    "$RUNMON_REL" summary "$D" --format json >"$T/many.json" 2>"$T/many.err"
+    expect_eq "40,000 phases: exit 0" 0 $?
+fi
+q() { jq -c "$1" "$T/many.json"; }
+expect_eq "10,000 paths of their own, then one row for the rest" \
+    '[10001,"train","train/step_9998","(other phases)",30001]' \
+    "$(q '[(.phases | length), .phases[0].path, .phases[9999].path, .phases[-1].path, .phases[-1].folded_paths]')"
+expect_eq "the folded row counts every folded phase and holds their samples" '[30001,30001,true]' \
+    "$(q '[.phases[-1].count, .phases[-1].status.ok, (.phases[-1].gpus[0].samples >= 30000)]')"
+expect_eq "only the folded row has folded_paths" 1 "$(q '[.phases[] | select(has("folded_paths"))] | length')"
+expect_match "a note says what was folded and what sets the cap" \
+    '30001 distinct phase paths past the first 10000 .*"\(other phases\)".*RUNMON_SUMMARY_MAX_PHASES' \
+    "$(jq -r '.data_quality.notes[]' "$T/many.json")"
+expect_match "the text output says it too" 'note: phases: 30001 distinct phase paths past the first 10000' \
+    "$("$RUNMON_REL" summary "$D" --format text)"
+
+# --- the cap from the environment; --phase selects before the cap counts ---------------------
+S=$T/small
+python3 "$ROOT/bench/gen_phases.py" "$S" --phases 300 --gpus 2
+J=$(RUNMON_SUMMARY_MAX_PHASES=50 "$RUNMON" summary "$S" --format json)
+expect_eq "RUNMON_SUMMARY_MAX_PHASES=50: 50 rows and the folded one" '[51,251]' \
+    "$(jq -c '[(.phases | length), .phases[-1].folded_paths]' <<<"$J")"
+expect_eq "the GPUs' samples are all in the phases' rows (the outer phase aside)" true \
+    "$(jq '([.phases[1:][] | .gpus[] | .samples] | add) == ([.phases[0].gpus[] | .samples] | add)' <<<"$J")"
+J=$(RUNMON_SUMMARY_MAX_PHASES=50 "$RUNMON" summary "$S" --phase 'step_2[0-9][0-9]$' --format json)
+expect_eq "--phase: left-out paths take no row (100 kept, 50 + the rest)" '[51,50,"train/step_200"]' \
+    "$(jq -c '[(.phases | length), .phases[-1].folded_paths, .phases[0].path]' <<<"$J")"
+J=$(RUNMON_SUMMARY_MAX_PHASES=abc "$RUNMON" summary "$S" --format json)
+expect_match "a bad RUNMON_SUMMARY_MAX_PHASES: the default, and a note" \
+    'RUNMON_SUMMARY_MAX_PHASES is not a positive integer: the default cap of 10000' \
+    "$(jq -r '.data_quality.notes[]' <<<"$J")"
+expect_eq "  and no row folded" 301 "$(jq '.phases | length' <<<"$J")"
+export RUNMON_SUMMARY_MAX_PHASES=50
+expect_match "CSV: the folded row" '^phase,\(other phases\),0,' \
+    "$("$RUNMON" summary "$S" --format csv | grep -m1 'other phases')"
+"$RUNMON" report "$S" -o "$T/small.html" 2>"$T/report.err"
+expect_eq "report: exit 0" 0 $?
+check "report: the phase table has the folded row" grep -q '(other phases)' "$T/small.html"
+"$RUNMON" top --once "$S" >"$T/top.txt" 2>&1
+expect_eq "top --once: exit 0" 0 $?
+
+# --- a sink: sealed segments fold as the summary does, and survive retention ------------------
+export FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_GPUS=2 FAKE_SMI_VARY=1
+export RUNMON_SUMMARY_MAX_PHASES=5
+K=$T/sink
+PATH="$FAKEBIN:$PATH" PYTHONPATH="$ROOT/python" "$RUNMON" record -q -o "$K" -i 0.1 --rollover-mb 0.002 \
+    --retention-files 0 --retention-total-mb 0 -- python3 -c '
+import time, runmon
+for i in range(30):
+    with runmon.phase("s%d" % i):
+        time.sleep(0.06)'
+expect_eq "record with 30 phases: exit 0" 0 $?
+s=$(readlink "$K/latest")
+st=$K/$s/state.json
+check "sealed gpu aggregates hold a folded partial" \
+    test "$(jq '[.segments[] | .aggregate.phases // [] | .[] | select(.folded == true)] | length' "$st")" -ge 1
+"$RUNMON" summary "$K" --session "$s" --format json >"$T/before.json" 2>/dev/null
+expect_eq "the session's summary: 5 rows and the folded one" '[6,"(other phases)",25]' \
+    "$(jq -c '[(.phases | length), .phases[-1].path, .phases[-1].folded_paths]' "$T/before.json")"
+expect_eq "summary.json written at the end says the same" '[6,25]' \
+    "$(jq -c '[(.phases | length), .phases[-1].folded_paths]' "$K/$s/summary.json")"
+PATH="$FAKEBIN:$PATH" "$RUNMON" record -q -o "$K" -i 0.1 --retention-files 1 -- true
+"$RUNMON" summary "$K" --session "$s" --format json >"$T/after.json" 2>/dev/null
+check "the summary used pruned segments' aggregates" test "$(jq .sink.pruned_segments "$T/after.json")" -ge 1
+expect_eq "phase figures after pruning = before (the folded row too)" \
+    "$(jq -S '.phases' "$T/before.json")" "$(jq -S '.phases' "$T/after.json")"
+RUNMON_SUMMARY_MAX_PHASES=100 "$RUNMON" summary "$K" --session "$s" --format json >"$T/raised.json" 2>/dev/null
+expect_eq "a larger cap later: pruned folded partials still counted, in the folded row" true \
+    "$(jq '(.phases[-1].path == "(other phases)") and ([.phases[] | .count] | add) == 30' "$T/raised.json")"
+done_testing
