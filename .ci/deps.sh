@@ -5,7 +5,7 @@ set -euo pipefail
 want=${1:-build}
 pkgs=(libcsv-dev libjansson-dev libpcre2-dev libncurses-dev pkg-config)
 case "$want" in
-  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps gdb prometheus prometheus-node-exporter curl chromium fonts-dejavu-core python3 tmux nodejs)
+  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps gdb prometheus prometheus-node-exporter curl chromium fonts-dejavu-core python3 python3-venv tmux nodejs)
     # The package test (tests/e2e/test_package.sh): build the .debs, lintian, man -l.
     pkgs+=(build-essential debhelper dh-python dpkg-dev lintian man-db groff-base bash-completion) ;;
 esac

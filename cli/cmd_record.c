@@ -3,11 +3,14 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "monitor/gpu_collectors.h"
 #include "record/recorder.h"
 #include "sink/sink.h"
@@ -25,7 +28,11 @@ static void usage(FILE *out)
         "\n"
         "options:\n"
         "  -o, --output DIR          sink directory (default ./runmon); the session goes to\n"
-        "                            DIR/<session-id>/\n"
+        "                            DIR/<session-id>/. A missing DIR is created, but not\n"
+        "                            the folders above it: a DIR whose parent is missing is\n"
+        "                            refused (exit 2), nothing created\n"
+        "      --parents             create the missing folders above DIR as well, and say\n"
+        "                            which were created\n"
         "  -i, --interval SECONDS    sampling interval, 0.1 to 3600 (default 1)\n"
         "      --gpu-fields LIST     nvidia-smi --query-gpu fields (default:\n"
         "                            " RM_DEFAULT_GPU_FIELDS ")\n"
@@ -119,8 +126,11 @@ enum {
     OPT_KILL_GRACE
 };
 enum { OPT_PROM = 300 }; /* --prom-textfile */
+enum { OPT_PARENTS = 310 };
+static int want_parents; /* --parents: create the folders above -o DIR too */
 static const struct option longopts[] = {
     {"output", required_argument, 0, 'o'},
+    {"parents", no_argument, 0, OPT_PARENTS},
     {"interval", required_argument, 0, 'i'},
     {"gpu-fields", required_argument, 0, OPT_FIELDS},
     {"dmon-metrics", required_argument, 0, OPT_DMON},
@@ -155,6 +165,9 @@ static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
     switch (c) {
     case 'o':
         o->output_dir = optarg;
+        break;
+    case OPT_PARENTS:
+        want_parents = 1;
         break;
     case 'i':
         if (parse_seconds("--interval", optarg, 0.1, 3600, &o->interval_s) < 0) return -1;
@@ -286,6 +299,7 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
                                  .retention_files = RM_SINK_DEFAULT_RETENTION_FILES,
                                  .retention_total_mb = RM_SINK_DEFAULT_RETENTION_TOTAL_MB,
                                  .kill_grace_s = RM_DEFAULT_KILL_GRACE_S};
+    want_parents = 0;
     optind = 1;
     opterr = 0;
     int c;
@@ -296,10 +310,78 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
     return check_args(argc, argv, o);
 }
 
+/* The sink directory of -o, made before the recording starts. A missing DIR is created, but
+ * only DIR itself: a typo higher up the path would otherwise become a tree of folders.
+ * --parents creates the missing folders above it too and says which. 0, or -1 with the
+ * reason printed and nothing created. */
+static int make_output_dir(const struct rm_record_opts *o)
+{
+    char path[PATH_MAX];
+    size_t n = strlen(o->output_dir);
+    if (n == 0 || n >= sizeof path) {
+        fprintf(stderr, "runmon record: -o: %s\n", n ? "the path is too long" : "empty");
+        return -1;
+    }
+    memcpy(path, o->output_dir, n + 1);
+    while (n > 1 && path[n - 1] == '/')
+        path[--n] = '\0';
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return 0;
+        fprintf(stderr, "runmon record: -o %s: %s\n", o->output_dir, strerror(ENOTDIR));
+        return -1;
+    }
+    if (errno != ENOENT) {
+        fprintf(stderr, "runmon record: -o %s: %s\n", o->output_dir, strerror(errno));
+        return -1;
+    }
+    /* The first folder of the path that does not exist: DIR itself, or one above it. */
+    size_t first = n;
+    for (size_t i = 1; i < n && first == n; i++) {
+        if (path[i] != '/' || path[i - 1] == '/') continue;
+        path[i] = '\0';
+        if (stat(path, &st) < 0) first = i;
+        path[i] = '/';
+    }
+    rm_fileio_set_private(o->private_files); /* --private: 0700 folders */
+    if (first == n) {
+        if (mkdir(path, rm_dir_mode()) == 0 || errno == EEXIST) return 0;
+        fprintf(stderr, "runmon record: cannot create %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (!want_parents) {
+        path[first] = '\0';
+        fprintf(stderr,
+                "runmon record: -o %s: %s does not exist; runmon creates only the last folder "
+                "of the path (--parents creates the ones above it too)\n",
+                o->output_dir, path);
+        return -1;
+    }
+    /* --parents: each missing folder from the first, said as it is made. */
+    int made = 0;
+    for (size_t i = first; i <= n; i++) {
+        if (i < n && (path[i] != '/' || path[i - 1] == '/')) continue;
+        path[i] = '\0';
+        int rc = mkdir(path, rm_dir_mode());
+        if (rc < 0 && errno != EEXIST) {
+            int e = errno;
+            if (made && !o->quiet) fputc('\n', stderr);
+            fprintf(stderr, "runmon record: cannot create %s: %s\n", path, strerror(e));
+            return -1;
+        }
+        if (rc == 0 && !o->quiet)
+            fprintf(stderr, made++ ? ", %s" : "runmon record: created %s", path);
+        if (i < n) path[i] = '/';
+    }
+    if (made && !o->quiet) fputc('\n', stderr);
+    return 0;
+}
+
 int rm_cmd_record(int argc, char **argv)
 {
     struct rm_record_opts opts;
     int pr = parse_args(argc, argv, &opts);
     if (pr != 0) return pr > 0 ? 0 : 2;
+    if (make_output_dir(&opts) < 0) return 2;
     return rm_record_run(&opts);
 }

@@ -51,7 +51,7 @@ static void proc_row(FILE *o, const json_t *g, const json_t *p)
     rm_report_str_or_dash(o, rm_report_get(p, "pid"));
     fprintf(o, "</td><td class=\"l\">");
     rm_report_str_or_dash(o, rm_report_get(p, "name"));
-    fprintf(o, "</td><td>%s</td>", w);
+    fprintf(o, "</td><td class=\"t\">%s</td>", w);
     td_num(o, rm_report_get(p, "peak_mb"), 0);
     td_num(o, rm_report_get(p, "sm_pct_mean"), 1);
     td_num(o, rm_report_get(p, "samples"), 0);
@@ -78,8 +78,11 @@ void rm_report_write_processes(struct report *r)
         fprintf(o, "<p class=\"note\">No process was seen on a GPU.</p></section>\n");
         return;
     }
-    fprintf(o, "<div class=\"tw\"><table><thead><tr><th>GPU</th><th>pid</th><th>name</th><th>workload</th>"
-               "<th>peak MiB</th><th>SM %% mean</th><th>samples</th></tr></thead><tbody>");
+    fprintf(
+        o,
+        "<div class=\"tw\"><table><thead><tr><th>GPU</th><th>pid</th><th class=\"l\">name</th><th "
+        "class=\"t\">workload</th>"
+        "<th>peak MiB</th><th>SM %% mean</th><th>samples</th></tr></thead><tbody>");
     size_t shown = 0;
     json_array_foreach(gpus, i, g)
     {
@@ -131,19 +134,19 @@ void rm_report_write_phase_memory(struct report *r)
     bool any = false;
     json_array_foreach(phs, i, p) any |= phase_has_memory(p);
     if (!any) return;
-    fprintf(o, "<section class=\"panel\" id=\"t-phase-memory\"><h3>Memory by phase</h3><div class=\"tw\"><table>"
-               "<thead><tr><th>phase</th><th>framework</th><th>framework peak MiB</th>"
+    fprintf(o, "<section class=\"panel\" id=\"t-phase-memory\"><h3>Memory by phase</h3><div "
+               "class=\"tw\"><table>"
+               "<thead><tr><th class=\"l\">phase</th><th class=\"l\">framework</th><th>framework "
+               "peak MiB</th>"
                "<th>workload VRAM peak MiB</th></tr></thead><tbody>");
     json_array_foreach(phs, i, p)
     {
         json_int_t depth = json_integer_value(rm_report_get(p, "depth"));
         depth = depth < 0 ? 0 : depth > 8 ? 8 : depth;
         const json_t *path = rm_report_get(p, "path");
-        fprintf(o,
-                "<tr class=\"phase-mem\"><td class=\"l\" style=\"padding-left:%dem\"><i "
-                "class=\"sw\" style=\"background:hsl(%u,65%%,60%%)\"></i>",
-                (int)depth + 1,
-                rm_report_hue_of(json_is_string(path) ? json_string_value(path) : ""));
+        fprintf(o, "<tr class=\"phase-mem\"><td class=\"l\" style=\"padding-left:%dem\">",
+                (int)depth + 1);
+        rm_report_phase_swatch(o, json_is_string(path) ? json_string_value(path) : "");
         rm_report_str_or_dash(o, path);
         fprintf(o, "</td><td class=\"l\">");
         rm_report_str_or_dash(o, rm_report_get(p, "framework_peak_mb.name"));

@@ -31,12 +31,21 @@ static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"
                                       "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"};
 #define NPAL (sizeof palette / sizeof palette[0])
 
-unsigned rm_report_hue_of(const char *s)
+const char *rm_report_phase_color(const char *path, char *buf)
 {
     uint32_t h = 2166136261u;
-    for (; *s; s++)
+    for (const char *s = path ? path : ""; *s; s++)
         h = (h ^ (unsigned char)*s) * 16777619u;
-    return h % 360;
+    snprintf(buf, RM_PHASE_COLOR_SZ, "hsl(%u,65%%,60%%)", (unsigned)(h % 360));
+    return buf;
+}
+
+void rm_report_phase_swatch(FILE *o, const char *path)
+{
+    char col[RM_PHASE_COLOR_SZ];
+    fprintf(o, "<i class=\"sw\" data-path=\"");
+    esc(o, path ? path : "");
+    fprintf(o, "\" style=\"background:%s\"></i>", rm_report_phase_color(path, col));
 }
 
 static void fmt_elapsed(char *buf, size_t cap, double s, double step, double span)
@@ -164,14 +173,28 @@ void rm_report_write_defs(struct report *r, const struct band *bands, size_t nb)
                "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" "
                "fill=\"#fff3f3\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#e3a0a0\" "
                "stroke-width=\"3\"/></pattern>");
+    /* The top-level bands behind the charts (the lane shows the nested ones), each in its lane
+     * rect's colour and faint enough for the lines over it. Where one overlaps an earlier
+     * one it covers it (a white rect under it) rather than mixing into a colour of neither. */
     fprintf(o, "<g id=\"phb\">");
-    for (size_t i = 0; i < nb; i++) {
+    int64_t drawn_to = INT64_MIN;
+    for (size_t i = 0; i < nb && bands[i].row == 0; i++) {
         double x0 = xpos(r, bands[i].a), x1 = xpos(r, bands[i].b);
+        double w = x1 - x0 < 0.5 ? 0.5 : x1 - x0;
+        const char *path = r->rl.phases[bands[i].phase].path;
+        char col[RM_PHASE_COLOR_SZ];
+        if (bands[i].a < drawn_to)
+            fprintf(o,
+                    "<rect class=\"under\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
+                    "height=\"%.0f\" fill=\"#fff\"/>",
+                    x0, PT, w, PH);
+        if (bands[i].b > drawn_to) drawn_to = bands[i].b;
+        fprintf(o, "<rect data-path=\"");
+        esc(o, path);
         fprintf(o,
-                "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" "
-                "fill=\"hsl(%u,65%%,55%%)\" fill-opacity=\"%.2f\"/>",
-                x0, PT, x1 - x0 < 0.5 ? 0.5 : x1 - x0, PH,
-                rm_report_hue_of(r->rl.phases[bands[i].phase].path), bands[i].row ? 0.07 : 0.10);
+                "\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\" "
+                "fill-opacity=\"0.16\"/>",
+                x0, PT, w, PH, rm_report_phase_color(path, col));
     }
     fprintf(o, "</g>");
     /* One hatch layer per chart group, by the id the charts use: the GPU charts show the
@@ -259,10 +282,13 @@ void rm_report_write_lane(struct report *r, const struct band *bands, size_t nb,
         name = name ? name + 1 : path;
         double x0 = xpos(r, b->a), x1 = xpos(r, b->b), w = x1 - x0 < 1 ? 1 : x1 - x0;
         double y = PT + lane[i] * rh;
+        char col[RM_PHASE_COLOR_SZ];
+        fprintf(o, "<g class=\"phase\" data-depth=\"%d\" data-path=\"", b->row);
+        esc(o, path);
         fprintf(o,
-                "<g class=\"phase\" data-depth=\"%d\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                "height=\"%.0f\" rx=\"2\" fill=\"hsl(%u,65%%,60%%)\"/>",
-                b->row, x0, y + 1, w, rh - 2, rm_report_hue_of(path));
+                "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" rx=\"2\" "
+                "fill=\"%s\"/>",
+                x0, y + 1, w, rh - 2, rm_report_phase_color(path, col));
         size_t nl = strlen(name);
         if (w >= 7.0 * (double)(nl < 40 ? nl : 40) + 8) {
             fprintf(o, "<text x=\"%.1f\" y=\"%.1f\">", x0 + 4, y + 14);
@@ -279,6 +305,9 @@ void rm_report_write_lane(struct report *r, const struct band *bands, size_t nb,
 }
 
 /* ---- charts --------------------------------------------------------------------------- */
+
+/* The dash pattern of a dashed series, on the chart and in its legend swatch alike. */
+#define LINE_DASH "5 3"
 
 struct line_spec {
     struct rm_series *s;
@@ -407,7 +436,7 @@ static void write_line(struct report *r, const struct chart *c, const struct lin
         fprintf(o, "\" data-label=\"");
         esc(o, l->label);
         fprintf(o, "\" stroke=\"%s\"%s points=\"", l->color,
-                l->dashed ? " stroke-dasharray=\"5 3\"" : "");
+                l->dashed ? " stroke-dasharray=\"" LINE_DASH "\"" : "");
         if (m == 1) /* a lone sample between gaps: a short dash */
             fprintf(o, "%.1f,%.1f %.1f,%.1f", xs[0] - 0.8, ys[0], xs[0] + 0.8, ys[0]);
         for (size_t k = 0; m > 1 && k < m; k++)
@@ -566,9 +595,12 @@ static size_t write_chart(struct report *r, struct chart *c)
         "<use class=\"z\" href=\"#marks\"/><line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"%.0f\" "
         "y2=\"%.0f\"/></svg><div class=\"legend\">",
         PT, PT + PH);
+    /* Each swatch is a short piece of its line: the same stroke and dash pattern. */
     for (size_t i = 0; i < c->n; i++) {
-        fprintf(o, "<span><i style=\"background:%s%s\"></i>", c->lines[i].color,
-                c->lines[i].dashed ? ";opacity:.5" : "");
+        fprintf(o,
+                "<span><svg class=\"sw\" width=\"20\" height=\"8\" aria-hidden=\"true\"><line "
+                "x1=\"0\" y1=\"4\" x2=\"20\" y2=\"4\" stroke=\"%s\"%s/></svg>",
+                c->lines[i].color, c->lines[i].dashed ? " stroke-dasharray=\"" LINE_DASH "\"" : "");
         esc(o, c->lines[i].label);
         fprintf(o, "</span>");
     }

@@ -151,8 +151,12 @@ const json_t *rm_report_get(const json_t *o, const char *path);
 
 /* ---- report_charts.c ---- */
 
-/* A stable hue (0..359) for a phase path: its bands, lane and table swatch agree. */
-unsigned rm_report_hue_of(const char *s);
+/* A phase path's colour, one for its bands behind the charts, its lane rect and its table
+ * swatch ("hsl(H,65%,60%)", H a stable hue of the path); buf holds RM_PHASE_COLOR_SZ. */
+#define RM_PHASE_COLOR_SZ 24
+const char *rm_report_phase_color(const char *path, char *buf);
+/* A table's swatch of a phase: <i class="sw" data-path="PATH" style="background:COLOR">. */
+void rm_report_phase_swatch(FILE *o, const char *path);
 /* Windows merged per phase where they are closer than a pixel, so a run of a million short
  * steps is a handful of bands; at most MAX_BANDS. Returns the count; *out is malloc'd. */
 size_t rm_report_make_bands(struct report *r, struct band **out, size_t *dropped);

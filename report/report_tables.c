@@ -130,7 +130,7 @@ void rm_report_write_gpu_table(struct report *r)
     const json_t *gpus = rm_report_get(r->summary, "gpus");
     if (!json_array_size(gpus)) return;
     fprintf(o, "<section class=\"panel\"><h3>GPUs</h3><div "
-               "class=\"tw\"><table><thead><tr><th>GPU</th><th>name</th>"
+               "class=\"tw\"><table><thead><tr><th>GPU</th><th class=\"l\">name</th>"
                "<th>samples</th><th>util mean %%</th><th>util p95 %%</th><th>util max %%</th>"
                "<th>VRAM peak GiB</th><th>VRAM total GiB</th><th>power mean W</th>"
                "<th>power max W</th><th>energy Wh</th><th>temp max &#176;C</th><th>idle "
@@ -154,12 +154,11 @@ void rm_report_write_phase_table(struct report *r)
     FILE *o = r->out;
     const json_t *ph = rm_report_get(r->summary, "phases");
     if (!json_array_size(ph)) return;
-    fprintf(
-        o,
-        "<section class=\"panel\"><h3>Phases</h3><div class=\"tw\"><table><thead><tr><th>phase</th>"
-        "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
-        "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
-        "<th>RSS peak MiB</th><th>first start</th></tr></thead><tbody>");
+    fprintf(o, "<section class=\"panel\"><h3>Phases</h3><div class=\"tw\"><table><thead><tr><th "
+               "class=\"l\">phase</th>"
+               "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
+               "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
+               "<th>RSS peak MiB</th><th class=\"t\">first start</th></tr></thead><tbody>");
     size_t i;
     json_t *p;
     json_array_foreach(ph, i, p)
@@ -180,14 +179,10 @@ void rm_report_write_phase_table(struct report *r)
             if (json_is_number(v) && json_number_value(v) > peak) peak = json_number_value(v);
             if (json_is_number(e)) energy += json_number_value(e), has_e = true;
         }
-        fprintf(o,
-                "<tr><td class=\"l\" style=\"padding-left:%dem\"><i class=\"sw\" "
-                "style=\"background:hsl(%u,65%%,60%%)\"></i>",
-                (int)depth + 1,
-                rm_report_hue_of(json_is_string(rm_report_get(p, "path"))
-                                     ? json_string_value(rm_report_get(p, "path"))
-                                     : ""));
-        rm_report_str_or_dash(o, rm_report_get(p, "path"));
+        const json_t *path = rm_report_get(p, "path");
+        fprintf(o, "<tr><td class=\"l\" style=\"padding-left:%dem\">", (int)depth + 1);
+        rm_report_phase_swatch(o, json_is_string(path) ? json_string_value(path) : "");
+        rm_report_str_or_dash(o, path);
         num_cells(o, p, phase_cols, sizeof phase_cols / sizeof phase_cols[0]);
         fprintf(o, "</td><td>");
         value_or_dash(o, ud > 0, 1, ud > 0 ? un / ud : 0);
@@ -197,7 +192,7 @@ void rm_report_write_phase_table(struct report *r)
         value_or_dash(o, has_e, 3, energy);
         fprintf(o, "</td><td>");
         rm_report_num(o, rm_report_get(p, "proc.rss_peak_mb"), 1, "", 1);
-        fprintf(o, "</td><td>");
+        fprintf(o, "</td><td class=\"t\">");
         rm_report_str_or_dash(o, rm_report_get(p, "first_start"));
         fprintf(o, "</td></tr>");
     }
@@ -211,16 +206,17 @@ void rm_report_write_events(struct report *r)
     if (!json_array_size(al) && !r->nspans) return;
     fprintf(o, "<section class=\"panel\"><h3>Alerts and collector problems</h3><div "
                "class=\"tw\"><table><thead>"
-               "<tr><th>time</th><th>what</th><th>detail</th></tr></thead><tbody>");
+               "<tr><th class=\"t\">time</th><th class=\"t\">what</th><th "
+               "class=\"l\">detail</th></tr></thead><tbody>");
     size_t i;
     json_t *a;
     json_array_foreach(al, i, a)
     {
         const json_t *lv = rm_report_get(a, "level");
         bool crit = json_is_string(lv) && !strcmp(json_string_value(lv), "critical");
-        fprintf(o, "<tr><td>");
+        fprintf(o, "<tr><td class=\"t\">");
         rm_report_str_or_dash(o, rm_report_get(a, "ts"));
-        fprintf(o, "</td><td class=\"%s\">", crit ? "crit" : "warn");
+        fprintf(o, "</td><td class=\"t %s\">", crit ? "crit" : "warn");
         rm_report_str_or_dash(o, lv);
         fprintf(o, "</td><td class=\"l\">GPU ");
         rm_report_str_or_dash(o, rm_report_get(a, "gpu"));
@@ -235,7 +231,7 @@ void rm_report_write_events(struct report *r)
     for (size_t k = 0; k < r->nspans && k < 200; k++) {
         char ts[RM_TS_BUFSZ];
         rm_format_ts(r->spans[k].a, ts);
-        fprintf(o, "<tr><td>%s</td><td class=\"crit\">", ts);
+        fprintf(o, "<tr><td class=\"t\">%s</td><td class=\"t crit\">", ts);
         esc(o, r->spans[k].collector);
         fprintf(o, " degraded</td><td class=\"l\">");
         if (r->spans[k].b != RM_NO_TIME)

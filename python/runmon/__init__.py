@@ -26,10 +26,10 @@ __all__ = [
 
 
 def _find_version():
-    """The version has one home, the checkout's VERSION file: make install and the Debian
-    package write it into _version.py, pip into the package metadata."""
+    """The version has one home, the checkout's VERSION file: make install, the Debian package
+    and the pip build (python/_build) write it into _version.py."""
     try:
-        from ._version import __version__ as v  # make install, python3-runmon
+        from ._version import __version__ as v  # make install, python3-runmon, pip
         return v
     except ImportError:
         pass

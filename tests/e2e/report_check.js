@@ -4,7 +4,10 @@
 // CSS px, the charts' self-check, the SM clock chart (its lines, throttle legend, fit in its
 // card, the pixels of its screenshot), and a zoom: a drag across one chart (the mouse at
 // 1400 px, a finger at 390 px) must set the same range on every chart and the lane, a
-// double-click must restore the page; writes a full-page screenshot to PNG.
+// double-click must restore the page; the layout (layout()): phase-lane labels that overlap,
+// the charts' heights, the scroll cue of each table, the bands' colours against the lane's,
+// the legend swatches against their lines, header alignment against the cells'; writes a
+// full-page screenshot to PNG.
 'use strict';
 const puppeteer = require('puppeteer-core');
 const [file, width, png, exe] = process.argv.slice(2);
@@ -54,6 +57,7 @@ const [file, width, png, exe] = process.argv.slice(2);
             });
             return out;
         });
+        m.layout = await layout(page);
         m.clock = await clockChart(page);
         if (m.clock.present && m.clock.lines) m.clock.pixels = await clockPixels(page);
         m.zoom = await zoom(page, w < 600);
@@ -68,6 +72,135 @@ const [file, width, png, exe] = process.argv.slice(2);
     process.stderr.write(String(e && e.stack || e) + '\n');
     process.exit(1);
 });
+
+// What a reader sees of the layout, measured in the page:
+//  laneLabels/laneOverlaps: visible phase names in the lane, and pairs whose boxes overlap;
+//  chartHeights: each svg.chart's drawn height in CSS px (minChartHeight the smallest);
+//  tables: per table whether it scrolls sideways (scrollWidth > clientWidth of its .tw) and
+//    whether a scroll cue shows: the .cue element just before its .tw, displayed, visible,
+//    with a size and inside the viewport; cueMissing/cueSpurious list the tables where the
+//    two disagree;
+//  bands: the chart bands (#phb rect, white covers excepted) against the lane's rect of the
+//    same phase (data-path, else the same place in order: both are written from one list),
+//    their computed fill colours;
+//  swatches: each phase swatch in a table (i.sw[data-path]) against the lane's rect of that
+//    path, background against fill;
+//  legend: each legend entry of a line against the line of that label: colour, dash pattern
+//    and opacity of the swatch (an <i> bar: background, no dash; an svg line: its stroke);
+//  headers: each column whose header is aligned otherwise than one of its cells.
+function layout(page) {
+    return page.evaluate(() => {
+        const vis = (e) => {
+            for (let x = e; x && x.nodeType === 1; x = x.parentNode) {
+                const cs = getComputedStyle(x);
+                if (cs.display === 'none') return false;
+            }
+            const cs = getComputedStyle(e), b = e.getBoundingClientRect();
+            return cs.visibility !== 'hidden' && +cs.opacity > 0 && b.width > 0 && b.height > 0;
+        };
+        const out = {};
+        const labels = [...document.querySelectorAll('svg.lane g.phase text')]
+            .filter((t) => t.textContent && vis(t))
+            .map((t) => ({text: t.textContent, b: t.getBoundingClientRect()}));
+        out.laneLabels = labels.length;
+        out.laneOverlaps = [];
+        for (let i = 0; i < labels.length; i++)
+            for (let j = i + 1; j < labels.length; j++) {
+                const a = labels[i].b, b = labels[j].b;
+                if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+                    out.laneOverlaps.push(labels[i].text + ' / ' + labels[j].text);
+            }
+        out.chartHeights = [...document.querySelectorAll('svg.chart')]
+            .map((s) => Math.round(s.getBoundingClientRect().height * 10) / 10);
+        out.minChartHeight = Math.min(...out.chartHeights);
+        out.tables = [];
+        out.cueMissing = [];
+        out.cueSpurious = [];
+        document.querySelectorAll('table').forEach((t) => {
+            const wrap = t.closest('.tw') || t.parentElement;
+            const name = ((t.closest('.panel') || {}).querySelector('h3') || {}).textContent;
+            const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+            const cue = wrap.previousElementSibling;
+            let shown = !!cue && cue.classList.contains('cue') && vis(cue);
+            if (shown) {
+                const b = cue.getBoundingClientRect();
+                shown = b.left >= -0.5 && b.right <= window.innerWidth + 0.5;
+            }
+            out.tables.push({name, scrolls, cue: shown,
+                width: wrap.scrollWidth, shownWidth: wrap.clientWidth});
+            if (scrolls && !shown) out.cueMissing.push(name);
+            if (!scrolls && shown) out.cueSpurious.push(name);
+        });
+        out.tablesScrolling = out.tables.filter((t) => t.scrolls).length;
+        const fill = (e) => getComputedStyle(e).fill;
+        const bands = [...document.querySelectorAll('#phb rect:not(.under)')];
+        const lanes = [...document.querySelectorAll('svg.lane g.phase')];
+        out.bands = {n: bands.length, lane: lanes.length, mismatched: []};
+        bands.forEach((r, i) => {
+            // By path where the page names it, else by order (both written from one list).
+            const g = r.dataset.path !== undefined
+                ? lanes.find((x) => x.dataset.path === r.dataset.path) : lanes[i];
+            const want = g ? fill(g.querySelector('rect')) : 'none';
+            if (want !== fill(r))
+                out.bands.mismatched.push((r.dataset.path || i) + ': band ' + fill(r) +
+                    ' lane ' + want);
+        });
+        out.swatches = {n: 0, mismatched: []};
+        document.querySelectorAll('table i.sw[data-path]').forEach((i) => {
+            const g = [...document.querySelectorAll('svg.lane g.phase[data-path]')]
+                .find((x) => x.dataset.path === i.dataset.path);
+            if (!g) return;
+            out.swatches.n++;
+            const want = fill(g.querySelector('rect')), got = getComputedStyle(i).backgroundColor;
+            if (want !== got) out.swatches.mismatched.push(i.dataset.path + ': ' + got + ' lane ' + want);
+        });
+        out.legend = {n: 0, dashed: 0, mismatched: []};
+        document.querySelectorAll('section.panel').forEach((sec) => {
+            const lines = [...sec.querySelectorAll('svg.chart polyline[data-label]')];
+            sec.querySelectorAll('.legend span:not(.thr)').forEach((sp) => {
+                const label = sp.textContent;
+                const line = lines.find((p) => p.dataset.label === label);
+                if (!line) return;
+                out.legend.n++;
+                const lc = getComputedStyle(line);
+                const want = {color: lc.stroke, dash: lc.strokeDasharray, opacity: +lc.opacity};
+                if (want.dash !== 'none') out.legend.dashed++;
+                const sw = sp.querySelector('svg line, i');
+                let got = {color: 'none', dash: 'none', opacity: 0};
+                if (sw && sw.tagName.toLowerCase() === 'line') {
+                    const c = getComputedStyle(sw);
+                    got = {color: c.stroke, dash: c.strokeDasharray,
+                        opacity: +c.opacity * +getComputedStyle(sw.ownerSVGElement).opacity};
+                } else if (sw) {
+                    const c = getComputedStyle(sw);
+                    got = {color: c.backgroundColor, dash: 'none', opacity: +c.opacity};
+                }
+                if (got.color !== want.color || got.dash !== want.dash ||
+                    got.opacity !== want.opacity)
+                    out.legend.mismatched.push(sec.id + ' ' + label + ': swatch ' +
+                        JSON.stringify(got) + ' line ' + JSON.stringify(want));
+            });
+        });
+        out.headers = {columns: 0, mismatched: []};
+        document.querySelectorAll('table').forEach((t) => {
+            const name = ((t.closest('.panel') || {}).querySelector('h3') || {}).textContent;
+            const ths = [...t.querySelectorAll('thead th')];
+            ths.forEach((th, i) => {
+                const a = getComputedStyle(th).textAlign;
+                const cells = [...t.querySelectorAll('tbody tr')].map((tr) => tr.children[i])
+                    .filter((td) => td);
+                if (!cells.length) return;
+                out.headers.columns++;
+                const bad = [...new Set(cells.map((td) => getComputedStyle(td).textAlign))]
+                    .filter((x) => x !== a);
+                if (bad.length)
+                    out.headers.mismatched.push(name + ' "' + th.textContent + '": header ' + a +
+                        ', cells ' + bad.join(','));
+            });
+        });
+        return out;
+    });
+}
 
 // The SM clock chart: a line per GPU, the throttle legend, its text size and fit in its card.
 async function clockChart(page) {
@@ -154,14 +287,15 @@ function state(page) {
     })));
 }
 
-// Drags across the first chart from 25 % to 50 % of its plot, then double-clicks another.
+// Drags across the first chart from 25 % to 50 % of its plot (64 units from the left, data-pw
+// wide), then double-clicks another.
 async function zoom(page, touch) {
     const before = await state(page);
     const at = (id, f) => page.evaluate((i, fr) => {
         const svg = document.querySelector('#' + i + ' svg.chart');
         svg.scrollIntoView({block: 'center'});
-        const m = svg.getScreenCTM();
-        return {x: m.a * (64 + fr * 1120) + m.e, y: m.d * 80 + m.f};
+        const m = svg.getScreenCTM(); // the plot's drawn width: narrower on a phone
+        return {x: m.a * (64 + fr * +svg.dataset.pw) + m.e, y: m.d * 80 + m.f};
     }, id, f);
     const ids = before.filter((s) => s.id !== 'lane').map((s) => s.id);
     const a = await at(ids[0], 0.25), b = await at(ids[0], 0.5);

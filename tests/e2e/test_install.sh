@@ -28,6 +28,51 @@ bad=$(cd "$T/root" && find . -type f ! -path ./opt/rm/bin/runmon -perm /111)
 expect_eq "every other file is not executable" "" "$bad"
 "$T/root/opt/rm/bin/runmon" --version >/dev/null && ok "the installed program runs" ||
     not_ok "the installed program runs"
+# A C program against the installed header and library, built as runmon.pc says, both without
+# and with --static: runlog.h includes jansson.h and the program calls jansson itself, so the
+# plain form must bring jansson (a public requirement, not only a private one).
+cat >"$T/prog.c" <<'EOF'
+#include <runmon/runlog.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    rm_runlog *log = rm_runlog_open(argc > 1 ? argv[1] : "runlog.jsonl");
+    if (!log) {
+        fprintf(stderr, "%s\n", rm_runlog_errmsg());
+        return 1;
+    }
+    rm_runlog_enter(log, "train", NULL);
+    json_t *d = json_pack("{s:i, s:f}", "epoch", 1, "loss", 0.25);
+    rm_runlog_event(log, "checkpoint", d);
+    json_decref(d);
+    const char *kv[] = {"split=val", "accuracy=0.93"};
+    rm_runlog_phase_kv(log, "eval", 12.5, 2, kv);
+    rm_runlog_exit(log, "train", RM_RUNLOG_OK, NULL);
+    return rm_runlog_close(log) ? 1 : 0;
+}
+EOF
+# Installed as a user would (PREFIX alone: runmon.pc's paths are then the real ones).
+P=$T/prefix
+mkp() { make -s -C "$ROOT" BUILD="$BUILD" PREFIX="$P" "$@" >>"$T/make.log" 2>&1; }
+check "make install PREFIX=\$T/prefix" mkp install
+pc() { PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config "$@"; }
+for how in plain --static; do
+    opt=${how#plain}
+    flags=$(pc --cflags --libs $opt runmon 2>"$T/pc.err"); rc=$?
+    expect_eq "pkg-config --cflags --libs ${opt:+$opt }runmon answers ($flags)" 0 "$rc"
+    # shellcheck disable=SC2086
+    cc -o "$T/prog-$how" "$T/prog.c" $flags 2>"$T/cc.err"; rc=$?
+    expect_eq "a C program compiles and links with \$(pkg-config --cflags --libs ${opt:+$opt }runmon)" 0 "$rc"
+    [ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/cc.err" | tail -4
+    "$T/prog-$how" "$T/run-$how.jsonl" 2>"$T/prog.err"; rc=$?
+    expect_eq "... and runs ($how)" 0 "$rc"
+    expect_eq "... writing its run log ($how): enter, event, phase, exit" \
+        "phase_enter event phase phase_exit" \
+        "$(jq -r .type "$T/run-$how.jsonl" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+done
+check "make uninstall PREFIX=\$T/prefix" mkp uninstall
+expect_eq "... leaves no file there" "" "$(find "$P" -type f)"
 # A Python run leaves __pycache__ behind: uninstall takes it too.
 (cd "$T" && PYTHONPATH="$T/root/opt/rm/lib/python3/dist-packages" python3 -c 'import runmon') ||
     not_ok "the installed Python module imports"

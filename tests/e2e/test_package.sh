@@ -125,6 +125,11 @@ int main(int argc, char **argv)
 C
 (cd "$T" && cc -std=c11 -Wall -Wextra -Werror -o prog prog.c $flags) 2>"$T/cc.err"
 expect_eq "a C program links with \$(pkg-config --cflags --libs --static runmon)" "" "$(cat "$T/cc.err")"
+# Without --static too: the header's jansson (and the writer's libm) come with runmon.
+(cd "$T" && cc -std=c11 -Wall -Wextra -Werror -o prog-plain prog.c $(pc --cflags --libs)) 2>"$T/cc.err"
+expect_eq "... and with \$(pkg-config --cflags --libs runmon) ($(pc --cflags --libs))" "" "$(cat "$T/cc.err")"
+"$T/prog-plain" "$T/c-plain.jsonl"
+expect_eq "... that program runs" "0 4" "$? $(wc -l <"$T/c-plain.jsonl" 2>/dev/null)"
 "$T/prog" "$T/c.jsonl"
 expect_eq "the C program writes its run log" "phase_enter/train event/checkpoint phase_exit/train phase/eval" \
     "$(jq -r '"\(.type)/\(.name // .event)"' "$T/c.jsonl" | tr '\n' ' ' | sed 's/ $//')"

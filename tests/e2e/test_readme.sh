@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The README's recipes, run as written (paths aside): tail -F of a live run log through jq,
 # a jq one-liner over summary.json, and a sweep recorded as one session with a table per
-# configuration.
+# configuration; and its first-steps statements, each quoted and checked: what make test
+# runs npm ci for, the default sink, JSON when standard output is not a terminal.
 . "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 export FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_GPUS=2 FAKE_SMI_VARY=1
 mkdir -p "$T/bin" && ln -s "$RUNMON" "$T/bin/runmon"
 export PATH="$T/bin:$FAKEBIN:/usr/local/bin:/usr/bin:/bin"
@@ -36,4 +38,57 @@ expect_eq "workload recipe: per phase, nvidia-smi's workload peak and torch's ow
     "$(printf 'load\t1030\t512\ntrain\t4420\t2720\ntrain/step\t4420\t2720')" "$mem"
 procs=$(jq -r '.gpus[].processes[] | select(.in_workload) | "\(.gpu) \(.pid) \(.name) \(.peak_mb) MiB"' "$T/h100/summary.json")
 expect_eq "workload recipe: the workload's processes" "0 496 python3 4420 MiB" "$procs"
+
+# --- First steps: what the README says about make test, output formats, the default sink ---
+readme() { tr '\n' ' ' <"$ROOT/README.md" | tr -s ' '; } # sentences across line breaks
+has() { [[ "$(readme)" == *"$1"* ]]; }
+# "make test then runs npm ci ... installs puppeteer-core and its dependencies at the versions
+# package-lock.json pins (none has an install script) ... drives Debian's /usr/bin/chromium".
+check "README: make test runs npm ci, and what for" has 'make test` then runs `npm ci` in the checkout when `node_modules/puppeteer-core` is missing'
+check "Makefile: make test runs .ci/deps.sh test" grep -q '^	@bash .ci/deps.sh test$' "$ROOT/Makefile"
+# .ci/deps.sh test on a copy, with every package reported installed and a fake npm: npm ci
+# runs in the checkout when puppeteer-core is missing, and not when it is there.
+mkdir -p "$T/deps/.ci" "$T/deps/bin"
+cp "$ROOT/.ci/deps.sh" "$T/deps/.ci/"
+printf '#!/bin/sh\necho "install ok installed"\n' >"$T/deps/bin/dpkg-query"
+printf '#!/bin/sh\necho "$PWD $*" >>"%s/npm.log"\n' "$T" >"$T/deps/bin/npm"
+chmod +x "$T/deps/bin/dpkg-query" "$T/deps/bin/npm"
+PATH="$T/deps/bin:$PATH" bash "$T/deps/.ci/deps.sh" test 2>/dev/null
+expect_eq ".ci/deps.sh test: npm ci in the checkout when puppeteer-core is missing" \
+    "$T/deps ci --no-audit --no-fund" "$(cat "$T/npm.log" 2>/dev/null)"
+mkdir -p "$T/deps/node_modules/puppeteer-core" && : >"$T/npm.log"
+PATH="$T/deps/bin:$PATH" bash "$T/deps/.ci/deps.sh" test 2>/dev/null
+expect_eq "... and not when it is there" "" "$(cat "$T/npm.log")"
+expect_eq "package.json: puppeteer-core only (not puppeteer, which downloads a browser)" \
+    '["puppeteer-core"]' "$(jq -c '.dependencies | keys' "$ROOT/package.json")"
+expect_eq "package-lock.json: no package with an install script" 0 \
+    "$(jq '[.packages[] | select(.hasInstallScript)] | length' "$ROOT/package-lock.json")"
+check "the 390 px test drives Debian's chromium" grep -q "executablePath: exe || '/usr/bin/chromium'" "$ROOT/tests/e2e/report_check.js"
+
+# "The default sink is ./runmon: runmon record without -o writes there, and runmon top
+# without a path watches it."
+check "README: the default sink is ./runmon" has 'The default sink is `./runmon`: `runmon record` without `-o` writes there, and `runmon top` without a path watches it'
+mkdir -p "$T/first" && cd "$T/first" || exit 1
+runmon record -q --no-gpu -i 0.2 -- true; rc=$?
+id=$(basename "$(session_dir runmon)")
+expect_eq "runmon record without -o: a session in ./runmon" "0 yes" "$rc $(test -f "runmon/$id/session.json" && echo yes)"
+expect_match "runmon top --once without a path: that session" "$id" "$(runmon top --once 2>&1 | head -3)"
+# "runmon summary and runmon sessions print text tables on a terminal and JSON when their
+# standard output is not one (a pipe, a file), as summary also does with -o FILE ... runmon top
+# --once a text frame, runmon report the path it wrote."
+check "README: JSON when stdout is not a terminal, for summary and sessions" has '`runmon summary` and `runmon sessions` print text tables on a terminal and JSON when their standard output is not one (a pipe, a file), as `summary` also does with `-o FILE`'
+for c in "summary runmon" "sessions runmon"; do
+    # shellcheck disable=SC2086
+    expect_eq "runmon $c into a pipe: JSON" "runmon-${c%% *}" "$(runmon $c 2>/dev/null | jq -r .format)"
+    # shellcheck disable=SC2086
+    runmon $c >"$T/to-file" 2>/dev/null
+    expect_eq "runmon $c into a file: JSON" "runmon-${c%% *}" "$(jq -r .format "$T/to-file")"
+    out=$(script -qec "runmon $c" /dev/null 2>/dev/null | tr -d '\r')
+    check "runmon $c on a terminal: a text table, not JSON" test -n "$out" -a "${out:0:1}" != "{"
+done
+runmon summary runmon -o "$T/sum-o" 2>/dev/null
+expect_eq "runmon summary -o FILE: JSON" runmon-summary "$(jq -r .format "$T/sum-o")"
+expect_match "runmon top --once into a pipe: text" "^runmon top  $id" "$(runmon top --once | head -1)"
+expect_eq "runmon report into a pipe: the path it wrote" "runmon/$id/report.html" "$(runmon report runmon 2>/dev/null)"
+cd "$T" || exit 1
 done_testing

@@ -68,7 +68,7 @@ expect_eq "process memory of both GPUs" "gpu0.other_vram gpu0.workload_vram gpu1
 check "a line per GPU and metric (2 GPUs x 5 + host 5 >= 15)" test "$(grep -o 'data-series="[^"]*"' "$html" | sort -u | wc -l)" -ge 15
 expect_eq "utilization of both GPUs" "gpu0.util gpu1.util" "$(grep -o 'data-series="gpu[0-9]*\.util"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
 check "the phase lane has train, fwd and the others" test "$(count '<g class="phase"' "$html")" -ge 4
-expect_match "a nested phase is drawn one row down" '<g class="phase" data-depth="1">' "$(cat "$html")"
+expect_match "a nested phase is drawn one row down" '<g class="phase" data-depth="1" data-path="train/fwd">' "$(cat "$html")"
 expect_eq "the script-named phase is escaped" 0 "$(count '<script>alert' "$html")"
 check "... and shown as text" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$html"
 expect_eq "no <img> injected from a phase name" 0 "$(count '<img' "$html")"
@@ -118,7 +118,7 @@ expect_eq "hostile: the outage breaks each GPU line in two" 2 "$(count 'data-ser
 expect_eq "hostile: host lines are unbroken" 1 "$(count 'data-series="cpu.busy"' "$h")"
 # The 100 % sample at 40 s of GPU 0 reaches the top of the plot (y = 8).
 check "hostile: the one-sample spike is drawn" grep -Eq 'data-series="gpu0.util"[^>]* points="[^"]*,8\.0( |")' "$h"
-expect_match "hostile: nested phases sit in their own row" 'data-depth="1"><rect x="[0-9.]+" y="29.0"' "$(cat "$h")"
+expect_match "hostile: nested phases sit in their own row" 'data-depth="1" data-path="[^"]*"><rect x="[0-9.]+" y="29.0"' "$(cat "$h")"
 
 # An outage shorter than the gap the samples' spacing allows (06:00:20.2-20.8, between the
 # samples at 20 s and 21 s): the lines of that collector still break there, the others not.
@@ -162,12 +162,12 @@ a=$T/wc/report.html
 expect_eq "apps: one GPU memory by process chart" 1 "$(count '<section class="panel" id="c-apps">' "$a")"
 expect_eq "apps: workload and other processes of GPU 0, one unbroken line each (idle is 0, no gap)" "1 1" "$(count 'data-series="gpu0.workload_vram"' "$a") $(count 'data-series="gpu0.other_vram"' "$a")"
 check "apps: the idle start is drawn at 0 (y = 158)" grep -Eq 'data-series="gpu0.workload_vram"[^>]* points="[0-9.]+,158\.0 ' "$a"
-check "apps: the legend names the GPU" grep -q '</i>GPU 0 workload</span>' "$a"
+check "apps: the legend names the GPU" grep -q '</svg>GPU 0 workload</span>' "$a"
 check "thresholds: the warning line at 90 % of GPU 0's total" grep -q '<g class="ref warning" data-ref="gpu0.vram_warning" data-value="71.6827">' "$a"
 check "thresholds: the critical line at 98 %" grep -q '<g class="ref critical" data-ref="gpu0.vram_critical" data-value="78.0545">' "$a"
 check "apps: a Processes table" grep -q '<section class="panel" id="t-processes"><h3>Processes</h3>' "$a"
-check "apps: pid 445 is the workload's, peak 1860 MiB" grep -q '<tr class="proc" data-pid="445" data-workload="yes"><td>0</td><td>445</td><td class="l">python3</td><td>yes</td><td>1860</td><td>90.4</td><td>10</td>' "$a"
-check "apps: pid 416 is not, peak 3656 MiB" grep -q '<tr class="proc" data-pid="416" data-workload="no"><td>0</td><td>416</td><td class="l">python3</td><td>no</td><td>3656</td>' "$a"
+check "apps: pid 445 is the workload's, peak 1860 MiB" grep -q '<tr class="proc" data-pid="445" data-workload="yes"><td>0</td><td>445</td><td class="l">python3</td><td class="t">yes</td><td>1860</td><td>90.4</td><td>10</td>' "$a"
+check "apps: pid 416 is not, peak 3656 MiB" grep -q '<tr class="proc" data-pid="416" data-workload="no"><td>0</td><td>416</td><td class="l">python3</td><td class="t">no</td><td>3656</td>' "$a"
 check "apps: the GPU's workload peak/mean and other peak" grep -q 'GPU 0: workload peak 1860 MiB, mean 1162.5 MiB; other processes peak 3656 MiB' "$a"
 check "apps: a workload peak VRAM card" grep -q 'Workload peak VRAM</div><div class="value">1.8 GiB' "$a"
 # Framework peaks per phase: the torch session.
@@ -258,8 +258,8 @@ else
     browse dom "$a" "$T/a.dom"
     expect_match "browser apps: every chart draws, the process chart too" 'data-charts="9"[^>]*data-ok="1"' "$(grep -o '<body[^>]*>' "$T/a.dom")"
     check "browser apps: the process chart's lines" grep -q '<polyline data-series="gpu0.workload_vram"' "$T/a.dom"
-    check "browser apps: pid 445 is the workload's, 1860 MiB" grep -Eq '<tr class="proc" data-pid="445" data-workload="yes">(<td[^>]*>[^<]*</td>){3}<td>yes</td><td>1860</td>' "$T/a.dom"
-    check "browser apps: pid 416 is not, 3656 MiB" grep -Eq '<tr class="proc" data-pid="416" data-workload="no">(<td[^>]*>[^<]*</td>){3}<td>no</td><td>3656</td>' "$T/a.dom"
+    check "browser apps: pid 445 is the workload's, 1860 MiB" grep -Eq '<tr class="proc" data-pid="445" data-workload="yes">(<td[^>]*>[^<]*</td>){3}<td class="t">yes</td><td>1860</td>' "$T/a.dom"
+    check "browser apps: pid 416 is not, 3656 MiB" grep -Eq '<tr class="proc" data-pid="416" data-workload="no">(<td[^>]*>[^<]*</td>){3}<td class="t">no</td><td>3656</td>' "$T/a.dom"
     browse dom "$T/wch/report.html" "$T/wch.dom"
     check "browser apps: the hostile process name is text" grep -q '&lt;script&gt;alert(4)&lt;/script&gt;&amp;x' "$T/wch.dom"
     expect_eq "browser apps: no injected script" 0 "$(count '<script>alert' "$T/wch.dom")"
@@ -320,6 +320,23 @@ else
                 check "$n at $w px: zoomed screenshot of the clock chart shows its lines ($(jq .zoom.clockPixels.lines <<<"$m") px)" test "$(jq .zoom.clockPixels.lines <<<"$m")" -gt 50
                 expect_eq "$n at $w px: double-click restores every chart" true "$(jq .zoom.restored <<<"$m")"
                 expect_eq "$n at $w px: no script error" "" "$(jq -r '.scriptErrors | join("; ")' <<<"$m")"
+                # The layout as a reader sees it (report_check.js, layout()). Charts at least
+                # 140 px tall: the plot is then about 120 px, its four grid rows 30 px apart (over
+                # twice a label's height, so every scale label shows) and 1 % of the scale over
+                # a pixel; the page draws them 150 px tall below 1011 px, 200 px at 1400.
+                expect_eq "$n at $w px: no two phase-lane labels overlap ($(jq .layout.laneLabels <<<"$m") shown)" "" "$(jq -r '.layout.laneOverlaps | join(", ")' <<<"$m")"
+                check "$n at $w px: every chart at least 140 px tall ($(jq -c .layout.chartHeights <<<"$m"))" test "$(jq '.layout.minChartHeight >= 140' <<<"$m")" = true
+                expect_eq "$n at $w px: every table that scrolls sideways shows a scroll cue" "" "$(jq -r '.layout.cueMissing | join(", ")' <<<"$m")"
+                expect_eq "$n at $w px: no scroll cue over a table that fits" "" "$(jq -r '.layout.cueSpurious | join(", ")' <<<"$m")"
+                [ "$w" = 390 ] && check "$n at 390 px: some table scrolls sideways (the cue is measured, $(jq .layout.tablesScrolling <<<"$m"))" test "$(jq .layout.tablesScrolling <<<"$m")" -gt 0
+                expect_eq "$n at $w px: chart bands in their lane rect's colour ($(jq .layout.bands.n <<<"$m") bands)" "" "$(jq -r '.layout.bands.mismatched | join(", ")' <<<"$m")"
+                expect_eq "$n at $w px: phase swatches in tables in their lane rect's colour ($(jq .layout.swatches.n <<<"$m"))" "" "$(jq -r '.layout.swatches.mismatched | join(", ")' <<<"$m")"
+                if [ "$f" != "$a" ]; then
+                    check "$n at $w px: bands, lane labels and swatches measured" test "$(jq '[.layout.bands.n, .layout.laneLabels, .layout.swatches.n] | min' <<<"$m")" -gt 0
+                fi
+                expect_eq "$n at $w px: legend swatches in their line's colour and dash ($(jq -c '[.layout.legend.n, .layout.legend.dashed]' <<<"$m") lines, dashed)" "" "$(jq -r '.layout.legend.mismatched | join(", ")' <<<"$m")"
+                check "$n at $w px: ... a dashed line among them" test "$(jq .layout.legend.dashed <<<"$m")" -gt 0
+                expect_eq "$n at $w px: table headers aligned as their cells ($(jq .layout.headers.columns <<<"$m") columns)" "" "$(jq -r '.layout.headers.mismatched | join(", ")' <<<"$m")"
                 expect_eq "$n at $w px: without JavaScript every chart still draws, no zoom button" true "$(jq '.noScript.ran == false and .noScript.charts > 0 and .noScript.drawn == .noScript.charts and .noScript.clock and .noScript.reset == false' <<<"$m")"
                 pz=$(wc -c <"$T/$n-$w.png" 2>/dev/null || echo 0)
                 check "$n at $w px: a PNG screenshot ($pz bytes)" test "$(od -An -tx1 -N4 "$T/$n-$w.png" 2>/dev/null | tr -d ' ')" = 89504e47
