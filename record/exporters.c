@@ -40,6 +40,12 @@ int rm_exporters_open_ops(struct rm_exporters *l, const struct rm_exporter_ops *
             snprintf(err, errlen, "%s: too many exporters", o->name);
             return -1;
         }
+        /* Sized before the first exporter opens: no wakeup allocates, and a close always
+         * has its final snapshot. */
+        if (!l->snap && !(l->snap = malloc(sizeof *l->snap))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         void *self = calloc(1, o->size ? o->size : 1);
         if (!self) {
             snprintf(err, errlen, "%s: out of memory", o->name);
@@ -57,11 +63,6 @@ int rm_exporters_open_ops(struct rm_exporters *l, const struct rm_exporter_ops *
         e->live = 1;
         l->n++;
         pthread_mutex_unlock(&l->ev_lock);
-    }
-    /* Sized now: no wakeup allocates. */
-    if (l->n > 0 && !l->snap && !(l->snap = malloc(sizeof *l->snap))) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
     }
     return 0;
 }
