@@ -410,8 +410,9 @@ static int block_signals(void)
     /* Our own output must never kill us: a full pipe or a file-size limit become errors. */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
-    /* The command's group may hold the terminal: taking it back (tcsetpgrp) and the status
-     * line from a background group must not stop runmon. The command gets the default. */
+    /* The command's group may hold the terminal: taking it back (tcsetpgrp) and an
+     * exporter's line on it from a background group must not stop runmon. The command gets
+     * the default. */
     signal(SIGTTOU, SIG_IGN);
     sigset_t handled;
     sigemptyset(&handled);
