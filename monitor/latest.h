@@ -1,6 +1,6 @@
 /* The latest values of a recording: one fixed slot per GPU and one for the CPU and the
  * command's tree, updated in place by the worker threads (under the port's lock), so no row
- * allocates. The exporters (report/prom.h) copy them under the same lock and render the copy.
+ * allocates. The exporters copy them under the same lock (record/snapshot.h) and render the copy.
  */
 #ifndef RUNMON_MONITOR_LATEST_H
 #define RUNMON_MONITOR_LATEST_H

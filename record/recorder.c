@@ -25,12 +25,10 @@
 #include "monitor/cpu_sampler.h"
 #include "monitor/gpu_collectors.h"
 #include "monitor/latest.h"
-#include "monitor/phase_follow.h"
 #include "monitor/port.h"
 #include "monitor/reaper.h"
-#include "record/status.h"
+#include "record/exporters.h"
 #include "report/output.h"
-#include "report/prom.h"
 #include "runlog/runlog.h"
 #include "sink/session.h"
 #include "sink/sink.h"
@@ -46,13 +44,11 @@ struct rm_recorder {
     pthread_mutex_t lock;
     atomic_int stop;
     atomic_int workload_pid; /* 0 until the command runs; read by the CPU sampler */
-    struct rm_latest latest; /* the latest values, for the Prometheus export */
+    struct rm_latest latest; /* the latest values, for the exporters */
     struct rm_port port;     /* what every worker gets instead of this struct */
-    /* The run log followed for the open phase and the completed ones: read by the main
-     * thread only (the exporter and the status line). */
-    struct rm_phase_follow phases;
-    struct rm_status status; /* the live line on a terminal (off unless stderr is a tty) */
-    int claim_fd;            /* the session folder's lock while recording (sink/liveness.h) */
+    /* The outputs that run while recording (record/exporters.h): the main thread's. */
+    struct rm_exporters exporters;
+    int claim_fd; /* the session folder's lock while recording (sink/liveness.h) */
 };
 
 /* "runmon record: WHAT WHY" on stderr, WHY escaped: it may quote nvidia-smi or a file. */
@@ -67,7 +63,7 @@ static void say(const char *what, const char *why)
 static void recorder_event(void *owner, const char *name, json_t *data)
 {
     struct rm_recorder *r = owner;
-    rm_status_event(&r->status, name, data);
+    rm_exporters_event(&r->exporters, name, data);
     if (r->log && rm_runlog_event(r->log, name, data) < 0 && !r->opts.quiet)
         fprintf(stderr, "runmon record: run log: %s\n", rm_runlog_errmsg());
     json_decref(data);
@@ -414,8 +410,9 @@ static int block_signals(void)
     /* Our own output must never kill us: a full pipe or a file-size limit become errors. */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
-    /* The command's group may hold the terminal: taking it back (tcsetpgrp) and the status
-     * line from a background group must not stop runmon. The command gets the default. */
+    /* The command's group may hold the terminal: taking it back (tcsetpgrp) and an
+     * exporter's line on it from a background group must not stop runmon. The command gets
+     * the default. */
     signal(SIGTTOU, SIG_IGN);
     sigset_t handled;
     sigemptyset(&handled);
@@ -435,11 +432,10 @@ static int block_signals(void)
 struct workers {
     struct supervisor sup;
     struct rm_cpu_sampler cpu;
-    struct rm_prom prom; /* --prom-textfile */
 };
 
-/* The sink, the CPU sampler, the GPU collectors and the exporter, in that order. 0, or -1
- * with the reason printed. */
+/* The sink, the CPU sampler and the GPU collectors, in that order. 0, or -1 with the reason
+ * printed. */
 static int start_workers(struct rm_recorder *rec, struct workers *w)
 {
     char err[PATH_MAX * 2 + 512] = "";
@@ -469,14 +465,6 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
         return -1;
     }
     save_session(rec);
-    struct rm_prom_config pc = {.path = o->prom_textfile,
-                                .flush_s = o->flush_s,
-                                .have_command = o->command != NULL,
-                                .phases = &rec->phases};
-    if (rm_prom_open(&w->prom, &pc, &rec->port) < 0) {
-        fprintf(stderr, "runmon record: --prom-textfile: out of memory\n");
-        return -1;
-    }
     if (rm_cpu_sampler_start(&w->cpu) < 0) {
         fprintf(stderr, "runmon record: cannot start the CPU sampler\n");
         return -1;
@@ -564,7 +552,7 @@ static int stop_step(struct rm_recorder *rec, struct workload *w)
                  "SIGKILL in %.1f s (a second signal: now)",
                  left, left == 1 ? "" : "es", sigabbrev_np(w->stop_sig),
                  (double)(w->kill_at - now) / 1e9);
-        rm_status_say(&rec->status, note);
+        rm_exporters_say(&rec->exporters, note);
     }
     return left <= 0;
 }
@@ -587,7 +575,7 @@ static int reap_command(struct rm_recorder *rec, struct workload *w)
 /* Runs the command (if any) and waits for its end, a signal or --duration, passing signals
  * on to the command. Returns the session's exit status; *stop_sig gets the signal that
  * stopped a command (0 when none). */
-static int run_until_done(struct rm_recorder *rec, int sfd, struct rm_prom *prom, int *stop_sig)
+static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
 {
     struct workload w = {0};
     rm_child_init(&w.child);
@@ -613,13 +601,11 @@ static int run_until_done(struct rm_recorder *rec, int sfd, struct rm_prom *prom
             timeout = (int)(left / RM_NS_PER_MS) + 1;
             if (timeout > 1000) timeout = 1000;
         }
-        timeout = rm_prom_timeout_ms(prom, timeout);
-        timeout = rm_status_timeout_ms(&rec->status, timeout);
-        struct pollfd p[2] = {{.fd = sfd, .events = POLLIN},
-                              {.fd = rm_status_fd(&rec->status), .events = POLLIN}};
-        poll(p, 2, timeout);
-        rm_prom_poll(prom);
-        rm_status_poll(&rec->status);
+        timeout = rm_exporters_timeout_ms(&rec->exporters, rm_now_monotonic_ns(), timeout);
+        struct pollfd p[1 + RM_EXPORTERS_MAX] = {{.fd = sfd, .events = POLLIN}};
+        int n = rm_exporters_pollfds(&rec->exporters, p + 1, RM_EXPORTERS_MAX);
+        poll(p, (nfds_t)(1 + n), timeout);
+        rm_exporters_poll(&rec->exporters, rm_now_monotonic_ns(), p + 1, n);
         struct signalfd_siginfo si;
         int chld = 0;
         while (read(sfd, &si, sizeof si) == sizeof si) {
@@ -657,7 +643,6 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     atomic_store(&rec->stop, 1);
     stop_gpu(&w->sup);
     if (w->cpu.procfs) rm_cpu_sampler_stop(&w->cpu);
-    rm_status_close(&rec->status); /* the events so far, and the status line cleared */
     struct rm_session *s = &rec->sess;
     pthread_mutex_lock(&rec->lock); /* the sink thread reads them */
     s->ended_ns = rm_now_realtime_ns();
@@ -670,6 +655,8 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     else
         s->exit_code = status == 0 ? -1 : status;
     pthread_mutex_unlock(&rec->lock);
+    /* The workers' files are complete and the status is final: each exporter's last word. */
+    rm_exporters_close(&rec->exporters, rm_now_monotonic_ns());
     json_t *d = json_object();
     json_object_set_new(d, "status", json_string(s->status));
     json_object_set_new(d, "exit_code",
@@ -680,8 +667,6 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     recorder_event(rec, "session_end", d);
     unsigned unwritten = save_session_tries(rec, RM_SINK_END_TRIES) ? RM_SINK_UNWRITTEN_SESSION : 0;
     int have_sink = rec->sink != NULL;
-    rm_prom_close(&w->prom); /* the final status, no sample series */
-    rm_phase_follow_fini(&rec->phases);
     rm_sink_stop(rec->sink); /* the final state.json, with the session's status */
     rm_runlog_close(rec->log);
     rec->log = NULL;
@@ -714,9 +699,6 @@ int rm_record_run(const struct rm_record_opts *opts)
     } else if (open_session(rec, err, sizeof err) < 0) {
         fprintf(stderr, "runmon record: %s\n", err);
     } else {
-        char runlog[PATH_MAX + 16];
-        snprintf(runlog, sizeof runlog, "%s/runlog.jsonl", rec->sess.dir);
-        rm_phase_follow_init(&rec->phases, runlog, 1);
         json_t *d = json_object();
         json_object_set_new(d, "session_id", json_string(rec->sess.id));
         json_object_set_new(d, "host", rm_jstr(rec->sess.host));
@@ -725,14 +707,17 @@ int rm_record_run(const struct rm_record_opts *opts)
         if (!rec->opts.quiet)
             fprintf(stderr, "runmon record: session %s in %s\n", rec->sess.id, rec->sess.dir);
         save_session(rec);
-        /* Started before the workers, so their first events (unavailable) have a line. */
-        rm_status_init(&rec->status, &rec->port, &rec->phases, rm_status_wanted(rec->opts.quiet));
+        /* Opened before the workers, so their first events (unavailable) have a line. */
         int stop_sig = 0;
-        if (start_workers(rec, w) == 0) status = run_until_done(rec, sfd, &w->prom, &stop_sig);
+        if (rm_exporters_open(&rec->exporters, &rec->opts, &rec->port, err, sizeof err) < 0)
+            fprintf(stderr, "runmon record: %s\n", err);
+        else if (start_workers(rec, w) == 0)
+            status = run_until_done(rec, sfd, &stop_sig);
         finish_session(rec, w, status, stop_sig);
     }
     rm_sink_end_session(rec->claim_fd, rec->sess.dir);
     if (sfd >= 0) close(sfd);
+    rm_exporters_fini(&rec->exporters);
     pthread_mutex_destroy(&rec->lock);
     free(w);
     free(rec);

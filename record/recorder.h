@@ -1,8 +1,8 @@
 /* The recorder: one `runmon record` session. It owns the session's threads and wires the
- * workers (monitor/), the sink (sink/) and the exporters (report/prom.h) together; each worker
- * gets a narrow port (monitor/port.h), never the recorder.
+ * workers (monitor/), the sink (sink/) and the exporters (record/exporters.h) together; each
+ * worker gets a narrow port (monitor/port.h), never the recorder.
  *
- * Threads: main (signals, the workload, the exporter), the supervisor (nvidia-smi collectors;
+ * Threads: main (signals, the workload, the exporters), the supervisor (nvidia-smi collectors;
  * it must live as long as they do, because PR_SET_PDEATHSIG follows the spawning thread), the
  * CPU sampler and the sink's thread. Every signal runmon handles is blocked in all threads and
  * read by the main thread from a signalfd, so no handler runs in the middle of a library call.

@@ -1,18 +1,13 @@
+/* The Prometheus text exposition (report/prom.h): pure formatting. */
 #include "report/prom.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "base/fileio.h"
-#include "base/rm_time.h"
 #include "model/streams.h"
 #include "model/values.h"
-#include "monitor/policy.h"
-#include "monitor/port.h"
 
 /* ---- rendering ---------------------------------------------------------------------- */
 
@@ -329,115 +324,4 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
         }
     }
     return o.overflow ? -1 : (long)o.len;
-}
-
-/* ---- the exporter -------------------------------------------------------------------- */
-
-int rm_prom_open(struct rm_prom *p, const struct rm_prom_config *cfg, const struct rm_port *port)
-{
-    memset(p, 0, sizeof *p);
-    p->port = port;
-    p->have_command = cfg->have_command;
-    p->phases = cfg->phases;
-    p->path = cfg->path;
-    if (!p->path) return 0;
-    p->cap = 64 * 1024;
-    p->buf = malloc(p->cap);
-    if (!p->buf) return -1;
-    double flush_s = cfg->flush_s > 0 ? cfg->flush_s : 2.0;
-    p->period_s = flush_s;
-    p->period_ns = (int64_t)llround(flush_s * 1e9);
-    p->next_mono_ns = rm_now_monotonic_ns() + p->period_ns;
-    return 0;
-}
-
-int rm_prom_timeout_ms(const struct rm_prom *p, int cap_ms)
-{
-    if (!p->path) return cap_ms;
-    int64_t left = p->next_mono_ns - rm_now_monotonic_ns();
-    if (left <= 0) return 0;
-    int64_t ms = left / RM_NS_PER_MS + 1;
-    return ms < cap_ms ? (int)ms : cap_ms;
-}
-
-static enum rm_prom_health health_of(const struct rm_collector_health *c)
-{
-    switch (c->health) {
-    case RM_HEALTH_HEALTHY:
-        return RM_PROM_UP;
-    case RM_HEALTH_DISABLED:
-        return RM_PROM_DISABLED;
-    default:
-        return RM_PROM_DOWN;
-    }
-}
-
-static void write_now(struct rm_prom *p, int final)
-{
-    const struct rm_port *port = p->port;
-    const struct rm_session *s = port->sess;
-    if (p->phases) rm_phase_follow_poll(p->phases);
-    struct rm_prom_input in = {
-        .host = s->host,
-        .session = s->id,
-        .driver_version = s->driver_version,
-        .latest = &p->snap,
-        .phase = p->phases ? rm_phase_follow_current(p->phases) : NULL,
-        .now_ns = rm_now_realtime_ns(),
-        .stale_ns = rm_stale_after_ns((int64_t)llround(port->interval_s * 1e9)),
-        .have_command = p->have_command,
-        .final = final,
-        .done = p->phases ? p->phases->done : NULL,
-        .ndone = p->phases ? p->phases->ndone : 0,
-        .interval_s = port->interval_s,
-        .period_s = p->period_s,
-    };
-    pthread_mutex_lock(port->lock);
-    p->snap = *port->latest;
-    for (int c = 0; c < RM_COL_COUNT; c++)
-        in.collector[c] = health_of(&s->collectors[c]);
-    in.status = s->status ? s->status : "running";
-    in.warn_ratio = s->warn_pct / 100.0;
-    in.crit_ratio = s->crit_pct / 100.0;
-    pthread_mutex_unlock(port->lock);
-    /* The inventory is taken on this thread before the collectors start: no lock needed. */
-    for (int i = 0; i < s->ngpus; i++) {
-        int idx = s->gpus[i].index;
-        if (idx >= 0 && idx < RM_MAX_GPUS) in.inventory_uuid[idx] = s->gpus[i].uuid;
-    }
-    in.ngpus_inventory = RM_MAX_GPUS;
-    long n;
-    while ((n = rm_prom_render(p->buf, p->cap, &in)) < 0) {
-        char *nb = p->cap < 16 * 1024 * 1024 ? realloc(p->buf, p->cap * 2) : NULL;
-        if (!nb) return;
-        p->buf = nb;
-        p->cap *= 2;
-    }
-    /* 0644 even under --private: node_exporter, another user, reads it. */
-    if (rm_write_file_atomic_mode(p->path, p->buf, (size_t)n, 0644) < 0) {
-        if (!p->warned++ && !port->quiet)
-            fprintf(stderr, "runmon record: cannot write %s: %s\n", p->path, strerror(errno));
-    } else {
-        p->warned = 0;
-    }
-}
-
-void rm_prom_poll(struct rm_prom *p)
-{
-    if (!p->path) return;
-    int64_t now = rm_now_monotonic_ns();
-    if (now < p->next_mono_ns) return;
-    write_now(p, 0);
-    /* Stay on the grid; skip slots missed while busy rather than writing in a burst. */
-    p->next_mono_ns += p->period_ns;
-    if (p->next_mono_ns <= now) p->next_mono_ns = now + p->period_ns;
-}
-
-void rm_prom_close(struct rm_prom *p)
-{
-    if (!p->path) return;
-    write_now(p, 1);
-    free(p->buf);
-    p->buf = NULL;
-    p->path = NULL;
 }

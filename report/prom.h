@@ -1,15 +1,13 @@
-/* The Prometheus textfile export (`runmon record --prom-textfile PATH`).
- *
- * The collector threads keep the latest values (struct rm_latest, in struct rm_recorder,
- * under rec->lock): one fixed slot per GPU and one for the CPU and the command's tree, updated
- * in place, so no row allocates. The main thread copies them under the lock every flush
- * period, renders the text exposition format (version 0.0.4, what node_exporter's textfile
- * collector reads) into one reused buffer and replaces PATH atomically.
+/* The Prometheus text exposition format (version 0.0.4, what node_exporter's textfile
+ * collector reads) of a recording's latest values: pure formatting of what it is given
+ * (struct rm_prom_input), so report/ calls nothing of monitor/. The writers that run while
+ * recording build the input from the recorder's snapshot: the textfile is
+ * record/export_prom.c.
  *
  * Missing values are left out, never written as 0; a collector that is not healthy has its
  * sample metrics removed (runmon_collector_up says 0), as do GPUs whose latest row is stale.
  *
- * The final write (the session has ended) keeps only the session's final status: session
+ * The final exposition (the session has ended) keeps only the session's final status: session
  * info, collector health, the phase counters and the last sample timestamps; no sample
  * series, so a finished run's last values never look current.
  */
@@ -52,40 +50,5 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in);
 /* Appends v escaped as a label value (backslash, double quote, newline) to buf at *len.
  * Returns 0, or -1 when it does not fit. */
 int rm_prom_escape(char *buf, size_t cap, size_t *len, const char *v);
-
-struct rm_port;
-
-/* The exporter's settings (runmon record's --prom-textfile and --flush-seconds). */
-struct rm_prom_config {
-    const char *path; /* NULL: no export */
-    double flush_s;   /* write every this often (<= 0: 2 s) */
-    int have_command; /* process metrics only with a command */
-    /* The session's run-log follower, owned by the recorder (polled here before each write);
-     * NULL: no phase metrics. */
-    struct rm_phase_follow *phases;
-};
-
-/* The exporter the recorder's main thread runs. */
-struct rm_prom {
-    const struct rm_port *port;
-    int have_command;
-    const char *path;
-    char *buf;
-    size_t cap;
-    int64_t period_ns, next_mono_ns;
-    double period_s;
-    struct rm_phase_follow *phases;
-    struct rm_latest snap;
-    int warned;
-};
-
-/* 0, or -1 (out of memory). Does nothing when cfg->path is NULL. */
-int rm_prom_open(struct rm_prom *p, const struct rm_prom_config *cfg, const struct rm_port *port);
-/* Milliseconds until the next write is due, at most cap_ms (cap_ms when not exporting). */
-int rm_prom_timeout_ms(const struct rm_prom *p, int cap_ms);
-/* Writes the file when a period has passed. */
-void rm_prom_poll(struct rm_prom *p);
-/* Writes the final file now (the session's final status only) and frees everything. */
-void rm_prom_close(struct rm_prom *p);
 
 #endif

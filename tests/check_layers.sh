@@ -5,7 +5,7 @@
 # of this tree's sources; make all builds them): no object uses a symbol defined in a layer
 # above its own; within summary/, no file uses one of a file above it in SUMMARY_ORDER (the
 # engine's one-way order); and the offline side (summary/, sink/ and report/ but for the
-# live sink thread and Prometheus writer) uses nothing of monitor/.
+# live sink thread) uses nothing of monitor/.
 # Prints TAP: one line per layer, one for files outside any layer, three for the objects.
 set -u
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ LAYERS=(base model runlog monitor summary sink report record cli)
 SUMMARY_ORDER=(stats sample csvread gpucsv dmon_read hostcsv apps runlog_read segments spans
     fileagg scan chunks segagg pool merge build summary)
 # The parts of the offline layers that run while recording, beside monitor/.
-LIVE=(sink/sink report/prom)
+LIVE=(sink/sink)
 declare -A rank
 for i in "${!LAYERS[@]}"; do rank[${LAYERS[$i]}]=$i; done
 n=0

@@ -1,7 +1,19 @@
-/* The live status line of `runmon record` (record/status.h). */
-#include "record/status.h"
-
+/* The live status of `runmon record` on a terminal: one line on stderr, rewritten in place
+ * once a second ("\r", the line, erase to its end): elapsed time, the open phase (the run
+ * log's), the mean GPU utilization and the VRAM in use (now, and the peak the line has seen)
+ * from the latest values, and each collector's state, all from the tick's snapshot
+ * (record/snapshot.h). Degraded, recovered and unavailable collectors and VRAM warnings and
+ * critical crossings each get a line of their own as they happen, printed above the status
+ * line.
+ *
+ * An exporter (record/exporter.h), on when stderr is a terminal and --quiet was not given.
+ *
+ * Threads: its event() may be called from any thread (a worker's event): it only queues an
+ * escaped line under the status's own lock and wakes the main thread through an eventfd (its
+ * fd); only the main thread writes to the terminal (poll, say, close).
+ */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,39 +25,47 @@
 #include "base/termsafe.h"
 #include "model/gpu_metrics.h"
 #include "model/session.h"
-#include "monitor/policy.h"
+#include "record/exporter.h"
 
-int rm_status_wanted(int quiet)
+#define RM_STATUS_QUEUE 32
+#define RM_STATUS_LINE 512
+
+struct rm_status {
+    int efd; /* eventfd: an event line is queued */
+    int64_t started_mono_ns, next_mono_ns;
+    int shown; /* a status line is on the terminal now */
+    double peak_vram_mb;
+    pthread_mutex_t qlock;
+    char queue[RM_STATUS_QUEUE][RM_STATUS_LINE];
+    int qhead, qlen;
+    unsigned long qdropped;
+};
+
+/* Its option check: stderr is a terminal and not --quiet. */
+static int status_wanted(const struct rm_record_opts *opts)
 {
-    return !quiet && isatty(STDERR_FILENO);
+    return !opts->quiet && isatty(STDERR_FILENO);
 }
 
-void rm_status_init(struct rm_status *st, const struct rm_port *port,
-                    struct rm_phase_follow *phases, int on)
+static int status_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
 {
-    memset(st, 0, sizeof *st);
-    st->port = port;
-    st->phases = phases;
-    st->efd = -1;
-    pthread_mutex_init(&st->qlock, NULL);
-    st->started_mono_ns = st->next_mono_ns = rm_now_monotonic_ns();
-    if (!on) return;
+    struct rm_status *st = self;
+    (void)err;
+    (void)errlen;
     st->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    st->on = 1;
+    pthread_mutex_init(&st->qlock, NULL);
+    st->started_mono_ns = st->next_mono_ns = env->now_mono_ns;
+    return 0;
 }
 
-int rm_status_fd(const struct rm_status *st)
+static int status_fd(const void *self)
 {
-    return st->on ? st->efd : -1;
+    return ((const struct rm_status *)self)->efd;
 }
 
-int rm_status_timeout_ms(const struct rm_status *st, int cap_ms)
+static int64_t status_due(const void *self)
 {
-    if (!st->on) return cap_ms;
-    int64_t left = st->next_mono_ns - rm_now_monotonic_ns();
-    if (left <= 0) return 0;
-    int64_t ms = left / RM_NS_PER_MS + 1;
-    return ms < cap_ms ? (int)ms : cap_ms;
+    return ((const struct rm_status *)self)->next_mono_ns;
 }
 
 static const char *jstr(const json_t *d, const char *k)
@@ -54,8 +74,10 @@ static const char *jstr(const json_t *d, const char *k)
     return s ? s : "";
 }
 
-void rm_status_event(struct rm_status *st, const char *name, const json_t *data)
+/* Any thread: queues a line for the events a person should see now. data is only read. */
+static void status_event(void *self, const char *name, const json_t *data)
 {
+    struct rm_status *st = self;
     char raw[RM_STATUS_LINE];
     double x = json_number_value(json_object_get(data, "retry_in_s"));
     if (!strcmp(name, "collector_degraded"))
@@ -77,7 +99,6 @@ void rm_status_event(struct rm_status *st, const char *name, const json_t *data)
                  json_number_value(json_object_get(data, "threshold_pct")));
     else
         return; /* other events (the sink's own among them) never touch st */
-    if (!st->on) return;
     pthread_mutex_lock(&st->qlock);
     if (st->qlen == RM_STATUS_QUEUE) {
         st->qdropped++;
@@ -113,26 +134,18 @@ static void add(char *line, size_t cap, size_t *n, const char *fmt, ...)
     *n += (size_t)k < cap - *n ? (size_t)k : cap - *n - 1;
 }
 
-/* The status line, without "\r" and the erase. */
-static void render(struct rm_status *st, char *line, size_t cap)
+/* The status line from the snapshot, without "\r" and the erase. */
+static void render(struct rm_status *st, const struct rm_snapshot *snap, char *line, size_t cap)
 {
-    const struct rm_port *port = st->port;
-    enum rm_health h[RM_COL_COUNT];
-    pthread_mutex_lock(port->lock);
-    st->snap = *port->latest;
-    for (int c = 0; c < RM_COL_COUNT; c++)
-        h[c] = port->sess->collectors[c].health;
-    pthread_mutex_unlock(port->lock);
-
     size_t n = 0;
-    int64_t el = (rm_now_monotonic_ns() - st->started_mono_ns) / RM_NS_PER_SEC;
+    int64_t el = (snap->mono_ns - st->started_mono_ns) / RM_NS_PER_SEC;
     if (el >= 3600)
         add(line, cap, &n, "elapsed %lld:%02lld:%02lld", (long long)(el / 3600),
             (long long)(el / 60 % 60), (long long)(el % 60));
     else
         add(line, cap, &n, "elapsed %lld:%02lld", (long long)(el / 60), (long long)(el % 60));
 
-    const char *phase = st->phases ? rm_phase_follow_current(st->phases) : NULL;
+    const char *phase = snap->phase;
     if (phase) {
         char esc[160];
         rm_term_escape(esc, sizeof esc, phase); /* the phase path is the workload's text */
@@ -141,11 +154,9 @@ static void render(struct rm_status *st, char *line, size_t cap)
 
     double usum = 0, vnow = NAN;
     int un = 0;
-    int64_t stale = rm_stale_after_ns((int64_t)llround(port->interval_s * 1e9));
-    int64_t now = rm_now_realtime_ns();
     for (int i = 0; i < RM_MAX_GPUS; i++) {
-        const struct rm_latest_gpu *g = &st->snap.gpu[i];
-        if (!g->valid || now - g->ts_ns > stale) continue;
+        const struct rm_latest_gpu *g = &snap->latest.gpu[i];
+        if (!g->valid || snap->now_ns - g->ts_ns > snap->stale_ns) continue;
         if (isfinite(g->v[RM_GM_UTIL])) {
             usum += g->v[RM_GM_UTIL];
             un++;
@@ -159,11 +170,11 @@ static void render(struct rm_status *st, char *line, size_t cap)
     if (isfinite(vnow))
         add(line, cap, &n, " vram %.1fG peak %.1fG", vnow / 1024.0, st->peak_vram_mb / 1024.0);
     add(line, cap, &n, " |");
-    for (int c = 0; c < RM_COL_COUNT; c++) {
-        if (h[c] == RM_HEALTH_DISABLED) continue;
-        add(line, cap, &n, " %s %s",
-            port->sess->collectors[c].name ? port->sess->collectors[c].name : "?",
-            h[c] == RM_HEALTH_HEALTHY ? "ok" : rm_health_names[h[c]]);
+    for (int c = 0; c < RM_STREAM_COUNT; c++) {
+        enum rm_health h = snap->health[c];
+        if (h == RM_HEALTH_DISABLED) continue;
+        add(line, cap, &n, " %s %s", snap->collector[c] ? snap->collector[c] : "?",
+            h == RM_HEALTH_HEALTHY ? "ok" : rm_health_names[h]);
     }
 }
 
@@ -173,10 +184,12 @@ static void clear_line(struct rm_status *st)
     st->shown = 0;
 }
 
-void rm_status_say(struct rm_status *st, const char *line)
+/* One line of runmon's own above the status line. */
+static int status_say(void *self, const char *line)
 {
-    clear_line(st); /* the status line comes back at the next redraw */
+    clear_line(self); /* the status line comes back at the next redraw */
     fprintf(stderr, "%s\n", line);
+    return 1;
 }
 
 static void print_events(struct rm_status *st)
@@ -210,23 +223,23 @@ static void print_events(struct rm_status *st)
     }
 }
 
-void rm_status_poll(struct rm_status *st)
+/* Prints queued event lines above the status line, redraws it when due. */
+static void status_poll(void *self, struct rm_tick *t)
 {
-    if (!st->on) return;
+    struct rm_status *st = self;
     int had_events;
     pthread_mutex_lock(&st->qlock);
     had_events = st->qlen > 0 || st->qdropped > 0;
     pthread_mutex_unlock(&st->qlock);
     if (had_events) print_events(st);
-    int64_t now = rm_now_monotonic_ns();
+    int64_t now = t->now_mono_ns;
     if (!had_events && now < st->next_mono_ns) return;
     if (now >= st->next_mono_ns) {
         st->next_mono_ns += RM_NS_PER_SEC;
         if (st->next_mono_ns <= now) st->next_mono_ns = now + RM_NS_PER_SEC;
     }
-    if (st->phases) rm_phase_follow_poll(st->phases);
     char line[RM_STATUS_LINE];
-    render(st, line, sizeof line);
+    render(st, rm_tick_snapshot(t), line, sizeof line);
     /* Never wrap: a wrapped line could not be rewritten in place. The line is ASCII but for
      * the phase path, whose escaped UTF-8 may make it a little shorter on screen: harmless. */
     size_t cols = (size_t)term_cols();
@@ -241,15 +254,28 @@ void rm_status_poll(struct rm_status *st)
     st->shown = 1;
 }
 
-void rm_status_close(struct rm_status *st)
+/* Prints what is queued, clears the status line, frees the eventfd. */
+static void status_close(void *self, const struct rm_snapshot *snap)
 {
-    if (st->on) {
-        print_events(st);
-        clear_line(st);
-        fflush(stderr);
-    }
+    struct rm_status *st = self;
+    (void)snap;
+    print_events(st);
+    clear_line(st);
+    fflush(stderr);
     if (st->efd >= 0) close(st->efd);
     st->efd = -1;
-    st->on = 0;
     pthread_mutex_destroy(&st->qlock);
 }
+
+const struct rm_exporter_ops rm_exporter_status = {
+    .name = "status",
+    .size = sizeof(struct rm_status),
+    .wanted = status_wanted,
+    .open = status_open,
+    .due = status_due,
+    .fd = status_fd,
+    .poll = status_poll,
+    .event = status_event,
+    .say = status_say,
+    .close = status_close,
+};
