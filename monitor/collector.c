@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/rm_time.h"
 #include "monitor/port.h"
 
@@ -53,14 +54,14 @@ static void on_stdout_line(void *ctx, char *line, size_t len, unsigned flags)
         return;
     }
     if (len == 0) return;
-    int64_t ts = rm_now_realtime_ns();
+    int64_t ts = rm_clock_real(c->port->clock);
     enum rm_line_kind k = c->on_line(c->ctx, line, len, ts);
     if (k == RM_LINE_NONDATA) {
         record_nonconforming(c, "stdout", line);
         return;
     }
     if (k != RM_LINE_DATA) return;
-    int64_t now = rm_now_monotonic_ns();
+    int64_t now = rm_clock_mono(c->port->clock);
     c->last_row_mono = now;
     /* Words before a good row did not end the child: a later failure quotes its own. */
     c->first_err[0] = c->first_out[0] = '\0';
@@ -273,8 +274,9 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
         cols[i].watched[0] = cols[i].watched[1] = cols[i].watched[2] = -1;
         cols[i].epfd = ep;
     }
+    const struct rm_clock *clock = cols[0].port->clock;
     while (!atomic_load(cols[0].port->stop)) {
-        int64_t now = rm_now_monotonic_ns();
+        int64_t now = rm_clock_mono(clock);
         int64_t next_wake = now + RM_NS_PER_SEC;
         for (int i = 0; i < n; i++) {
             struct rm_collector *c = &cols[i];
@@ -287,13 +289,11 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
                            : c->next_start_mono;
             if (!c->unavailable && due < next_wake) next_wake = due;
         }
-        int64_t wait_ns = next_wake - now;
-        int timeout_ms = wait_ns <= 0 ? 0 : (int)((wait_ns + RM_NS_PER_MS - 1) / RM_NS_PER_MS);
         unsigned ready[8] = {0};
-        int pr = wait_ready(ep, cols, n, wake, timeout_ms, ready);
+        int pr = wait_ready(ep, cols, n, wake, rm_clock_wait_ms(clock, now, next_wake), ready);
         if (pr < 0 && errno != EINTR) break;
         if (pr <= 0) continue;
-        now = rm_now_monotonic_ns();
+        now = rm_clock_mono(clock);
         for (int i = 0; i < n; i++) {
             struct rm_collector *c = &cols[i];
             /* Only the fds that were ready are read: a quiet stderr costs no read() per

@@ -16,6 +16,8 @@
 #include "model/session.h"
 #include "monitor/latest.h"
 
+struct rm_clock;
+
 struct rm_port {
     void *owner; /* the recorder, opaque to workers */
     /* Writes {"type":"event","event":name,"data":data} to the run log. Takes ownership of
@@ -31,6 +33,8 @@ struct rm_port {
     atomic_int *workload_pid; /* 0 until the command runs, and after it ended */
     double interval_s;        /* the sampling interval */
     int quiet;                /* no notes on stderr */
+    /* The clock the workers read and wait by (base/clock.h); NULL: the system's. */
+    const struct rm_clock *clock;
 };
 
 static inline void rm_port_event(const struct rm_port *p, const char *name, json_t *data)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/csvwrite.h"
 #include "base/fileio.h"
 #include "base/rm_time.h"
@@ -250,7 +251,7 @@ int rm_stream_flush(struct rm_stream *s)
      * after the same row as when every flush wrote. */
     int would_seal = s->rollover_bytes && s->bytes + s->len >= s->rollover_bytes;
     if (s->write_every_ns > 0 && s->fd >= 0 && !would_seal && s->len < RM_STREAM_BUFSZ / 2 &&
-        rm_now_monotonic_ns() - s->last_write_mono_ns < s->write_every_ns)
+        rm_clock_mono(s->clock) - s->last_write_mono_ns < s->write_every_ns)
         return 0;
     return rm_stream_flush_now(s);
 }
@@ -258,7 +259,7 @@ int rm_stream_flush(struct rm_stream *s)
 int rm_stream_flush_now(struct rm_stream *s)
 {
     if (s->len == 0) return 0;
-    s->last_write_mono_ns = rm_now_monotonic_ns();
+    s->last_write_mono_ns = rm_clock_mono(s->clock);
     if (s->fd < 0) {
         errno = EBADF;
         goto dropped;
@@ -275,7 +276,7 @@ int rm_stream_flush_now(struct rm_stream *s)
         s->last_ts_ns = s->pending_last_ts;
         s->len = 0;
         s->pending_rows = 0;
-        if (s->failing) s->fail_end_ns = rm_now_monotonic_ns();
+        if (s->failing) s->fail_end_ns = rm_clock_mono(s->clock);
         s->failing = 0;
         if (s->rollover_bytes && s->bytes >= s->rollover_bytes && rm_stream_seal(s) == 0)
             rewrite_header(s); /* a failure here is retried by the next flush */
@@ -299,7 +300,7 @@ dropped:
     s->len = 0;
     s->pending_rows = 0;
     if (!s->failing) {
-        s->fail_start_ns = rm_now_monotonic_ns();
+        s->fail_start_ns = rm_clock_mono(s->clock);
         s->fail_end_ns = 0;
     }
     s->failing = 1;

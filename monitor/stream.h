@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct rm_clock;
+
 #define RM_STREAM_BUFSZ (256 * 1024)
 #define RM_STREAM_MAX_ROW (64 * 1024)
 
@@ -64,6 +66,9 @@ struct rm_stream {
     /* rm_stream_flush writes at most this often (0: at every call); see rm_stream_batch. */
     int64_t write_every_ns;
     int64_t last_write_mono_ns;
+    /* The clock of the monotonic times above (base/clock.h); NULL, as rm_stream_open leaves
+     * it: the system's. */
+    const struct rm_clock *clock;
 };
 
 /* Rows at most this old wait in memory for the next write, when a stream batches. */

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/rm_time.h"
@@ -105,7 +106,7 @@ static void hook(void *ctx, const struct rm_stream *s, enum rm_stream_event ev,
             p->bytes = seg->bytes;
             p->first = seg->first_ts_ns;
             p->last = seg->last_ts_ns;
-            p->sealed_ns = rm_now_realtime_ns();
+            p->sealed_ns = rm_clock_real(k->port->clock);
         }
         sl->rows = 0;
         sl->bytes = 0;
@@ -355,7 +356,7 @@ static void check_health(struct rm_sink *k, struct slot *snap, int nsnap, int ma
     if (manifest_failed) k->manifest_down = 1;
     if (failing && !k->degraded) {
         k->degraded = 1;
-        k->degraded_since = since ? since : rm_now_monotonic_ns();
+        k->degraded_since = since ? since : rm_clock_mono(k->port->clock);
         k->dropped_at_degrade = before; /* the rows lost in this episode count */
         snprintf(k->last_error, sizeof k->last_error, "%s: %s", stream ? stream : "?",
                  strerror(err));
@@ -369,7 +370,7 @@ static void check_health(struct rm_sink *k, struct slot *snap, int nsnap, int ma
                     k->last_error);
     } else if (!failing && k->degraded) {
         k->degraded = 0;
-        int64_t now = rm_now_monotonic_ns();
+        int64_t now = rm_clock_mono(k->port->clock);
         if (k->manifest_down || until < k->degraded_since) until = now;
         k->manifest_down = 0;
         k->recovered_at = now;
@@ -416,7 +417,7 @@ static void cycle(struct rm_sink *k, int final)
     sync_active(snap, nsnap);
 
     int mfail = 0, merr = 0;
-    int64_t now = rm_now_monotonic_ns();
+    int64_t now = rm_clock_mono(k->port->clock);
     if (final) {
         /* The final state: retried within the bound (rm_sink_end_backoff). */
         int rc = -1;
@@ -452,19 +453,14 @@ static void *sink_main(void *arg)
 {
     struct rm_sink *k = arg;
     pthread_setname_np(pthread_self(), "rm-sink"); /* for top -H and the bench */
+    const struct rm_clock *clock = k->port->clock;
+    int64_t period = (int64_t)llround(k->flush_s * 1e9);
     pthread_mutex_lock(&k->mu);
     while (!k->stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        double fs = k->flush_s;
-        ts.tv_sec += (time_t)fs;
-        ts.tv_nsec += (long)((fs - floor(fs)) * 1e9);
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        /* A round every period, and at once when a stream seals or starts failing. */
+        int64_t due = rm_clock_mono(clock) + period;
         while (!k->stop && !k->wake)
-            if (pthread_cond_timedwait(&k->cv, &k->mu, &ts) == ETIMEDOUT) break;
+            if (rm_clock_cond_wait(clock, &k->cv, &k->mu, due) == ETIMEDOUT) break;
         if (k->stop) break;
         pthread_mutex_unlock(&k->mu);
         cycle(k, 0);
