@@ -14,7 +14,7 @@ void rm_runlog_init(struct rm_runlog *r)
 {
     memset(r, 0, sizeof *r);
     r->first_ns = r->last_ns = r->session_start_ns = r->session_end_ns = RM_NO_TIME;
-    r->max_phases = rm_runlog_max_phases_env(NULL);
+    r->max_cells = r->max_phases = rm_runlog_max_phases_env(NULL);
     r->other = RM_NO_PHASE;
     r->collectors = json_object();
     r->alerts = json_array();
@@ -47,9 +47,12 @@ static uint64_t fnv(const char *s)
     return h;
 }
 
+/* The path index rebuilt with room for twice the phases (at least double its old size). */
 static void rehash(struct rm_runlog *r)
 {
     size_t cap = r->hashcap ? r->hashcap * 2 : 64;
+    while (cap < r->nphases * 2)
+        cap *= 2;
     size_t *h = rm_xcalloc(cap, sizeof *h);
     for (size_t i = 0; i < r->nphases; i++) {
         if (i == r->other) continue; /* found through r->other, never by its spelling */
@@ -152,6 +155,86 @@ size_t rm_runlog_other_phase(struct rm_runlog *r)
 {
     if (r->other == RM_NO_PHASE) r->other = new_phase(r, RM_OTHER_PHASES_PATH, -1);
     return r->other; /* not in the hash: a path spelled like it is a phase of its own */
+}
+
+static void fold_max(double *into, const double *from)
+{
+    for (int d = 0; d < RM_FW_MAX_DEVICES; d++)
+        if (!isnan(from[d]) && (isnan(into[d]) || from[d] > into[d])) into[d] = from[d];
+}
+
+static struct rm_framework_peaks *fw_new(void)
+{
+    struct rm_framework_peaks *f = rm_xrealloc(NULL, sizeof *f);
+    f->name[0] = '\0';
+    for (int d = 0; d < RM_FW_MAX_DEVICES; d++)
+        f->allocated_mb[d] = f->reserved_mb[d] = NAN;
+    return f;
+}
+
+void rm_phase_fold(struct rm_phase *into, const struct rm_phase *from)
+{
+    into->count += from->count;
+    into->ok += from->ok;
+    into->error += from->error;
+    into->unterminated += from->unterminated;
+    into->total_s += from->total_s;
+    if (from->first_start_ns != RM_NO_TIME &&
+        (into->first_start_ns == RM_NO_TIME || from->first_start_ns < into->first_start_ns))
+        into->first_start_ns = from->first_start_ns;
+    if (from->last_end_ns != RM_NO_TIME &&
+        (into->last_end_ns == RM_NO_TIME || from->last_end_ns > into->last_end_ns))
+        into->last_end_ns = from->last_end_ns;
+    if (!from->fw) return;
+    if (!into->fw) into->fw = fw_new();
+    if (from->fw->name[0]) memcpy(into->fw->name, from->fw->name, sizeof into->fw->name);
+    fold_max(into->fw->allocated_mb, from->fw->allocated_mb);
+    fold_max(into->fw->reserved_mb, from->fw->reserved_mb);
+}
+
+size_t rm_runlog_rows_for(const struct rm_runlog *r, size_t gpus)
+{
+    size_t rows = r->max_cells / (gpus ? gpus : 1);
+    return rows ? rows : 1;
+}
+
+void rm_runlog_fold_after(struct rm_runlog *r, size_t rows)
+{
+    if (rows == 0) rows = 1;
+    if (rows < r->max_phases) r->max_phases = rows;
+    size_t own = r->nphases - (r->other != RM_NO_PHASE);
+    if (own <= rows) return;
+    struct rm_phase other = r->phases[rm_runlog_other_phase(r)];
+    size_t *map = rm_xcalloc(r->nphases, sizeof *map);
+    size_t k = 0;
+    for (size_t p = 0; p < r->nphases; p++) { /* own phases keep their order, other goes last */
+        if (p == r->other) {
+            map[p] = rows;
+        } else if (k < rows) {
+            map[p] = k;
+            r->phases[k++] = r->phases[p];
+        } else {
+            map[p] = rows;
+            struct rm_phase *f = &r->phases[p];
+            rm_phase_fold(&other, f);
+            pathset_put(&r->extra, path_key(fnv(f->path)), true);
+            r->folded_paths++;
+            free(f->path);
+            free(f->fw);
+        }
+    }
+    r->phases[rows] = other;
+    r->nphases = rows + 1;
+    r->other = rows;
+    for (size_t i = 0; i < r->nwin; i++)
+        r->win[i].phase = map[r->win[i].phase];
+    for (size_t i = 0; i < r->nopen; i++)
+        if (r->open[i].phase != RM_NO_PHASE) r->open[i].phase = map[r->open[i].phase];
+    free(map);
+    free(r->hash);
+    r->hash = NULL;
+    r->hashcap = 0;
+    rehash(r);
 }
 
 size_t rm_runlog_phase_of(const struct rm_runlog *r, const char *path)
@@ -305,15 +388,6 @@ static void fold_peaks(double *into, const json_t *by_device)
         double mb = json_number_value(v);
         if (isfinite(mb) && mb >= 0 && (isnan(into[d]) || mb > into[d])) into[d] = mb;
     }
-}
-
-static struct rm_framework_peaks *fw_new(void)
-{
-    struct rm_framework_peaks *f = rm_xrealloc(NULL, sizeof *f);
-    f->name[0] = '\0';
-    for (int d = 0; d < RM_FW_MAX_DEVICES; d++)
-        f->allocated_mb[d] = f->reserved_mb[d] = NAN;
-    return f;
 }
 
 static void fold_framework(struct rm_framework_peaks **into, const json_t *fw)
