@@ -117,4 +117,17 @@ expect_eq "phase figures after pruning = before (the folded row too)" \
 RUNMON_SUMMARY_MAX_PHASES=100 "$RUNMON" summary "$K" --session "$s" --format json >"$T/raised.json" 2>/dev/null
 expect_eq "a larger cap later: pruned folded partials still counted, in the folded row" true \
     "$(jq '(.phases[-1].path == "(other phases)") and ([.phases[] | .count] | add) == 30' "$T/raised.json")"
+
+# --- sessions --summary reads four figures of each summary.json, not its phase rows -----------
+cp "$T/eight.json" "$K/$s/summary.json"
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' -o "$T/rss_s" "$RUNMON_REL" sessions "$K" --summary --format json >"$T/sessions.json" 2>"$T/sessions.err"
+    rc=$?
+    rss=$(tail -n 1 "$T/rss_s")
+    check "sessions --summary, a summary.json of 1,251 rows x 8 GPUs: peak RSS under 30 MB (${rss} KB)" \
+        test "$rc" -eq 0 -a "$rss" -lt 30720
+fi
+expect_eq "  and its figures are that summary.json's" \
+    "$(jq -c '[.gpu_util_mean_pct, .peak_vram_mb, .totals.energy_wh]' "$T/eight.json")" \
+    "$("$RUNMON" sessions "$K" --summary --format json | jq -c --arg s "$s" '.sessions[] | select(.session_id == $s) | [.gpu_util_mean_pct, .peak_vram_mb, .energy_wh]')"
 done_testing
