@@ -301,11 +301,15 @@ fi
 
 # ---- Summary: many distinct phases ------------------------------------------------------------
 # `runmon summary` of a session whose run log names a phase per step (bench/gen_phases.py: one
-# outer phase, N steps of 0.1 s inside it, one sample group per step; 1 GPU, and 8 GPUs at
-# BENCH_PHASES_GPUS), at N = BENCH_PHASES_SIZES (default 50k, 100k, 300k): wall time and peak
-# RSS (best of BENCH_PHASES_RUNS, default 3), beside the same files without the run log
-# (the baseline: what the phases add). Past RUNMON_SUMMARY_MAX_PHASES (10000) paths fold into
-# one row. BENCH_PHASES_BEFORE_RUNMON=PATH adds another build's figures on the same files.
+# outer phase, N steps of 0.1 s inside it, one sample group per step) with G GPUs
+# (BENCH_PHASES_GPUS, default "1 8"), at N = BENCH_PHASES_SIZES (default 50k, 100k, 300k):
+# wall time and peak RSS (best of BENCH_PHASES_RUNS, default 3), beside the same files without
+# the run log (the baseline: what the phases add). RUNMON_SUMMARY_MAX_PHASES (10000) is a
+# budget of phase rows x GPUs: 10000 / G paths get a row, the rest fold into one. Then the
+# readers of such a session: `runmon report` computing the summary (no summary.json), `runmon
+# report` with the summary.json that `runmon summary -o` wrote, and `runmon sessions --summary`
+# of a one-session sink holding that summary.json. BENCH_PHASES_BEFORE_RUNMON=PATH adds
+# another build's figures on the same files (its own summary.json for the readers).
 if want phases; then
     section "summary: distinct phase paths (goal: 100k under 150 MB and 3 s; under 1 KiB per phase)"
     P=$B/phases
@@ -321,7 +325,28 @@ if want phases; then
         echo "$best"
     }
     kib_mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-    for g in 1 ${BENCH_PHASES_GPUS:-}; do
+    # A one-session sink for `sessions --summary`: its summary.json is replaced below.
+    PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=2 FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
+        "$BUILD/runmon" record -q -o "$P/sink" -i 0.1 -- true
+    K=$P/sink/$(readlink "$P/sink/latest")
+    readers() { # RUNMON SESSION LABEL: report (computing, then from summary.json), sessions --summary
+        local bin=$1 d=$2 label=$3 r
+        rm -f "$d/summary.json"
+        r=$(time_rss "$bin" report "$d" -o "$P/report.html")
+        figure "  $label: report, computing the summary" "${r% *}" "s"
+        figure "  $label: report, computing: peak RSS" "$(kib_mib "${r#* }")" "MiB"
+        "$bin" summary "$d" --format json -o "$d/summary.json"
+        figure "  $label: summary.json" "$(awk -v b="$(stat -c %s "$d/summary.json")" 'BEGIN { printf "%.1f", b / 1048576 }')" "MiB"
+        r=$(time_rss "$bin" report "$d" -o "$P/report.html")
+        figure "  $label: report, from summary.json" "${r% *}" "s"
+        figure "  $label: report, from summary.json: peak RSS" "$(kib_mib "${r#* }")" "MiB"
+        cp "$d/summary.json" "$K/summary.json"
+        r=$(time_rss "$bin" sessions "$P/sink" --summary --format json)
+        figure "  $label: sessions --summary (that summary.json)" "${r% *}" "s"
+        figure "  $label: sessions --summary: peak RSS" "$(kib_mib "${r#* }")" "MiB"
+        rm -f "$d/summary.json"
+    }
+    for g in ${BENCH_PHASES_GPUS:-1 8}; do
         for n in ${BENCH_PHASES_SIZES:-50000 100000 300000}; do
             d=$P/g$g-$n
             python3 bench/gen_phases.py "$d" --phases "$n" --gpus "$g"
@@ -335,10 +360,12 @@ if want phases; then
             figure "  baseline: peak RSS" "$(kib_mib "${b#* }")" "MiB"
             figure "  the phases' memory per distinct path" \
                 "$(awk -v r="${r#* }" -v b="${b#* }" -v n="$n" 'BEGIN { printf "%.0f", (r - b) * 1024 / n }')" "bytes"
+            readers "$BUILD/runmon" "$d" "now"
             if [ -n "${BENCH_PHASES_BEFORE_RUNMON:-}" ]; then
                 o=$(BENCH_PHASES_RUNS=1 time_rss "$BENCH_PHASES_BEFORE_RUNMON" summary "$d" --format json)
                 figure "  before ($BENCH_PHASES_BEFORE_RUNMON)" "${o% *}" "s"
                 figure "  before: peak RSS" "$(kib_mib "${o#* }")" "MiB"
+                BENCH_PHASES_RUNS=1 readers "$BENCH_PHASES_BEFORE_RUNMON" "$d" "before"
             fi
             rm -rf "$d" "$d-base"
         done

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "base/jsonpick.h"
 #include "base/rm_time.h"
 #include "base/termsafe.h"
 #include "sink/names.h"
@@ -117,10 +118,12 @@ static void add_figures(const char *dir, json_t *e)
     char path[4096];
     json_t *s = NULL;
     const char *id = rm_jget_str(e, "session_id");
+    /* Only these members: a summary.json of thousands of phase rows is scanned, not loaded. */
+    static const char *const keys[] = {"gpu_util_mean_pct", "workload_peak_vram_mb", "peak_vram_mb",
+                                       "totals"};
     if (*id && !strchr(id, '/') &&
         (size_t)snprintf(path, sizeof path, "%s/%s/summary.json", dir, id) < sizeof path)
-        s = json_load_file(path, 0, NULL);
-    if (s && !json_is_object(s)) json_decref(s), s = NULL;
+        s = rm_json_pick_file(path, keys, sizeof keys / sizeof keys[0]);
     json_t *u = json_object_get(s, "gpu_util_mean_pct");
     json_t *w = json_object_get(s, "workload_peak_vram_mb"),
            *v = json_object_get(s, "peak_vram_mb");

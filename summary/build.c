@@ -274,6 +274,8 @@ struct merged {
     struct gpu_totals tot;
     struct rm_apps_agg apps; /* every apps.csv file merged */
     bool have_apps;
+    size_t gpus; /* the GPUs the budget of phase rows x GPUs is shared by (at least 1) */
+    size_t rows; /* phase paths with a row of their own: the budget / gpus */
 };
 
 static int compile_phase_regex(struct rm_summary *s, char *err, size_t errsz)
@@ -324,7 +326,19 @@ static void choose_interval_and_fields(struct rm_summary *s)
     }
 }
 
-/* Reads the run logs and closes their phase windows; sets the session's start and end. */
+/* The GPUs known before the files are read: session.json's, or a sealed segment's when it
+ * has more; at least 1. */
+static size_t gpus_before_scan(const struct rm_summary *s)
+{
+    size_t n = json_array_size(json_object_get(s->session, "gpus"));
+    for (size_t i = 0; i < s->njobs; i++)
+        if (!s->jobs[i]->path && s->jobs[i]->gpus.n > n) n = s->jobs[i]->gpus.n;
+    return n ? n : 1;
+}
+
+/* Reads the run logs and closes their phase windows; sets the session's start and end. The
+ * paths past the budget of phase rows x GPUs (with the GPUs known so far) are folded before
+ * any file is read, so their figures are never made. */
 static int read_runlogs(struct rm_summary *s, int64_t *start, int64_t *end, char *err, size_t errsz)
 {
     /* --phase while reading: the phases it leaves out never take one of the capped rows. */
@@ -340,6 +354,7 @@ static int read_runlogs(struct rm_summary *s, int64_t *start, int64_t *end, char
     *end = rm_json_time(s->session, "ended_at");
     if (*start == RM_NO_TIME) *start = s->rl.session_start_ns;
     if (*end == RM_NO_TIME) *end = s->rl.session_end_ns;
+    rm_runlog_fold_after(&s->rl, rm_runlog_rows_for(&s->rl, gpus_before_scan(s)));
     /* A segment's partial of folded paths needs the other row even where this run log (read
      * with a larger cap, or now shorter) folds none. */
     for (size_t i = 0; i < s->njobs && s->rl.other == RM_NO_PHASE; i++) {
@@ -470,6 +485,11 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
         }
     }
     m->nfg = rm_pair_gpus(s->session, &m->q, &m->d, &m->fg);
+    /* The budget's share per GPU, now that the data's GPUs are known too (build_phases folds
+     * what went past it when they are more than were known before). */
+    m->gpus = gpus_before_scan(s);
+    if (m->nfg > m->gpus) m->gpus = m->nfg;
+    m->rows = rm_runlog_rows_for(&s->rl, m->gpus);
 }
 
 static void merged_free(struct merged *m)
@@ -630,7 +650,8 @@ static json_t *build_totals(const struct merged *m)
     return totals;
 }
 
-/* A phase's "gpus": each paired GPU that has samples in phase p. */
+/* ---- phases ------------------------------------------------------------------------ */
+
 /* A GPU counts in a phase with a sample inside its windows, or a spacing across one (a window
  * between two samples gets its share of the energy). */
 static bool phase_has_data(const struct rm_gpu_stats *st)
@@ -638,25 +659,103 @@ static bool phase_has_data(const struct rm_gpu_stats *st)
     return st->samples || st->covered_ns || st->gaps;
 }
 
-static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, size_t p)
+/* Whether final GPU g has per-process figures (then each phase row shows its workload VRAM). */
+static bool gpu_has_apps(const struct merged *m, const struct final_gpu *g)
 {
+    return m->have_apps && g->index >= 0 && g->index < RM_APPS_MAX_GPUS &&
+           m->apps.gpu[g->index].seen;
+}
+
+/* Final GPU i's figures in phase p: query-gpu's and dmon's (NULL: no data there) and the
+ * workload's VRAM (NULL: no sample). */
+static void phase_figures(const struct merged *m, size_t p, size_t i,
+                          const struct rm_gpu_stats **qs, const struct rm_gpu_stats **ds,
+                          const struct rm_stat **w)
+{
+    const struct final_gpu *g = &m->fg[i];
     const struct source *q = &m->q, *d = &m->d;
+    *qs = *ds = NULL;
+    *w = NULL;
+    if (g->q && q->ph && p < q->nph && q->phn[p] > g->qi && phase_has_data(&q->ph[p][g->qi]))
+        *qs = &q->ph[p][g->qi];
+    if (g->d && d->ph && p < d->nph && d->phn[p] > g->di && phase_has_data(&d->ph[p][g->di]))
+        *ds = &d->ph[p][g->di];
+    if (gpu_has_apps(m, g) && p < m->apps.nph) *w = rm_apps_phase_stat(&m->apps, p, g->index);
+}
+
+/* The "(other phases)" row's figures: its own phase's, and those of the rows past the budget
+ * of phase rows x GPUs that were folded in once the GPUs were known (after the files were
+ * read), each GPU's, the host's and the workload's. */
+struct other_row {
+    struct rm_gpu_stats *q, *d; /* [final GPU] */
+    struct rm_stat *work;       /* [final GPU] */
+    struct rm_host_stats host;
+};
+
+static void other_row_init(struct other_row *o, size_t nfg)
+{
+    memset(o, 0, sizeof *o);
+    o->q = rm_xcalloc(nfg + 1, sizeof *o->q);
+    o->d = rm_xcalloc(nfg + 1, sizeof *o->d);
+    o->work = rm_xcalloc(nfg + 1, sizeof *o->work);
+    for (size_t i = 0; i < nfg; i++)
+        rm_stats_init(&o->q[i]), rm_stats_init(&o->d[i]);
+}
+
+static void other_row_free(struct other_row *o)
+{
+    free(o->q);
+    free(o->d);
+    free(o->work);
+}
+
+/* rm_stats_fold of another phase's figures: the rows are folded in order of first appearance,
+ * which need not be the order in time, so the first and last times are the extremes. */
+static void fold_stats(struct rm_gpu_stats *a, const struct rm_gpu_stats *b)
+{
+    struct rm_gpu_stats was = *a;
+    rm_stats_fold(a, b);
+    if (was.first_ns == RM_NO_TIME || b->first_ns == RM_NO_TIME) return;
+    if (was.first_ns <= b->first_ns) a->first_ns = was.first_ns, a->first_power = was.first_power;
+    if (was.last_ns > b->last_ns) a->last_ns = was.last_ns, a->last_power = was.last_power;
+}
+
+/* Phase p's figures into the other row. */
+static void fold_row(struct other_row *o, const struct merged *m, size_t p)
+{
+    for (size_t i = 0; i < m->nfg; i++) {
+        const struct rm_gpu_stats *qs, *ds;
+        const struct rm_stat *w;
+        phase_figures(m, p, i, &qs, &ds, &w);
+        if (qs) fold_stats(&o->q[i], qs);
+        if (ds) fold_stats(&o->d[i], ds);
+        if (w) rm_stat_merge(&o->work[i], w);
+    }
+    if (p < m->nph) rm_host_stats_merge(&o->host, &m->phost[p]);
+}
+
+/* A phase's "gpus": each paired GPU with data in phase p, or in the other row o. */
+static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, size_t p,
+                          const struct other_row *o)
+{
     json_t *pg = json_array();
     for (size_t i = 0; i < m->nfg; i++) {
         const struct final_gpu *g = &m->fg[i];
-        const struct rm_gpu_stats *qs = NULL, *ds = NULL;
-        if (g->q && q->ph && q->phn[p] > g->qi && phase_has_data(&q->ph[p][g->qi]))
-            qs = &q->ph[p][g->qi];
-        if (g->d && d->ph && d->phn[p] > g->di && phase_has_data(&d->ph[p][g->di]))
-            ds = &d->ph[p][g->di];
+        const struct rm_gpu_stats *qs, *ds;
+        const struct rm_stat *w;
+        if (o) {
+            qs = phase_has_data(&o->q[i]) ? &o->q[i] : NULL;
+            ds = phase_has_data(&o->d[i]) ? &o->d[i] : NULL;
+            w = &o->work[i];
+        } else {
+            phase_figures(m, p, i, &qs, &ds, &w);
+        }
         if (!qs && !ds) continue;
         const char *uuid, *name, *pci;
         rm_final_gpu_ident(s->session, g, &uuid, &name, &pci);
         json_t *gj = gpu_json(g->index, uuid, name, pci, qs, ds, NULL);
-        if (m->have_apps && g->index >= 0 && g->index < RM_APPS_MAX_GPUS &&
-            m->apps.gpu[g->index].seen && p < m->apps.nph) {
+        if (gpu_has_apps(m, g) && (o || p < m->apps.nph)) {
             static const struct rm_stat none = {0};
-            const struct rm_stat *w = rm_apps_phase_stat(&m->apps, p, g->index);
             json_object_set_new(gj, "workload_vram_mb", peak_mean(w ? w : &none));
         }
         json_array_append_new(pg, gj);
@@ -664,9 +763,10 @@ static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, si
     return pg;
 }
 
-static json_t *phase_json(struct rm_summary *s, const struct merged *m, size_t p)
+/* One row of "phases": the run log's lines of ph, its GPUs' figures, its host's. */
+static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph, bool other,
+                          json_t *gpus, const struct rm_host_stats *host)
 {
-    const struct rm_phase *ph = &s->rl.phases[p];
     json_t *po = json_object();
     const char *slash = strrchr(ph->path, '/');
     int depth = ph->depth;
@@ -684,14 +784,14 @@ static json_t *phase_json(struct rm_summary *s, const struct merged *m, size_t p
                         json_pack("{s:I,s:I,s:I}", "ok", (json_int_t)ph->ok, "error",
                                   (json_int_t)ph->error, "unterminated",
                                   (json_int_t)ph->unterminated));
-    if (p == s->rl.other)
+    if (other)
         json_object_set_new(po, "folded_paths", json_integer((json_int_t)s->rl.folded_paths));
     json_object_set_new(po, "first_start", jts(ph->first_start_ns));
     json_object_set_new(po, "last_end", jts(ph->last_end_ns));
-    json_object_set_new(po, "gpus", phase_gpus(s, m, p));
+    json_object_set_new(po, "gpus", gpus);
     if (ph->fw) json_object_set_new(po, "framework_peak_mb", framework_json(ph->fw));
-    json_object_set_new(po, "cpu", host_json(&m->phost[p], false));
-    json_object_set_new(po, "proc", host_json(&m->phost[p], true));
+    json_object_set_new(po, "cpu", host_json(host, false));
+    json_object_set_new(po, "proc", host_json(host, true));
     return po;
 }
 
@@ -705,21 +805,43 @@ static void drop_phase(struct source *src, size_t p)
     src->phn[p] = 0;
 }
 
-/* Phases, in order of first appearance in the run log; the paths past the cap last, as one. */
+/* Phases, in order of first appearance in the run log: the first m->rows paths a row each,
+ * then one row for the rest (those folded while the run log was read, and the rows past the
+ * budget, folded here when the GPUs turned out more than session.json listed). */
 static json_t *build_phases(struct rm_summary *s, struct merged *m)
 {
     json_t *phases = json_array();
+    struct other_row o;
+    other_row_init(&o, m->nfg);
+    size_t shown = 0;
     for (size_t p = 0; p < m->nph; p++) {
-        if (p != s->rl.other && keep_phase(s, s->rl.phases[p].path))
-            json_array_append_new(phases, phase_json(s, m, p));
-        if (p != s->rl.other) drop_phase(&m->q, p), drop_phase(&m->d, p);
+        if (p == s->rl.other) continue;
+        if (keep_phase(s, s->rl.phases[p].path)) {
+            if (shown < m->rows) {
+                json_array_append_new(phases, phase_json(s, &s->rl.phases[p], false,
+                                                         phase_gpus(s, m, p, NULL), &m->phost[p]));
+                shown++;
+            } else {
+                fold_row(&o, m, p);
+                size_t other = rm_runlog_other_phase(&s->rl); /* made when none was needed */
+                rm_phase_fold(&s->rl.phases[other], &s->rl.phases[p]);
+                s->rl.folded_paths++;
+                s->rl.max_phases = m->rows;
+            }
+        }
+        drop_phase(&m->q, p), drop_phase(&m->d, p);
     }
-    if (s->rl.other < m->nph) json_array_append_new(phases, phase_json(s, m, s->rl.other));
+    if (s->rl.other != RM_NO_PHASE) {
+        fold_row(&o, m, s->rl.other);
+        json_array_append_new(phases, phase_json(s, &s->rl.phases[s->rl.other], true,
+                                                 phase_gpus(s, m, s->rl.other, &o), &o.host));
+    }
+    other_row_free(&o);
     return phases;
 }
 
 /* What the cap on distinct phase paths did, for data_quality.notes. */
-static void note_phase_cap(const struct rm_summary *s, json_t *notes)
+static void note_phase_cap(const struct rm_summary *s, const struct merged *m, json_t *notes)
 {
     bool bad;
     rm_runlog_max_phases_env(&bad);
@@ -732,10 +854,14 @@ static void note_phase_cap(const struct rm_summary *s, json_t *notes)
         json_array_append_new(notes, json_string(b));
     }
     if (s->rl.other == RM_NO_PHASE) return;
+    char gpus[96] = "";
+    if (m->gpus > 1)
+        snprintf(gpus, sizeof gpus, ": %zu phase rows x GPUs, %zu GPUs here", s->rl.max_cells,
+                 m->gpus);
     snprintf(b, sizeof b,
              "phases: %llu distinct phase paths past the first %zu are summed in one row \"%s\" "
-             "(RUNMON_SUMMARY_MAX_PHASES sets the cap)",
-             (unsigned long long)s->rl.folded_paths, s->rl.max_phases, RM_OTHER_PHASES_PATH);
+             "(RUNMON_SUMMARY_MAX_PHASES sets the cap%s)",
+             (unsigned long long)s->rl.folded_paths, s->rl.max_phases, RM_OTHER_PHASES_PATH, gpus);
     json_array_append_new(notes, json_string(b));
 }
 
@@ -815,7 +941,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_object_set_new(o, "phases", build_phases(s, &m));
     json_object_set_new(o, "collectors", collectors_json(s->session, &s->rl, tally.present));
     json_object_set_new(o, "alerts", build_alerts(s));
-    note_phase_cap(s, tally.notes);
+    note_phase_cap(s, &m, tally.notes);
     json_object_set_new(o, "data_quality", build_data_quality(s, &tally, &m, s_start, s_end));
     merged_free(&m);
     *out = o;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/decimal.h"
 #include "base/rm_time.h"
 #include "summary/csvread.h"
 #include "summary/sample.h"
@@ -14,7 +15,7 @@ void rm_runlog_init(struct rm_runlog *r)
 {
     memset(r, 0, sizeof *r);
     r->first_ns = r->last_ns = r->session_start_ns = r->session_end_ns = RM_NO_TIME;
-    r->max_phases = rm_runlog_max_phases_env(NULL);
+    r->max_cells = r->max_phases = rm_runlog_max_phases_env(NULL);
     r->other = RM_NO_PHASE;
     r->collectors = json_object();
     r->alerts = json_array();
@@ -34,6 +35,7 @@ void rm_runlog_free(struct rm_runlog *r)
     free(r->win);
     free(r->maxend);
     free(r->open);
+    free(r->scratch);
     json_decref(r->collectors);
     json_decref(r->alerts);
     memset(r, 0, sizeof *r);
@@ -47,9 +49,12 @@ static uint64_t fnv(const char *s)
     return h;
 }
 
+/* The path index rebuilt with room for twice the phases (at least double its old size). */
 static void rehash(struct rm_runlog *r)
 {
     size_t cap = r->hashcap ? r->hashcap * 2 : 64;
+    while (cap < r->nphases * 2)
+        cap *= 2;
     size_t *h = rm_xcalloc(cap, sizeof *h);
     for (size_t i = 0; i < r->nphases; i++) {
         if (i == r->other) continue; /* found through r->other, never by its spelling */
@@ -152,6 +157,86 @@ size_t rm_runlog_other_phase(struct rm_runlog *r)
 {
     if (r->other == RM_NO_PHASE) r->other = new_phase(r, RM_OTHER_PHASES_PATH, -1);
     return r->other; /* not in the hash: a path spelled like it is a phase of its own */
+}
+
+static void fold_max(double *into, const double *from)
+{
+    for (int d = 0; d < RM_FW_MAX_DEVICES; d++)
+        if (!isnan(from[d]) && (isnan(into[d]) || from[d] > into[d])) into[d] = from[d];
+}
+
+static struct rm_framework_peaks *fw_new(void)
+{
+    struct rm_framework_peaks *f = rm_xrealloc(NULL, sizeof *f);
+    f->name[0] = '\0';
+    for (int d = 0; d < RM_FW_MAX_DEVICES; d++)
+        f->allocated_mb[d] = f->reserved_mb[d] = NAN;
+    return f;
+}
+
+void rm_phase_fold(struct rm_phase *into, const struct rm_phase *from)
+{
+    into->count += from->count;
+    into->ok += from->ok;
+    into->error += from->error;
+    into->unterminated += from->unterminated;
+    into->total_s += from->total_s;
+    if (from->first_start_ns != RM_NO_TIME &&
+        (into->first_start_ns == RM_NO_TIME || from->first_start_ns < into->first_start_ns))
+        into->first_start_ns = from->first_start_ns;
+    if (from->last_end_ns != RM_NO_TIME &&
+        (into->last_end_ns == RM_NO_TIME || from->last_end_ns > into->last_end_ns))
+        into->last_end_ns = from->last_end_ns;
+    if (!from->fw) return;
+    if (!into->fw) into->fw = fw_new();
+    if (from->fw->name[0]) memcpy(into->fw->name, from->fw->name, sizeof into->fw->name);
+    fold_max(into->fw->allocated_mb, from->fw->allocated_mb);
+    fold_max(into->fw->reserved_mb, from->fw->reserved_mb);
+}
+
+size_t rm_runlog_rows_for(const struct rm_runlog *r, size_t gpus)
+{
+    size_t rows = r->max_cells / (gpus ? gpus : 1);
+    return rows ? rows : 1;
+}
+
+void rm_runlog_fold_after(struct rm_runlog *r, size_t rows)
+{
+    if (rows == 0) rows = 1;
+    if (rows < r->max_phases) r->max_phases = rows;
+    size_t own = r->nphases - (r->other != RM_NO_PHASE);
+    if (own <= rows) return;
+    struct rm_phase other = r->phases[rm_runlog_other_phase(r)];
+    size_t *map = rm_xcalloc(r->nphases, sizeof *map);
+    size_t k = 0;
+    for (size_t p = 0; p < r->nphases; p++) { /* own phases keep their order, other goes last */
+        if (p == r->other) {
+            map[p] = rows;
+        } else if (k < rows) {
+            map[p] = k;
+            r->phases[k++] = r->phases[p];
+        } else {
+            map[p] = rows;
+            struct rm_phase *f = &r->phases[p];
+            rm_phase_fold(&other, f);
+            pathset_put(&r->extra, path_key(fnv(f->path)), true);
+            r->folded_paths++;
+            free(f->path);
+            free(f->fw);
+        }
+    }
+    r->phases[rows] = other;
+    r->nphases = rows + 1;
+    r->other = rows;
+    for (size_t i = 0; i < r->nwin; i++)
+        r->win[i].phase = map[r->win[i].phase];
+    for (size_t i = 0; i < r->nopen; i++)
+        if (r->open[i].phase != RM_NO_PHASE) r->open[i].phase = map[r->open[i].phase];
+    free(map);
+    free(r->hash);
+    r->hash = NULL;
+    r->hashcap = 0;
+    rehash(r);
 }
 
 size_t rm_runlog_phase_of(const struct rm_runlog *r, const char *path)
@@ -307,15 +392,6 @@ static void fold_peaks(double *into, const json_t *by_device)
     }
 }
 
-static struct rm_framework_peaks *fw_new(void)
-{
-    struct rm_framework_peaks *f = rm_xrealloc(NULL, sizeof *f);
-    f->name[0] = '\0';
-    for (int d = 0; d < RM_FW_MAX_DEVICES; d++)
-        f->allocated_mb[d] = f->reserved_mb[d] = NAN;
-    return f;
-}
-
 static void fold_framework(struct rm_framework_peaks **into, const json_t *fw)
 {
     if (!*into) *into = fw_new();
@@ -362,70 +438,54 @@ static void count_status(struct rm_phase *p, const char *status)
         p->ok++;
 }
 
-void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
-{
-    while (len && (s[len - 1] == '\r' || s[len - 1] == ' '))
-        len--;
-    if (len == 0) return;
-    r->lines++;
-    if (torn) {
-        r->torn++;
-        return;
-    }
-    json_t *line = json_loadb(s, len, 0, NULL);
-    if (!json_is_object(line)) {
-        r->garbage++;
-        json_decref(line);
-        return;
-    }
+/* What the summary reads of one line: the general reader takes it from a JSON tree, the fast
+ * one from the line's text. */
+struct line_fields {
     int64_t t;
-    json_t *ts = json_object_get(line, "ts"), *tn = json_object_get(line, "t");
-    if (json_is_string(ts) &&
-        !rm_parse_ts_checked(json_string_value(ts), json_string_length(ts), &t)) {
-    } else if (json_is_number(tn) && json_number_value(tn) > 0 &&
-               json_number_value(tn) < RM_MAX_EPOCH_S) {
-        t = (int64_t)llround(json_number_value(tn) * 1e9);
-    } else {
-        r->bad_time++;
-        json_decref(line);
-        return;
-    }
+    const char *type, *path, *status; /* NULL when absent or not a string; path: "path", else
+                                         "name" */
+    int64_t dur;                      /* "seconds" in ns, -1 when absent, not a number or out of
+                                         range */
+    int depth;                        /* -1 when not an integer */
+    long long pid;                    /* 0 when not an integer */
+};
+
+/* One timed line's phase (or event: with its JSON tree, which the fast reader never takes). */
+static void apply_line(struct rm_runlog *r, const struct line_fields *l, json_t *line)
+{
+    int64_t t = l->t;
     if (r->first_ns == RM_NO_TIME || t < r->first_ns) r->first_ns = t;
     if (r->last_ns == RM_NO_TIME || t > r->last_ns) r->last_ns = t;
-    const char *type = str(line, "type");
-    json_t *pidv = json_object_get(line, "pid");
-    long long pid = json_is_integer(pidv) ? (long long)json_integer_value(pidv) : 0;
+    const char *type = l->type, *path = l->path;
+    long long pid = l->pid;
     if (!type) {
         r->garbage++;
     } else if (!strcmp(type, "phase")) {
-        const char *path = phase_path(line);
-        int64_t dur = seconds_ns(field(line, "seconds"));
+        int64_t dur = l->dur;
         if (!path || dur < 0) {
             r->garbage++;
         } else {
-            size_t ph = phase_id(r, path, depth_of(line));
+            size_t ph = phase_id(r, path, l->depth);
             if (ph != RM_NO_PHASE) {
-                count_status(&r->phases[ph], str(line, "status"));
+                count_status(&r->phases[ph], l->status);
                 r->phases[ph].total_s += (double)dur / 1e9;
                 add_window(r, ph, t - dur, t);
             }
-            on_framework(r, ph, line);
+            if (line) on_framework(r, ph, line);
         }
     } else if (!strcmp(type, "phase_enter")) {
-        const char *path = phase_path(line);
         if (!path) {
             r->garbage++;
         } else {
             r->open = rm_xgrow(r->open, &r->capopen, r->nopen + 1, sizeof *r->open);
-            r->open[r->nopen++] = (struct rm_open_phase){pid, phase_id(r, path, depth_of(line)),
-                                                         path_key(fnv(path)), t};
+            r->open[r->nopen++] =
+                (struct rm_open_phase){pid, phase_id(r, path, l->depth), path_key(fnv(path)), t};
         }
     } else if (!strcmp(type, "phase_exit")) {
-        const char *path = phase_path(line);
         if (!path) {
             r->garbage++;
         } else {
-            size_t ph = phase_id(r, path, depth_of(line));
+            size_t ph = phase_id(r, path, l->depth);
             uint64_t key = path_key(fnv(path));
             int64_t start = RM_NO_TIME;
             for (size_t i = r->nopen; i-- > 0;)
@@ -435,14 +495,14 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
                     r->nopen--;
                     break;
                 }
-            int64_t dur = seconds_ns(field(line, "seconds"));
+            int64_t dur = l->dur;
             if (start == RM_NO_TIME) {
                 r->unmatched_exits++;
                 if (dur >= 0) start = t - dur;
             }
-            on_framework(r, ph, line);
+            if (line) on_framework(r, ph, line);
             if (start != RM_NO_TIME && ph != RM_NO_PHASE) {
-                count_status(&r->phases[ph], str(line, "status"));
+                count_status(&r->phases[ph], l->status);
                 r->phases[ph].total_s += (double)(dur >= 0 ? dur : t - start) / 1e9;
                 add_window(r, ph, start, t);
             }
@@ -454,7 +514,236 @@ void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
         else
             r->garbage++;
     }
+}
+
+/* The general reader: the line as a jansson tree. */
+static void json_line(struct rm_runlog *r, const char *s, size_t len)
+{
+    json_t *line = json_loadb(s, len, 0, NULL);
+    if (!json_is_object(line)) {
+        r->garbage++;
+        json_decref(line);
+        return;
+    }
+    struct line_fields l;
+    json_t *ts = json_object_get(line, "ts"), *tn = json_object_get(line, "t");
+    if (json_is_string(ts) &&
+        !rm_parse_ts_checked(json_string_value(ts), json_string_length(ts), &l.t)) {
+    } else if (json_is_number(tn) && json_number_value(tn) > 0 &&
+               json_number_value(tn) < RM_MAX_EPOCH_S) {
+        l.t = (int64_t)llround(json_number_value(tn) * 1e9);
+    } else {
+        r->bad_time++;
+        json_decref(line);
+        return;
+    }
+    json_t *pidv = json_object_get(line, "pid");
+    l.pid = json_is_integer(pidv) ? (long long)json_integer_value(pidv) : 0;
+    l.type = str(line, "type");
+    l.path = phase_path(line);
+    l.status = str(line, "status");
+    l.dur = seconds_ns(field(line, "seconds"));
+    l.depth = depth_of(line);
+    apply_line(r, &l, line);
     json_decref(line);
+}
+
+/* ---- the fast reader: the lines runmon's writers write, without a JSON tree ---------- */
+
+/* One value of a flat line: a string without escapes or bytes past ASCII (its text between
+ * the quotes), a number, or a literal. */
+struct fast_value {
+    const char *s;
+    size_t len;
+    char kind; /* 's' string, 'i' integer, 'r' real, 'l' literal; 0: absent */
+    double num;
+    long long ll;
+};
+
+enum { FK_TS, FK_T, FK_TYPE, FK_PATH, FK_NAME, FK_SECONDS, FK_DEPTH, FK_STATUS, FK_PID, FK_N };
+static const char *const fast_keys[FK_N] = {"ts",      "t",     "type",   "path", "name",
+                                            "seconds", "depth", "status", "pid"};
+
+static const char *blank_end(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* The end of a plain string's text starting at p (after its quote), or NULL. */
+static const char *plain_string(const char *p, const char *e)
+{
+    while (p < e && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20 &&
+           (unsigned char)*p < 0x80)
+        p++;
+    return p < e && *p == '"' ? p : NULL;
+}
+
+static bool digit(const char *p, const char *e)
+{
+    return p < e && *p >= '0' && *p <= '9';
+}
+
+/* A JSON number at p, by its grammar: integers of up to 18 digits, and reals of up to 15
+ * significant digits and 22 decimals without an exponent (rm_parse_decimal reads those
+ * correctly rounded, as jansson's strtod does); the end of it, or NULL for anything else (the
+ * general reader decides). */
+static const char *fast_number(const char *p, const char *e, struct fast_value *v)
+{
+    const char *a = p;
+    if (p < e && *p == '-') p++;
+    if (!digit(p, e)) return NULL;
+    const char *int0 = p;
+    if (*p == '0')
+        p++;
+    else
+        while (digit(p, e))
+            p++;
+    const char *int1 = p;
+    if (p < e && *p == '.') {
+        p++;
+        if (!digit(p, e)) return NULL;
+        while (digit(p, e))
+            p++;
+        if (p - int1 - 1 > 22) return NULL; /* one division by an exact power of ten */
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) return NULL;
+    v->s = a;
+    v->len = (size_t)(p - a);
+    if (p == int1) {
+        if (int1 - int0 > 18) return NULL;
+        long long x = 0;
+        for (const char *q = int0; q < int1; q++)
+            x = x * 10 + (*q - '0');
+        v->ll = *a == '-' ? -x : x;
+        v->num = (double)v->ll;
+        v->kind = 'i';
+        return p;
+    }
+    size_t sig = 0;
+    bool lead = true;
+    for (const char *q = int0; q < p; q++)
+        if (*q != '.' && !(lead && *q == '0')) lead = false, sig++;
+    if (sig > 15 || rm_parse_decimal(a, v->len, &v->num) != v->len) return NULL;
+    v->kind = 'r';
+    return p;
+}
+
+static const char *fast_literal(const char *p, const char *e, struct fast_value *v)
+{
+    static const char *const lit[] = {"true", "false", "null"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = strlen(lit[i]);
+        if ((size_t)(e - p) >= n && !memcmp(p, lit[i], n)) {
+            v->kind = 'l';
+            return p + n;
+        }
+    }
+    return NULL;
+}
+
+/* Splits a flat JSON object into the values of fast_keys; false for anything else: a nested
+ * value, an escape, a byte past ASCII in a string, a key of fast_keys twice, a number outside
+ * fast_number's, bad JSON. */
+static bool fast_split(const char *p, const char *e, struct fast_value v[FK_N])
+{
+    memset(v, 0, FK_N * sizeof *v);
+    p = blank_end(p, e);
+    if (p == e || *p++ != '{') return false;
+    p = blank_end(p, e);
+    if (p < e && *p == '}') return blank_end(p + 1, e) == e;
+    for (;;) {
+        p = blank_end(p, e);
+        if (p == e || *p++ != '"') return false;
+        const char *k = p;
+        if (!(p = plain_string(p, e))) return false;
+        size_t klen = (size_t)(p++ - k);
+        p = blank_end(p, e);
+        if (p == e || *p++ != ':') return false;
+        p = blank_end(p, e);
+        struct fast_value x = {0};
+        if (p == e) return false;
+        if (*p == '"') {
+            x.s = ++p;
+            if (!(p = plain_string(p, e))) return false;
+            x.len = (size_t)(p++ - x.s);
+            x.kind = 's';
+        } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+            if (!(p = fast_number(p, e, &x))) return false;
+        } else if (!(p = fast_literal(p, e, &x))) {
+            return false; /* an object, an array, or not JSON */
+        }
+        for (int i = 0; i < FK_N; i++)
+            if (strlen(fast_keys[i]) == klen && !memcmp(fast_keys[i], k, klen)) {
+                if (v[i].kind) return false; /* twice: the general reader keeps the last */
+                v[i] = x;
+            }
+        p = blank_end(p, e);
+        if (p == e) return false;
+        if (*p == '}') return blank_end(p + 1, e) == e;
+        if (*p++ != ',') return false;
+    }
+}
+
+/* A string value of the line, NUL-terminated in r's scratch space at *at; NULL when it is not
+ * a string. */
+static const char *fast_str(struct rm_runlog *r, const struct fast_value *v, size_t *at)
+{
+    if (v->kind != 's') return NULL;
+    char *d = r->scratch + *at;
+    memcpy(d, v->s, v->len);
+    d[v->len] = '\0';
+    *at += v->len + 1;
+    return d;
+}
+
+/* The line read by the fast reader; false (nothing counted) when it is one for the general
+ * reader: not a flat object of plain values, or an event (its fields are read from the tree). */
+static bool fast_line(struct rm_runlog *r, const char *s, size_t len)
+{
+    struct fast_value v[FK_N];
+    if (r->general_only || !fast_split(s, s + len, v)) return false;
+    const struct fast_value *ty = &v[FK_TYPE];
+    if (ty->kind == 's' && ty->len == 5 && !memcmp(ty->s, "event", 5)) return false;
+    struct line_fields l;
+    if (v[FK_TS].kind == 's' && !rm_parse_ts_checked(v[FK_TS].s, v[FK_TS].len, &l.t)) {
+    } else if ((v[FK_T].kind == 'i' || v[FK_T].kind == 'r') && v[FK_T].num > 0 &&
+               v[FK_T].num < RM_MAX_EPOCH_S) {
+        l.t = (int64_t)llround(v[FK_T].num * 1e9);
+    } else {
+        r->bad_time++;
+        r->fast_lines++;
+        return true;
+    }
+    r->scratch = rm_xgrow(r->scratch, &r->capscratch, len + 4, 1); /* the strings and NULs */
+    size_t at = 0;
+    l.pid = v[FK_PID].kind == 'i' ? v[FK_PID].ll : 0;
+    l.type = fast_str(r, ty, &at);
+    l.path = fast_str(r, &v[FK_PATH], &at);
+    if (!l.path) l.path = fast_str(r, &v[FK_NAME], &at);
+    l.status = fast_str(r, &v[FK_STATUS], &at);
+    double sec = v[FK_SECONDS].num;
+    l.dur = (v[FK_SECONDS].kind == 'i' || v[FK_SECONDS].kind == 'r') && sec >= 0 && sec < 1e9
+                ? (int64_t)llround(sec * 1e9)
+                : -1;
+    l.depth = v[FK_DEPTH].kind == 'i' ? (int)v[FK_DEPTH].ll : -1;
+    apply_line(r, &l, NULL);
+    r->fast_lines++;
+    return true;
+}
+
+void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
+{
+    while (len && (s[len - 1] == '\r' || s[len - 1] == ' '))
+        len--;
+    if (len == 0) return;
+    r->lines++;
+    if (torn) {
+        r->torn++;
+        return;
+    }
+    if (!fast_line(r, s, len)) json_line(r, s, len);
 }
 
 static void line_cb(void *ctx, const char *line, size_t len, bool torn)

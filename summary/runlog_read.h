@@ -3,12 +3,18 @@
  * Phases come from `phase` lines (a completed phase: window [ts - seconds, ts)) and from
  * phase_enter/phase_exit pairs matched by (pid, path); an enter never closed is closed at
  * the session end (or left open-ended) and counted `unterminated`. A last line without "\n"
- * is torn and skipped; other lines that are not JSON objects with a time are garbage.
+ * is torn and skipped; other lines that are not JSON objects with a time are garbage. The
+ * lines runmon's writers write (flat objects of plain strings and numbers) are read without a
+ * JSON tree, each as jansson would read it, or handed to jansson (events, nesting, escapes,
+ * bytes past ASCII, a number it cannot read exactly): a run log of 300,000 phases is read in
+ * a fifth of the time.
  *
  * At most max_phases distinct paths get a phase of their own, in order of first appearance
  * (RM_MAX_PHASES_DEFAULT, or RUNMON_SUMMARY_MAX_PHASES); the paths after them are folded into
  * one more phase, RM_OTHER_PHASES_PATH, so that a loop naming a phase per step costs a few
- * bytes per path (a 64-bit hash) rather than a phase's figures in every layer above.
+ * bytes per path (a 64-bit hash) rather than a phase's figures in every layer above. That
+ * number is a budget of phase rows times GPUs (max_cells): once the GPUs are known, the
+ * summary lowers the cap to max_cells / GPUs with rm_runlog_fold_after.
  */
 #ifndef RUNMON_SUMMARY_RUNLOG_READ_H
 #define RUNMON_SUMMARY_RUNLOG_READ_H
@@ -74,6 +80,7 @@ struct rm_runlog {
     struct rm_open_phase *open;
     size_t nopen, capopen;
 
+    size_t max_cells;                   /* the budget of phase rows x GPUs */
     size_t max_phases;                  /* paths with a phase of their own */
     size_t other;                       /* the phase of the paths past them, or RM_NO_PHASE */
     uint64_t folded_paths;              /* distinct paths folded into it */
@@ -89,9 +96,15 @@ struct rm_runlog {
     json_t *alerts;                /* the first RM_RUNLOG_MAX_ALERTS warning/critical events */
     uint64_t warnings, criticals, nonconforming;
     uint64_t lines, events, torn, garbage, bad_time, long_lines, unmatched_exits;
+
+    uint64_t fast_lines; /* lines read without a JSON tree */
+    bool general_only;   /* every line through a JSON tree (tests: the fast reader must agree) */
+    char *scratch;       /* the fast reader's copy of a line's strings */
+    size_t capscratch;
 };
 
-/* max_phases from RUNMON_SUMMARY_MAX_PHASES (a positive integer), else the default. */
+/* max_phases and max_cells from RUNMON_SUMMARY_MAX_PHASES (a positive integer), else the
+ * default. */
 void rm_runlog_init(struct rm_runlog *r);
 void rm_runlog_free(struct rm_runlog *r);
 /* RUNMON_SUMMARY_MAX_PHASES: its value, or RM_MAX_PHASES_DEFAULT when unset; *bad is set
@@ -102,6 +115,15 @@ size_t rm_runlog_max_phases_env(bool *bad);
 void rm_runlog_set_keep(struct rm_runlog *r, bool (*keep)(void *, const char *), void *keep_ctx);
 /* The other phase, made when there is none yet (a segment's partial of folded paths). */
 size_t rm_runlog_other_phase(struct rm_runlog *r);
+/* Lowers the cap to rows paths (at least 1), before rm_runlog_finish: the phases of the paths
+ * past the first rows join the other phase (their lines, windows and open enters) and their
+ * paths count as folded, as if the run log had been read with that cap. */
+void rm_runlog_fold_after(struct rm_runlog *r, size_t rows);
+/* The paths with a row of their own when gpus GPUs share the budget: max_cells / gpus, at
+ * least 1 (gpus 0 counts as 1). */
+size_t rm_runlog_rows_for(const struct rm_runlog *r, size_t gpus);
+/* Adds phase from's lines (counts, seconds, times, framework peaks) to into. */
+void rm_phase_fold(struct rm_phase *into, const struct rm_phase *from);
 /* The phase of path: its own, the other phase for a folded path, else RM_NO_PHASE. */
 size_t rm_runlog_phase_of(const struct rm_runlog *r, const char *path);
 void rm_runlog_line(struct rm_runlog *r, const char *line, size_t len, bool torn);

@@ -212,6 +212,8 @@ static bool session_runlog(const char *seg_path, struct rm_runlog *rl)
     snprintf(p, sizeof p, "%s/session.json", dir);
     json_t *ses = json_load_file(p, 0, NULL);
     int64_t end = rm_json_time(ses, "ended_at");
+    /* The paths past the summary's budget of phase rows x GPUs (build.c) are one partial. */
+    rm_runlog_fold_after(rl, rm_runlog_rows_for(rl, json_array_size(json_object_get(ses, "gpus"))));
     json_decref(ses);
     if (end == RM_NO_TIME) end = rl->session_end_ns;
     rm_runlog_finish(rl, end, NULL, NULL);

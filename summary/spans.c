@@ -43,14 +43,17 @@ void rm_phase_spans(const struct rm_runlog *rl, struct span_buf *buf, int64_t t0
     int64_t dt;
     enum rm_span_kind kind = rm_energy_span(t0, p0, t1, p1, gap_ns, &jall, &dt);
     if (kind == RM_SPAN_BACKWARDS) return;
-    buf->n = 0;
-    rm_runlog_windows_over(rl, t0, t1, collect_window, buf);
-    if (buf->n == 0) return;
-    for (size_t k = 0; k < buf->n; k++) { /* clipped at the samples */
-        if (buf->v[k].a < t0) buf->v[k].a = t0;
-        if (buf->v[k].b > t1) buf->v[k].b = t1;
+    if (buf->rl != rl || buf->nwin != rl->nwin || buf->t0 != t0 || buf->t1 != t1) {
+        buf->n = 0;
+        rm_runlog_windows_over(rl, t0, t1, collect_window, buf);
+        for (size_t k = 0; k < buf->n; k++) { /* clipped at the samples */
+            if (buf->v[k].a < t0) buf->v[k].a = t0;
+            if (buf->v[k].b > t1) buf->v[k].b = t1;
+        }
+        if (buf->n > 1) qsort(buf->v, buf->n, sizeof *buf->v, cmp_piece);
+        buf->rl = rl, buf->nwin = rl->nwin, buf->t0 = t0, buf->t1 = t1;
     }
-    qsort(buf->v, buf->n, sizeof *buf->v, cmp_piece);
+    if (buf->n == 0) return;
     bool power = !isnan(p0) || !isnan(p1);
     for (size_t k = 0; k < buf->n;) {
         size_t phase = buf->v[k].phase;

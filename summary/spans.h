@@ -19,6 +19,10 @@ struct span_piece {
 struct span_buf {
     struct span_piece *v;
     size_t n, cap;
+    /* The spacing v was cut for (the GPUs of one sample group share it): rl, nwin, t0, t1. */
+    const struct rm_runlog *rl;
+    size_t nwin;
+    int64_t t0, t1;
 };
 
 /* The spacing (t0, p0) -> (t1, p1) of one GPU cut to the phases' windows: for each phase with
@@ -26,7 +30,8 @@ struct span_buf {
  * the union of that phase's windows clipped at t0 and t1, and joules the integral of power
  * taken as the straight line from p0 to p1 over those stretches (model/energy.h's rule for a
  * missing end). kind is the spacing's (a gap: ns unknown, no joules); a spacing going
- * backwards or of length 0 adds nothing. buf is scratch space kept by the caller. */
+ * backwards or of length 0 adds nothing. buf is scratch space kept by the caller, zeroed
+ * before its first use: it keeps the pieces of the last spacing for the next GPU's. */
 void rm_phase_spans(const struct rm_runlog *rl, struct span_buf *buf, int64_t t0, double p0,
                     int64_t t1, double p1, int64_t gap_ns,
                     void (*add)(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns,

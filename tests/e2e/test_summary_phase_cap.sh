@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# A run log naming a phase per step (issue 27, item 6): past RUNMON_SUMMARY_MAX_PHASES
-# distinct paths (default 10000) the rest are one row "(other phases)" with a note, and the
-# summary's memory stays bounded (0.2.0: 40,000 phases took about 650 MB and 5 s; the bound
-# below is generous, memory and not time is asserted). Every reader of the phase list copes
-# with the folded row: text, CSV, the report, top, and a sink's segment aggregates.
+# A run log naming a phase per step (issue 27, item 6): RUNMON_SUMMARY_MAX_PHASES (default
+# 10000) is a budget of phase rows x GPUs, so with G GPUs the first 10000 / G distinct paths
+# get a row each and the rest are one row "(other phases)" with a note, and the summary's
+# memory stays bounded (0.2.0: 40,000 phases took about 650 MB and 5 s with one GPU; before the
+# budget, 12,000 phases with 8 GPUs took about 600 MB; the bounds below are generous, memory
+# and not time is asserted). Every reader of the phase list copes with the folded row: text,
+# CSV, the report, top, and a sink's segment aggregates.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$FIXTURES/.." && pwd)
 : "${RUNMON_REL:=$BUILD/runmon}"
@@ -34,17 +36,43 @@ expect_match "a note says what was folded and what sets the cap" \
 expect_match "the text output says it too" 'note: phases: 30001 distinct phase paths past the first 10000' \
     "$("$RUNMON_REL" summary "$D" --format text)"
 
+# --- 8 GPUs: the budget is shared, 1,250 rows; the memory stays that of 10,000 GPU figures ---
+E=$T/eight
+python3 "$ROOT/bench/gen_phases.py" "$E" --phases 12000 --gpus 8
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' -o "$T/rss8" "$RUNMON_REL" summary "$E" --format json >"$T/eight.json" 2>"$T/eight.err"
+    rc=$?
+    rss=$(tail -n 1 "$T/rss8")
+    check "12,000 phases, 8 GPUs: exit 0, peak RSS under 200 MB (${rss} KB)" test "$rc" -eq 0 -a "$rss" -lt 204800
+else
+    "$RUNMON_REL" summary "$E" --format json >"$T/eight.json" 2>"$T/eight.err"
+    expect_eq "12,000 phases, 8 GPUs: exit 0" 0 $?
+fi
+expect_eq "8 GPUs: 1,250 paths of their own (10,000 / 8), then one row for the rest" \
+    '[1251,"train/step_1248","(other phases)",10751,10751,8]' \
+    "$(jq -c '[(.phases | length), .phases[1249].path, .phases[-1].path, .phases[-1].folded_paths, .phases[-1].count, (.phases[-1].gpus | length)]' "$T/eight.json")"
+expect_match "the note says the budget is shared by 8 GPUs" \
+    '10751 distinct phase paths past the first 1250 .*RUNMON_SUMMARY_MAX_PHASES sets the cap: 10000 phase rows x GPUs, 8 GPUs here' \
+    "$(jq -r '.data_quality.notes[]' "$T/eight.json")"
+
 # --- the cap from the environment; --phase selects before the cap counts ---------------------
 S=$T/small
 python3 "$ROOT/bench/gen_phases.py" "$S" --phases 300 --gpus 2
 J=$(RUNMON_SUMMARY_MAX_PHASES=50 "$RUNMON" summary "$S" --format json)
-expect_eq "RUNMON_SUMMARY_MAX_PHASES=50: 50 rows and the folded one" '[51,251]' \
+expect_eq "RUNMON_SUMMARY_MAX_PHASES=50, 2 GPUs: 25 rows and the folded one" '[26,276]' \
     "$(jq -c '[(.phases | length), .phases[-1].folded_paths]' <<<"$J")"
 expect_eq "the GPUs' samples are all in the phases' rows (the outer phase aside)" true \
     "$(jq '([.phases[1:][] | .gpus[] | .samples] | add) == ([.phases[0].gpus[] | .samples] | add)' <<<"$J")"
 J=$(RUNMON_SUMMARY_MAX_PHASES=50 "$RUNMON" summary "$S" --phase 'step_2[0-9][0-9]$' --format json)
-expect_eq "--phase: left-out paths take no row (100 kept, 50 + the rest)" '[51,50,"train/step_200"]' \
+expect_eq "--phase: left-out paths take no row (100 kept, 25 + the rest)" '[26,75,"train/step_200"]' \
     "$(jq -c '[(.phases | length), .phases[-1].folded_paths, .phases[0].path]' <<<"$J")"
+# GPUs that session.json does not list are known only once the files are read: the rows past
+# the budget are folded then, into the same figures.
+N=$T/nolist
+mkdir -p "$N" && cp "$S"/{gpu.csv,cpu.csv,runlog.jsonl} "$N"/ && jq 'del(.gpus)' "$S/session.json" >"$N/session.json"
+expect_eq "GPUs not in session.json: the same rows and figures" \
+    "$(jq -S .phases <<<"$(RUNMON_SUMMARY_MAX_PHASES=50 "$RUNMON" summary "$S" --format json)")" \
+    "$(RUNMON_SUMMARY_MAX_PHASES=50 "$RUNMON" summary "$N" --format json | jq -S .phases)"
 J=$(RUNMON_SUMMARY_MAX_PHASES=abc "$RUNMON" summary "$S" --format json)
 expect_match "a bad RUNMON_SUMMARY_MAX_PHASES: the default, and a note" \
     'RUNMON_SUMMARY_MAX_PHASES is not a positive integer: the default cap of 10000' \
@@ -74,10 +102,12 @@ s=$(readlink "$K/latest")
 st=$K/$s/state.json
 check "sealed gpu aggregates hold a folded partial" \
     test "$(jq '[.segments[] | .aggregate.phases // [] | .[] | select(.folded == true)] | length' "$st")" -ge 1
+expect_eq "a sealed aggregate holds at most 2 paths of its own (the budget of 5 over 2 GPUs)" 2 \
+    "$(jq '[.segments[] | [.aggregate.phases // [] | .[] | select(.folded != true)] | length] | max' "$st")"
 "$RUNMON" summary "$K" --session "$s" --format json >"$T/before.json" 2>/dev/null
-expect_eq "the session's summary: 5 rows and the folded one" '[6,"(other phases)",25]' \
+expect_eq "the session's summary, 2 GPUs: 2 rows and the folded one" '[3,"(other phases)",28]' \
     "$(jq -c '[(.phases | length), .phases[-1].path, .phases[-1].folded_paths]' "$T/before.json")"
-expect_eq "summary.json written at the end says the same" '[6,25]' \
+expect_eq "summary.json written at the end says the same" '[3,28]' \
     "$(jq -c '[(.phases | length), .phases[-1].folded_paths]' "$K/$s/summary.json")"
 PATH="$FAKEBIN:$PATH" "$RUNMON" record -q -o "$K" -i 0.1 --retention-files 1 -- true
 "$RUNMON" summary "$K" --session "$s" --format json >"$T/after.json" 2>/dev/null
@@ -87,4 +117,17 @@ expect_eq "phase figures after pruning = before (the folded row too)" \
 RUNMON_SUMMARY_MAX_PHASES=100 "$RUNMON" summary "$K" --session "$s" --format json >"$T/raised.json" 2>/dev/null
 expect_eq "a larger cap later: pruned folded partials still counted, in the folded row" true \
     "$(jq '(.phases[-1].path == "(other phases)") and ([.phases[] | .count] | add) == 30' "$T/raised.json")"
+
+# --- sessions --summary reads four figures of each summary.json, not its phase rows -----------
+cp "$T/eight.json" "$K/$s/summary.json"
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' -o "$T/rss_s" "$RUNMON_REL" sessions "$K" --summary --format json >"$T/sessions.json" 2>"$T/sessions.err"
+    rc=$?
+    rss=$(tail -n 1 "$T/rss_s")
+    check "sessions --summary, a summary.json of 1,251 rows x 8 GPUs: peak RSS under 30 MB (${rss} KB)" \
+        test "$rc" -eq 0 -a "$rss" -lt 30720
+fi
+expect_eq "  and its figures are that summary.json's" \
+    "$(jq -c '[.gpu_util_mean_pct, .peak_vram_mb, .totals.energy_wh]' "$T/eight.json")" \
+    "$("$RUNMON" sessions "$K" --summary --format json | jq -c --arg s "$s" '.sessions[] | select(.session_id == $s) | [.gpu_util_mean_pct, .peak_vram_mb, .energy_wh]')"
 done_testing

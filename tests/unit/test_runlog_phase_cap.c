@@ -1,6 +1,7 @@
 /* The run log's phases past the cap (issue 27, item 6): folded into one phase, exits still
  * paired with their own enters, the keep filter taking no row; and the window index answering
  * as a scan of every window would, under windows that span the whole run. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -163,11 +164,118 @@ static void window_index_answers_as_a_scan(void **state)
     }
 }
 
+/* ---- folding after reading (the budget of phase rows x GPUs) ------------------------ */
+
+/* A run of phase lines of 12 paths by two pids, nested and overlapping, some `phase` lines
+ * with framework peaks, and enters never closed. */
+static void feed_run(struct rm_runlog *r)
+{
+    srand(6);
+    char p[32], b[512];
+    for (int i = 0; i < 200; i++) {
+        int pid = 1 + rand() % 2, k = rand() % 12, sec = 3 * i;
+        snprintf(p, sizeof p, "p%d", k);
+        if (rand() % 4 == 0) {
+            snprintf(b, sizeof b,
+                     "{\"ts\":\"2026-11-21T10:%02d:%02d.000+00:00\",\"type\":\"phase\","
+                     "\"path\":\"%s\",\"seconds\":1.5,\"status\":\"%s\",\"pid\":%d,"
+                     "\"framework\":{\"name\":\"torch\",\"peak_allocated_mb\":{\"%d\":%d}}}",
+                     sec / 60 % 60, sec % 60, p, k % 3 ? "ok" : "error", pid, k % 4, 100 + i);
+            feed(r, b);
+            continue;
+        }
+        mark(r, "phase_enter", pid, p, sec);
+        if (rand() % 9) mark(r, "phase_exit", pid, p, sec + 1 + rand() % 5);
+    }
+}
+
+static void folding_later_is_reading_with_the_lower_cap(void **state)
+{
+    (void)state;
+    struct rm_runlog a, b;
+    rm_runlog_init(&a);
+    rm_runlog_init(&b);
+    a.max_phases = 4;
+    feed_run(&a);
+    feed_run(&b);
+    assert_int_equal(b.nphases, 12); /* nothing folded while reading */
+    rm_runlog_fold_after(&b, 4);
+    assert_int_equal(b.max_phases, 4);
+    int64_t end = a.last_ns + 60 * SEC;
+    rm_runlog_finish(&a, end, NULL, NULL);
+    rm_runlog_finish(&b, end, NULL, NULL);
+    assert_int_equal(a.nphases, 5);
+    assert_int_equal(b.nphases, a.nphases);
+    assert_int_equal(b.other, a.other);
+    assert_int_equal(b.folded_paths, a.folded_paths);
+    for (size_t i = 0; i < a.nphases; i++) {
+        const struct rm_phase *x = &a.phases[i], *y = &b.phases[i];
+        assert_string_equal(y->path, x->path);
+        assert_int_equal(y->depth, x->depth);
+        assert_int_equal(y->count, x->count);
+        assert_int_equal(y->ok, x->ok);
+        assert_int_equal(y->error, x->error);
+        assert_int_equal(y->unterminated, x->unterminated);
+        assert_true(fabs(y->total_s - x->total_s) < 1e-9);
+        assert_int_equal(y->first_start_ns, x->first_start_ns);
+        assert_int_equal(y->last_end_ns, x->last_end_ns);
+        assert_int_equal(!y->fw, !x->fw);
+        for (int d = 0; x->fw && d < RM_FW_MAX_DEVICES; d++)
+            assert_true(isnan(x->fw->allocated_mb[d])
+                            ? isnan(y->fw->allocated_mb[d])
+                            : y->fw->allocated_mb[d] == x->fw->allocated_mb[d]);
+    }
+    assert_true(a.phases[a.other].fw != NULL);
+    /* The same windows, each of the same phase. */
+    assert_int_equal(b.nwin, a.nwin);
+    for (size_t i = 0; i < a.nwin; i++) {
+        struct seen wa = {0}, wb = {0};
+        rm_runlog_windows_over(&a, a.win[i].start_ns, a.win[i].start_ns + 1, over, &wa);
+        rm_runlog_windows_over(&b, a.win[i].start_ns, a.win[i].start_ns + 1, over, &wb);
+        assert_int_equal(wb.n, wa.n);
+        assert_int_equal(wb.sum, wa.sum);
+    }
+    char p[32];
+    for (int k = 0; k < 13; k++) {
+        snprintf(p, sizeof p, "p%d", k);
+        assert_int_equal(rm_runlog_phase_of(&b, p), rm_runlog_phase_of(&a, p));
+    }
+    /* Lines read after it fold as the lower cap says. */
+    mark(&b, "phase_enter", 3, "p2", 10);
+    mark(&b, "phase_enter", 3, "new", 11);
+    assert_int_equal(b.nphases, 5);
+    assert_int_equal(b.folded_paths, a.folded_paths + 1);
+    rm_runlog_free(&a);
+    rm_runlog_free(&b);
+}
+
+static void rows_share_the_budget(void **state)
+{
+    (void)state;
+    struct rm_runlog r;
+    rm_runlog_init(&r);
+    assert_int_equal(r.max_cells, RM_MAX_PHASES_DEFAULT);
+    assert_int_equal(rm_runlog_rows_for(&r, 0), 10000);
+    assert_int_equal(rm_runlog_rows_for(&r, 1), 10000);
+    assert_int_equal(rm_runlog_rows_for(&r, 8), 1250);
+    assert_int_equal(rm_runlog_rows_for(&r, 3), 3333);
+    assert_int_equal(rm_runlog_rows_for(&r, 20000), 1);
+    /* Fewer paths than the rows: nothing folds, and no other phase is made. */
+    mark(&r, "phase", 1, "a", 5);
+    rm_runlog_fold_after(&r, 0);
+    assert_int_equal(r.nphases, 1);
+    assert_int_equal(r.other, RM_NO_PHASE);
+    assert_int_equal(r.max_phases, 1);
+    rm_runlog_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(paths_past_the_cap_fold_into_one_phase),
         cmocka_unit_test(left_out_paths_take_no_row),
+        cmocka_unit_test(folding_later_is_reading_with_the_lower_cap),
+        cmocka_unit_test(rows_share_the_budget),
         cmocka_unit_test(window_index_answers_as_a_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

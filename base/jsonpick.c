@@ -1,0 +1,226 @@
+/* Some members of the JSON object in a file, the rest scanned without a tree (jsonpick.h). */
+#include "base/jsonpick.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+
+#define PICK_BUF 65536
+#define PICK_MAX_DEPTH 2048 /* jansson's own nesting limit */
+
+struct reader {
+    int fd;
+    unsigned char *buf;
+    size_t pos, len;
+    bool failed; /* a read error */
+    bool keep;   /* the bytes taken are copied to kept too */
+    char *kept;  /* a member's key or wanted value, as written */
+    size_t nkept, capkept;
+};
+
+static int peek(struct reader *r)
+{
+    if (r->pos == r->len) {
+        ssize_t n;
+        do
+            n = read(r->fd, r->buf, PICK_BUF);
+        while (n < 0 && errno == EINTR);
+        if (n <= 0) {
+            r->failed |= n < 0;
+            return -1;
+        }
+        r->pos = 0;
+        r->len = (size_t)n;
+    }
+    return r->buf[r->pos];
+}
+
+static int take(struct reader *r)
+{
+    int c = peek(r);
+    if (c < 0) return -1;
+    r->pos++;
+    if (r->keep) {
+        r->kept = rm_xgrow(r->kept, &r->capkept, r->nkept + 1, 1);
+        r->kept[r->nkept++] = (char)c;
+    }
+    return c;
+}
+
+static bool blank(int c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static void blanks(struct reader *r)
+{
+    while (blank(peek(r))) {
+        if (r->keep) {
+            take(r);
+            continue;
+        }
+        while (r->pos < r->len && blank(r->buf[r->pos])) /* the rest of the buffer's run */
+            r->pos++;
+    }
+}
+
+static bool hex(int c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Passes over the buffered bytes that need no look (plain string bytes, or those of a number
+ * or literal), unless they are kept. */
+static void pass(struct reader *r, bool in_string)
+{
+    if (r->keep) return;
+    const unsigned char *b = r->buf;
+    size_t i = r->pos, n = r->len;
+    if (in_string)
+        while (i < n && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20)
+            i++;
+    else
+        while (i < n && b[i] > ' ' && !strchr(",:[]{}\"", b[i]))
+            i++;
+    r->pos = i;
+}
+
+/* The rest of a string whose opening quote was taken. */
+static bool skip_string(struct reader *r)
+{
+    for (;;) {
+        pass(r, true);
+        int c = take(r);
+        if (c < 0x20) return false; /* the end of the file, or a raw control character */
+        if (c == '"') return true;
+        if (c != '\\') continue;
+        c = take(r);
+        if (c == 'u') {
+            for (int i = 0; i < 4; i++)
+                if (!hex(take(r))) return false;
+        } else if (c < 0 || !strchr("\"\\/bfnrt", c)) {
+            return false;
+        }
+    }
+}
+
+/* One value: a string, a number or literal (up to the next separator), or an object or array
+ * with its brackets matched. */
+static bool skip_value(struct reader *r)
+{
+    char close[PICK_MAX_DEPTH];
+    size_t depth = 0;
+    for (;;) {
+        blanks(r);
+        int c = take(r);
+        switch (c) {
+        case -1:
+            return false;
+        case '"':
+            if (!skip_string(r)) return false;
+            break;
+        case '{':
+        case '[':
+            if (depth == PICK_MAX_DEPTH) return false;
+            close[depth++] = c == '{' ? '}' : ']';
+            continue;
+        case '}':
+        case ']':
+            if (!depth || close[depth - 1] != c) return false;
+            depth--;
+            break;
+        case ',':
+        case ':':
+            if (!depth) return false;
+            continue;
+        default:
+            for (pass(r, false), c = peek(r); c > ' ' && !strchr(",:[]{}\"", c);
+                 pass(r, false), c = peek(r))
+                take(r);
+            break;
+        }
+        if (!depth) return true;
+    }
+}
+
+/* The index in keys of the member key held in r->kept (with its quotes), or n. */
+static size_t wanted(const struct reader *r, const char *const *keys, size_t n)
+{
+    const char *k = r->kept + 1;
+    size_t len = r->nkept - 2;
+    json_t *decoded = NULL;
+    if (memchr(k, '\\', len)) { /* escapes: jansson decodes them */
+        decoded = json_loadb(r->kept, r->nkept, JSON_DECODE_ANY, NULL);
+        if (!json_is_string(decoded)) {
+            json_decref(decoded);
+            return n;
+        }
+        k = json_string_value(decoded);
+        len = json_string_length(decoded);
+    }
+    size_t i = 0;
+    while (i < n && !(strlen(keys[i]) == len && !memcmp(keys[i], k, len)))
+        i++;
+    json_decref(decoded);
+    return i;
+}
+
+/* The members wanted of the object r reads, into out; false when it is not one object. */
+static bool pick(struct reader *r, const char *const *keys, size_t n, json_t *out)
+{
+    blanks(r);
+    if (take(r) != '{') return false;
+    blanks(r);
+    if (peek(r) == '}') {
+        take(r);
+    } else {
+        for (;;) {
+            blanks(r);
+            r->keep = true;
+            r->nkept = 0;
+            bool key = take(r) == '"' && skip_string(r);
+            r->keep = false;
+            if (!key) return false;
+            size_t w = wanted(r, keys, n);
+            blanks(r);
+            if (take(r) != ':') return false;
+            r->keep = w < n;
+            r->nkept = 0;
+            bool ok = skip_value(r);
+            r->keep = false;
+            if (!ok) return false;
+            if (w < n) {
+                json_t *v = json_loadb(r->kept, r->nkept, JSON_DECODE_ANY, NULL);
+                if (!v) return false;
+                json_object_set_new(out, keys[w], v);
+            }
+            blanks(r);
+            int c = take(r);
+            if (c == '}') break;
+            if (c != ',') return false;
+        }
+    }
+    blanks(r);
+    return peek(r) < 0 && !r->failed; /* nothing after the object */
+}
+
+json_t *rm_json_pick_file(const char *path, const char *const *keys, size_t n)
+{
+    struct reader r = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
+    if (r.fd < 0) return NULL;
+    r.buf = rm_xrealloc(NULL, PICK_BUF);
+    json_t *out = json_object();
+    if (!pick(&r, keys, n, out)) {
+        json_decref(out);
+        out = NULL;
+    }
+    close(r.fd);
+    free(r.buf);
+    free(r.kept);
+    return out;
+}

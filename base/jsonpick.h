@@ -1,0 +1,18 @@
+/* Some members of the JSON object in a file, read without building a tree of the rest: a
+ * listing that needs four figures of a summary.json of thousands of phase rows pays a scan of
+ * its bytes, in a fixed buffer, instead of a jansson tree of the whole document.
+ */
+#ifndef RUNMON_BASE_JSONPICK_H
+#define RUNMON_BASE_JSONPICK_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* An object holding the top-level members of path's object named keys[0..n) (the last one of
+ * a repeated name, as jansson keeps), each parsed by jansson; the others are skipped. NULL
+ * when path cannot be read or is not one JSON object: the whole file is scanned, its strings,
+ * escapes, brackets and separators checked (nested values are not checked beyond that, nor
+ * UTF-8 in the members skipped). */
+json_t *rm_json_pick_file(const char *path, const char *const *keys, size_t n);
+
+#endif
