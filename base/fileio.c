@@ -95,9 +95,30 @@ int rm_write_file_atomic_via(const char *path, const char *tmp, const void *data
     return write_atomic(path, tmp, data, len, mode);
 }
 
+int rm_path_is_special(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* A device, FIFO or socket: opened as the shell's `>` would, nothing created or renamed. */
+static int write_in_place(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (rm_write_all(fd, data, len) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return close(fd);
+}
+
 static int write_atomic(const char *path, const char *tmp, const void *data, size_t len,
                         mode_t mode)
 {
+    if (rm_path_is_special(path)) return write_in_place(path, data, len);
     (void)unlink(tmp); /* a stale one from a dead process: a fresh mode */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0) return -1;

@@ -28,6 +28,12 @@ int rm_write_file_atomic_via(const char *path, const char *tmp, const void *data
 /* The same with the new file's mode given (before the umask). */
 int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode);
 
+/* True when path exists and is neither a regular file nor a folder: a character device
+ * (/dev/null, a terminal), a FIFO or a socket, followed through symbolic links. Such a target
+ * is written in place: renaming a temp file over it would replace the device with a file (as
+ * root, /dev/null itself). The rm_write_file_atomic functions do so on their own. */
+int rm_path_is_special(const char *path);
+
 /* write() the whole buffer, resuming after EINTR and short writes. 0, or -1 with errno. */
 int rm_write_all(int fd, const void *data, size_t len);
 

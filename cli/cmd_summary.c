@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/termsafe.h"
 #include "report/output.h"
 #include "sink/sink.h"
@@ -37,7 +38,8 @@ static void usage(FILE *out)
             "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
             "                          json, and csv to a file or pipe, keep names exact; text,\n"
             "                          and csv on a terminal, escape control characters\n"
-            "  -o FILE                 write there (atomically) instead of stdout\n"
+            "  -o FILE                 write there instead of stdout: a file atomically, a\n"
+            "                          device or FIFO (/dev/null) in place\n"
             "  --phase REGEX           only phases whose path matches (PCRE2)\n"
             "  --gpu-csv FILE          an nvidia-smi --query-gpu CSV (repeatable, in time order)\n"
             "  --dmon FILE             nvidia-smi dmon output, text or runmon's dmon.csv\n"
@@ -114,7 +116,15 @@ static int write_out(const char *file, const char *format, const json_t *o)
 {
     FILE *out = stdout;
     char tmp[4096];
-    if (file) {
+    int in_place = file && rm_path_is_special(file);
+    if (in_place) {
+        /* /dev/null, a terminal, a FIFO: written in place, never replaced by a file. */
+        out = fopen(file, "w");
+        if (!out) {
+            fprintf(stderr, "runmon summary: %s: %s\n", file, strerror(errno));
+            return 1;
+        }
+    } else if (file) {
         if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", file, (long)getpid()) >= sizeof tmp) {
             fprintf(stderr, "runmon summary: %s: path too long\n", file);
             return 1;
@@ -133,7 +143,10 @@ static int write_out(const char *file, const char *format, const json_t *o)
     else
         rm_summary_print_text(out, o);
     if (fflush(out) || ferror(out)) rc = -1;
-    if (file) {
+    if (in_place) {
+        if (fclose(out)) rc = -1;
+        if (rc) fprintf(stderr, "runmon summary: writing %s: %s\n", file, strerror(errno));
+    } else if (file) {
         if (fsync(fileno(out))) rc = -1;
         if (fclose(out)) rc = -1;
         if (rc == 0 && rename(tmp, file)) rc = -1;
