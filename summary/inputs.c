@@ -160,5 +160,6 @@ const struct rm_input_reader rm_input_readers[RM_INPUT_COUNT] = {
     [RM_INPUT_APPS_CSV] = {.kind = RM_INPUT_APPS_CSV,
                            .reset = reset_apps,
                            .row = read_apps_row,
+                           .close = rm_file_close_apps,
                            .own_spacing = true},
 };

@@ -34,6 +34,9 @@ struct rm_input_reader {
     /* Whether two parser states map the columns alike. Set: a large file of this kind is
      * read in chunks (chunks.h), every chunk starting from the state after the first row. */
     bool (*same_map)(const void *a, const void *b);
+    /* After the rows: closes what the last rows left open (a sample of several rows). May
+     * be NULL. */
+    void (*close)(struct file_agg *f);
     /* After the rows, before the parser is freed: what the reader assumed, into f->note.
      * May be NULL. */
     void (*note)(struct file_agg *f);

@@ -235,8 +235,9 @@ void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
     f->skipped[RM_SKIP_LONG_LINE] += longl;
     if (f->group_open) rm_file_flush_group(f);
     gaps_per_gpu(f);
-    rm_file_close_apps(f);
-    if (rm_input_reader(f->kind)->note) rm_input_reader(f->kind)->note(f);
+    const struct rm_input_reader *rd = rm_input_reader(f->kind);
+    if (rd->close) rd->close(f);
+    if (rd->note) rd->note(f);
     if (rc == 0 && f->err[0]) { /* the reader's note: rows it skipped for a limit */
         size_t u = strlen(f->note);
         snprintf(f->note + u, sizeof f->note - u, "%s%s", u ? "; " : "", f->err);
