@@ -54,7 +54,8 @@ struct rm_stream_def {
     const char *option_help; /* its line in `runmon summary --help` */
     enum rm_name_guess guess;
     const char *chart; /* the report's chart group that shows its degraded spans */
-    bool drawn;        /* the report reads its rows for charts */
+    bool drawn;        /* the report reads its rows for charts (report_collect.c's
+                          stream_family must have its branch) */
 };
 extern const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT];
 
