@@ -122,7 +122,7 @@ static int read_apps_row(struct file_agg *f, const struct rm_csv_row *row, bool 
 
 /* ---- the table: adding an input kind is one reader above and one line here ------------ */
 
-const struct rm_input_reader rm_input_readers[RM_INPUT_COUNT] = {
+static const struct rm_input_reader readers[RM_INPUT_COUNT] = {
     [RM_INPUT_GPU_CSV] = {.kind = RM_INPUT_GPU_CSV,
                           .reset = reset_gpu,
                           .row = read_gpu_row,
@@ -163,3 +163,24 @@ const struct rm_input_reader rm_input_readers[RM_INPUT_COUNT] = {
                            .close = rm_file_close_apps,
                            .own_spacing = true},
 };
+
+const struct rm_input_reader *rm_input_reader(enum rm_input_kind k)
+{
+    return &readers[k];
+}
+
+void rm_input_fold_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct file_agg *f = ctx;
+    int64_t t;
+    int rc = readers[f->kind].row(f, row, true, &t);
+    if (rc < 0) rm_file_skip(f, rc);
+}
+
+void rm_input_fold_line(void *ctx, const char *line, size_t len, bool torn)
+{
+    struct file_agg *f = ctx;
+    int64_t t;
+    int rc = readers[f->kind].line(f, line, len, torn, true, &t);
+    if (rc < 0) rm_file_skip(f, rc);
+}

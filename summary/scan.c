@@ -15,22 +15,6 @@
 #include "summary/csvread.h"
 #include "summary/inputs.h"
 
-static void on_csv_row(void *ctx, const struct rm_csv_row *row)
-{
-    struct file_agg *f = ctx;
-    int64_t t;
-    int rc = rm_input_reader(f->kind)->row(f, row, true, &t);
-    if (rc < 0) rm_file_skip(f, rc);
-}
-
-static void on_line(void *ctx, const char *line, size_t len, bool torn)
-{
-    struct file_agg *f = ctx;
-    int64_t t;
-    int rc = rm_input_reader(f->kind)->line(f, line, len, torn, true, &t);
-    if (rc < 0) rm_file_skip(f, rc);
-}
-
 static void reset_parser(struct file_agg *f)
 {
     rm_input_reader(f->kind)->reset(f);
@@ -223,10 +207,10 @@ int rm_scan_range(struct file_agg *f, uint64_t off, uint64_t end, _Atomic uint64
                   uint64_t *longl, bool *quoted)
 {
     if (rm_input_reader(f->kind)->line)
-        return rm_read_lines_range(f->path, off, end, 65536, on_line, f, progress, longl, f->err,
-                                   sizeof f->err);
-    return rm_csv_read_range(f->path, off, end, on_csv_row, f, progress, longl, quoted, f->err,
-                             sizeof f->err);
+        return rm_read_lines_range(f->path, off, end, 65536, rm_input_fold_line, f, progress, longl,
+                                   f->err, sizeof f->err);
+    return rm_csv_read_range(f->path, off, end, rm_input_fold_row, f, progress, longl, quoted,
+                             f->err, sizeof f->err);
 }
 
 /* After the rows: the last sample group, gaps, notes, and why a file without rows is empty. */
