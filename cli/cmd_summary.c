@@ -40,12 +40,13 @@ static void usage(FILE *out)
             "                          and csv on a terminal, escape control characters\n"
             "  -o FILE                 write there instead of stdout: a file atomically, a\n"
             "                          device or FIFO (/dev/null) in place\n"
-            "  --phase REGEX           only phases whose path matches (PCRE2)\n"
-            "  --gpu-csv FILE          an nvidia-smi --query-gpu CSV (repeatable, in time order)\n"
-            "  --dmon FILE             nvidia-smi dmon output, text or runmon's dmon.csv\n"
-            "  --cpu-csv FILE          a cpu.csv (or another monitor's cpu_metrics.csv)\n"
-            "  --proc-csv FILE         a proc.csv\n"
-            "  --apps-csv FILE         an apps.csv (per-process GPU memory)\n"
+            "  --phase REGEX           only phases whose path matches (PCRE2)\n");
+    for (int k = 0; k < RM_STREAM_COUNT; k++) { /* one --OPTION FILE per stream */
+        char opt[64];
+        snprintf(opt, sizeof opt, "--%s FILE", rm_stream_defs[k].option);
+        fprintf(out, "  %-24s%s\n", opt, rm_stream_defs[k].option_help);
+    }
+    fprintf(out,
             "  --runlog FILE           a runlog.jsonl with phases and monitor events\n"
             "  --gpu-fields LIST       the --query-gpu fields of a --gpu-csv without header,\n"
             "                          comma-separated (default: session.json's gpu_fields,\n"
@@ -67,30 +68,28 @@ static void usage(FILE *out)
 enum {
     OPT_FORMAT = 256,
     OPT_PHASE,
-    OPT_GPU,
-    OPT_DMON,
-    OPT_CPU,
-    OPT_PROC,
-    OPT_APPS,
     OPT_RUNLOG,
     OPT_SESSION,
     OPT_RESCAN,
     OPT_INTERVAL,
     OPT_THREADS,
-    OPT_GPU_FIELDS
+    OPT_GPU_FIELDS,
+    OPT_STREAM = 512 /* + a stream (model/streams.h): its --OPTION FILE */
 };
 
-/* dmon's own text starts with '#' or blanks; runmon's dmon.csv with a "ts," header. */
-static enum rm_input_kind dmon_kind(const char *path)
+/* The kind of a file of stream. Where its kinds are told apart by the first non-blank
+ * character (dmon's own text starts with '#', runmon's dmon.csv with a "ts," header), that is
+ * read; other files are not opened here (a pipe keeps its bytes). */
+static enum rm_input_kind file_kind(int stream, const char *path)
 {
-    FILE *f = fopen(path, "r");
     int c = ' ';
+    FILE *f = rm_stream_sniffed(stream) ? fopen(path, "r") : NULL;
     if (f) {
         while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
             ;
         fclose(f);
     }
-    return c == '#' || c == EOF ? RM_INPUT_DMON_TEXT : RM_INPUT_DMON_CSV;
+    return rm_input_of_stream(stream, c);
 }
 
 static int guess_kind(const char *path, enum rm_input_kind *kind)
@@ -99,16 +98,7 @@ static int guess_kind(const char *path, enum rm_input_kind *kind)
     b = b ? b + 1 : path;
     size_t n = strlen(b);
     if (n > 6 && !strcmp(b + n - 6, ".jsonl")) return 1; /* run log */
-    if (strstr(b, "dmon"))
-        *kind = dmon_kind(path);
-    else if (!strncmp(b, "cpu", 3))
-        *kind = RM_INPUT_CPU_CSV;
-    else if (!strncmp(b, "proc", 4))
-        *kind = RM_INPUT_PROC_CSV;
-    else if (!strncmp(b, "apps", 4))
-        *kind = RM_INPUT_APPS_CSV;
-    else
-        *kind = RM_INPUT_GPU_CSV;
+    *kind = file_kind(rm_stream_guess(b), path);
     return 0;
 }
 
@@ -228,21 +218,6 @@ static int take_option(struct summary_args *a, int c, char **argv)
     case OPT_PHASE:
         a->opts.phase_regex = optarg;
         break;
-    case OPT_GPU:
-        kind = RM_INPUT_GPU_CSV;
-        break;
-    case OPT_DMON:
-        kind = dmon_kind(optarg);
-        break;
-    case OPT_CPU:
-        kind = RM_INPUT_CPU_CSV;
-        break;
-    case OPT_PROC:
-        kind = RM_INPUT_PROC_CSV;
-        break;
-    case OPT_APPS:
-        kind = RM_INPUT_APPS_CSV;
-        break;
     case OPT_RUNLOG:
         kind = -1;
         break;
@@ -272,6 +247,10 @@ static int take_option(struct summary_args *a, int c, char **argv)
         a->opts.gpu_fields = optarg;
         break;
     default:
+        if (c >= OPT_STREAM && c < OPT_STREAM + RM_STREAM_COUNT) {
+            kind = (int)file_kind(c - OPT_STREAM, optarg);
+            break;
+        }
         fprintf(stderr, "runmon summary: unknown or incomplete option '%s' (see --help)\n",
                 argv[optind - 1]);
         return 2;
@@ -290,14 +269,9 @@ static int take_option(struct summary_args *a, int c, char **argv)
 /* Returns -1 to go on, else the exit status (0 after --help). */
 static int parse_args(int argc, char **argv, struct summary_args *a)
 {
-    static const struct option longopts[] = {
+    static const struct option fixed[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
         {"phase", required_argument, NULL, OPT_PHASE},
-        {"gpu-csv", required_argument, NULL, OPT_GPU},
-        {"dmon", required_argument, NULL, OPT_DMON},
-        {"cpu-csv", required_argument, NULL, OPT_CPU},
-        {"proc-csv", required_argument, NULL, OPT_PROC},
-        {"apps-csv", required_argument, NULL, OPT_APPS},
         {"runlog", required_argument, NULL, OPT_RUNLOG},
         {"session", required_argument, NULL, OPT_SESSION},
         {"rescan", no_argument, NULL, OPT_RESCAN},
@@ -307,6 +281,11 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    struct option longopts[RM_STREAM_COUNT + sizeof fixed / sizeof fixed[0]];
+    for (int k = 0; k < RM_STREAM_COUNT; k++)
+        longopts[k] =
+            (struct option){rm_stream_defs[k].option, required_argument, NULL, OPT_STREAM + k};
+    memcpy(longopts + RM_STREAM_COUNT, fixed, sizeof fixed);
     int c, rc;
     optind = 1;
     opterr = 0;
@@ -341,7 +320,7 @@ static int summarize_files(struct summary_args *a, json_t *list)
             return 2;
         }
         if (S_ISDIR(st.st_mode)) continue;
-        enum rm_input_kind k = RM_INPUT_GPU_CSV;
+        enum rm_input_kind k = 0;
         int isrl = guess_kind(a->paths[i], &k);
         if (a->nfiles < sizeof a->files / sizeof a->files[0]) {
             a->files[a->nfiles].kind = isrl ? -1 : (int)k;

@@ -4,6 +4,7 @@
 #define RUNMON_MODEL_SESSION_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -31,16 +32,6 @@ struct rm_gpu_info {
     double memory_total_mb; /* NaN when nvidia-smi did not report it */
 };
 
-/* Collectors are indexed by their stream (model/streams.h): one collector per stream. */
-enum {
-    RM_COL_GPU = RM_STREAM_GPU,
-    RM_COL_DMON = RM_STREAM_DMON,
-    RM_COL_CPU = RM_STREAM_CPU,
-    RM_COL_PROC = RM_STREAM_PROC,
-    RM_COL_APPS = RM_STREAM_APPS,
-    RM_COL_COUNT = RM_STREAM_COUNT
-};
-
 struct rm_session {
     char id[160];
     char dir[PATH_MAX];
@@ -59,10 +50,15 @@ struct rm_session {
     struct rm_gpu_info gpus[RM_MAX_GPUS];
     int ngpus;
     char driver_version[64];
-    struct rm_collector_health collectors[RM_COL_COUNT];
+    struct rm_collector_health collectors[RM_STREAM_COUNT]; /* by stream: one collector each */
     int64_t max_sample_lateness_ns; /* the CPU sampler's worst distance from its schedule */
     uint64_t cpu_samples;
 };
+
+/* Names each collector and sets its health before it starts: disabled when what its stream
+ * needs (rm_stream_defs[].needs) is missing: gpu false (record --no-gpu), command false (no
+ * command recorded), or its bit (1u << stream) set in off (the stream's own --no-X option). */
+void rm_session_init_collectors(struct rm_session *s, bool gpu, bool command, unsigned off);
 
 /* A session's status for people: "interrupted (SIGTERM)" when a signal stopped it (sig > 0),
  * else the status as it is. Returns buf. */

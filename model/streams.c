@@ -4,11 +4,65 @@
 #include <string.h>
 
 const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
-    [RM_STREAM_GPU] = {"gpu", "gpu", RM_INPUT_GPU_CSV, "nvidia-smi --query-gpu, one row per GPU"},
-    [RM_STREAM_DMON] = {"dmon", "dmon", RM_INPUT_DMON_CSV, "nvidia-smi dmon, one row per GPU"},
-    [RM_STREAM_CPU] = {"cpu", "cpu", RM_INPUT_CPU_CSV, "/proc/stat and /proc/meminfo"},
-    [RM_STREAM_PROC] = {"proc", "proc", RM_INPUT_PROC_CSV, "the command's process tree"},
-    [RM_STREAM_APPS] = {"apps", "apps", RM_INPUT_APPS_CSV, "nvidia-smi pmon, one row per process"},
+    [RM_STREAM_GPU] = {.name = "gpu",
+                       .stem = "gpu",
+                       .kind = RM_INPUT_GPU_CSV,
+                       .what = "nvidia-smi --query-gpu, one row per GPU",
+                       .needs = RM_NEEDS_NVIDIA_SMI,
+                       .option = "gpu-csv",
+                       .option_help = "an nvidia-smi --query-gpu CSV (repeatable, in time order)",
+                       .guess = RM_GUESS_DEFAULT,
+                       .chart = "gpu",
+                       .drawn = true},
+    [RM_STREAM_DMON] = {.name = "dmon",
+                        .stem = "dmon",
+                        .kind = RM_INPUT_DMON_CSV,
+                        .what = "nvidia-smi dmon, one row per GPU",
+                        .needs = RM_NEEDS_NVIDIA_SMI,
+                        .option = "dmon",
+                        .option_help = "nvidia-smi dmon output, text or runmon's dmon.csv",
+                        .guess = RM_GUESS_ANYWHERE,
+                        .chart = "gpu",
+                        .drawn = false},
+    [RM_STREAM_CPU] = {.name = "cpu",
+                       .stem = "cpu",
+                       .kind = RM_INPUT_CPU_CSV,
+                       .what = "/proc/stat and /proc/meminfo",
+                       .needs = 0,
+                       .option = "cpu-csv",
+                       .option_help = "a cpu.csv (or another monitor's cpu_metrics.csv)",
+                       .guess = RM_GUESS_PREFIX,
+                       .chart = "cpu",
+                       .drawn = true},
+    [RM_STREAM_PROC] = {.name = "proc",
+                        .stem = "proc",
+                        .kind = RM_INPUT_PROC_CSV,
+                        .what = "the command's process tree",
+                        .needs = RM_NEEDS_COMMAND,
+                        .option = "proc-csv",
+                        .option_help = "a proc.csv",
+                        .guess = RM_GUESS_PREFIX,
+                        .chart = "proc",
+                        .drawn = true},
+    [RM_STREAM_APPS] = {.name = "apps",
+                        .stem = "apps",
+                        .kind = RM_INPUT_APPS_CSV,
+                        .what = "nvidia-smi pmon, one row per process",
+                        .needs = RM_NEEDS_NVIDIA_SMI,
+                        .option = "apps-csv",
+                        .option_help = "an apps.csv (per-process GPU memory)",
+                        .guess = RM_GUESS_PREFIX,
+                        .chart = "apps",
+                        .drawn = true},
+};
+
+const struct rm_input_def rm_input_defs[RM_INPUT_COUNT] = {
+    [RM_INPUT_GPU_CSV] = {"gpu_csv", RM_STREAM_GPU, false},
+    [RM_INPUT_DMON_TEXT] = {"dmon_text", RM_STREAM_DMON, true},
+    [RM_INPUT_DMON_CSV] = {"dmon_csv", RM_STREAM_DMON, false},
+    [RM_INPUT_CPU_CSV] = {"cpu_csv", RM_STREAM_CPU, false},
+    [RM_INPUT_PROC_CSV] = {"proc_csv", RM_STREAM_PROC, false},
+    [RM_INPUT_APPS_CSV] = {"apps_csv", RM_STREAM_APPS, false},
 };
 
 int rm_stream_by_name(const char *name)
@@ -16,6 +70,44 @@ int rm_stream_by_name(const char *name)
     for (int i = 0; i < RM_STREAM_COUNT; i++)
         if (!strcmp(name, rm_stream_defs[i].name)) return i;
     return -1;
+}
+
+int rm_input_by_name(const char *name)
+{
+    for (int i = 0; i < RM_INPUT_COUNT; i++)
+        if (!strcmp(name, rm_input_defs[i].name)) return i;
+    return -1;
+}
+
+enum rm_input_kind rm_input_of_stream(int stream, int c)
+{
+    if (c == '#' || c == EOF)
+        for (int i = 0; i < RM_INPUT_COUNT; i++)
+            if ((int)rm_input_defs[i].stream == stream && rm_input_defs[i].hash_first)
+                return (enum rm_input_kind)i;
+    return rm_stream_defs[stream].kind;
+}
+
+bool rm_stream_sniffed(int stream)
+{
+    for (int i = 0; i < RM_INPUT_COUNT; i++)
+        if ((int)rm_input_defs[i].stream == stream && rm_input_defs[i].hash_first) return true;
+    return false;
+}
+
+int rm_stream_guess(const char *base)
+{
+    int fallback = -1;
+    for (int i = 0; i < RM_STREAM_COUNT; i++)
+        if (rm_stream_defs[i].guess == RM_GUESS_ANYWHERE && strstr(base, rm_stream_defs[i].stem))
+            return i;
+    for (int i = 0; i < RM_STREAM_COUNT; i++) {
+        const char *stem = rm_stream_defs[i].stem;
+        if (rm_stream_defs[i].guess == RM_GUESS_PREFIX && !strncmp(base, stem, strlen(stem)))
+            return i;
+        if (rm_stream_defs[i].guess == RM_GUESS_DEFAULT) fallback = i;
+    }
+    return fallback;
 }
 
 int rm_segment_name(char *out, size_t cap, int stream, int number)

@@ -1,11 +1,13 @@
 /* The ONE table of a session's streams: each collector writes one stream, and every layer
  * that names, lists, reads or exports a stream takes it from here.
  *
- * Adding a collector starts with one row here (docs/ARCHITECTURE.md lists the other places).
+ * Adding a collector starts with one row here, and one in rm_input_defs for each new kind of
+ * file (docs/ARCHITECTURE.md, "Adding a collector", lists the few other places).
  */
 #ifndef RUNMON_MODEL_STREAMS_H
 #define RUNMON_MODEL_STREAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* How the summary reads a file. */
@@ -29,16 +31,59 @@ enum rm_stream_id {
     RM_STREAM_COUNT
 };
 
+/* What a stream's collector needs; without it the stream starts out disabled. */
+enum {
+    RM_NEEDS_NVIDIA_SMI = 1u << 0, /* off with record --no-gpu; unavailable without one */
+    RM_NEEDS_COMMAND = 1u << 1,    /* off when recording without a command */
+};
+
+/* How `runmon summary FILE` tells a lone file of the stream by its base name. */
+enum rm_name_guess {
+    RM_GUESS_PREFIX,   /* the name starts with the stem ("cpu_metrics.csv") */
+    RM_GUESS_ANYWHERE, /* the stem is anywhere in it, checked before any prefix */
+    RM_GUESS_DEFAULT,  /* any other name (one stream) */
+};
+
 struct rm_stream_def {
     const char *name;        /* "gpu": the collector's and the stream's name in every file */
     const char *stem;        /* active file "<stem>.csv", sealed "<stem>-NNNNNN.csv" */
     enum rm_input_kind kind; /* the summary reader of its files */
     const char *what;        /* one line for humans */
+    unsigned needs;          /* RM_NEEDS_* */
+    const char *option;      /* `runmon summary --OPTION FILE` */
+    const char *option_help; /* its line in `runmon summary --help` */
+    enum rm_name_guess guess;
+    const char *chart; /* the report's chart group that shows its degraded spans */
+    bool drawn;        /* the report reads its rows for charts (report_collect.c's
+                          stream_family must have its branch) */
 };
 extern const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT];
 
+/* The kinds of file the summary reads. A stream's files are of its kind, or of another kind
+ * of the same stream that the file's first character tells (dmon's own text starts '#'). */
+struct rm_input_def {
+    const char *name; /* "gpu_csv": in stored segment aggregates and messages */
+    enum rm_stream_id stream;
+    bool hash_first; /* the kind of a file whose first non-blank character is '#' (or
+                        that is empty), among its stream's kinds */
+};
+extern const struct rm_input_def rm_input_defs[RM_INPUT_COUNT];
+
 /* The stream named name, or -1. */
 int rm_stream_by_name(const char *name);
+
+/* The input kind named name ("gpu_csv"), or -1. */
+int rm_input_by_name(const char *name);
+
+/* The kind of a file of stream whose first non-blank character is c (EOF when none). */
+enum rm_input_kind rm_input_of_stream(int stream, int c);
+
+/* Whether the kind of stream's files is told by their first character (rm_input_of_stream
+ * would read something): only then need a file be opened to choose. */
+bool rm_stream_sniffed(int stream);
+
+/* The stream a lone file belongs to, guessed from its base name. */
+int rm_stream_guess(const char *base);
 
 /* Segment file names. Active: "<stem>.csv"; sealed: "<stem>-NNNNNN.csv" (number >= 1, at
  * least six digits). Writes the name for number (0: the active file); -1 if it does not fit. */

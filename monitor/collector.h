@@ -26,8 +26,8 @@ enum rm_line_kind {
 };
 
 struct rm_collector {
-    const char *name; /* "gpu" or "dmon" */
-    int id;           /* RM_COL_GPU or RM_COL_DMON */
+    const char *name; /* its stream's name (rm_stream_defs) */
+    int id;           /* its stream (RM_STREAM_*) */
     const char *argv[24];
     int64_t stale_ns; /* no valid row for this long: degraded */
     const struct rm_port *port;

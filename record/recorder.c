@@ -118,13 +118,13 @@ static void *supervisor_main(void *arg)
     return NULL;
 }
 
-static void collector_setup(struct rm_collector *c, struct rm_recorder *rec, const char *name,
-                            int id, int64_t interval_ns)
+static void collector_setup(struct rm_collector *c, struct rm_recorder *rec, int id,
+                            int64_t interval_ns)
 {
     memset(c, 0, sizeof *c);
     rm_child_init(&c->child);
     c->epfd = c->watched[0] = c->watched[1] = c->watched[2] = -1;
-    c->name = name;
+    c->name = rm_stream_defs[id].name;
     c->id = id;
     c->port = &rec->port;
     c->stale_ns = rm_stale_after_ns(interval_ns);
@@ -143,7 +143,7 @@ static int start_apps(struct supervisor *s, struct rm_recorder *rec, char *err, 
     d = d < 1 ? 1 : d > 10 ? 10 : d;
     snprintf(s->psec, sizeof s->psec, "%d", d);
     struct rm_collector *a = &s->cols[s->ncols++];
-    collector_setup(a, rec, "apps", RM_COL_APPS, (int64_t)d * RM_NS_PER_SEC);
+    collector_setup(a, rec, RM_STREAM_APPS, (int64_t)d * RM_NS_PER_SEC);
     const char *aargv[] = {rec->opts.nvidia_smi, "pmon", "-s", "mu", "-d", s->psec, NULL};
     memcpy(a->argv, aargv, sizeof aargv);
     a->on_line = rm_apps_on_line;
@@ -162,9 +162,9 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     int spawn_errno = 0;
     if (rm_gpu_inventory(smi, sess, 15000, why, sizeof why, &spawn_errno) < 0) {
         if (spawn_errno == ENOENT) {
-            for (int id = 0; id < RM_COL_COUNT; id++) {
-                if (id != RM_COL_GPU && id != RM_COL_DMON &&
-                    (id != RM_COL_APPS || rec->opts.no_apps))
+            for (int id = 0; id < RM_STREAM_COUNT; id++) {
+                if (!(rm_stream_defs[id].needs & RM_NEEDS_NVIDIA_SMI) ||
+                    sess->collectors[id].health == RM_HEALTH_DISABLED)
                     continue;
                 json_t *d = json_object();
                 json_object_set_new(d, "collector", json_string(rm_stream_defs[id].name));
@@ -197,7 +197,7 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     snprintf(s->dsec, sizeof s->dsec, "%d", sess->dmon_interval_s);
 
     struct rm_collector *g = &s->cols[0];
-    collector_setup(g, rec, "gpu", RM_COL_GPU, interval_ns);
+    collector_setup(g, rec, RM_STREAM_GPU, interval_ns);
     const char *gargv[] = {smi, s->query, "--format=csv,noheader,nounits", "-lms", s->lms, NULL};
     memcpy(g->argv, gargv, sizeof gargv);
     g->on_line = rm_gpu_on_line;
@@ -205,7 +205,7 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     g->ctx = &s->gpu;
 
     struct rm_collector *d = &s->cols[1];
-    collector_setup(d, rec, "dmon", RM_COL_DMON, (int64_t)sess->dmon_interval_s * RM_NS_PER_SEC);
+    collector_setup(d, rec, RM_STREAM_DMON, (int64_t)sess->dmon_interval_s * RM_NS_PER_SEC);
     const char *dargv[] = {smi, "dmon", "-s", rec->opts.dmon_metrics, "-d", s->dsec, NULL};
     memcpy(d->argv, dargv, sizeof dargv);
     d->on_line = rm_dmon_on_line;
@@ -267,13 +267,8 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     if (s->dmon_interval_s < 1) s->dmon_interval_s = 1;
     s->warn_pct = rec->opts.warn_pct;
     s->crit_pct = rec->opts.crit_pct;
-    for (int i = 0; i < RM_COL_COUNT; i++)
-        s->collectors[i].name = rm_stream_defs[i].name;
-    if (rec->opts.no_gpu)
-        s->collectors[RM_COL_GPU].health = s->collectors[RM_COL_DMON].health = RM_HEALTH_DISABLED;
-    if (rec->opts.no_gpu || rec->opts.no_apps)
-        s->collectors[RM_COL_APPS].health = RM_HEALTH_DISABLED;
-    if (!rec->opts.command) s->collectors[RM_COL_PROC].health = RM_HEALTH_DISABLED;
+    rm_session_init_collectors(s, !rec->opts.no_gpu, rec->opts.command != NULL,
+                               rec->opts.no_apps ? 1u << RM_STREAM_APPS : 0);
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/runlog.jsonl", s->dir);
     rec->log = rm_runlog_open(path);

@@ -130,7 +130,7 @@ static void gpu_labels(struct out *o, const char *name, const struct rm_prom_inp
 
 static void render_gpus(struct out *o, const struct rm_prom_input *in)
 {
-    if (in->collector[RM_COL_GPU] != RM_PROM_UP)
+    if (in->collector[RM_STREAM_GPU] != RM_PROM_UP)
         return; /* degraded or off: its metrics are removed, not left stale */
     for (size_t m = 0; m < sizeof gpu_metrics / sizeof *gpu_metrics; m++) {
         const struct gpu_metric *gm = &gpu_metrics[m];
@@ -158,7 +158,7 @@ static void render_gpus(struct out *o, const struct rm_prom_input *in)
 static void render_processes(struct out *o, const struct rm_prom_input *in)
 {
     const struct rm_latest *l = in->latest;
-    if (in->collector[RM_COL_APPS] != RM_PROM_UP || !l->nprocs) return;
+    if (in->collector[RM_STREAM_APPS] != RM_PROM_UP || !l->nprocs) return;
     if (in->stale_ns && in->now_ns - l->procs_ts_ns > in->stale_ns) return;
     int headed = 0;
     for (int i = 0; i < l->nprocs; i++) {
@@ -198,7 +198,8 @@ static void simple(struct out *o, const struct rm_prom_input *in, const char *na
 static void render_phase_counters(struct out *o, const struct rm_prom_input *in)
 {
     if (!in->done || in->ndone <= 0) return;
-    static const char *const names[] = {"runmon_phase_completed_total", "runmon_phase_seconds_total"};
+    static const char *const names[] = {"runmon_phase_completed_total",
+                                        "runmon_phase_seconds_total"};
     static const char *const helps[] = {
         "Phases completed in the session's run log (phase_exit and phase lines), by path.",
         "Summed wall-clock seconds of the completed phases, by path."};
@@ -241,7 +242,7 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
 
     family(&o, "runmon_collector_up", "gauge",
            "1 while the collector is healthy, 0 while it is degraded or unavailable.");
-    for (int c = 0; c < RM_COL_COUNT; c++) {
+    for (int c = 0; c < RM_STREAM_COUNT; c++) {
         if (in->collector[c] == RM_PROM_DISABLED) continue;
         put(&o, "runmon_collector_up{");
         put_label(&o, "collector", rm_stream_defs[c].name, 1);
@@ -275,12 +276,12 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
     /* Live: the newest exported rows. Final: the newest rows ever taken, whatever the health
      * now, so an alert can still see how old the data is. */
     int64_t gpu_ts = 0;
-    if (in->final || in->collector[0] == RM_PROM_UP)
+    if (in->final || in->collector[RM_STREAM_GPU] == RM_PROM_UP)
         for (int i = 0; i < RM_MAX_GPUS; i++)
             if ((in->final ? l->gpu[i].valid : gpu_shown(in, i)) && l->gpu[i].ts_ns > gpu_ts)
                 gpu_ts = l->gpu[i].ts_ns;
 
-    int cpu_up = l->cpu_valid && in->collector[2] == RM_PROM_UP;
+    int cpu_up = l->cpu_valid && in->collector[RM_STREAM_CPU] == RM_PROM_UP;
     int cpu_ts = l->cpu_valid && (in->final || cpu_up);
     if (in->final) cpu_up = 0;
     if (cpu_up) {
@@ -297,7 +298,8 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
                l->mem_total_bytes);
     }
     if (!in->final) render_processes(&o, in);
-    int proc_up = !in->final && in->have_command && l->proc_valid && in->collector[RM_COL_PROC] == RM_PROM_UP;
+    int proc_up = !in->final && in->have_command && l->proc_valid &&
+                  in->collector[RM_STREAM_PROC] == RM_PROM_UP;
     if (proc_up) {
         simple(&o, in, "runmon_process_resident_bytes",
                "Resident memory of the recorded command's process tree.", l->proc_rss_bytes);

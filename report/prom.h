@@ -21,7 +21,7 @@
 #include "monitor/latest.h"
 #include "monitor/phase_follow.h"
 
-/* Collector health as the export sees it, per collector (RM_COL_*, model/session.h). */
+/* Collector health as the export sees it, per collector (RM_STREAM_*, model/streams.h). */
 enum rm_prom_health { RM_PROM_UP, RM_PROM_DOWN, RM_PROM_DISABLED };
 
 /* Everything one exposition is rendered from: a consistent copy. */
@@ -30,7 +30,7 @@ struct rm_prom_input {
     const struct rm_latest *latest;
     int ngpus_inventory;
     const char *inventory_uuid[RM_MAX_GPUS]; /* by GPU index; NULL if unknown */
-    enum rm_prom_health collector[RM_COL_COUNT];
+    enum rm_prom_health collector[RM_STREAM_COUNT];
     const char *phase; /* the current phase path, NULL or "" when none is open */
     int64_t now_ns;    /* CLOCK_REALTIME */
     int64_t stale_ns;  /* a GPU row older than this is left out (0: never) */
@@ -40,8 +40,8 @@ struct rm_prom_input {
     const struct rm_pf_done *done;
     int ndone;
     /* For alert rules; each left out when <= 0. */
-    double interval_s, period_s;          /* sampling interval, textfile write period */
-    double warn_ratio, crit_ratio;        /* VRAM thresholds (--warn-pct, --crit-pct) / 100 */
+    double interval_s, period_s;   /* sampling interval, textfile write period */
+    double warn_ratio, crit_ratio; /* VRAM thresholds (--warn-pct, --crit-pct) / 100 */
 };
 
 /* Renders the exposition into buf. Returns its length, or -1 when it did not fit (cap). */

@@ -197,22 +197,21 @@ void rm_report_write_defs(struct report *r, const struct band *bands, size_t nb)
                 x0, PT, w, PH, rm_report_phase_color(path, col));
     }
     fprintf(o, "</g>");
-    /* One hatch layer per chart group, by the id the charts use: the GPU charts show the
-     * spans of both nvidia-smi streams. */
-    static const struct {
-        int stream[2];
-        const char *id;
-    } groups[] = {{{RM_STREAM_GPU, RM_STREAM_DMON}, "deg-gpu"},
-                  {{RM_STREAM_CPU, RM_STREAM_CPU}, "deg-cpu"},
-                  {{RM_STREAM_PROC, RM_STREAM_PROC}, "deg-proc"},
-                  {{RM_STREAM_APPS, RM_STREAM_APPS}, "deg-apps"}};
-    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
-        const char *a = rm_stream_defs[groups[g].stream[0]].name;
-        const char *b = rm_stream_defs[groups[g].stream[1]].name;
-        fprintf(o, "<g id=\"%s\">", groups[g].id);
+    /* One hatch layer per chart group ("deg-" and the group: the id the charts use), in the
+     * order the stream table first names the group: the GPU charts show the spans of both
+     * nvidia-smi streams. */
+    for (int g = 0; g < RM_STREAM_COUNT; g++) {
+        const char *group = rm_stream_defs[g].chart;
+        bool first = group != NULL;
+        for (int k = 0; first && k < g; k++)
+            first = !rm_stream_defs[k].chart || strcmp(rm_stream_defs[k].chart, group);
+        if (!first) continue;
+        fprintf(o, "<g id=\"deg-%s\">", group);
         for (size_t i = 0; i < r->nspans; i++) {
             const struct span *s = &r->spans[i];
-            if (strcmp(s->collector, a) && strcmp(s->collector, b)) continue;
+            int k = rm_stream_by_name(s->collector);
+            if (k < 0 || !rm_stream_defs[k].chart || strcmp(rm_stream_defs[k].chart, group))
+                continue;
             double x0 = xpos(r, s->a), x1 = xpos(r, s->b == RM_NO_TIME ? r->t1 : s->b);
             fprintf(o,
                     "<rect class=\"degraded\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "

@@ -328,10 +328,6 @@ const json_t *rm_report_get(const json_t *o, const char *path)
 
 /* ---- the steps of rm_report_collect ----------------------------------------------- */
 
-/* The streams the report draws (dmon.csv is not drawn). */
-static const int drawn[] = {RM_STREAM_GPU, RM_STREAM_CPU, RM_STREAM_PROC, RM_STREAM_APPS};
-#define NDRAWN (sizeof drawn / sizeof drawn[0])
-
 static int load_session(struct report *r, char *err, size_t errsz)
 {
     char path[4096];
@@ -422,8 +418,8 @@ static int find_time_range(struct report *r, char *err, size_t errsz)
     widen(r, ended);
     widen(r, r->rl.first_ns);
     widen(r, r->rl.last_ns);
-    for (size_t i = 0; i < NDRAWN; i++)
-        peek_family(r, drawn[i]);
+    for (int k = 0; k < RM_STREAM_COUNT; k++)
+        if (rm_stream_defs[k].drawn) peek_family(r, k);
     if (r->t0 == RM_NO_TIME) {
         snprintf(err, errsz, "%s: no timed data to draw", r->dir);
         return 2;
@@ -439,8 +435,8 @@ static int read_streams(struct report *r, char *err, size_t errsz)
     r->gpus = rm_xcalloc(MAX_GPUS, sizeof *r->gpus);
     for (int m = 0; m < HS_COUNT; m++)
         if (rm_series_init(&r->host[m], r->t0, r->t1, RM_REPORT_BUCKETS, r->gap_ns)) abort();
-    for (size_t i = 0; i < NDRAWN; i++)
-        if (stream_family(r, drawn[i], err, errsz)) return 1;
+    for (int k = 0; k < RM_STREAM_COUNT; k++)
+        if (rm_stream_defs[k].drawn && stream_family(r, k, err, errsz)) return 1;
     rm_report_thr_finish(r);
     return 0;
 }

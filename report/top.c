@@ -757,25 +757,24 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
 
     /* collectors */
     {
-        static const char *const cs[] = {"gpu", "dmon", "cpu", "proc", "apps"};
         size_t n = 0;
         int bad = 0;
         h[0] = 0;
-        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
-            const char *hl = health_of(t, cs[i], NULL);
+        for (int i = 0; i < RM_STREAM_COUNT; i++) {
+            const char *col = rm_stream_defs[i].name, *hl = health_of(t, col, NULL);
             if (!hl) continue;
             bad |= bad_health(hl);
-            n += (size_t)snprintf(h + n, sizeof h - n, "  %s %s", cs[i], hl);
+            n += (size_t)snprintf(h + n, sizeof h - n, "  %s %s", col, hl);
             if (n >= sizeof h) break;
         }
         addline(f, width, bad ? RM_TOP_WARN : RM_TOP_PLAIN, "collectors%s", h);
-        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
-            const char *le;
-            const char *hl = health_of(t, cs[i], &le);
+        for (int i = 0; i < RM_STREAM_COUNT; i++) {
+            const char *le, *col = rm_stream_defs[i].name;
+            const char *hl = health_of(t, col, &le);
             if (!bad_health(hl)) continue;
             rm_term_escape(e, sizeof e, le ? le : "no error recorded");
             addline(f, width, RM_TOP_WARN, "  %s collector %s: %s (figures below may be stale)",
-                    cs[i], hl, e);
+                    col, hl, e);
         }
     }
 

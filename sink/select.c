@@ -14,6 +14,7 @@
 
 #include "base/json.h"
 #include "base/termsafe.h"
+#include "model/streams.h"
 #include "sink/index.h"
 #include "sink/names.h"
 
@@ -159,12 +160,13 @@ static bool has_file(const char *dir, const char *name)
     return access(p, F_OK) == 0;
 }
 
+/* A session's own files: session.json, the run log, or any stream's active file. */
 static bool is_session_dir(const char *dir)
 {
-    static const char *const names[] = {"session.json", "runlog.jsonl", "gpu.csv",
-                                        "cpu.csv",      "proc.csv",     "dmon.csv"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (has_file(dir, names[i])) return true;
+    char name[64];
+    if (has_file(dir, "session.json") || has_file(dir, "runlog.jsonl")) return true;
+    for (int k = 0; k < RM_STREAM_COUNT; k++)
+        if (rm_segment_name(name, sizeof name, k, 0) == 0 && has_file(dir, name)) return true;
     return false;
 }
 

@@ -92,7 +92,7 @@ json_t *rm_session_to_json(const struct rm_session *s)
     json_object_set_new(o, "driver_version",
                         s->driver_version[0] ? rm_jstr(s->driver_version) : json_null());
     json_t *cols = json_object();
-    for (int i = 0; i < RM_COL_COUNT; i++) {
+    for (int i = 0; i < RM_STREAM_COUNT; i++) {
         const struct rm_collector_health *c = &s->collectors[i];
         if (!c->name) continue;
         json_t *cj = json_object();

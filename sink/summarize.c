@@ -103,8 +103,8 @@ static void add_listed(struct rm_summary *s, const json_t *m, const char *id, co
             src->pruned++;
             src->pruned_rows += json_integer_value(json_object_get(e, "rows"));
         }
-        /* Per-process figures need the rows: apps segments are read while on disk. */
-        int need_rows = use_files || k == RM_STREAM_APPS;
+        /* A kind whose aggregate is not whole (per-process figures) is read while on disk. */
+        int need_rows = use_files || !rm_summary_segment_whole(rm_stream_defs[k].kind);
         if (json_is_object(agg) && (!need_rows || !on_disk)) {
             char e2[512];
             if (rm_summary_add_segment(s, agg, e2, sizeof e2) == 0) {

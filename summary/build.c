@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/rm_time.h"
+#include "summary/inputs.h"
 #include "summary/merge.h"
 #include "summary/pool.h"
 #include "summary/summary_internal.h"
@@ -213,15 +214,6 @@ static json_t *session_json(json_t *ses)
     return o;
 }
 
-/* The stream a file of this kind belongs to (dmon's own text is the dmon stream too). */
-static int stream_of_kind(enum rm_input_kind kind)
-{
-    if (kind == RM_INPUT_DMON_TEXT) return RM_STREAM_DMON;
-    for (int i = 0; i < RM_STREAM_COUNT; i++)
-        if (rm_stream_defs[i].kind == kind) return i;
-    return -1;
-}
-
 static json_t *collectors_json(json_t *ses, const struct rm_runlog *rl,
                                const bool present[RM_STREAM_COUNT])
 {
@@ -380,7 +372,7 @@ static json_t *file_json(const struct file_agg *f)
         if (f->skipped[k])
             json_object_set_new(sk, rm_skip_names[k], json_integer((json_int_t)f->skipped[k]));
     return json_pack("{s:o,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:o}}", "path",
-                     rm_str_or_null(f->path), "kind", rm_input_kind_names[f->kind], "bytes",
+                     rm_str_or_null(f->path), "kind", rm_input_defs[f->kind].name, "bytes",
                      (json_int_t)f->bytes, "rows", (json_int_t)f->rows, "rows_skipped", sk, "first",
                      jts(f->first_ns), "last", jts(f->last_ns), "interval_s",
                      jnum(f->interval_ns ? (double)f->interval_ns / 1e9 : NAN, 3), "gaps", "count",
@@ -404,15 +396,11 @@ static void tally_file(struct file_tally *t, const struct file_agg *f)
         t->data_first = f->first_ns;
     if (f->last_ns != RM_NO_TIME && (t->data_last == RM_NO_TIME || f->last_ns > t->data_last))
         t->data_last = f->last_ns;
-    int c = stream_of_kind(f->kind);
-    if (f->rows && c >= 0) t->present[c] = true;
-    if (f->rows && (f->kind == RM_INPUT_DMON_TEXT || f->kind == RM_INPUT_DMON_CSV) &&
-        f->first_ns == RM_NO_TIME && f->path) {
+    if (f->rows) t->present[rm_input_defs[f->kind].stream] = true;
+    const char *untimed = rm_input_reader(f->kind)->untimed;
+    if (f->rows && untimed && f->first_ns == RM_NO_TIME && f->path) {
         char b[600];
-        snprintf(b, sizeof b,
-                 "%s: dmon output without time columns: no energy, "
-                 "coverage or phase figures from it",
-                 f->path);
+        snprintf(b, sizeof b, "%s: %s", f->path, untimed);
         json_array_append_new(t->notes, json_string(b));
     }
     json_array_append_new(t->files, file_json(f));
@@ -462,10 +450,9 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
     m->phost = rm_xcalloc(m->nph, sizeof *m->phost);
     for (size_t i = 0; i < s->njobs; i++) {
         struct file_agg *f = s->jobs[i];
-        if (f->kind == RM_INPUT_GPU_CSV)
-            rm_source_merge(&m->q, f, m->nph, &s->rl);
-        else if (f->kind == RM_INPUT_DMON_TEXT || f->kind == RM_INPUT_DMON_CSV)
-            rm_source_merge(&m->d, f, m->nph, &s->rl);
+        enum rm_gpu_source src = rm_input_reader(f->kind)->source;
+        if (src != RM_GPU_SOURCE_NONE)
+            rm_source_merge(src == RM_GPU_SOURCE_QUERY ? &m->q : &m->d, f, m->nph, &s->rl);
         if (f->apps) {
             if (!m->have_apps) rm_apps_init(&m->apps, m->nph);
             m->have_apps = true;

@@ -9,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "summary/csvread.h"
+#include "summary/inputs.h"
 #include "summary/scan.h"
 
 #define RM_CHUNK_DEFAULT (8ull << 20)
@@ -24,23 +25,7 @@ uint64_t rm_chunk_bytes(void)
 
 bool rm_chunkable(enum rm_input_kind k)
 {
-    return k == RM_INPUT_GPU_CSV || k == RM_INPUT_DMON_CSV || k == RM_INPUT_DMON_TEXT;
-}
-
-/* Whether two parser states map the columns the same way. */
-static bool same_map(enum rm_input_kind k, const void *a, const void *b)
-{
-    if (k == RM_INPUT_GPU_CSV) {
-        const struct rm_gpucsv *x = a, *y = b; /* the parser union's members */
-        return x->mapped == y->mapped && x->assumed == y->assumed && x->has_ts == y->has_ts &&
-               x->ncols == y->ncols && !memcmp(x->role, y->role, sizeof x->role) &&
-               !memcmp(x->metric, y->metric, sizeof x->metric) && x->first_len == y->first_len &&
-               !memcmp(x->first, y->first, x->first_len);
-    }
-    const struct rm_dmon_map *x = a, *y = b;
-    return x->mapped == y->mapped && x->ncols == y->ncols &&
-           !memcmp(x->metric, y->metric, sizeof x->metric) && x->gpu_col == y->gpu_col &&
-           x->ts_col == y->ts_col && x->date_col == y->date_col && x->time_col == y->time_col;
+    return rm_input_reader(k)->same_map != NULL;
 }
 
 /* Probing lines one at a time: the row reader's verdict and time for the last line fed. */
@@ -57,14 +42,13 @@ static void probe_row(void *ctx, const struct rm_csv_row *row)
 }
 
 /* Feeds one whole line (without its "\n") to f's parser: 1 with *t for a sample, else 0 or
- * a skip. r is a CSV reader set up with probe_row (NULL for dmon text). */
+ * a skip. r is a CSV reader set up with probe_row (NULL for a kind read by line). */
 static int probe_line(struct probe *p, struct rm_csv_reader *r, const char *line, size_t len)
 {
     p->rc = 0;
     if (!r) {
-        struct rm_gpu_sample s;
-        p->rc = rm_dmon_text_line(&p->f->parser->dmon, line, len, false, &s);
-        p->t = s.t_ns;
+        p->t = RM_NO_TIME;
+        p->rc = rm_input_reader(p->f->kind)->line(p->f, line, len, false, false, &p->t);
         return p->rc;
     }
     /* The line and its "\n" in one feed: the reader's whole-line path, nothing held back. */
@@ -167,10 +151,10 @@ size_t rm_plan_chunks(struct file_agg *f, uint64_t chunk, struct file_agg ***par
     pr.f->gpu_fields = f->gpu_fields;
     pr.f->gpu_fields_src = f->gpu_fields_src;
     pr.f->parser = rm_xmemdup(f->parser, sizeof *pr.f->parser);
-    if (f->kind != RM_INPUT_DMON_TEXT) r = rm_csv_new(probe_row, &pr);
+    bool by_line = rm_input_reader(f->kind)->line != NULL;
+    if (!by_line) r = rm_csv_new(probe_row, &pr);
     size_t n = 0;
-    void *s0 =
-        buf && (r || f->kind == RM_INPUT_DMON_TEXT) ? first_row_state(fd, buf, &pr, r) : NULL;
+    void *s0 = buf && (r || by_line) ? first_row_state(fd, buf, &pr, r) : NULL;
     uint64_t *cut = NULL;
     size_t ncut = 0;
     for (uint64_t off = chunk; s0 && off < f->bytes; off += chunk) {
@@ -271,8 +255,9 @@ void rm_finish_parts(struct file_agg *f, struct file_agg **parts, size_t n, int6
     for (size_t k = 0; k < n && ok; k++) {
         const struct file_agg *p = parts[k];
         /* Each chunk must have ended in the column map the next one started in. */
-        ok = p->rc == 0 && !p->err[0] && !p->part_quoted && !p->skipped[RM_SKIP_LONG_LINE] &&
-             (k + 1 == n || same_map(f->kind, p->parser, parts[k + 1]->part_start));
+        ok =
+            p->rc == 0 && !p->err[0] && !p->part_quoted && !p->skipped[RM_SKIP_LONG_LINE] &&
+            (k + 1 == n || rm_input_reader(f->kind)->same_map(p->parser, parts[k + 1]->part_start));
     }
     /* Only for whoever set the chunk size: what became of the file. */
     if (forced && *forced)

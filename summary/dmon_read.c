@@ -203,3 +203,10 @@ int rm_dmon_csv_row(struct rm_dmon_map *m, const struct rm_csv_row *row, struct 
     if (row->n > RM_DMON_MAX_FIELDS) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
     return rm_dmon_map_row(m, f, n, out);
 }
+
+bool rm_dmon_map_same(const struct rm_dmon_map *x, const struct rm_dmon_map *y)
+{
+    return x->mapped == y->mapped && x->ncols == y->ncols &&
+           !memcmp(x->metric, y->metric, sizeof x->metric) && x->gpu_col == y->gpu_col &&
+           x->ts_col == y->ts_col && x->date_col == y->date_col && x->time_col == y->time_col;
+}

@@ -19,6 +19,8 @@ struct rm_dmon_map {
 };
 
 void rm_dmon_map_init(struct rm_dmon_map *m);
+/* Whether a and b map the columns the same way (a file's chunks must agree). */
+bool rm_dmon_map_same(const struct rm_dmon_map *a, const struct rm_dmon_map *b);
 /* Takes a header: names[0..n). */
 void rm_dmon_map_header(struct rm_dmon_map *m, const struct rm_strref *names, size_t n);
 /* Returns 1 with *out filled, or -(1 + enum rm_skip). */

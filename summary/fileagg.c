@@ -8,9 +8,6 @@
 
 #include "base/alloc.h"
 
-const char *const rm_input_kind_names[RM_INPUT_COUNT] = {"gpu_csv", "dmon_text", "dmon_csv",
-                                                         "cpu_csv", "proc_csv",  "apps_csv"};
-
 /* ---- the GPU table ---------------------------------------------------------------- */
 
 static void copy_ref(char *dst, size_t cap, const struct rm_strref *r)
@@ -263,9 +260,8 @@ void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
         rm_stats_add_point(rm_file_phase_gpu(f, f->plist[k], i), s->t_ns, s->v, s->valid);
 }
 
-void rm_file_add_host_sample(struct file_agg *f, const struct rm_host_sample *s)
+void rm_file_add_host_sample(struct file_agg *f, const struct rm_host_sample *s, bool proc)
 {
-    bool proc = f->kind == RM_INPUT_PROC_CSV;
     f->rows++;
     note_time(f, s->t_ns);
     rm_host_stats_add(&f->host, s, proc);

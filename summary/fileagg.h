@@ -21,9 +21,6 @@
 #include "summary/spans.h"
 #include "summary/stats.h"
 
-/* The kinds' names in files and segments ("gpu_csv", ...), by enum rm_input_kind. */
-extern const char *const rm_input_kind_names[RM_INPUT_COUNT];
-
 #define RM_GPU_KEY_MAX 80
 
 struct gpu_slot {
@@ -73,7 +70,7 @@ struct file_agg {
         struct rm_hostcsv host;
         struct rm_appscsv apps;
     } * parser;
-    struct rm_apps_agg *apps; /* RM_INPUT_APPS_CSV: per-process figures */
+    struct rm_apps_agg *apps; /* per-process figures, from apps rows */
     const char *gpu_fields, *gpu_fields_src;
     int gpu_count; /* session.json's GPUs: rows without identity, time or name cycle by it */
     bool group_open, group_has_power;
@@ -115,7 +112,8 @@ void rm_file_agg_drop_phases(struct file_agg *f);
  * group), the phases whose windows hold it, and the spacing from the GPU's previous sample
  * cut to the phases' windows. */
 void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s);
-void rm_file_add_host_sample(struct file_agg *f, const struct rm_host_sample *s);
+/* proc: a sample of the command's process tree (proc.csv), else of the whole host. */
+void rm_file_add_host_sample(struct file_agg *f, const struct rm_host_sample *s, bool proc);
 /* One apps.csv row; a new sample time closes the previous sample, in its own phases. */
 void rm_file_add_app_row(struct file_agg *f, const struct rm_app_row *row);
 /* Closes the last apps sample (at the end of the file). */

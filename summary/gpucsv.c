@@ -228,3 +228,11 @@ __attribute__((aligned(64))) int rm_gpucsv_row(struct rm_gpucsv *g, const struct
     }
     return 1;
 }
+
+bool rm_gpucsv_same_map(const struct rm_gpucsv *x, const struct rm_gpucsv *y)
+{
+    return x->mapped == y->mapped && x->assumed == y->assumed && x->has_ts == y->has_ts &&
+           x->ncols == y->ncols && !memcmp(x->role, y->role, sizeof x->role) &&
+           !memcmp(x->metric, y->metric, sizeof x->metric) && x->first_len == y->first_len &&
+           !memcmp(x->first, y->first, x->first_len);
+}

@@ -55,6 +55,9 @@ void rm_gpucsv_init(struct rm_gpucsv *g, const char *fields);
  * refs in out point into row. */
 int rm_gpucsv_row(struct rm_gpucsv *g, const struct rm_csv_row *row, struct rm_gpu_sample *out);
 
+/* Whether a and b map the columns the same way (a file's chunks must agree). */
+bool rm_gpucsv_same_map(const struct rm_gpucsv *a, const struct rm_gpucsv *b);
+
 /* Maps a header/field name (unit suffix already cut) to a role and metric; returns the role. */
 int rm_gpucsv_name_role(const char *name, size_t len, int *metric);
 

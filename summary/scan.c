@@ -13,116 +13,16 @@
 #include "base/rm_time.h"
 #include "base/termsafe.h"
 #include "summary/csvread.h"
-
-/* ---- the readers: one row per input kind ------------------------------------------ */
-
-/* Parses one CSV row of the file's kind: 1 for a sample (its time in *t; added to f when
- * add), 0 for a header, or -(1 + enum rm_skip). */
-typedef int (*row_reader)(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t);
-
-static int read_gpu_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
-{
-    struct rm_gpu_sample s;
-    int rc = rm_gpucsv_row(&f->parser->gpu, row, &s);
-    if (rc == 1) {
-        *t = s.t_ns;
-        if (add) rm_file_add_gpu_sample(f, &s);
-    }
-    return rc;
-}
-
-static int read_dmon_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
-{
-    struct rm_gpu_sample s;
-    int rc = rm_dmon_csv_row(&f->parser->dmon, row, &s);
-    if (rc == 1) {
-        *t = s.t_ns;
-        if (add) rm_file_add_gpu_sample(f, &s);
-    }
-    return rc;
-}
-
-static int read_host_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
-{
-    struct rm_host_sample s;
-    int rc = rm_hostcsv_row(&f->parser->host, row, &s);
-    if (rc == 1) {
-        *t = s.t_ns;
-        if (add) rm_file_add_host_sample(f, &s);
-    }
-    return rc;
-}
-
-static int read_apps_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
-{
-    struct rm_app_row a;
-    int rc = rm_appscsv_row(&f->parser->apps, row, &a);
-    if (rc == 1) {
-        *t = a.t_ns;
-        if (add) rm_file_add_app_row(f, &a);
-    }
-    return rc;
-}
-
-static void reset_gpu(struct file_agg *f)
-{
-    rm_gpucsv_init(&f->parser->gpu, f->gpu_fields);
-    f->parser->gpu.fields_src = f->gpu_fields_src;
-}
-static void reset_dmon(struct file_agg *f)
-{
-    rm_dmon_map_init(&f->parser->dmon);
-}
-static void reset_host(struct file_agg *f)
-{
-    rm_hostcsv_init(&f->parser->host);
-}
-static void reset_apps(struct file_agg *f)
-{
-    rm_appscsv_init(&f->parser->apps);
-}
-
-/* Adding an input kind (a new collector's files) is one row here. dmon text is read by line
- * (on_dmon_line), so it has no row reader. */
-static const struct {
-    void (*reset)(struct file_agg *f);
-    row_reader row;
-} readers[RM_INPUT_COUNT] = {
-    [RM_INPUT_GPU_CSV] = {reset_gpu, read_gpu_row},
-    [RM_INPUT_DMON_TEXT] = {reset_dmon, NULL},
-    [RM_INPUT_DMON_CSV] = {reset_dmon, read_dmon_row},
-    [RM_INPUT_CPU_CSV] = {reset_host, read_host_row},
-    [RM_INPUT_PROC_CSV] = {reset_host, read_host_row},
-    [RM_INPUT_APPS_CSV] = {reset_apps, read_apps_row},
-};
-
-static void on_csv_row(void *ctx, const struct rm_csv_row *row)
-{
-    struct file_agg *f = ctx;
-    int64_t t;
-    int rc = readers[f->kind].row(f, row, true, &t);
-    if (rc < 0) rm_file_skip(f, rc);
-}
-
-static void on_dmon_line(void *ctx, const char *line, size_t len, bool torn)
-{
-    struct file_agg *f = ctx;
-    struct rm_gpu_sample s;
-    int rc = rm_dmon_text_line(&f->parser->dmon, line, len, torn, &s);
-    if (rc == 1)
-        rm_file_add_gpu_sample(f, &s);
-    else if (rc < 0)
-        rm_file_skip(f, rc);
-}
+#include "summary/inputs.h"
 
 static void reset_parser(struct file_agg *f)
 {
-    readers[f->kind].reset(f);
+    rm_input_reader(f->kind)->reset(f);
 }
 
 int rm_scan_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
 {
-    return readers[f->kind].row(f, row, add, t);
+    return rm_input_reader(f->kind)->row(f, row, add, t);
 }
 
 /* Median spacing of the distinct sample times in the first 256 KiB of the file. */
@@ -147,14 +47,15 @@ static void prescan_csv_row(void *ctx, const struct rm_csv_row *row)
 {
     struct prescan_ctx *c = ctx;
     struct rm_gpu_sample s;
-    if (readers[c->f->kind].row(c->f, row, false, &s.t_ns) == 1) prescan_gpu(&c->ps, &s);
+    if (rm_input_reader(c->f->kind)->row(c->f, row, false, &s.t_ns) == 1) prescan_gpu(&c->ps, &s);
 }
 
 static void prescan_line(void *ctx, const char *line, size_t len, bool torn)
 {
     struct prescan_ctx *c = ctx;
     struct rm_gpu_sample s;
-    if (rm_dmon_text_line(&c->f->parser->dmon, line, len, torn, &s) == 1) prescan_gpu(&c->ps, &s);
+    if (rm_input_reader(c->f->kind)->line(c->f, line, len, torn, false, &s.t_ns) == 1)
+        prescan_gpu(&c->ps, &s);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -164,9 +65,9 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* Reads up to cap bytes from the start of f's file and hands them to the parser of its kind:
- * line_fn for dmon text, row_fn for CSV (its last, cut-off row only when finish is set). The
- * parser is reset before and after. Returns the bytes (the caller frees them) with *got set,
- * or NULL when the file cannot be opened or memory is short. */
+ * line_fn for a kind read by line, row_fn for CSV (its last, cut-off row only when finish is set).
+ * The parser is reset before and after. Returns the bytes (the caller frees them) with *got set, or
+ * NULL when the file cannot be opened or memory is short. */
 static char *scan_head(struct file_agg *f, size_t cap, rm_line_fn line_fn, rm_csv_row_fn row_fn,
                        void *ctx, int finish, size_t *got)
 {
@@ -182,7 +83,7 @@ static char *scan_head(struct file_agg *f, size_t cap, rm_line_fn line_fn, rm_cs
     }
     close(fd);
     reset_parser(f);
-    if (buf && f->kind == RM_INPUT_DMON_TEXT) {
+    if (buf && rm_input_reader(f->kind)->line) {
         rm_split_lines(buf, *got, 65536, line_fn, ctx, NULL);
     } else if (buf) {
         struct rm_csv_reader *r = rm_csv_new(row_fn, ctx);
@@ -215,9 +116,7 @@ static int64_t prescan_interval(struct file_agg *f)
  * (the file's times alone would hide it). Host files keep the spacing of the file's times. */
 static void gaps_per_gpu(struct file_agg *f)
 {
-    if (f->kind != RM_INPUT_GPU_CSV && f->kind != RM_INPUT_DMON_TEXT &&
-        f->kind != RM_INPUT_DMON_CSV)
-        return;
+    if (!rm_input_reader(f->kind)->gpu_gaps) return;
     f->gaps = 0;
     f->gap_total_ns = 0;
     for (size_t i = 0; i < f->gpus.n; i++) {
@@ -239,16 +138,16 @@ static void first_bad_row(void *ctx, const struct rm_csv_row *row)
 {
     struct first_bad *b = ctx;
     int64_t t;
-    int rc = readers[b->f->kind].row(b->f, row, false, &t);
+    int rc = rm_input_reader(b->f->kind)->row(b->f, row, false, &t);
     if (!b->line && rc < 0 && rc != -(1 + RM_SKIP_PER_CPU)) b->line = row->line;
 }
 
-static void first_bad_dmon(void *ctx, const char *line, size_t len, bool torn)
+static void first_bad_line(void *ctx, const char *line, size_t len, bool torn)
 {
     struct first_bad *b = ctx;
-    struct rm_gpu_sample s;
+    int64_t t;
     b->at++; /* blank lines are delivered too, so this is the line number */
-    if (!b->line && rm_dmon_text_line(&b->f->parser->dmon, line, len, torn, &s) < 0)
+    if (!b->line && rm_input_reader(b->f->kind)->line(b->f, line, len, torn, false, &t) < 0)
         b->line = b->at;
 }
 
@@ -259,7 +158,7 @@ static void quote_first_bad_line(struct file_agg *f, char *out, size_t cap)
     out[0] = '\0';
     struct first_bad b = {.f = f};
     size_t got;
-    char *buf = scan_head(f, 64 * 1024, first_bad_dmon, first_bad_row, &b, 1, &got);
+    char *buf = scan_head(f, 64 * 1024, first_bad_line, first_bad_row, &b, 1, &got);
     if (!buf) return;
     const char *p = buf, *end = buf + got;
     for (uint64_t n = 1; b.line && n < b.line && p < end; n++) {
@@ -290,9 +189,10 @@ int rm_scan_prepare(struct file_agg *f, int64_t interval_ns)
         snprintf(f->err, sizeof f->err, "%s: out of memory", f->path);
         return -1;
     }
-    /* pmon samples at whole seconds whatever the session's interval: its own spacing. */
-    f->interval_ns =
-        interval_ns > 0 && f->kind != RM_INPUT_APPS_CSV ? interval_ns : prescan_interval(f);
+    /* Some kinds sample at their own spacing whatever the session's interval. */
+    f->interval_ns = interval_ns > 0 && !rm_input_reader(f->kind)->own_spacing
+                         ? interval_ns
+                         : prescan_interval(f);
     if (f->interval_ns > 86400 * RM_NS_PER_SEC)
         f->interval_ns = 86400 * RM_NS_PER_SEC; /* keeps 3 x interval far from overflow */
     f->gap_ns = 3 * f->interval_ns;
@@ -306,11 +206,11 @@ int rm_scan_prepare(struct file_agg *f, int64_t interval_ns)
 int rm_scan_range(struct file_agg *f, uint64_t off, uint64_t end, _Atomic uint64_t *progress,
                   uint64_t *longl, bool *quoted)
 {
-    if (f->kind == RM_INPUT_DMON_TEXT)
-        return rm_read_lines_range(f->path, off, end, 65536, on_dmon_line, f, progress, longl,
+    if (rm_input_reader(f->kind)->line)
+        return rm_read_lines_range(f->path, off, end, 65536, rm_input_fold_line, f, progress, longl,
                                    f->err, sizeof f->err);
-    return rm_csv_read_range(f->path, off, end, on_csv_row, f, progress, longl, quoted, f->err,
-                             sizeof f->err);
+    return rm_csv_read_range(f->path, off, end, rm_input_fold_row, f, progress, longl, quoted,
+                             f->err, sizeof f->err);
 }
 
 /* After the rows: the last sample group, gaps, notes, and why a file without rows is empty. */
@@ -319,9 +219,9 @@ void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
     f->skipped[RM_SKIP_LONG_LINE] += longl;
     if (f->group_open) rm_file_flush_group(f);
     gaps_per_gpu(f);
-    rm_file_close_apps(f);
-    if (f->kind == RM_INPUT_GPU_CSV && f->parser->gpu.assumed)
-        snprintf(f->note, sizeof f->note, "%s: %s", f->path, f->parser->gpu.note);
+    const struct rm_input_reader *rd = rm_input_reader(f->kind);
+    if (rd->close) rd->close(f);
+    if (rd->note) rd->note(f);
     if (rc == 0 && f->err[0]) { /* the reader's note: rows it skipped for a limit */
         size_t u = strlen(f->note);
         snprintf(f->note + u, sizeof f->note - u, "%s%s", u ? "; " : "", f->err);
@@ -334,7 +234,7 @@ void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
         char why[384];
         quote_first_bad_line(f, why, sizeof why);
         snprintf(f->err, sizeof f->err, "%s: holds no data rows (%s)%s", f->path,
-                 rm_input_kind_names[f->kind], why);
+                 rm_input_defs[f->kind].name, why);
     }
     free(f->parser);
     f->parser = NULL;

@@ -98,7 +98,7 @@ static json_t *file_agg_to_json(const struct file_agg *f)
 {
     json_t *o = json_object(), *g = json_array(), *sk = json_object();
     json_object_set_new(o, "format", json_string("runmon-segment-stats"));
-    json_object_set_new(o, "kind", json_string(rm_input_kind_names[f->kind]));
+    json_object_set_new(o, "kind", json_string(rm_input_defs[f->kind].name));
     json_object_set_new(o, "interval_ns", json_integer(f->interval_ns));
     json_object_set_new(o, "gap_ns", json_integer(f->gap_ns));
     json_object_set_new(o, "rows", json_integer((json_int_t)f->rows));
@@ -135,11 +135,9 @@ static void copy_str(char *dst, size_t cap, json_t *v)
 
 int rm_file_agg_from_json(struct file_agg *f, const json_t *j, char *err, size_t errsz)
 {
-    rm_file_agg_init(f, RM_INPUT_GPU_CSV, NULL); /* so the caller can always free it */
+    rm_file_agg_init(f, (enum rm_input_kind)0, NULL); /* so the caller can always free it */
     const char *kind = json_string_value(json_object_get(j, "kind"));
-    int k = -1;
-    for (int i = 0; kind && i < RM_INPUT_COUNT; i++)
-        if (!strcmp(kind, rm_input_kind_names[i])) k = i;
+    int k = kind ? rm_input_by_name(kind) : -1;
     json_t *g = json_object_get(j, "gpus");
     if (k < 0 || !json_is_array(g)) {
         snprintf(err, errsz, "segment: unknown kind or no gpus array");

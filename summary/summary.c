@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "summary/inputs.h"
 #include "summary/segagg.h"
 #include "summary/segments.h"
 #include "summary/summary_internal.h"
@@ -171,4 +172,9 @@ int rm_summary_session_dir(const char *dir, const struct rm_summary_opts *opts, 
     if (rc == 0) json_object_set_new(*out, "path", json_string(dir));
     rm_summary_free(s);
     return rc;
+}
+
+bool rm_summary_segment_whole(enum rm_input_kind k)
+{
+    return rm_input_reader(k)->segment_whole;
 }

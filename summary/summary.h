@@ -36,6 +36,9 @@ void rm_summary_set_session(struct rm_summary *s, json_t *session);
 /* A pre-aggregated segment, as rm_summary_segment_to_json writes it (for sink manifests).
  * Such a segment adds to gpus and totals but not to phases (it has no samples). */
 int rm_summary_add_segment(struct rm_summary *s, const json_t *segment, char *err, size_t errsz);
+/* Whether a sealed segment's stored aggregate of kind k holds everything a summary takes from
+ * it; if not (apps.csv: per-process figures), its rows are read while the file is on disk. */
+bool rm_summary_segment_whole(enum rm_input_kind k);
 /* Scans everything and builds the summary. Returns 0, 1 on a runtime failure, 2 when an
  * input is unusable (no data at all, unreadable); err says which file. */
 int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz);

@@ -143,7 +143,7 @@ static void all_families_have_help_and_type(void **state)
     int samples = check_complete(t);
     /* 1 session + 1 phase + a collector_up per collector + 2 GPUs x 9 + 4 cpu/mem + 2 process
      * + 2 last ts */
-    assert_int_equal(samples, 1 + 1 + RM_COL_COUNT + 18 + 4 + 2 + 2);
+    assert_int_equal(samples, 1 + 1 + RM_STREAM_COUNT + 18 + 4 + 2 + 2);
     assert_non_null(strstr(t, "runmon_gpu_utilization_ratio{gpu=\"1\",uuid=\"GPU-abc\","
                               "host=\"node1\",session=\"sess-1\"} 0.53\n"));
     assert_non_null(strstr(t, "runmon_gpu_memory_used_bytes{gpu=\"0\",uuid=\"GPU-abc\","
@@ -292,7 +292,7 @@ static void field_names_and_overflow(void **state)
     char small[512];
     assert_int_equal(rm_prom_render(small, sizeof small, &in), -1);
     int samples = check_complete(render(&in));
-    assert_int_equal(samples, 1 + RM_COL_COUNT + RM_MAX_GPUS * 9 + 1);
+    assert_int_equal(samples, 1 + RM_STREAM_COUNT + RM_MAX_GPUS * 9 + 1);
 }
 
 /* The workload's processes (apps collector): one sample each, bytes, only while up and fresh. */
@@ -312,9 +312,9 @@ static void workload_process_memory(void **state)
                            "runmon_gpu_process_memory_bytes{gpu=\"0\",uuid=\"GPU-abc\",pid=\"445\","
                            "process=\"python3\",host=\"node1\",session=\"sess-1\"} 1950351360\n"));
     assert_null(strstr(t, "pid=\"446\"")); /* no memory value: left out */
-    in.collector[RM_COL_APPS] = RM_PROM_DOWN;
+    in.collector[RM_STREAM_APPS] = RM_PROM_DOWN;
     assert_null(strstr(render(&in), "runmon_gpu_process_memory_bytes"));
-    in.collector[RM_COL_APPS] = RM_PROM_UP;
+    in.collector[RM_STREAM_APPS] = RM_PROM_UP;
     in.now_ns = 99 * S + in.stale_ns + 1; /* stale */
     assert_null(strstr(render(&in), "runmon_gpu_process_memory_bytes"));
     L.nprocs = 0;
