@@ -31,6 +31,8 @@ static void usage(FILE *out)
             "in total. PATH is a session folder (session.json, gpu.csv, dmon.csv, cpu.csv,\n"
             "proc.csv, apps.csv, runlog.jsonl), a sink directory (index.jsonl; one session\n"
             "of it, named on stderr), or a single file (its kind guessed from its name).\n"
+            "Without PATH: the current folder when it is a sink or a session folder, else\n"
+            "./runmon (record's default sink).\n"
             "Several sink directories (the nodes of one job) give one summary each plus totals\n"
             "per host.\n\n"
             "options:\n"
@@ -301,6 +303,16 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
         if ((rc = take_option(a, c, argv)) >= 0) return rc;
     a->paths = argv + optind;
     a->npaths = argc - optind;
+    if (a->npaths == 0 && a->nfiles == 0) {
+        static char *def[1];
+        char err[512];
+        if (!(def[0] = (char *)rm_default_sink_path(1, err, sizeof err))) {
+            fprintf(stderr, "runmon summary: %s\n", err);
+            return 2;
+        }
+        a->paths = def;
+        a->npaths = 1;
+    }
     int nsinks = 0;
     for (int i = 0; i < a->npaths; i++)
         nsinks += rm_sink_is_sink_dir(a->paths[i]);
