@@ -12,6 +12,7 @@
 
 #include "base/rm_time.h"
 #include "base/termsafe.h"
+#include "model/energy.h"
 #include "summary/csvread.h"
 
 /* ---- the readers: one row per input kind ------------------------------------------ */
@@ -290,9 +291,10 @@ int rm_scan_prepare(struct file_agg *f, int64_t interval_ns)
         snprintf(f->err, sizeof f->err, "%s: out of memory", f->path);
         return -1;
     }
-    /* pmon samples at whole seconds whatever the session's interval: its own spacing. */
-    f->interval_ns =
-        interval_ns > 0 && f->kind != RM_INPUT_APPS_CSV ? interval_ns : prescan_interval(f);
+    /* Each stream's gaps against its own period (dmon's whole seconds); pmon samples at
+     * whole seconds whatever the session's interval: its own spacing. */
+    f->interval_ns = rm_stream_period_ns(f->kind, interval_ns);
+    if (f->interval_ns <= 0) f->interval_ns = prescan_interval(f);
     if (f->interval_ns > 86400 * RM_NS_PER_SEC)
         f->interval_ns = 86400 * RM_NS_PER_SEC; /* keeps 3 x interval far from overflow */
     f->gap_ns = 3 * f->interval_ns;
