@@ -14,6 +14,7 @@
 #include "base/termsafe.h"
 #include "model/energy.h"
 #include "summary/csvread.h"
+#include "summary/sniff.h"
 
 /* ---- the readers: one row per input kind ------------------------------------------ */
 
@@ -318,6 +319,7 @@ int rm_scan_range(struct file_agg *f, uint64_t off, uint64_t end, _Atomic uint64
 /* After the rows: the last sample group, gaps, notes, and why a file without rows is empty. */
 void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
 {
+    enum rm_sniff sniff;
     f->skipped[RM_SKIP_LONG_LINE] += longl;
     if (f->group_open) rm_file_flush_group(f);
     gaps_per_gpu(f);
@@ -331,6 +333,16 @@ void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
     }
     if (rc) {
         f->rc = 2;
+    } else if (f->rows == 0 && f->path && (sniff = rm_sniff_file(f->path)) != RM_SNIFF_EMPTY &&
+               sniff != RM_SNIFF_NVSMI) {
+        /* Neither runmon's nor nvidia-smi's: advice on their layouts would mislead. */
+        f->rc = 2;
+        f->note[0] = '\0';
+        snprintf(f->err, sizeof f->err, "%s: not a runmon or nvidia-smi file (%s)", f->path,
+                 sniff == RM_SNIFF_BINARY
+                     ? "binary data"
+                     : "text, but no line like nvidia-smi's: no CSV header or rows of numbers, "
+                       "no dmon header, no nvidia-smi message");
     } else if (f->rows == 0) {
         f->rc = 2;
         char why[384];
