@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,7 +36,8 @@ static void usage(FILE *out)
             "Without PATH: the current folder when it is a sink or a session folder, else\n"
             "./runmon (record's default sink).\n"
             "Several sink directories (the nodes of one job) give one summary each plus totals\n"
-            "per host.\n\n"
+            "per host; several sessions (runmon summary SINK/2026*) one section each, with no\n"
+            "totals across them. Files of a sink's root (sink.json, index.jsonl) are skipped.\n\n"
             "options:\n"
             "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
             "                          json, and csv to a file or pipe, keep names exact; text,\n"
@@ -183,6 +186,24 @@ static json_t *combine(json_t *list)
     return o;
 }
 
+/* Several sessions (not only sink directories): one summary each, and no totals across them
+ * (they are separate runs, maybe of the same GPUs). */
+static json_t *sessions_set(json_t *list)
+{
+    return json_pack("{s:s,s:i,s:O}", "format", "runmon-summary-sessions", "schema_version",
+                     RM_SUMMARY_SCHEMA_VERSION, "sessions", list);
+}
+
+/* True when every summary of list is a sink directory's (a "sink" section): the nodes of one
+ * job, whose totals per host mean something. */
+static bool all_from_sinks(const json_t *list)
+{
+    size_t i;
+    const json_t *s;
+    json_array_foreach(list, i, s) if (!json_object_get(s, "sink")) return false;
+    return true;
+}
+
 /* What the command line asked for. */
 struct summary_args {
     struct rm_summary_opts opts;
@@ -195,6 +216,7 @@ struct summary_args {
     size_t nfiles;
     char **paths; /* the PATH operands */
     int npaths;
+    char **kept; /* paths less a sink root's files and repeats (freed by the caller) */
 };
 
 /* One option (getopt_long's c). Returns -1 to go on, else the exit status. */
@@ -330,6 +352,60 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
     return -1;
 }
 
+/* The folder holding path (path itself when it has no '/'). */
+static void parent_of(const char *path, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(out, cap, ".");
+    else if (slash == path)
+        snprintf(out, cap, "/");
+    else
+        snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+/* `runmon summary SINK/<glob>`: the files of a sink's root (sink.json, index.jsonl, lock and temp
+ * files) are no data and are skipped (said on stderr); a folder met twice (SINK/latest and the
+ * session it points to) is read once. Returns 0, or 2 when nothing is left. */
+static int drop_sink_files(struct summary_args *a)
+{
+    a->kept = calloc((size_t)a->npaths + 1, sizeof *a->kept);
+    char(*real)[PATH_MAX] = calloc((size_t)a->npaths + 1, sizeof *real);
+    if (!a->kept || !real) {
+        free(real);
+        fprintf(stderr, "runmon summary: out of memory\n");
+        return 2;
+    }
+    int n = 0, skipped = 0;
+    for (int i = 0; i < a->npaths; i++) {
+        const char *p = a->paths[i];
+        struct stat st;
+        char dir[PATH_MAX];
+        if (stat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            parent_of(p, dir, sizeof dir);
+            if (rm_sink_is_sink_dir(dir)) {
+                fputs(skipped++ ? ", " : "runmon summary: skipped ", stderr);
+                rm_fput_safe(stderr, p);
+                continue;
+            }
+        }
+        bool seen = false;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode) && realpath(p, real[n]))
+            for (int k = 0; k < n && !seen; k++)
+                seen = !strcmp(real[k], real[n]);
+        if (!seen) a->kept[n++] = a->paths[i];
+    }
+    free(real);
+    if (skipped) fputs(" (files of a sink's root, not sessions)\n", stderr);
+    a->paths = a->kept;
+    a->npaths = n;
+    if (n == 0 && a->nfiles == 0) {
+        fprintf(stderr, "runmon summary: nothing to summarize\n");
+        return 2;
+    }
+    return 0;
+}
+
 /* Explicit files, plus any PATH that is a plain file, make one summary (appended to list).
  * Returns 0 or the exit status. */
 static int summarize_files(struct summary_args *a, json_t *list)
@@ -406,7 +482,8 @@ static int summarize_dirs(const struct summary_args *a, json_t *list)
     return 0;
 }
 
-/* One summary as it is; several combined (json, text), or each in turn (csv). */
+/* One summary as it is; several: sink directories combined with totals per host, sessions
+ * one section each (json, text); each in turn (csv). */
 static int write_summaries(const struct summary_args *a, json_t *list)
 {
     const char *format = a->format, *outfile = a->outfile;
@@ -416,9 +493,9 @@ static int write_summaries(const struct summary_args *a, json_t *list)
         out = json_incref(json_array_get(list, 0));
         rc = write_out(outfile, format, out);
     } else {
-        out = combine(list);
+        out = all_from_sinks(list) ? combine(list) : sessions_set(list);
         if (strcmp(format, "csv")) {
-            /* json: the set; text: each summary, then the per-host and totals rows. */
+            /* json: the set; text: each summary, then (sinks) the per-host and totals rows. */
             rc = write_out(outfile, format, out);
         } else {
             /* csv: each summary in turn, to stdout or the file. */
@@ -447,10 +524,15 @@ int rm_cmd_summary(int argc, char **argv)
     struct summary_args a = {.opts = {.progress = true}};
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) return rc;
+    if (drop_sink_files(&a)) {
+        free(a.kept);
+        return 2;
+    }
     json_t *list = json_array();
     rc = summarize_files(&a, list);
     if (!rc) rc = summarize_dirs(&a, list);
     if (!rc) rc = write_summaries(&a, list);
     json_decref(list);
+    free(a.kept);
     return rc;
 }
