@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -200,7 +201,10 @@ static bool all_from_sinks(const json_t *list)
 {
     size_t i;
     const json_t *s;
-    json_array_foreach(list, i, s) if (!json_object_get(s, "sink")) return false;
+    json_array_foreach(list, i, s)
+    {
+        if (!json_object_get(s, "sink")) return false;
+    }
     return true;
 }
 
@@ -344,24 +348,26 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
                         "(runmon record -o DIR)\n");
         return 2;
     }
-    if (a->npaths == 0 && a->nfiles == 0) {
-        usage(stderr);
-        return 2;
-    }
     if (!a->format) a->format = !a->outfile && isatty(1) ? "text" : "json";
     return -1;
 }
 
-/* The folder holding path (path itself when it has no '/'). */
-static void parent_of(const char *path, char *out, size_t cap)
+/* True when path is a file in the root of a sink: its folder holds the sink's index
+ * (index.jsonl, sink.json, or a 0.1.0 manifest.json). A folder that merely holds session
+ * folders (fixtures, a copy) is no sink root: a data file there is read. */
+static bool in_sink_root(const char *path)
 {
+    static const char *const marks[] = {"index.jsonl", "sink.json", "manifest.json"};
     const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(out, cap, ".");
-    else if (slash == path)
-        snprintf(out, cap, "/");
-    else
-        snprintf(out, cap, "%.*s", (int)(slash - path), path);
+    int dlen = !slash ? 1 : slash == path ? 1 : (int)(slash - path);
+    const char *dir = !slash ? "." : slash == path ? "/" : path;
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+        char p[PATH_MAX];
+        if ((size_t)snprintf(p, sizeof p, "%.*s/%s", dlen, dir, marks[i]) < sizeof p &&
+            access(p, F_OK) == 0)
+            return true;
+    }
+    return false;
 }
 
 /* `runmon summary SINK/<glob>`: the files of a sink's root (sink.json, index.jsonl, lock and temp
@@ -370,31 +376,36 @@ static void parent_of(const char *path, char *out, size_t cap)
 static int drop_sink_files(struct summary_args *a)
 {
     a->kept = calloc((size_t)a->npaths + 1, sizeof *a->kept);
-    char(*real)[PATH_MAX] = calloc((size_t)a->npaths + 1, sizeof *real);
+    char **real = calloc((size_t)a->npaths + 1, sizeof *real); /* the kept folders' */
     if (!a->kept || !real) {
         free(real);
         fprintf(stderr, "runmon summary: out of memory\n");
         return 2;
     }
-    int n = 0, skipped = 0;
+    int n = 0, nreal = 0, skipped = 0;
     for (int i = 0; i < a->npaths; i++) {
         const char *p = a->paths[i];
         struct stat st;
-        char dir[PATH_MAX];
         if (stat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
-            parent_of(p, dir, sizeof dir);
-            if (rm_sink_is_sink_dir(dir)) {
+            if (in_sink_root(p)) {
                 fputs(skipped++ ? ", " : "runmon summary: skipped ", stderr);
                 rm_fput_safe(stderr, p);
                 continue;
             }
         }
+        char *r = stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? realpath(p, NULL) : NULL;
         bool seen = false;
-        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode) && realpath(p, real[n]))
-            for (int k = 0; k < n && !seen; k++)
-                seen = !strcmp(real[k], real[n]);
-        if (!seen) a->kept[n++] = a->paths[i];
+        for (int k = 0; r && k < nreal && !seen; k++)
+            seen = !strcmp(real[k], r);
+        if (seen) {
+            free(r);
+            continue;
+        }
+        if (r) real[nreal++] = r;
+        a->kept[n++] = a->paths[i];
     }
+    for (int k = 0; k < nreal; k++)
+        free(real[k]);
     free(real);
     if (skipped) fputs(" (files of a sink's root, not sessions)\n", stderr);
     a->paths = a->kept;
