@@ -20,7 +20,8 @@ static void usage(FILE *out)
             "plus the summary's cards and per-GPU and per-phase tables. The page needs no\n"
             "network and opens in any browser.\n\n"
             "PATH is a session folder, or a sink directory holding sessions: then --session ID\n"
-            "picks PATH/ID, else PATH/latest (the newest session). Default PATH: '.'.\n\n"
+            "picks PATH/ID, else PATH/latest (the newest session). Without PATH: the\n"
+            "current folder when it is a sink or a session folder, else ./runmon.\n\n"
             "options:\n"
             "  --session ID   the session to report in a sink directory (latest: where\n"
             "                 PATH/latest points)\n"
@@ -75,8 +76,14 @@ int rm_cmd_report(int argc, char **argv)
         fprintf(stderr, "runmon report: -o needs a file name\n");
         return 2;
     }
-    const char *path = optind < argc ? argv[optind] : ".";
     char dir[4096], err[1024] = "", def[4200];
+    const char *path = optind < argc ? argv[optind] : rm_default_sink_path(1, err, sizeof err);
+    if (!path) {
+        fputs("runmon report: ", stderr);
+        rm_fput_safe(stderr, err);
+        fputc('\n', stderr);
+        return 2;
+    }
     int rc = rm_select_session("report", path, session_id, dir, sizeof dir, err, sizeof err);
     if (rc) {
         fputs("runmon report: ", stderr);

@@ -13,14 +13,16 @@
 #include "report/sessions_out.h"
 #include "report/sessions_rows.h"
 #include "sink/index.h"
+#include "sink/sink.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: runmon sessions DIR [--format text|json|csv] [--summary] [--sort FIELD]\n"
-            "                           [--rebuild]\n\n"
+            "usage: runmon sessions [DIR] [--format text|json|csv] [--summary] [--sort FIELD]\n"
+            "                             [--rebuild]\n\n"
             "List the recording sessions of a sink directory (runmon record -o DIR): id,\n"
-            "status, host, start, duration, command and bytes kept on disk.\n\n"
+            "status, host, start, duration, command and bytes kept on disk. Without DIR: the\n"
+            "current folder when it is a sink, else ./runmon (record's default sink).\n\n"
             "options:\n"
             "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
             "                      json, and csv to a file or pipe, keep what sessions recorded\n"
@@ -87,13 +89,17 @@ int rm_cmd_sessions(int argc, char **argv)
             return 2;
         }
     }
-    if (argc - optind != 1) {
+    if (argc - optind > 1) {
         usage(stderr);
         return 2;
     }
-    const char *dir = argv[optind];
-    if (!format) format = isatty(1) ? "text" : "json";
     char err[1024];
+    const char *dir = optind < argc ? argv[optind] : rm_default_sink_path(0, err, sizeof err);
+    if (!dir) {
+        fprintf(stderr, "runmon sessions: %s\n", err);
+        return 2;
+    }
+    if (!format) format = isatty(1) ? "text" : "json";
     int orc = rm_sink_open_index(dir, rebuild, NULL, err, sizeof err);
     if (orc < 0) {
         fputs("runmon sessions: ", stderr);

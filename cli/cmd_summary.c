@@ -3,6 +3,9 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,8 +35,11 @@ static void usage(FILE *out)
             "in total. PATH is a session folder (session.json, gpu.csv, dmon.csv, cpu.csv,\n"
             "proc.csv, apps.csv, runlog.jsonl), a sink directory (index.jsonl; one session\n"
             "of it, named on stderr), or a single file (its kind guessed from its name).\n"
+            "Without PATH: the current folder when it is a sink or a session folder, else\n"
+            "./runmon (record's default sink).\n"
             "Several sink directories (the nodes of one job) give one summary each plus totals\n"
-            "per host.\n\n"
+            "per host; several sessions (runmon summary SINK/2026*) one section each, with no\n"
+            "totals across them. Files of a sink's root (sink.json, index.jsonl) are skipped.\n\n"
             "options:\n"
             "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
             "                          json, and csv to a file or pipe, keep names exact; text,\n"
@@ -52,7 +58,8 @@ static void usage(FILE *out)
             "                          comma-separated (default: session.json's gpu_fields,\n"
             "                          else the legacy list; see runmon(1))\n"
             "  --interval SEC          sampling interval for gap detection (default: from\n"
-            "                          session.json, else the median sample spacing)\n"
+            "                          session.json, else the median sample spacing); dmon\n"
+            "                          files use it rounded to whole seconds, at least 1\n"
             "  --threads N             files, and chunks of a large GPU file, scanned in\n"
             "                          parallel (default: CPU count)\n"
             "  --session ID            in a sink directory (runmon record -o DIR): that session\n"
@@ -183,6 +190,27 @@ static json_t *combine(json_t *list)
     return o;
 }
 
+/* Several sessions (not only sink directories): one summary each, and no totals across them
+ * (they are separate runs, maybe of the same GPUs). */
+static json_t *sessions_set(json_t *list)
+{
+    return json_pack("{s:s,s:i,s:O}", "format", "runmon-summary-sessions", "schema_version",
+                     RM_SUMMARY_SCHEMA_VERSION, "sessions", list);
+}
+
+/* True when every summary of list is a sink directory's (a "sink" section): the nodes of one
+ * job, whose totals per host mean something. */
+static bool all_from_sinks(const json_t *list)
+{
+    size_t i;
+    const json_t *s;
+    json_array_foreach(list, i, s)
+    {
+        if (!json_object_get(s, "sink")) return false;
+    }
+    return true;
+}
+
 /* What the command line asked for. */
 struct summary_args {
     struct rm_summary_opts opts;
@@ -195,6 +223,7 @@ struct summary_args {
     size_t nfiles;
     char **paths; /* the PATH operands */
     int npaths;
+    char **kept; /* paths less a sink root's files and repeats (freed by the caller) */
 };
 
 /* One option (getopt_long's c). Returns -1 to go on, else the exit status. */
@@ -293,6 +322,16 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
         if ((rc = take_option(a, c, argv)) >= 0) return rc;
     a->paths = argv + optind;
     a->npaths = argc - optind;
+    if (a->npaths == 0 && a->nfiles == 0) {
+        static char *def[1];
+        char err[512];
+        if (!(def[0] = (char *)rm_default_sink_path(1, err, sizeof err))) {
+            fprintf(stderr, "runmon summary: %s\n", err);
+            return 2;
+        }
+        a->paths = def;
+        a->npaths = 1;
+    }
     int nsinks = 0;
     for (int i = 0; i < a->npaths; i++)
         nsinks += rm_sink_is_sink_dir(a->paths[i]);
@@ -301,12 +340,73 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
                         "(runmon record -o DIR)\n");
         return 2;
     }
-    if (a->npaths == 0 && a->nfiles == 0) {
-        usage(stderr);
-        return 2;
-    }
     if (!a->format) a->format = !a->outfile && isatty(1) ? "text" : "json";
     return -1;
+}
+
+/* True when path is a file in the root of a sink: its folder holds the sink's index
+ * (index.jsonl, sink.json, or a 0.1.0 manifest.json). A folder that merely holds session
+ * folders (fixtures, a copy) is no sink root: a data file there is read. */
+static bool in_sink_root(const char *path)
+{
+    static const char *const marks[] = {"index.jsonl", "sink.json", "manifest.json"};
+    const char *slash = strrchr(path, '/');
+    int dlen = !slash ? 1 : slash == path ? 1 : (int)(slash - path);
+    const char *dir = !slash ? "." : slash == path ? "/" : path;
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+        char p[PATH_MAX];
+        if ((size_t)snprintf(p, sizeof p, "%.*s/%s", dlen, dir, marks[i]) < sizeof p &&
+            access(p, F_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* `runmon summary SINK/<glob>`: the files of a sink's root (sink.json, index.jsonl, lock and temp
+ * files) are no data and are skipped (said on stderr); a folder met twice (SINK/latest and the
+ * session it points to) is read once. Returns 0, or 2 when nothing is left. */
+static int drop_sink_files(struct summary_args *a)
+{
+    a->kept = calloc((size_t)a->npaths + 1, sizeof *a->kept);
+    char **real = calloc((size_t)a->npaths + 1, sizeof *real); /* the kept folders' */
+    if (!a->kept || !real) {
+        free(real);
+        fprintf(stderr, "runmon summary: out of memory\n");
+        return 2;
+    }
+    int n = 0, nreal = 0, skipped = 0;
+    for (int i = 0; i < a->npaths; i++) {
+        const char *p = a->paths[i];
+        struct stat st;
+        if (stat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            if (in_sink_root(p)) {
+                fputs(skipped++ ? ", " : "runmon summary: skipped ", stderr);
+                rm_fput_safe(stderr, p);
+                continue;
+            }
+        }
+        char *r = stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? realpath(p, NULL) : NULL;
+        bool seen = false;
+        for (int k = 0; r && k < nreal && !seen; k++)
+            seen = !strcmp(real[k], r);
+        if (seen) {
+            free(r);
+            continue;
+        }
+        if (r) real[nreal++] = r;
+        a->kept[n++] = a->paths[i];
+    }
+    for (int k = 0; k < nreal; k++)
+        free(real[k]);
+    free(real);
+    if (skipped) fputs(" (files of a sink's root, not sessions)\n", stderr);
+    a->paths = a->kept;
+    a->npaths = n;
+    if (n == 0 && a->nfiles == 0) {
+        fprintf(stderr, "runmon summary: nothing to summarize\n");
+        return 2;
+    }
+    return 0;
 }
 
 /* Explicit files, plus any PATH that is a plain file, make one summary (appended to list).
@@ -385,7 +485,8 @@ static int summarize_dirs(const struct summary_args *a, json_t *list)
     return 0;
 }
 
-/* One summary as it is; several combined (json, text), or each in turn (csv). */
+/* One summary as it is; several: sink directories combined with totals per host, sessions
+ * one section each (json, text); each in turn (csv). */
 static int write_summaries(const struct summary_args *a, json_t *list)
 {
     const char *format = a->format, *outfile = a->outfile;
@@ -395,9 +496,9 @@ static int write_summaries(const struct summary_args *a, json_t *list)
         out = json_incref(json_array_get(list, 0));
         rc = write_out(outfile, format, out);
     } else {
-        out = combine(list);
+        out = all_from_sinks(list) ? combine(list) : sessions_set(list);
         if (strcmp(format, "csv")) {
-            /* json: the set; text: each summary, then the per-host and totals rows. */
+            /* json: the set; text: each summary, then (sinks) the per-host and totals rows. */
             rc = write_out(outfile, format, out);
         } else {
             /* csv: each summary in turn, to stdout or the file. */
@@ -426,10 +527,15 @@ int rm_cmd_summary(int argc, char **argv)
     struct summary_args a = {.opts = {.progress = true}};
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) return rc;
+    if (drop_sink_files(&a)) {
+        free(a.kept);
+        return 2;
+    }
     json_t *list = json_array();
     rc = summarize_files(&a, list);
     if (!rc) rc = summarize_dirs(&a, list);
     if (!rc) rc = write_summaries(&a, list);
     json_decref(list);
+    free(a.kept);
     return rc;
 }

@@ -16,8 +16,10 @@ static void top_usage(FILE *out)
 {
     fprintf(out,
             "usage: runmon top [--once] [--width N] [SINK_OR_SESSION]\n\n"
-            "A live view of a recording session, read from its sink's files (default ./runmon,\n"
-            "its latest session): per GPU utilization, memory, power, temperature and the last\n"
+            "A live view of a recording session, read from its sink's files: the sink's newest\n"
+            "session, the one recording now included. Without SINK_OR_SESSION: the\n"
+            "current folder when it is a sink or a session folder, else ./runmon.\n"
+            "Per GPU utilization, memory, power, temperature and the last\n"
             "minute of utilization; host CPU and memory; the command's process tree; the GPU\n"
             "processes; open and completed phases, events, and each collector's health.\n\n"
             "  --once      print one frame as plain text and exit (no curses)\n"
@@ -133,9 +135,13 @@ int rm_cmd_top(int argc, char **argv)
         fprintf(stderr, "runmon top: one SINK_OR_SESSION at most (see --help)\n");
         return 2;
     }
-    const char *path = optind < argc ? argv[optind] : "runmon";
     char dir[4096], err[1024];
-    int rc = rm_select_session("top", path, NULL, dir, sizeof dir, err, sizeof err);
+    const char *path = optind < argc ? argv[optind] : rm_default_sink_path(1, err, sizeof err);
+    if (!path) {
+        fprintf(stderr, "runmon top: %s\n", err);
+        return 2;
+    }
+    int rc = rm_select_live_session("top", path, dir, sizeof dir, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "runmon top: %s\n", err);
         return 2;

@@ -9,6 +9,15 @@ int64_t rm_gap_threshold_ns(int64_t interval_ns)
     return g;
 }
 
+int64_t rm_stream_period_ns(enum rm_input_kind kind, int64_t interval_ns)
+{
+    if (interval_ns <= 0 || kind == RM_INPUT_APPS_CSV) return 0;
+    if (kind != RM_INPUT_DMON_TEXT && kind != RM_INPUT_DMON_CSV) return interval_ns;
+    const int64_t sec = 1000000000;
+    int64_t s = interval_ns / sec + (interval_ns % sec >= sec / 2); /* llround */
+    return s < 1 ? sec : s > INT64_MAX / sec ? INT64_MAX / sec * sec : s * sec;
+}
+
 enum rm_span_kind rm_energy_span(int64_t t0, double p0, int64_t t1, double p1, int64_t gap_ns,
                                  double *joules, int64_t *dt_ns)
 {

@@ -13,10 +13,19 @@
 
 #include <stdint.h>
 
+#include "model/streams.h"
+
 #define RM_GAP_INTERVALS 3
 
 /* The gap threshold for a sampling interval: RM_GAP_INTERVALS intervals (saturating). */
 int64_t rm_gap_threshold_ns(int64_t interval_ns);
+
+/* A stream's own sampling period, from the session's interval (the gpu query's, the cpu and
+ * proc samplers'), so that its gaps are judged against it: nvidia-smi dmon takes whole
+ * seconds (-d), so dmon's is the interval rounded to whole seconds, at least 1 s (what the
+ * recorder gives it). 0 for pmon's apps.csv (whole seconds of its own: the caller takes the
+ * file's median spacing) and when interval_ns is not positive. */
+int64_t rm_stream_period_ns(enum rm_input_kind kind, int64_t interval_ns);
 
 enum rm_span_kind { RM_SPAN_BRIDGED, RM_SPAN_GAP, RM_SPAN_BACKWARDS };
 

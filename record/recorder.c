@@ -18,6 +18,7 @@
 #include "base/json.h"
 #include "base/rm_time.h"
 #include "base/termsafe.h"
+#include "model/energy.h"
 #include "model/streams.h"
 #include "monitor/apps_collector.h"
 #include "monitor/child.h"
@@ -263,8 +264,9 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     s->interval_s = rec->opts.interval_s;
     s->gpu_fields = rec->opts.no_gpu ? NULL : rec->opts.gpu_fields;
     s->dmon_metrics = rec->opts.no_gpu ? NULL : rec->opts.dmon_metrics;
-    s->dmon_interval_s = (int)llround(rec->opts.interval_s);
-    if (s->dmon_interval_s < 1) s->dmon_interval_s = 1;
+    s->dmon_interval_s = (int)(rm_stream_period_ns(RM_INPUT_DMON_TEXT,
+                                                   (int64_t)llround(rec->opts.interval_s * 1e9)) /
+                               RM_NS_PER_SEC);
     s->warn_pct = rec->opts.warn_pct;
     s->crit_pct = rec->opts.crit_pct;
     rm_session_init_collectors(s, !rec->opts.no_gpu, rec->opts.command != NULL,

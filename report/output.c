@@ -328,11 +328,27 @@ static void print_set(FILE *out, const json_t *set)
             F("gpu_count", 0), F("energy_wh", 3), F("peak_vram_mb", 0));
 }
 
+/* A "runmon-summary-sessions" (several sessions): each in turn, no totals across them. */
+static void print_sessions(FILE *out, const json_t *set)
+{
+    size_t i;
+    const json_t *one, *list = json_object_get(set, "sessions");
+    json_array_foreach(list, i, one)
+    {
+        print_one(out, one);
+        fputc('\n', out);
+    }
+    fprintf(out, "%zu sessions, each summarized on its own (no totals across sessions)\n",
+            json_array_size(list));
+}
+
 void rm_summary_print_text(FILE *out, const json_t *s)
 {
     const char *format = json_string_value(json_object_get(s, "format"));
     if (format && !strcmp(format, "runmon-summary-set"))
         print_set(out, s);
+    else if (format && !strcmp(format, "runmon-summary-sessions"))
+        print_sessions(out, s);
     else
         print_one(out, s);
 }

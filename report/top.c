@@ -396,8 +396,9 @@ static void rl_line(struct rm_top *t, const char *s, size_t len)
     const char *name = rm_jget_str(o, "name");
     double tt = json_number_value(json_object_get(o, "t"));
     long pid = (long)json_integer_value(json_object_get(o, "pid"));
-    if (!type) type = "";
-    if (!path) path = name ? name : "";
+    /* rm_jget_str gives "" for a missing key: a "phase" line (runmon log, the Python
+     * module's log_phase) has a name and no path. */
+    if (!*path) path = name;
     if (!strcmp(type, "phase_enter")) {
         if (t->nopen == TOP_MAX_OPEN) {
             memmove(&t->open[0], &t->open[1], (TOP_MAX_OPEN - 1) * sizeof t->open[0]);

@@ -18,6 +18,9 @@
 #include "sink/index.h"
 #include "sink/names.h"
 
+/* runmon record's default -o: a sink in the current folder. */
+#define RM_DEFAULT_SINK "runmon"
+
 int rm_sink_is_sink_dir(const char *dir)
 {
     char path[2 * PATH_MAX + 512];
@@ -42,8 +45,10 @@ int rm_sink_is_sink_dir(const char *dir)
 }
 
 /* The default choice while streaming the index: the newest completed session, else the
- * newest of the others (by started_at, then id), skipping the ids in `refused`. */
+ * newest of the others (by started_at, then id), skipping the ids in `refused`. With
+ * `newest`, the newest whatever its status (a live view wants the session recording now). */
 struct pick {
+    bool newest;
     char best[2][RM_SESSION_ID_MAX + 1], best_start[2][64];
     char (*refused)[RM_SESSION_ID_MAX + 1];
     int nrefused;
@@ -61,7 +66,7 @@ static int pick_one(void *ctx, const struct rm_index_rec *e)
     }
     for (int i = 0; i < p->nrefused; i++)
         if (!strcmp(p->refused[i], id)) return 0;
-    int c = !strcmp(e->status, "completed") ? 0 : 1;
+    int c = p->newest || !strcmp(e->status, "completed") ? 0 : 1;
     int d = strcmp(start, p->best_start[c]);
     if (!p->best[c][0] || d > 0 || (d == 0 && strcmp(id, p->best[c]) > 0)) {
         snprintf(p->best[c], sizeof p->best[c], "%s", id);
@@ -85,8 +90,8 @@ static int resolve_latest(const char *dir, const char **id, char *latest, const 
     return 0;
 }
 
-int rm_sink_pick_session(const char *sink_dir, const char *want_id, char *id, size_t idcap,
-                         char *err, size_t errsz)
+static int pick_session(const char *sink_dir, const char *want_id, bool newest, char *id,
+                        size_t idcap, char *err, size_t errsz)
 {
     char why[PATH_MAX + 512], latest[RM_SESSION_ID_MAX + 1];
     if (resolve_latest(sink_dir, &want_id, latest, "of the sink", err, errsz) < 0) return 2;
@@ -116,7 +121,7 @@ int rm_sink_pick_session(const char *sink_dir, const char *want_id, char *id, si
      * few passes at most). */
     char refused[8][RM_SESSION_ID_MAX + 1];
     for (int pass = 0; pass <= 8; pass++) {
-        struct pick p = {.refused = refused, .nrefused = pass};
+        struct pick p = {.newest = newest, .refused = refused, .nrefused = pass};
         if (rm_index_each(sink_dir, pick_one, &p, ierr, sizeof ierr) < 0) {
             snprintf(err, errsz, "%s", ierr);
             return 2;
@@ -133,8 +138,14 @@ int rm_sink_pick_session(const char *sink_dir, const char *want_id, char *id, si
     return 2;
 }
 
-int rm_sink_select_session(const char *sink_dir, const char *want_id, char *out_dir, size_t out_cap,
-                           char *err, size_t errsz)
+int rm_sink_pick_session(const char *sink_dir, const char *want_id, char *id, size_t idcap,
+                         char *err, size_t errsz)
+{
+    return pick_session(sink_dir, want_id, false, id, idcap, err, errsz);
+}
+
+static int sink_select(const char *sink_dir, const char *want_id, bool newest, char *out_dir,
+                       size_t out_cap, char *err, size_t errsz)
 {
     int rc = rm_sink_open_index(sink_dir, 0, NULL, err, errsz);
     if (rc < 0) return 2;
@@ -144,13 +155,19 @@ int rm_sink_select_session(const char *sink_dir, const char *want_id, char *out_
         return 2;
     }
     char id[256];
-    rc = rm_sink_pick_session(sink_dir, want_id, id, sizeof id, err, errsz);
+    rc = pick_session(sink_dir, want_id, newest, id, sizeof id, err, errsz);
     if (rc) return rc;
     if ((size_t)snprintf(out_dir, out_cap, "%s/%s", sink_dir, id) >= out_cap) {
         snprintf(err, errsz, "%s/%s: path too long", sink_dir, id);
         return 2;
     }
     return 0;
+}
+
+int rm_sink_select_session(const char *sink_dir, const char *want_id, char *out_dir, size_t out_cap,
+                           char *err, size_t errsz)
+{
+    return sink_select(sink_dir, want_id, false, out_dir, out_cap, err, errsz);
 }
 
 static bool has_file(const char *dir, const char *name)
@@ -170,8 +187,8 @@ static bool is_session_dir(const char *dir)
     return false;
 }
 
-int rm_select_session(const char *who, const char *path, const char *id, char *out, size_t outsz,
-                      char *err, size_t errsz)
+static int select_session(const char *who, const char *path, const char *id, bool newest, char *out,
+                          size_t outsz, char *err, size_t errsz)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -186,7 +203,7 @@ int rm_select_session(const char *who, const char *path, const char *id, char *o
     /* A sink directory: the sink's own rule (--session, else newest completed, ...), which
      * also marks sessions whose recorder died as interrupted. */
     if (!(id == NULL && is_session_dir(path)) && rm_sink_is_sink_dir(path)) {
-        int rc = rm_sink_select_session(path, id, out, outsz, err, errsz);
+        int rc = sink_select(path, id, newest, out, outsz, err, errsz);
         if (rc == 0) {
             const char *slash = strrchr(out, '/');
             fprintf(stderr, "runmon %s: session ", who);
@@ -245,4 +262,28 @@ int rm_select_session(const char *who, const char *path, const char *id, char *o
     if (best[0] && (size_t)snprintf(out, outsz, "%s/%s", path, best) < outsz) return 0;
     snprintf(err, errsz, "%s: not a session folder, and no sessions in it", path);
     return 2;
+}
+
+int rm_select_session(const char *who, const char *path, const char *id, char *out, size_t outsz,
+                      char *err, size_t errsz)
+{
+    return select_session(who, path, id, false, out, outsz, err, errsz);
+}
+
+int rm_select_live_session(const char *who, const char *path, char *out, size_t outsz, char *err,
+                           size_t errsz)
+{
+    return select_session(who, path, NULL, true, out, outsz, err, errsz);
+}
+
+const char *rm_default_sink_path(int session_ok, char *err, size_t errsz)
+{
+    if ((session_ok && is_session_dir(".")) || rm_sink_is_sink_dir(".")) return ".";
+    struct stat st;
+    if (stat(RM_DEFAULT_SINK, &st) == 0 && S_ISDIR(st.st_mode)) return RM_DEFAULT_SINK;
+    snprintf(err, errsz,
+             "no sink here: the current folder is not a sink%s, and there is no ./%s (give "
+             "the sink's path)",
+             session_ok ? " or a session folder" : "", RM_DEFAULT_SINK);
+    return NULL;
 }

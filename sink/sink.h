@@ -108,4 +108,16 @@ int rm_sink_summary(const char *sink_dir, const char *session_id, int rescan,
 int rm_select_session(const char *who, const char *path, const char *id, char *out, size_t outsz,
                       char *err, size_t errsz);
 
+/* rm_select_session without an id, for a live view: in a sink, its newest session whatever
+ * its status (the one recording now; a dead recorder's session is settled first by the
+ * sink's recovery, as rm_sink_select_session does). */
+int rm_select_live_session(const char *who, const char *path, char *out, size_t outsz, char *err,
+                           size_t errsz);
+
+/* The sink (or session folder) a command reads when it is given no PATH, in this order: the
+ * current folder when it is a sink (or, with session_ok, a session folder); else ./runmon,
+ * record's default sink, when it is a folder. Returns "." or "runmon", or NULL with err set
+ * ("no sink here: ..."). The one copy of that rule: top, summary, report and sessions. */
+const char *rm_default_sink_path(int session_ok, char *err, size_t errsz);
+
 #endif

@@ -12,8 +12,10 @@
 
 #include "base/rm_time.h"
 #include "base/termsafe.h"
+#include "model/energy.h"
 #include "summary/csvread.h"
 #include "summary/inputs.h"
+#include "summary/sniff.h"
 
 static void reset_parser(struct file_agg *f)
 {
@@ -189,10 +191,11 @@ int rm_scan_prepare(struct file_agg *f, int64_t interval_ns)
         snprintf(f->err, sizeof f->err, "%s: out of memory", f->path);
         return -1;
     }
-    /* Some kinds sample at their own spacing whatever the session's interval. */
-    f->interval_ns = interval_ns > 0 && !rm_input_reader(f->kind)->own_spacing
-                         ? interval_ns
-                         : prescan_interval(f);
+    /* Each stream's gaps against its own period (dmon's whole seconds); some kinds sample at
+     * their own spacing whatever the session's interval (pmon's whole seconds). */
+    f->interval_ns =
+        rm_input_reader(f->kind)->own_spacing ? 0 : rm_stream_period_ns(f->kind, interval_ns);
+    if (f->interval_ns <= 0) f->interval_ns = prescan_interval(f);
     if (f->interval_ns > 86400 * RM_NS_PER_SEC)
         f->interval_ns = 86400 * RM_NS_PER_SEC; /* keeps 3 x interval far from overflow */
     f->gap_ns = 3 * f->interval_ns;
@@ -216,6 +219,7 @@ int rm_scan_range(struct file_agg *f, uint64_t off, uint64_t end, _Atomic uint64
 /* After the rows: the last sample group, gaps, notes, and why a file without rows is empty. */
 void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
 {
+    enum rm_sniff sniff;
     f->skipped[RM_SKIP_LONG_LINE] += longl;
     if (f->group_open) rm_file_flush_group(f);
     gaps_per_gpu(f);
@@ -229,6 +233,16 @@ void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
     }
     if (rc) {
         f->rc = 2;
+    } else if (f->rows == 0 && f->path && (sniff = rm_sniff_file(f->path)) != RM_SNIFF_EMPTY &&
+               sniff != RM_SNIFF_NVSMI) {
+        /* Neither runmon's nor nvidia-smi's: advice on their layouts would mislead. */
+        f->rc = 2;
+        f->note[0] = '\0';
+        snprintf(f->err, sizeof f->err, "%s: not a runmon or nvidia-smi file (%s)", f->path,
+                 sniff == RM_SNIFF_BINARY
+                     ? "binary data"
+                     : "text, but no line like nvidia-smi's: no CSV header or rows of numbers, "
+                       "no dmon header, no nvidia-smi message");
     } else if (f->rows == 0) {
         f->rc = 2;
         char why[384];

@@ -65,9 +65,10 @@ expect_eq "package-lock.json: no package with an install script" 0 \
     "$(jq '[.packages[] | select(.hasInstallScript)] | length' "$ROOT/package-lock.json")"
 check "the 390 px test drives Debian's chromium" grep -q "executablePath: exe || '/usr/bin/chromium'" "$ROOT/tests/e2e/report_check.js"
 
-# "The default sink is ./runmon: runmon record without -o writes there, and runmon top
-# without a path watches it."
-check "README: the default sink is ./runmon" has 'The default sink is `./runmon`: `runmon record` without `-o` writes there, and `runmon top` without a path watches it'
+# "The default sink is ./runmon: runmon record without -o writes there. ... without one they
+# look in this order: the current folder when it is a sink ..., else ./runmon."
+check "README: the default sink is ./runmon" has 'The default sink is `./runmon`: `runmon record` without `-o` writes there.'
+check "README: the lookup order without a path" has 'without one they look in this order: the current folder when it is a sink (or a session folder; `cd runs && runmon top` works), else `./runmon`.'
 mkdir -p "$T/first" && cd "$T/first" || exit 1
 runmon record -q --no-gpu -i 0.2 -- true; rc=$?
 id=$(basename "$(session_dir runmon)")

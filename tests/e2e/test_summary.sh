@@ -116,10 +116,12 @@ expect_match "--help lists options" "--phase REGEX" "$out"
 "$RUNMON" summary --bogus >/dev/null 2>&1; rc=$?
 expect_eq "unknown option exits 2" 2 "$rc"
 
-# Two session folders: one summary each plus combined totals.
+# Two session folders: two runs, one summary each and no totals across them (issue 25).
 J=$("$RUNMON" summary "$S/session1" "$T/seg" --format json)
-expect_eq "several paths combined" '[2,4,0.638888]' \
-    "$(q '[(.summaries|length),.totals.gpu_count,(.totals.energy_wh*1000000|round/1000000)]')"
+expect_eq "several sessions: one summary each, no totals" \
+    '["runmon-summary-sessions",2,4,0.638888,null]' \
+    "$(q '[.format,(.sessions|length),([.sessions[].totals.gpu_count]|add),
+        ([.sessions[].totals.energy_wh]|add*1000000|round/1000000),.totals]')"
 
 # --- rows over a reader limit: skipped, and a note says which limit, where ----------------
 hdr="ts,timestamp,index,uuid,name,pci.bus_id,utilization.gpu,memory.used,memory.total,power.draw"
