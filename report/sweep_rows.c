@@ -32,8 +32,8 @@ static void on_row(void *ctx, const struct rm_session_row *row)
     json_decref(line);
     char dir[8192];
     snprintf(dir, sizeof dir, "%s/%s", c->sink, row->rec->session_id);
-    json_object_set_new(o, "session_dir", json_string(dir));
-    json_object_set_new(o, "sink", json_string(c->sink));
+    json_object_set_new(o, "session_dir", rm_jstr(dir)); /* a path: any bytes */
+    json_object_set_new(o, "sink", rm_jstr(c->sink));
     json_array_append_new(c->rows, o);
 }
 
@@ -56,10 +56,13 @@ static json_t *gpu_names(const json_t *gpus)
         }
         if (dup) continue;
         int w = snprintf(out + used, sizeof out - used, "%s%s", used ? ", " : "", n);
-        if (w < 0 || (size_t)w >= sizeof out - used) break;
+        if (w < 0 || (size_t)w >= sizeof out - used) {
+            out[used] = '\0'; /* not a name cut in two */
+            break;
+        }
         used += (size_t)w;
     }
-    return used ? json_string(out) : json_null();
+    return used ? rm_jstr(out) : json_null();
 }
 
 static json_t *num_copy(const json_t *v)
