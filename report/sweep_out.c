@@ -432,10 +432,12 @@ static void text_runs(struct table *t)
     }
     for (size_t g = 0; g < t->n_fig; g++) {
         if (g == 1 && any_gpu_name(rows)) { /* the GPU model before its figures */
-            x = new_col(c, &n, "GPU", 0, 6, nr);
+            x = new_col(c, &n, "GPU", 0, 10, nr);
             json_array_foreach(rows, i, e)
             {
+                /* "NVIDIA H200" as "H200": the vendor's name says nothing in this column. */
                 const char *name = rm_jget_str(e, "gpu_name");
+                if (!strncmp(name, "NVIDIA ", 7) && name[7]) name += 7;
                 json_int_t cnt = json_integer_value(json_object_get(e, "gpu_count"));
                 if (!*name)
                     snprintf(b, sizeof b, "-");

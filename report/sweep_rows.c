@@ -306,6 +306,21 @@ static int count_hosts(const json_t *rows)
     return n;
 }
 
+/* Runs whose figures are missing because they have no summary.json yet. */
+static void note_missing_summaries(struct rm_sweep *s)
+{
+    size_t i, n = 0;
+    const json_t *e;
+    json_array_foreach(s->rows, i, e) n += !json_is_true(json_object_get(e, "has_summary"));
+    if (!n) return;
+    char b[160];
+    snprintf(b, sizeof b,
+             "%zu run%s no summary.json (running, or interrupted before writing it): '-' for "
+             "%s figures",
+             n, n > 1 ? "s have" : " has", n > 1 ? "their" : "its");
+    json_array_append_new(s->notes, json_string(b));
+}
+
 void rm_sweep_free(struct rm_sweep *s)
 {
     json_decref(s->rows);
@@ -353,5 +368,6 @@ int rm_sweep_load(const char *const *sinks, size_t n_sinks, const char *sweep_na
     if (!json_array_size(out->param_names)) infer_params(out);
     mark_reruns(out);
     out->n_hosts = count_hosts(out->rows);
+    note_missing_summaries(out);
     return 0;
 }
