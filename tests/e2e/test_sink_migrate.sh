@@ -44,10 +44,11 @@ check "a pruned segment ($pruned) keeps its aggregate in its session's state.jso
     runmon-segment-stats
 
 # --- summaries: what 0.1.0 printed ------------------------------------------------------------
-# Keys added to summary.json after 0.1.0 (framework_peak_mb, workload_peak_vram_mb) and the
+# Keys added to summary.json after 0.1.0 (framework_peak_mb, workload_peak_vram_mb; sweep and
+# params, issue 20) and the
 # per-phase GPU figures (the phase energy rule changed after 0.1.0: windows are clipped with
 # interpolation) are left out; everything else, the sink section included, must be equal.
-norm='walk(if type == "object" then del(.generated_at, .framework_peak_mb, .workload_peak_vram_mb) else . end) | .phases |= map(del(.gpus))'
+norm='walk(if type == "object" then del(.generated_at, .framework_peak_mb, .workload_peak_vram_mb) else . end) | del(.sweep, .params) | .phases |= map(del(.gpus))'
 # Issue 25 changed what a gap is for dmon: its rows a second apart were judged against the
 # 0.2 s interval (a false gap per spacing); now against dmon's own 1 s period. The figures
 # that follow from it (dmon's gaps and period, the gap totals, and a phase's GPU figures
@@ -63,9 +64,9 @@ for id in $ids; do
     expect_eq "summary --session $id: what 0.1.0 printed" \
         "$(jq -S "$norm" "$E/summary-$id.json")" "$(jq -S "$norm" "s-$id.json")"
     # Exactly what the last manifest.json runmon (24543bd) printed for the same sink.
-    expect_eq "summary --session $id: what the manifest.json runmon printed, every key" \
+    expect_eq "summary --session $id: what the manifest.json runmon printed, every key (but issue 20's sweep and params)" \
         "$(jq -S "del(.generated_at) | $i25" "$E/before-summary-$id.json")" \
-        "$(jq -S "del(.generated_at) | $i25" "s-$id.json")"
+        "$(jq -S "del(.generated_at, .sweep, .params) | $i25" "s-$id.json")"
     expect_eq "summary --session $id: dmon judged against its 1 s period, no gap" "1 0 0" \
         "$(jq -r '[(.data_quality.files[] | select(.kind | startswith("dmon")) | .interval_s, .gaps.count), .data_quality.gaps.count] | map(tostring) | join(" ")' "s-$id.json")"
 done
