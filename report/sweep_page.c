@@ -133,12 +133,13 @@ static double nice_step(double span, int n)
     return st[sizeof st / sizeof st[0] - 1];
 }
 
-/* A round top for a scale holding v (1, 2, 2.5, 5 x 10^k). */
+/* A round top for a scale holding v (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k): its quarters are
+ * short numbers. */
 static double nice_top(double v)
 {
     if (!(v > 0)) return 1;
     double e = pow(10, floor(log10(v)));
-    static const double f[] = {1, 2, 2.5, 5, 10};
+    static const double f[] = {1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         if (v <= f[i] * e * 1.0000001) return f[i] * e;
     return 10 * e;
