@@ -11,8 +11,10 @@
 #include <sys/stat.h>
 
 #include "base/fileio.h"
+#include "base/termsafe.h"
 #include "monitor/gpu_collectors.h"
 #include "record/recorder.h"
+#include "runlog/kvargs.h"
 #include "sink/sink.h"
 
 static void usage(FILE *out)
@@ -71,6 +73,12 @@ static void usage(FILE *out)
         "                            0644 and 0755 under umask 022; a file runmon replaces\n"
         "                            keeps its mode. --prom-textfile stays 0644 (read by\n"
         "                            node_exporter)\n"
+        "      --sweep NAME          the session belongs to sweep NAME (default: $RUNMON_SWEEP);\n"
+        "                            'runmon sessions --summary --sweep NAME' compares its runs\n"
+        "      --param KEY=VALUE     a parameter of this run (repeatable), kept in session.json\n"
+        "                            and the sink's index: a VALUE that is a finite JSON number\n"
+        "                            is kept as a number, anything else as a string. KEY and\n"
+        "                            VALUE at most 1 KiB, no control characters, each KEY once\n"
         "  -q, --quiet               print no summary, no notes and no status line\n"
         "  -h, --help                this text\n"
         "\n"
@@ -127,6 +135,7 @@ enum {
 };
 enum { OPT_PROM = 300 }; /* --prom-textfile */
 enum { OPT_PARENTS = 310 };
+enum { OPT_SWEEP = 320, OPT_PARAM };
 static int want_parents; /* --parents: create the folders above -o DIR too */
 static const struct option longopts[] = {
     {"output", required_argument, 0, 'o'},
@@ -153,10 +162,70 @@ static const struct option longopts[] = {
     {"telemetry-retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
     {"private", no_argument, 0, OPT_PRIVATE},
     {"kill-grace", required_argument, 0, OPT_KILL_GRACE},
+    {"sweep", required_argument, 0, OPT_SWEEP},
+    {"param", required_argument, 0, OPT_PARAM},
     {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
+
+/* --param KEY=VALUE, gathered here; its JSON text goes to the session (opts.params_json). */
+static json_t *params;
+static char *params_text;
+
+#define PARAM_MAX 1024 /* bytes of a KEY, a VALUE or a sweep name */
+
+/* What the user gave, quoted safely: escaped, cut at 64 bytes. */
+static void say_given(const char *what, const char *s)
+{
+    char cut[68];
+    snprintf(cut, sizeof cut, "%.64s%s", s, strlen(s) > 64 ? "..." : "");
+    fprintf(stderr, "runmon record: %s '", what);
+    rm_fput_safe(stderr, cut);
+    fputc('\'', stderr);
+}
+
+/* A sweep name, a KEY or a VALUE: at most 1 KiB of UTF-8 without control characters
+ * (empty allowed for a VALUE only). 0, or -1 with the reason printed. */
+static int check_text(const char *what, const char *shown, const char *s, int may_be_empty)
+{
+    size_t n = strlen(s);
+    const char *why = !n && !may_be_empty                 ? "is empty"
+                      : n > PARAM_MAX                     ? "is longer than 1 KiB"
+                      : n && !rm_utf8_valid(s, n)         ? "is not UTF-8"
+                      : n && rm_text_check(s, "text") < 0 ? "holds a control character"
+                                                          : NULL;
+    if (!why) return 0;
+    say_given(what, shown);
+    fprintf(stderr, ": %s\n", why);
+    return -1;
+}
+
+static int add_param(const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq) {
+        say_given("--param", arg);
+        fputs(": expected KEY=VALUE\n", stderr);
+        return -1;
+    }
+    char *key = strndup(arg, (size_t)(eq - arg));
+    if (!key) return -1;
+    int rc = -1;
+    if (check_text("--param key of", arg, key, 0) == 0 &&
+        check_text("--param value of", arg, eq + 1, 1) == 0) {
+        if (!params) params = json_object();
+        if (json_object_get(params, key)) {
+            say_given("--param", arg);
+            fputs(": the key is given twice\n", stderr);
+        } else {
+            json_t *v = rm_number_or_string(eq + 1);
+            rc = v ? json_object_set_new(params, key, v) : -1;
+        }
+    }
+    free(key);
+    return rc;
+}
 
 /* Applies one option. 0, 1 after --help (printed), or -1 with the reason printed. */
 static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
@@ -244,6 +313,13 @@ static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
     case OPT_KILL_GRACE:
         if (parse_seconds("--kill-grace", optarg, 0, 3600, &o->kill_grace_s) < 0) return -1;
         break;
+    case OPT_SWEEP:
+        if (check_text("--sweep", optarg, optarg, 0) < 0) return -1;
+        o->sweep = optarg;
+        break;
+    case OPT_PARAM:
+        if (add_param(optarg) < 0) return -1;
+        break;
     case 'q':
         o->quiet = 1;
         break;
@@ -280,6 +356,15 @@ static int check_args(int argc, char **argv, struct rm_record_opts *o)
         fprintf(stderr, "runmon record: --duration is for recording without a COMMAND\n");
         return -1;
     }
+    const char *env_sweep = getenv("RUNMON_SWEEP");
+    if (!o->sweep && env_sweep && *env_sweep) {
+        if (check_text("RUNMON_SWEEP", env_sweep, env_sweep, 0) < 0) return -1;
+        o->sweep = env_sweep;
+    }
+    if (params) {
+        params_text = json_dumps(params, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        o->params_json = params_text;
+    }
     const char *root = getenv("RUNMON_PROC_ROOT");
     o->proc_root = root && *root ? root : "/proc";
     return 0;
@@ -300,6 +385,10 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
                                  .retention_total_mb = RM_SINK_DEFAULT_RETENTION_TOTAL_MB,
                                  .kill_grace_s = RM_DEFAULT_KILL_GRACE_S};
     want_parents = 0;
+    json_decref(params);
+    params = NULL;
+    free(params_text);
+    params_text = NULL;
     optind = 1;
     opterr = 0;
     int c;
@@ -381,7 +470,10 @@ int rm_cmd_record(int argc, char **argv)
 {
     struct rm_record_opts opts;
     int pr = parse_args(argc, argv, &opts);
-    if (pr != 0) return pr > 0 ? 0 : 2;
-    if (make_output_dir(&opts) < 0) return 2;
-    return rm_record_run(&opts);
+    int rc = pr != 0 ? (pr > 0 ? 0 : 2) : make_output_dir(&opts) < 0 ? 2 : rm_record_run(&opts);
+    json_decref(params);
+    params = NULL;
+    free(params_text);
+    params_text = NULL;
+    return rc;
 }

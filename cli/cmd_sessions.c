@@ -1,4 +1,5 @@
-/* `runmon sessions DIR [--format text|json|csv] [--summary] [--sort FIELD] [--rebuild]`:
+/* `runmon sessions DIR... [--format text|json|csv] [--summary] [--sweep NAME] [--sort FIELD]
+ * [--phase PATH]... [--group-by PARAM] [--wide] [--device-vram] [--rebuild]`:
  * the options, --help, and the calls. Opening the sink runs recovery (dead recorders'
  * sessions become "interrupted"), and rebuilds a lost index; the listing and the sweep table
  * are written by report/sessions_out.h. */
@@ -6,6 +7,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,20 +19,34 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: runmon sessions DIR [--format text|json|csv] [--summary] [--sort FIELD]\n"
-            "                           [--rebuild]\n\n"
+            "usage: runmon sessions DIR [--format text|json|csv] [--sort FIELD] [--sweep NAME]\n"
+            "                           [--rebuild]\n"
+            "       runmon sessions --summary DIR [DIR...] [--sweep NAME] [--phase PATH]...\n"
+            "                           [--group-by PARAM] [--wide] [--device-vram] ...\n\n"
             "List the recording sessions of a sink directory (runmon record -o DIR): id,\n"
             "status, host, start, duration, command and bytes kept on disk.\n\n"
             "options:\n"
             "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
             "                      json, and csv to a file or pipe, keep what sessions recorded\n"
             "                      exact; text, and csv on a terminal, escape control characters\n"
-            "  --summary           a sweep table: one row per session with the figures of its\n"
-            "                      summary.json: status, duration, exit code, GPU utilization\n"
-            "                      mean, peak VRAM (the workload's own when known, marked w),\n"
-            "                      GPU energy, command; '-' where a session has no summary.json\n"
-            "                      (running, interrupted). Human units in text, full values in\n"
-            "                      json and csv\n"
+            "  --summary           the sweep table: one row per run: its parameters (--param,\n"
+            "                      runmon.params() in the run log, else the command-line\n"
+            "                      arguments that differ between the runs), status, exit code,\n"
+            "                      duration, GPU model, GPU utilization mean, workload peak\n"
+            "                      VRAM (the GPUs' when no run knows the workload's), framework\n"
+            "                      peak when logged, GPU energy, the time of each phase every\n"
+            "                      run has, command; the best of each figure marked '*'; '-'\n"
+            "                      where a session has no summary.json. Several DIRs are one\n"
+            "                      sweep (a HOST column when the runs come from several hosts)\n"
+            "  --sweep NAME        only the runs of sweep NAME (runmon record --sweep)\n"
+            "  --phase PATH        with --summary: a column for this phase's time (repeatable;\n"
+            "                      default: the top-level phases every run has)\n"
+            "  --group-by PARAM    with --summary: one row per value of PARAM, each figure's\n"
+            "                      mean and std over its runs (min and max in json and csv)\n"
+            "  --wide              with --summary: cut nothing (text is fitted to $COLUMNS,\n"
+            "                      else 100 columns, long values cut with an ellipsis)\n"
+            "  --device-vram       with --summary: the GPUs' peak VRAM (all processes) beside\n"
+            "                      the workload's\n"
             "  --sort FIELD        start (oldest first, the default), duration, util, vram,\n"
             "                      energy (largest first, '-' last) or status (by name)\n"
             "  --rebuild           rebuild the sink's index (index.jsonl, sink.json) from the\n"
@@ -41,17 +57,34 @@ static void usage(FILE *out)
 
 int rm_cmd_sessions(int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256, OPT_REBUILD, OPT_SUMMARY, OPT_SORT };
+    enum {
+        OPT_FORMAT = 256,
+        OPT_REBUILD,
+        OPT_SUMMARY,
+        OPT_SORT,
+        OPT_SWEEP,
+        OPT_PHASE,
+        OPT_GROUP,
+        OPT_WIDE,
+        OPT_DEVICE_VRAM
+    };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"sweep", required_argument, NULL, OPT_SWEEP},
+        {"phase", required_argument, NULL, OPT_PHASE},
+        {"group-by", required_argument, NULL, OPT_GROUP},
+        {"wide", no_argument, NULL, OPT_WIDE},
+        {"device-vram", no_argument, NULL, OPT_DEVICE_VRAM},
         {"summary", no_argument, NULL, OPT_SUMMARY},
         {"sort", required_argument, NULL, OPT_SORT},
         {"rebuild", no_argument, NULL, OPT_REBUILD},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *format = NULL, *sort_by = NULL;
-    int rebuild = 0, summary = 0, c;
+    const char *format = NULL, *sort_by = NULL, *sweep = NULL, *group_by = NULL;
+    const char *phases[64];
+    size_t n_phases = 0;
+    int rebuild = 0, summary = 0, wide = 0, device_vram = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -81,32 +114,61 @@ int rm_cmd_sessions(int argc, char **argv)
         case OPT_REBUILD:
             rebuild = 1;
             break;
+        case OPT_SWEEP:
+            sweep = optarg;
+            break;
+        case OPT_PHASE:
+            if (n_phases == sizeof phases / sizeof *phases) {
+                fputs("runmon sessions: at most 64 --phase\n", stderr);
+                return 2;
+            }
+            phases[n_phases++] = optarg;
+            break;
+        case OPT_GROUP:
+            group_by = optarg;
+            break;
+        case OPT_WIDE:
+            wide = 1;
+            break;
+        case OPT_DEVICE_VRAM:
+            device_vram = 1;
+            break;
         default:
             fprintf(stderr, "runmon sessions: unknown or incomplete option '%s' (see --help)\n",
                     argv[optind - 1]);
             return 2;
         }
     }
-    if (argc - optind != 1) {
+    if (argc - optind < 1 || (argc - optind > 1 && !summary)) {
+        if (argc - optind > 1) fputs("runmon sessions: several sinks need --summary\n", stderr);
         usage(stderr);
+        return 2;
+    }
+    if (!summary && (n_phases || group_by || wide || device_vram)) {
+        fputs("runmon sessions: --phase, --group-by, --wide and --device-vram need --summary\n",
+              stderr);
         return 2;
     }
     const char *dir = argv[optind];
     if (!format) format = isatty(1) ? "text" : "json";
     char err[1024];
-    int orc = rm_sink_open_index(dir, rebuild, NULL, err, sizeof err);
-    if (orc < 0) {
-        fputs("runmon sessions: ", stderr);
-        rm_fput_safe(stderr, err);
-        fputc('\n', stderr);
-        return 2;
+    for (int k = optind; k < argc; k++) {
+        int orc = rm_sink_open_index(argv[k], rebuild, NULL, err, sizeof err);
+        if (orc < 0) {
+            fputs("runmon sessions: ", stderr);
+            rm_fput_safe(stderr, err);
+            fputc('\n', stderr);
+            return 2;
+        }
+        if (orc == 1) {
+            fputs("runmon sessions: ", stderr);
+            rm_fput_safe(stderr, argv[k]);
+            fputs(": not a runmon sink (no index.jsonl, no sessions)\n", stderr);
+            return 2;
+        }
     }
-    if (orc == 1) {
-        fputs("runmon sessions: ", stderr);
-        rm_fput_safe(stderr, dir);
-        fputs(": not a runmon sink (no index.jsonl, no sessions)\n", stderr);
-        return 2;
-    }
+    const char *cols = getenv("COLUMNS");
+    int columns = cols && atoi(cols) > 0 ? atoi(cols) : 100;
     struct rm_sessions_opts o = {
         .dir = dir,
         .format = !strcmp(format, "csv")    ? RM_SESSIONS_CSV
@@ -114,6 +176,15 @@ int rm_cmd_sessions(int argc, char **argv)
                                             : RM_SESSIONS_TEXT,
         .sweep = summary,
         .sort_by = sort_by,
+        .sinks = (const char *const *)argv + optind,
+        .n_sinks = (size_t)(argc - optind),
+        .sweep_name = sweep,
+        .phases = phases,
+        .n_phases = n_phases,
+        .group_by = group_by,
+        .wide = wide,
+        .device_vram = device_vram,
+        .columns = columns,
         /* CSV on a terminal is read by a person there: escaped as the text output is. */
         .csv_escape = isatty(STDOUT_FILENO),
     };

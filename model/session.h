@@ -48,6 +48,8 @@ struct rm_session {
     pid_t pid;
     int64_t started_ns, ended_ns; /* CLOCK_REALTIME; ended 0 while running */
     char *const *command;         /* NULL when recording without a command */
+    const char *sweep;            /* the sweep it belongs to, or NULL */
+    const char *params_json;      /* its parameters: a JSON object's text, or NULL (none) */
     int exit_code;                /* -1 until known */
     const char *status;           /* running, completed, failed, interrupted */
     int stop_signal;              /* the signal that stopped the run (interrupted), 0 when none */

@@ -30,6 +30,7 @@
 #include "record/exporters.h"
 #include "report/output.h"
 #include "runlog/runlog.h"
+#include "sink/liveness.h"
 #include "sink/session.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
@@ -241,8 +242,7 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     struct rm_session *s = &rec->sess;
     s->pid = getpid();
     s->started_ns = rm_now_realtime_ns();
-    if (gethostname(s->host, sizeof s->host) < 0) snprintf(s->host, sizeof s->host, "unknown");
-    s->host[sizeof s->host - 1] = '\0';
+    rm_this_host(s->host, sizeof s->host); /* RUNMON_HOSTNAME, else gethostname */
     rm_session_make_id(s->id, sizeof s->id, s->started_ns, s->host, s->pid);
     if (snprintf(s->dir, sizeof s->dir, "%s/%s", rec->opts.output_dir, s->id) >=
         (int)sizeof s->dir) {
@@ -260,6 +260,8 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     s->status = "running";
     s->exit_code = -1;
     s->command = rec->opts.command;
+    s->sweep = rec->opts.sweep;
+    s->params_json = rec->opts.params_json;
     s->interval_s = rec->opts.interval_s;
     s->gpu_fields = rec->opts.no_gpu ? NULL : rec->opts.gpu_fields;
     s->dmon_metrics = rec->opts.no_gpu ? NULL : rec->opts.dmon_metrics;

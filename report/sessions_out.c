@@ -8,6 +8,8 @@
 #include "base/json.h"
 #include "base/termsafe.h"
 #include "report/sessions_rows.h"
+#include "report/sweep_out.h"
+#include "report/sweep_rows.h"
 #include "sink/index.h"
 
 #define MAX_COLS 32
@@ -31,12 +33,6 @@ struct out {
 static const char *row_str(const struct rm_session_row *r, const char *key, const char *rec_value)
 {
     return r->obj ? rm_jget_str(r->obj, key) : rec_value;
-}
-
-static double row_num(const struct rm_session_row *r, const char *k)
-{
-    const json_t *v = json_object_get(r->obj, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 static const char *cell_id(char *buf, size_t cap, const struct rm_session_row *r)
@@ -112,72 +108,6 @@ static const char *cell_command(char *cmd, size_t cap, const struct rm_session_r
     return cmd[0] ? cmd : "-";
 }
 
-/* Seconds as 12.3s, 3m05s or 2h03m05s. */
-static const char *cell_human_duration(char *b, size_t cap, const struct rm_session_row *r)
-{
-    const json_t *v = json_object_get(r->obj, "duration_s");
-    cap = MIN_CAP(cap, 32);
-    if (!json_is_number(v)) {
-        snprintf(b, cap, "-");
-        return b;
-    }
-    double d = json_number_value(v);
-    long t = lround(d);
-    if (d < 59.95)
-        snprintf(b, cap, "%.1fs", d);
-    else if (t < 3600)
-        snprintf(b, cap, "%ldm%02lds", t / 60, t % 60);
-    else
-        snprintf(b, cap, "%ldh%02ldm%02lds", t / 3600, t / 60 % 60, t % 60);
-    return b;
-}
-
-static const char *cell_exit(char *buf, size_t cap, const struct rm_session_row *r)
-{
-    const json_t *v = json_object_get(r->obj, "exit_code");
-    if (!json_is_integer(v)) return "-";
-    snprintf(buf, MIN_CAP(cap, 32), "%lld", (long long)json_integer_value(v));
-    return buf;
-}
-
-static const char *cell_util(char *buf, size_t cap, const struct rm_session_row *r)
-{
-    double x = row_num(r, "gpu_util_mean_pct");
-    if (isnan(x)) return "-";
-    snprintf(buf, MIN_CAP(cap, 32), "%.1f", x);
-    return buf;
-}
-
-/* Peak VRAM, marked w when it is the recorded command's own (a legend under the table). */
-static int vram_is_workload(const struct rm_session_row *r)
-{
-    return !isnan(row_num(r, "peak_vram_mb")) &&
-           !strcmp(rm_jget_str(r->obj, "peak_vram_source"), "workload");
-}
-
-static const char *cell_vram(char *buf, size_t cap, const struct rm_session_row *r)
-{
-    double x = row_num(r, "peak_vram_mb");
-    if (isnan(x)) return "-";
-    const char *w = vram_is_workload(r) ? " w" : "";
-    if (x < 1024)
-        snprintf(buf, MIN_CAP(cap, 48), "%.0f MiB%s", x, w);
-    else
-        snprintf(buf, MIN_CAP(cap, 48), "%.1f GiB%s", x / 1024, w);
-    return buf;
-}
-
-static const char *cell_energy(char *buf, size_t cap, const struct rm_session_row *r)
-{
-    double x = row_num(r, "energy_wh");
-    if (isnan(x)) return "-";
-    if (x < 1000)
-        snprintf(buf, MIN_CAP(cap, 48), "%.3f Wh", x);
-    else
-        snprintf(buf, MIN_CAP(cap, 48), "%.2f kWh", x / 1000);
-    return buf;
-}
-
 /* ---- text tables ---- */
 
 enum align {
@@ -209,21 +139,10 @@ static const struct text_col listing_cols[] = {
     {"COMMAND",  LAST,  0,  0, 0,   cell_command},
 };
 
-/* The sweep table (--summary). */
-static const struct text_col sweep_cols[] = {
-    {"SESSION",    LEFT,  7,  40, 512, cell_id},
-    {"STATUS",     LEFT,  11, 0,  128, cell_status},
-    {"DURATION",   RIGHT, 9,  0,  0,   cell_human_duration},
-    {"EXIT",       RIGHT, 4,  0,  0,   cell_exit},
-    {"UTIL %",     RIGHT, 6,  0,  0,   cell_util},
-    {"PEAK VRAM",  RIGHT, 11, 0,  0,   cell_vram},
-    {"GPU ENERGY", RIGHT, 10, 0,  0,   cell_energy},
-    {"COMMAND",    LAST,  0,  0,  0,   cell_command},
-};
 // clang-format on
 
 #define CELL_BUFSZ 2048
-_Static_assert(NCOLS(listing_cols) <= MAX_COLS && NCOLS(sweep_cols) <= MAX_COLS, "MAX_COLS");
+_Static_assert(NCOLS(listing_cols) <= MAX_COLS, "MAX_COLS");
 
 /* The columns' widths; an auto column's from the held rows' escaped cells. */
 static void text_widths(const struct text_col *cols, size_t n, const json_t *rows, int *width)
@@ -561,9 +480,21 @@ static void end(struct out *w)
         mark_note(w->f, w->marked);
 }
 
+/* --sweep NAME on the plain listing: the sessions recorded with that sweep name (the index
+ * line's; a name only the run log gives is seen by the sweep table). */
+static int in_sweep(const struct rm_session_row *row, const char *name)
+{
+    json_t *line = json_loadb(row->rec->line, row->rec->len, 0, NULL);
+    const json_t *sw = json_object_get(line, "sweep");
+    int in = json_is_string(sw) && !strcmp(json_string_value(sw), name);
+    json_decref(line);
+    return in;
+}
+
 static void on_row(void *ctx, const struct rm_session_row *row)
 {
     struct out *w = ctx;
+    if (w->o->sweep_name && !in_sweep(row, w->o->sweep_name)) return;
     if (!w->held) {
         put_row(w, row);
         return;
@@ -572,33 +503,25 @@ static void on_row(void *ctx, const struct rm_session_row *row)
     if (o) json_array_append_new(w->held, o);
 }
 
-/* The sweep table: the columns, their legend, the mark's note. */
-static void print_sweep(struct out *w)
+static int print_sweep(FILE *f, const struct rm_sessions_opts *o, char *err, size_t errsz)
 {
-    int any_w = 0;
-    size_t i;
-    const json_t *e;
-    text_widths(sweep_cols, NCOLS(sweep_cols), w->held, w->width);
-    text_header(w->f, sweep_cols, NCOLS(sweep_cols), w->width);
-    json_array_foreach(w->held, i, e)
-    {
-        struct rm_session_row r = {.obj = e};
-        text_row(w->f, sweep_cols, NCOLS(sweep_cols), w->width, &r);
-        any_w |= vram_is_workload(&r);
-    }
-    fprintf(
-        w->f,
-        "UTIL %%: GPU utilization, mean over GPUs; PEAK VRAM: max over GPUs; GPU ENERGY: sum\n");
-    if (any_w)
-        fprintf(w->f, "w: the recorded command's own processes (nvidia-smi pmon), else all use\n");
-    mark_note(w->f, w->marked);
+    struct rm_sweep s;
+    const char *const one[] = {o->dir};
+    if (rm_sweep_load(o->n_sinks ? o->sinks : one, o->n_sinks ? o->n_sinks : 1, o->sweep_name, &s,
+                      err, errsz) < 0)
+        return -1;
+    if (o->sort_by) rm_session_rows_sort(s.rows, o->sort_by);
+    int rc = rm_sweep_print(f, o, &s, err, errsz);
+    rm_sweep_free(&s);
+    return rc;
 }
 
 int rm_sessions_print(FILE *f, const struct rm_sessions_opts *o, char *err, size_t errsz)
 {
+    if (o->sweep) return print_sweep(f, o, err, errsz);
     struct out w = {.f = f, .o = o};
-    /* The figures when shown, or when the sort needs them. */
-    w.figures = o->sweep || rm_session_sort_needs_figures(o->sort_by);
+    /* The figures when the sort needs them. */
+    w.figures = rm_session_sort_needs_figures(o->sort_by);
     json_t *tot = NULL;
     if (rm_totals_load(o->dir, &tot) != 0) tot = rm_totals_new();
     w.counters = json_object_get(tot, "counters");
@@ -612,17 +535,13 @@ int rm_sessions_print(FILE *f, const struct rm_sessions_opts *o, char *err, size
         const json_t *e;
         if (w.figures) rm_session_rows_add_figures(o->dir, w.held);
         if (o->sort_by) rm_session_rows_sort(w.held, o->sort_by);
-        if (o->sweep && o->format == RM_SESSIONS_TEXT) {
-            print_sweep(&w);
-        } else {
-            begin(&w);
-            json_array_foreach(w.held, i, e)
-            {
-                struct rm_session_row r = {.obj = e};
-                put_row(&w, &r);
-            }
-            end(&w);
+        begin(&w);
+        json_array_foreach(w.held, i, e)
+        {
+            struct rm_session_row r = {.obj = e};
+            put_row(&w, &r);
         }
+        end(&w);
     }
     json_decref(w.held);
     json_decref(tot);

@@ -23,6 +23,16 @@ struct rm_sessions_opts {
     int sweep;           /* --summary: the sweep table */
     const char *sort_by; /* a field of rm_session_sort_fields, or NULL: the index's order */
     int csv_escape;      /* CSV escaped as text is (it goes to a terminal) */
+    /* The sweep table's (report/sweep_out.h): */
+    const char *const *sinks;  /* the sinks of the sweep (dir is the first) */
+    size_t n_sinks;            /* 0: dir alone */
+    const char *sweep_name;    /* --sweep NAME: its runs only (the plain listing too) */
+    const char *const *phases; /* --phase PATH: these phases' columns (else those all share) */
+    size_t n_phases;
+    const char *group_by; /* --group-by PARAM, or NULL */
+    int wide;             /* --wide: nothing cut */
+    int device_vram;      /* --device-vram: the GPUs' peak VRAM beside the workload's */
+    int columns;          /* the text's width (COLUMNS, else 100) */
 };
 
 /* Writes the listing to out. 0, or -1 with err (the index could not be read). */

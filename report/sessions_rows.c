@@ -113,17 +113,29 @@ json_t *rm_session_row_json(const struct rm_session_row *row)
     return o;
 }
 
-static void add_figures(const char *dir, json_t *e)
+/* Only these members: a summary.json of thousands of phase rows is scanned, not loaded. */
+static const char *const figure_keys[] = {"gpu_util_mean_pct", "workload_peak_vram_mb",
+                                          "peak_vram_mb", "totals"};
+#define N_FIGURE_KEYS (sizeof figure_keys / sizeof figure_keys[0])
+
+json_t *rm_session_summary_pick(const char *dir, const char *id, const char *const *extra,
+                                size_t n_extra)
 {
     char path[4096];
-    json_t *s = NULL;
-    const char *id = rm_jget_str(e, "session_id");
-    /* Only these members: a summary.json of thousands of phase rows is scanned, not loaded. */
-    static const char *const keys[] = {"gpu_util_mean_pct", "workload_peak_vram_mb", "peak_vram_mb",
-                                       "totals"};
-    if (*id && !strchr(id, '/') &&
-        (size_t)snprintf(path, sizeof path, "%s/%s/summary.json", dir, id) < sizeof path)
-        s = rm_json_pick_file(path, keys, sizeof keys / sizeof keys[0]);
+    const char *keys[N_FIGURE_KEYS + 16];
+    size_t n = 0;
+    for (size_t k = 0; k < N_FIGURE_KEYS; k++)
+        keys[n++] = figure_keys[k];
+    for (size_t k = 0; k < n_extra && n < sizeof keys / sizeof keys[0]; k++)
+        keys[n++] = extra[k];
+    if (!*id || strchr(id, '/') ||
+        (size_t)snprintf(path, sizeof path, "%s/%s/summary.json", dir, id) >= sizeof path)
+        return NULL;
+    return rm_json_pick_file(path, keys, n);
+}
+
+void rm_session_row_set_figures(json_t *e, const json_t *s)
+{
     json_t *u = json_object_get(s, "gpu_util_mean_pct");
     json_t *w = json_object_get(s, "workload_peak_vram_mb"),
            *v = json_object_get(s, "peak_vram_mb");
@@ -140,14 +152,18 @@ static void add_figures(const char *dir, json_t *e)
     json_object_set_new(e, "peak_vram_mb", v ? json_copy(v) : json_null());
     json_object_set_new(e, "peak_vram_source", src ? json_string(src) : json_null());
     json_object_set_new(e, "energy_wh", json_is_number(en) ? json_copy(en) : json_null());
-    json_decref(s);
 }
 
 void rm_session_rows_add_figures(const char *dir, json_t *rows)
 {
     size_t i;
     json_t *e;
-    json_array_foreach(rows, i, e) add_figures(dir, e);
+    json_array_foreach(rows, i, e)
+    {
+        json_t *s = rm_session_summary_pick(dir, rm_jget_str(e, "session_id"), NULL, 0);
+        rm_session_row_set_figures(e, s);
+        json_decref(s);
+    }
 }
 
 /* ---- --sort ---- */

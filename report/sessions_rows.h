@@ -40,6 +40,12 @@ json_t *rm_session_row_json(const struct rm_session_row *row);
  * peak_vram_source ("workload", "gpu" or null), energy_wh (totals.energy_wh); null where the
  * session has no summary.json (running, interrupted) or no such figure. */
 void rm_session_rows_add_figures(const char *dir, json_t *rows);
+/* The members of DIR/ID/summary.json that the figures come from, and the extra ones named
+ * (at most 16), read without a tree of the rest (base/jsonpick.h); NULL when there is none. */
+json_t *rm_session_summary_pick(const char *dir, const char *id, const char *const *extra,
+                                size_t n_extra);
+/* Sets row's figures (as rm_session_rows_add_figures) from picked (NULL: no summary.json). */
+void rm_session_row_set_figures(json_t *row, const json_t *picked);
 
 /* The --sort fields: start (oldest first), duration, util, vram, energy (largest first,
  * missing last), status (by name). NULL-terminated. */

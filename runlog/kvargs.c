@@ -141,12 +141,8 @@ int rm_parse_seconds(const char *s, double *out)
     return 0;
 }
 
-/* VALUE of KEY=VALUE: a number, true/false/null, or a string. */
-static json_t *typed_value(const char *v)
+json_t *rm_number_or_string(const char *v)
 {
-    if (!strcmp(v, "true")) return json_true();
-    if (!strcmp(v, "false")) return json_false();
-    if (!strcmp(v, "null")) return json_null();
     if (rm_is_json_number(v)) {
         if (!strpbrk(v, ".eE")) {
             errno = 0;
@@ -159,6 +155,15 @@ static json_t *typed_value(const char *v)
         }
     }
     return json_string(v);
+}
+
+/* VALUE of KEY=VALUE: a number, true/false/null, or a string. */
+static json_t *typed_value(const char *v)
+{
+    if (!strcmp(v, "true")) return json_true();
+    if (!strcmp(v, "false")) return json_false();
+    if (!strcmp(v, "null")) return json_null();
+    return rm_number_or_string(v);
 }
 
 int rm_kv_parse(const char *arg, char **key, json_t **value)

@@ -33,6 +33,11 @@ json_t *rm_kv_object(int n, const char *const *args);
 /* True when s is exactly one JSON number (RFC 8259 grammar, no surrounding space). */
 bool rm_is_json_number(const char *s);
 
+/* v as a JSON number when it is exactly one and finite (integers within int64; a longer
+ * integer stays a string, exact), else as a string (v must be UTF-8; "true" stays a string).
+ * The rule of sweep parameters (runmon record --param). A new reference. */
+json_t *rm_number_or_string(const char *v);
+
 /* Parses SECONDS: a JSON number, finite and not negative. */
 int rm_parse_seconds(const char *s, double *out);
 

@@ -56,6 +56,10 @@ json_t *rm_index_line(const json_t *doc, const char *event)
         json_t *v = json_object_get(e, keys[k]);
         json_object_set(l, keys[k], v ? v : json_null());
     }
+    /* A sweep's: only in sessions that have them (runmon record --sweep, --param). */
+    json_t *sw = json_object_get(e, "sweep"), *pa = json_object_get(e, "params");
+    if (json_is_string(sw)) json_object_set(l, "sweep", sw);
+    if (json_object_size(pa)) json_object_set(l, "params", pa);
     json_object_set_new(l, "files", json_integer(files));
     json_object_set_new(l, "bytes", json_integer(bytes));
     return l;

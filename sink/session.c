@@ -68,6 +68,10 @@ json_t *rm_session_to_json(const struct rm_session *s)
     } else {
         json_object_set_new(o, "command", json_null());
     }
+    json_object_set_new(o, "sweep", rm_str_or_null(s->sweep));
+    json_t *params = s->params_json ? json_loads(s->params_json, 0, NULL) : NULL;
+    json_object_set_new(o, "params", json_is_object(params) ? params : json_object());
+    if (params && !json_is_object(params)) json_decref(params);
     json_object_set_new(o, "exit_code",
                         s->exit_code >= 0 ? json_integer(s->exit_code) : json_null());
     json_object_set_new(o, "signal",

@@ -1,0 +1,786 @@
+#include "report/sweep_out.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "base/termsafe.h"
+#include "sink/index.h"
+
+#define MAX_COLS 64
+#define CELL 2048
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
+
+/* ---- the figures: what is compared between runs ---- */
+
+enum unit { U_SECONDS, U_PCT, U_MIB, U_WH };
+
+/* A figure of a row: key (a row key, or a phase's path under phase_seconds), its title, its
+ * unit, and which end is the best (-1 least, +1 most). */
+struct figure {
+    char key[512]; /* the JSON name: the row key, or "phase:PATH" */
+    const char *row_key;
+    const char *phase; /* a phase's path, or NULL */
+    char title[96];
+    enum unit unit;
+    int best;
+};
+
+struct table {
+    FILE *f;
+    const struct rm_sessions_opts *o;
+    const struct rm_sweep *s;
+    struct figure fig[MAX_COLS];
+    size_t n_fig;
+    json_t *phases;   /* the phase columns' paths */
+    const char *vram; /* "workload" or "device": the headline VRAM column */
+};
+
+static double fig_value(const struct figure *g, const json_t *row)
+{
+    const json_t *v = g->phase ? json_object_get(json_object_get(row, "phase_seconds"), g->phase)
+                               : json_object_get(row, g->row_key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void add_fig(struct table *t, const char *row_key, const char *phase, const char *title,
+                    enum unit u, int best)
+{
+    if (t->n_fig >= MAX_COLS / 2) return;
+    struct figure *g = &t->fig[t->n_fig++];
+    g->row_key = row_key;
+    g->phase = phase;
+    if (phase)
+        snprintf(g->key, sizeof g->key, "phase:%s", phase);
+    else
+        snprintf(g->key, sizeof g->key, "%s", row_key ? row_key : "");
+    snprintf(g->title, sizeof g->title, "%s", title);
+    g->unit = u;
+    g->best = best;
+}
+
+static int any_value(const struct rm_sweep *s, const char *k)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(s->rows, i, e) if (json_is_number(json_object_get(e, k))) return 1;
+    return 0;
+}
+
+/* The phases every run has, in the first run's order, top-level ones only (--phase picks
+ * others). */
+static json_t *common_phases(const struct rm_sweep *s)
+{
+    json_t *out = json_array();
+    const json_t *first = json_array_get(s->rows, 0);
+    const char *path;
+    json_t *v;
+    json_object_foreach(json_object_get(first, "phase_seconds"), path, v)
+    {
+        if (strchr(path, '/')) continue;
+        int all = 1;
+        size_t i;
+        const json_t *e;
+        json_array_foreach(
+            s->rows, i, e) if (!json_object_get(json_object_get(e, "phase_seconds"), path)) all = 0;
+        if (all) json_array_append_new(out, json_string(path));
+    }
+    return out;
+}
+
+static void choose_figures(struct table *t)
+{
+    const struct rm_sessions_opts *o = t->o;
+    int workload = any_value(t->s, "workload_peak_vram_mb");
+    t->vram = workload ? "workload" : "device";
+    add_fig(t, "duration_s", NULL, "DURATION", U_SECONDS, -1);
+    add_fig(t, "gpu_util_mean_pct", NULL, "UTIL %", U_PCT, +1);
+    if (workload) add_fig(t, "workload_peak_vram_mb", NULL, "WORKLOAD VRAM", U_MIB, -1);
+    if (!workload || o->device_vram)
+        add_fig(t, "device_peak_vram_mb", NULL, "DEVICE VRAM", U_MIB, -1);
+    if (any_value(t->s, "framework_peak_mb"))
+        add_fig(t, "framework_peak_mb", NULL, "FRAMEWORK PEAK", U_MIB, -1);
+    add_fig(t, "energy_wh", NULL, "ENERGY", U_WH, -1);
+    if (o->n_phases) {
+        t->phases = json_array();
+        for (size_t k = 0; k < o->n_phases; k++)
+            json_array_append_new(t->phases, json_string(o->phases[k]));
+    } else {
+        t->phases = common_phases(t->s);
+    }
+    size_t k;
+    json_t *p;
+    json_array_foreach(t->phases, k, p)
+    {
+        char title[96];
+        snprintf(title, sizeof title, "%s s", json_string_value(p));
+        add_fig(t, NULL, json_string_value(p), title, U_SECONDS, -1);
+    }
+}
+
+/* A figure as people read it. */
+static const char *fig_text(char *b, size_t cap, enum unit u, double x)
+{
+    if (isnan(x)) return "-";
+    switch (u) {
+    case U_SECONDS: {
+        long r = lround(x);
+        if (x < 59.95)
+            snprintf(b, cap, "%.1fs", x);
+        else if (r < 3600)
+            snprintf(b, cap, "%ldm%02lds", r / 60, r % 60);
+        else
+            snprintf(b, cap, "%ldh%02ldm%02lds", r / 3600, r / 60 % 60, r % 60);
+        break;
+    }
+    case U_PCT:
+        snprintf(b, cap, "%.1f", x);
+        break;
+    case U_MIB:
+        if (x < 1024)
+            snprintf(b, cap, "%.0f MiB", x);
+        else
+            snprintf(b, cap, "%.1f GiB", x / 1024);
+        break;
+    case U_WH:
+        if (x < 1000)
+            snprintf(b, cap, "%.3f Wh", x);
+        else
+            snprintf(b, cap, "%.2f kWh", x / 1000);
+        break;
+    }
+    return b;
+}
+
+/* The best value of figure g over the rows, or NAN when fewer than two runs have it or all
+ * have the same. */
+static double best_of(const struct figure *g, const json_t *rows)
+{
+    double best = NAN, lo = INFINITY, hi = -INFINITY;
+    size_t i, n = 0;
+    const json_t *e;
+    json_array_foreach(rows, i, e)
+    {
+        double x = fig_value(g, e);
+        if (isnan(x)) continue;
+        n++;
+        lo = fmin(lo, x), hi = fmax(hi, x);
+    }
+    if (n >= 2 && lo < hi) best = g->best < 0 ? lo : hi;
+    return best;
+}
+
+/* A parameter's value as text: a string as it is, another value as its JSON text. */
+static const char *param_text(char *b, size_t cap, const json_t *v)
+{
+    if (!v) return "-";
+    if (json_is_string(v)) return json_string_value(v);
+    char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+    snprintf(b, cap, "%s", t ? t : "?");
+    free(t);
+    return b;
+}
+
+/* ---- text ---- */
+
+struct tcol {
+    char title[256];
+    int right; /* a figure, right-aligned */
+    int width, min;
+    char **cells; /* one escaped cell per row */
+};
+
+/* The characters of escaped text s (a code point or an escape character each). */
+static int chars(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+static char *escaped(const char *s)
+{
+    char b[CELL];
+    rm_term_escape(b, sizeof b, s);
+    return strdup(b);
+}
+
+static void put_cell(FILE *f, const char *s, int width, int right)
+{
+    char b[CELL * 2];
+    int n = chars(s);
+    if (n > width) {
+        rm_term_cell(b, sizeof b - 4, s, 0, width > 1 ? width - 1 : 0);
+        strcat(b, ELLIPSIS);
+        fputs(b, f);
+        return;
+    }
+    if (right) fprintf(f, "%*s", width - n, "");
+    fputs(s, f);
+    if (!right) fprintf(f, "%*s", width - n, "");
+}
+
+static void command_text(char *out, size_t cap, const json_t *cmd)
+{
+    size_t used = 0, k;
+    const json_t *a;
+    out[0] = '\0';
+    json_array_foreach(cmd, k, a)
+    {
+        if (k && used + 1 < cap) out[used++] = ' ', out[used] = '\0';
+        if (used + 1 >= cap) break;
+        size_t n = rm_term_escape(out + used, cap - used, json_string_value(a));
+        used = n >= cap - used ? cap - 1 : used + n;
+    }
+    if (!out[0]) snprintf(out, cap, "-");
+}
+
+static int line_width(const struct tcol *c, size_t n)
+{
+    int total = 0;
+    for (size_t k = 0; k < n; k++)
+        total += c[k].width + (k ? (k == n - 1 ? 2 : 1) : 0);
+    return total;
+}
+
+/* Shrinks the columns until the line fits in cols characters: the last one (the command)
+ * first, then the widest of the text columns; a figure is never cut (its min is its width). */
+static void fit(struct tcol *c, size_t n, int cols)
+{
+    int over = line_width(c, n) - cols;
+    if (over > 0 && n) {
+        struct tcol *last = &c[n - 1];
+        int room = last->width - last->min;
+        last->width -= over < room ? over : room;
+    }
+    for (;;) {
+        int total = line_width(c, n);
+        if (total <= cols) return;
+        size_t widest = n;
+        for (size_t k = 0; k < n; k++)
+            if (c[k].width > c[k].min && (widest == n || c[k].width > c[widest].width)) widest = k;
+        if (widest == n) return;
+        int ex = total - cols, room = c[widest].width - c[widest].min;
+        c[widest].width -= ex < room ? ex : (room > 4 ? room / 2 : room);
+    }
+}
+
+static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
+{
+    for (size_t k = 0; k < n; k++) {
+        c[k].width = chars(c[k].title);
+        for (size_t i = 0; i < rows; i++)
+            if (chars(c[k].cells[i]) > c[k].width) c[k].width = chars(c[k].cells[i]);
+        if (c[k].min < 0 || c[k].min > c[k].width) c[k].min = c[k].width;
+    }
+    if (!t->o->wide) fit(c, n, t->o->columns > 0 ? t->o->columns : 100);
+    for (size_t k = 0; k < n; k++) {
+        fputs(k ? (k == n - 1 ? "  " : " ") : "", t->f);
+        if (k == n - 1)
+            put_cell(t->f, c[k].title, chars(c[k].title), 0);
+        else
+            put_cell(t->f, c[k].title, c[k].width, c[k].right);
+    }
+    fputc('\n', t->f);
+    for (size_t i = 0; i < rows; i++) {
+        for (size_t k = 0; k < n; k++) {
+            fputs(k ? (k == n - 1 ? "  " : " ") : "", t->f);
+            /* The last column is not padded; it is cut to its width. */
+            if (k == n - 1 && chars(c[k].cells[i]) <= c[k].width)
+                fputs(c[k].cells[i], t->f);
+            else
+                put_cell(t->f, c[k].cells[i], c[k].width, c[k].right);
+        }
+        fputc('\n', t->f);
+    }
+}
+
+static struct tcol *new_col(struct tcol *c, size_t *n, const char *title, int right, int min,
+                            size_t rows)
+{
+    if (*n >= MAX_COLS) return NULL;
+    struct tcol *x = &c[(*n)++];
+    rm_term_escape(x->title, sizeof x->title, title);
+    x->right = right;
+    x->min = min;
+    x->cells = calloc(rows ? rows : 1, sizeof *x->cells);
+    return x;
+}
+
+static void free_cols(struct tcol *c, size_t n, size_t rows)
+{
+    for (size_t k = 0; k < n; k++) {
+        for (size_t i = 0; i < rows && c[k].cells; i++)
+            free(c[k].cells[i]);
+        free(c[k].cells);
+    }
+}
+
+static int upper_title(char *out, size_t cap, const char *name)
+{
+    size_t i;
+    for (i = 0; name[i] && i + 1 < cap; i++)
+        out[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+    out[i] = '\0';
+    return 0;
+}
+
+static int any_gpu_name(const json_t *rows)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(rows, i, e) if (*rm_jget_str(e, "gpu_name")) return 1;
+    return 0;
+}
+
+static void text_runs(struct table *t)
+{
+    const json_t *rows = t->s->rows;
+    size_t n = 0, nr = json_array_size(rows), i, k;
+    struct tcol c[MAX_COLS];
+    memset(c, 0, sizeof c);
+    char b[CELL], title[256];
+    const json_t *e, *p;
+    int any_rerun = 0;
+    json_array_foreach(rows, i, e) any_rerun |= json_integer_value(json_object_get(e, "rerun")) > 0;
+    struct tcol *x = new_col(c, &n, "SESSION", 0, 12, nr);
+    json_array_foreach(rows, i, e) x->cells[i] = escaped(rm_jget_str(e, "session_id"));
+    if (t->s->n_hosts > 1) {
+        x = new_col(c, &n, "HOST", 0, 6, nr);
+        json_array_foreach(rows, i, e) x->cells[i] = escaped(rm_jget_str(e, "host"));
+    }
+    json_array_foreach(t->s->param_names, k, p)
+    {
+        upper_title(title, sizeof title, json_string_value(p));
+        int numeric = 1;
+        json_array_foreach(rows, i, e)
+        {
+            const json_t *v = json_object_get(json_object_get(e, "params"), json_string_value(p));
+            if (v && !json_is_number(v)) numeric = 0;
+        }
+        if (!(x = new_col(c, &n, title, numeric, 6, nr))) break;
+        json_array_foreach(rows, i, e)
+        {
+            const json_t *v = json_object_get(json_object_get(e, "params"), json_string_value(p));
+            x->cells[i] = escaped(param_text(b, sizeof b, v));
+        }
+    }
+    if (any_rerun) {
+        x = new_col(c, &n, "RERUN", 1, 5, nr);
+        json_array_foreach(rows, i, e)
+        {
+            json_int_t r = json_integer_value(json_object_get(e, "rerun"));
+            snprintf(b, sizeof b, r ? "#%lld" : "", (long long)r);
+            x->cells[i] = strdup(b);
+        }
+    }
+    x = new_col(c, &n, "STATUS", 0, 6, nr);
+    json_array_foreach(rows, i, e)
+    {
+        snprintf(b, sizeof b, "%s%s", rm_jget_str(e, "status"),
+                 json_object_get(e, "unwritten") ? "!" : "");
+        x->cells[i] = escaped(b);
+    }
+    x = new_col(c, &n, "EXIT", 1, -1, nr);
+    json_array_foreach(rows, i, e)
+    {
+        const json_t *v = json_object_get(e, "exit_code");
+        snprintf(b, sizeof b, json_is_integer(v) ? "%lld" : "-", (long long)json_integer_value(v));
+        x->cells[i] = strdup(b);
+    }
+    for (size_t g = 0; g < t->n_fig; g++) {
+        if (g == 1 && any_gpu_name(rows)) { /* the GPU model before its figures */
+            x = new_col(c, &n, "GPU", 0, 6, nr);
+            json_array_foreach(rows, i, e)
+            {
+                const char *name = rm_jget_str(e, "gpu_name");
+                json_int_t cnt = json_integer_value(json_object_get(e, "gpu_count"));
+                if (!*name)
+                    snprintf(b, sizeof b, "-");
+                else if (cnt > 1 && !strchr(name, ','))
+                    snprintf(b, sizeof b, "%lldx %s", (long long)cnt, name);
+                else
+                    snprintf(b, sizeof b, "%s", name);
+                x->cells[i] = escaped(b);
+            }
+        }
+        const struct figure *f = &t->fig[g];
+        if (!(x = new_col(c, &n, f->title, 1, f->phase ? 8 : -1, nr))) break;
+        double best = best_of(f, rows);
+        json_array_foreach(rows, i, e)
+        {
+            char v[64];
+            double val = fig_value(f, e);
+            snprintf(b, sizeof b, "%s%s", fig_text(v, sizeof v, f->unit, val),
+                     !isnan(best) && val == best ? "*" : "");
+            x->cells[i] = strdup(b);
+        }
+    }
+    x = new_col(c, &n, "COMMAND", 0, 10, nr);
+    json_array_foreach(rows, i, e)
+    {
+        command_text(b, sizeof b, json_object_get(e, "command"));
+        x->cells[i] = strdup(b);
+    }
+    text_table(t, c, n, nr);
+    free_cols(c, n, nr);
+}
+
+/* ---- groups (--group-by) ---- */
+
+struct agg {
+    double n, sum, sumsq, lo, hi;
+};
+
+static json_t *agg_json(const struct agg *a)
+{
+    if (!a->n) return json_pack("{s:n,s:n,s:n,s:n,s:i}", "mean", "min", "max", "std", "n", 0);
+    double mean = a->sum / a->n;
+    double var = a->n > 1 ? (a->sumsq - a->n * mean * mean) / (a->n - 1) : 0;
+    return json_pack("{s:f,s:f,s:f,s:f,s:i}", "mean", mean, "min", a->lo, "max", a->hi, "std",
+                     var > 0 ? sqrt(var) : 0.0, "n", (int)a->n);
+}
+
+/* [{param, value, runs, session_ids, figures {key: {mean, min, max, std, n}}}] in order of
+ * the values' first runs. */
+static json_t *groups_of(struct table *t)
+{
+    const char *name = t->o->group_by;
+    json_t *groups = json_array(), *by = json_object();
+    size_t i;
+    const json_t *e;
+    json_array_foreach(t->s->rows, i, e)
+    {
+        const json_t *v = json_object_get(json_object_get(e, "params"), name);
+        char *key = json_dumps(v ? v : json_null(), JSON_ENCODE_ANY | JSON_COMPACT);
+        json_t *g = json_object_get(by, key ? key : "null");
+        if (!g) {
+            g = json_pack("{s:s,s:O,s:i,s:[]}", "param", name, "value", v ? v : json_null(), "runs",
+                          0, "session_ids");
+            json_object_set_new(by, key ? key : "null", g);
+            json_array_append(groups, g);
+        }
+        free(key);
+        json_object_set_new(g, "runs",
+                            json_integer(json_integer_value(json_object_get(g, "runs")) + 1));
+        json_array_append_new(json_object_get(g, "session_ids"),
+                              json_string(rm_jget_str(e, "session_id")));
+    }
+    json_t *g;
+    json_array_foreach(groups, i, g)
+    {
+        json_t *figs = json_object();
+        for (size_t k = 0; k < t->n_fig; k++) {
+            struct agg a = {0, 0, 0, INFINITY, -INFINITY};
+            size_t j;
+            const json_t *r;
+            json_array_foreach(t->s->rows, j, r)
+            {
+                const json_t *v = json_object_get(json_object_get(r, "params"), name);
+                if (!json_equal(v ? (json_t *)v : json_null(), json_object_get(g, "value")))
+                    continue;
+                double x = fig_value(&t->fig[k], r);
+                if (isnan(x)) continue;
+                a.n++, a.sum += x, a.sumsq += x * x;
+                a.lo = fmin(a.lo, x), a.hi = fmax(a.hi, x);
+            }
+            json_object_set_new(figs, t->fig[k].key, agg_json(&a));
+        }
+        json_object_set_new(g, "figures", figs);
+    }
+    json_decref(by);
+    return groups;
+}
+
+static void text_groups(struct table *t, const json_t *groups)
+{
+    size_t n = 0, nr = json_array_size(groups), i;
+    struct tcol c[MAX_COLS];
+    memset(c, 0, sizeof c);
+    char b[CELL], title[256];
+    const json_t *g;
+    upper_title(title, sizeof title, t->o->group_by);
+    struct tcol *x = new_col(c, &n, title, 0, 6, nr);
+    json_array_foreach(groups, i, g) x->cells[i] =
+        escaped(param_text(b, sizeof b, json_object_get(g, "value")));
+    x = new_col(c, &n, "RUNS", 1, 4, nr);
+    json_array_foreach(groups, i, g)
+    {
+        snprintf(b, sizeof b, "%lld", (long long)json_integer_value(json_object_get(g, "runs")));
+        x->cells[i] = strdup(b);
+    }
+    for (size_t k = 0; k < t->n_fig; k++) {
+        const struct figure *f = &t->fig[k];
+        if (!(x = new_col(c, &n, f->title, 1, 6, nr))) break;
+        json_array_foreach(groups, i, g)
+        {
+            const json_t *a = json_object_get(json_object_get(g, "figures"), f->key);
+            const json_t *m = json_object_get(a, "mean");
+            char v1[64], v2[64];
+            if (!json_is_number(m)) {
+                snprintf(b, sizeof b, "-");
+            } else if (json_integer_value(json_object_get(a, "n")) > 1) {
+                fig_text(v1, sizeof v1, f->unit, json_number_value(m));
+                fig_text(v2, sizeof v2, f->unit, json_number_value(json_object_get(a, "std")));
+                snprintf(b, sizeof b, "%s \xc2\xb1%s", v1, v2);
+            } else {
+                snprintf(b, sizeof b, "%s", fig_text(v1, sizeof v1, f->unit, json_number_value(m)));
+            }
+            x->cells[i] = strdup(b);
+        }
+    }
+    /* The last column is the runs' ids, cut first when the terminal is narrow. */
+    x = new_col(c, &n, "SESSIONS", 0, 10, nr);
+    json_array_foreach(groups, i, g)
+    {
+        size_t j, used = 0;
+        const json_t *id;
+        b[0] = '\0';
+        json_array_foreach(json_object_get(g, "session_ids"), j, id)
+        {
+            int w =
+                snprintf(b + used, sizeof b - used, "%s%s", j ? " " : "", json_string_value(id));
+            if (w < 0 || (size_t)w >= sizeof b - used) break;
+            used += (size_t)w;
+        }
+        x->cells[i] = escaped(b);
+    }
+    text_table(t, c, n, nr);
+    free_cols(c, n, nr);
+}
+
+/* ---- the notes under the text table ---- */
+
+static void text_notes(struct table *t, int grouped)
+{
+    FILE *f = t->f;
+    const struct rm_sweep *s = t->s;
+    if (!json_array_size(s->rows)) {
+        fputs("no sessions", f);
+        if (t->o->sweep_name) {
+            fputs(" in sweep '", f);
+            rm_fput_safe(f, t->o->sweep_name);
+            fputc('\'', f);
+        }
+        fputc('\n', f);
+        return;
+    }
+    if (s->params_inferred)
+        fputs("parameters inferred from the command lines (the arguments that differ)\n", f);
+    if (!grouped)
+        fputs("*: the best of the column (least time, VRAM and energy; most utilization)\n", f);
+    else
+        fputs("each figure: mean \xc2\xb1std over the value's runs (min and max in json/csv)\n", f);
+    fputs("UTIL %: GPU utilization, mean over GPUs; ENERGY: the GPUs' sum\n", f);
+    if (!strcmp(t->vram, "workload"))
+        fputs("WORKLOAD VRAM: the recorded command's own processes (nvidia-smi pmon), max over\n"
+              "  GPUs: the summary's workload_peak_vram_mb\n",
+              f);
+    if (!strcmp(t->vram, "device") || t->o->device_vram)
+        fputs("DEVICE VRAM: all use of the GPU (nvidia-smi memory.used), max over GPUs: the\n"
+              "  summary's peak_vram_mb\n",
+              f);
+    if (s->marked)
+        fputs("!: the end of the session could not write all its files (the JSON's "
+              "\"unwritten\" names them)\n",
+              f);
+    size_t i;
+    const json_t *n;
+    json_array_foreach(s->notes, i, n)
+    {
+        fputs("note: ", f);
+        rm_fput_safe(f, json_string_value(n));
+        fputc('\n', f);
+    }
+}
+
+/* ---- CSV ---- */
+
+static void csv_json_value(struct table *t, const json_t *v)
+{
+    if (json_is_integer(v)) {
+        fprintf(t->f, "%lld", (long long)json_integer_value(v));
+    } else if (json_is_real(v)) {
+        fprintf(t->f, "%.15g", json_real_value(v));
+    } else if (json_is_string(v)) {
+        rm_csv_put(t->f, json_string_value(v), t->o->csv_escape);
+    } else if (json_is_boolean(v)) {
+        fputs(json_is_true(v) ? "true" : "false", t->f);
+    } else if (v && !json_is_null(v)) {
+        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        rm_csv_put(t->f, s, t->o->csv_escape);
+        free(s);
+    }
+}
+
+static void csv_name(struct table *t, const char *prefix, const char *name, int first)
+{
+    char b[CELL];
+    snprintf(b, sizeof b, "%s%s", prefix, name);
+    if (!first) fputc(',', t->f);
+    rm_csv_put(t->f, b, t->o->csv_escape);
+}
+
+static const char *const csv_head[] = {"session_id", "host", "sweep"};
+static const char *const csv_tail[] = {"rerun",      "status",   "exit_code", "signal",
+                                       "started_at", "ended_at", "gpu_name",  "gpu_count",
+                                       "files",      "bytes",    "command",   "session_dir"};
+
+static void csv_runs(struct table *t)
+{
+    size_t i, k;
+    const json_t *e, *p;
+    for (k = 0; k < 3; k++)
+        csv_name(t, "", csv_head[k], !k);
+    json_array_foreach(t->s->param_names, k, p) csv_name(t, "param:", json_string_value(p), 0);
+    csv_name(t, "", "params_inferred", 0);
+    for (k = 0; k < sizeof csv_tail / sizeof *csv_tail; k++)
+        csv_name(t, "", csv_tail[k], 0);
+    for (k = 0; k < t->n_fig; k++)
+        csv_name(t, "", t->fig[k].key, 0);
+    fputc('\n', t->f);
+    json_array_foreach(t->s->rows, i, e)
+    {
+        for (k = 0; k < 3; k++) {
+            if (k) fputc(',', t->f);
+            csv_json_value(t, json_object_get(e, csv_head[k]));
+        }
+        json_array_foreach(t->s->param_names, k, p)
+        {
+            fputc(',', t->f);
+            csv_json_value(t, json_object_get(json_object_get(e, "params"), json_string_value(p)));
+        }
+        fputs(t->s->params_inferred ? ",true" : ",false", t->f);
+        for (k = 0; k < sizeof csv_tail / sizeof *csv_tail; k++) {
+            fputc(',', t->f);
+            csv_json_value(t, json_object_get(e, csv_tail[k]));
+        }
+        for (k = 0; k < t->n_fig; k++) {
+            double x = fig_value(&t->fig[k], e);
+            fputc(',', t->f);
+            if (!isnan(x)) fprintf(t->f, "%.15g", x);
+        }
+        fputc('\n', t->f);
+    }
+}
+
+static void csv_groups(struct table *t, const json_t *groups)
+{
+    static const char *const stat[] = {"mean", "min", "max", "std"};
+    size_t i, k;
+    const json_t *g;
+    csv_name(t, "param:", t->o->group_by, 1);
+    csv_name(t, "", "runs", 0);
+    for (k = 0; k < t->n_fig; k++)
+        for (size_t s = 0; s < 4; s++) {
+            char b[600];
+            snprintf(b, sizeof b, "%s_%s", t->fig[k].key, stat[s]);
+            csv_name(t, "", b, 0);
+        }
+    fputc('\n', t->f);
+    json_array_foreach(groups, i, g)
+    {
+        csv_json_value(t, json_object_get(g, "value"));
+        fprintf(t->f, ",%lld", (long long)json_integer_value(json_object_get(g, "runs")));
+        for (k = 0; k < t->n_fig; k++) {
+            const json_t *a = json_object_get(json_object_get(g, "figures"), t->fig[k].key);
+            for (size_t s = 0; s < 4; s++) {
+                fputc(',', t->f);
+                csv_json_value(t, json_object_get(a, stat[s]));
+            }
+        }
+        fputc('\n', t->f);
+    }
+}
+
+/* ---- JSON ---- */
+
+static void json_doc(struct table *t, const json_t *groups)
+{
+    const struct rm_sweep *s = t->s;
+    json_t *rows = json_deep_copy(s->rows), *e;
+    size_t i;
+    double best[MAX_COLS];
+    for (size_t k = 0; k < t->n_fig; k++)
+        best[k] = best_of(&t->fig[k], s->rows);
+    json_array_foreach(rows, i, e)
+    {
+        json_t *b = json_array();
+        for (size_t k = 0; k < t->n_fig; k++)
+            if (!isnan(best[k]) && fig_value(&t->fig[k], e) == best[k])
+                json_array_append_new(b, json_string(t->fig[k].key));
+        json_object_set_new(e, "best", b);
+    }
+    json_t *sinks = json_array(), *figs = json_array();
+    size_t n_sinks = t->o->n_sinks ? t->o->n_sinks : 1;
+    for (size_t k = 0; k < n_sinks; k++)
+        json_array_append_new(sinks, json_string(t->o->n_sinks ? t->o->sinks[k] : t->o->dir));
+    for (size_t k = 0; k < t->n_fig; k++)
+        json_array_append_new(figs, json_string(t->fig[k].key));
+    json_t *tot = NULL;
+    if (rm_totals_load(t->o->dir, &tot) != 0) tot = NULL;
+    json_t *d =
+        json_pack("{s:s,s:i,s:s,s:o,s:o,s:O,s:b,s:i,s:o,s:O,s:s,s:o}", "format", "runmon-sessions",
+                  "schema_version", 1, "sink_dir", t->o->dir, "sinks", sinks, "sweep",
+                  t->o->sweep_name ? json_string(t->o->sweep_name) : json_null(), "param_names",
+                  s->param_names, "params_inferred", s->params_inferred, "hosts", s->n_hosts,
+                  "figures", figs, "phases", t->phases, "vram", t->vram, "sessions", rows);
+    if (groups) json_object_set(d, "groups", (json_t *)groups);
+    json_object_set(d, "notes", s->notes);
+    json_t *c = json_object_get(tot, "counters");
+    json_object_set(d, "counters", c ? c : json_object());
+    char *text = json_dumps(d, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+    if (text) fprintf(t->f, "%s\n", text);
+    free(text);
+    json_decref(d);
+    json_decref(tot);
+}
+
+int rm_sweep_print(FILE *f, const struct rm_sessions_opts *o, const struct rm_sweep *s, char *err,
+                   size_t errsz)
+{
+    struct table t = {.f = f, .o = o, .s = s};
+    if (o->group_by) {
+        size_t k;
+        const json_t *p;
+        int known = 0;
+        json_array_foreach(s->param_names, k, p) known |=
+            !strcmp(json_string_value(p), o->group_by);
+        if (!known && json_array_size(s->rows)) {
+            char b[256];
+            rm_term_escape(b, sizeof b, o->group_by);
+            snprintf(err, errsz, "--group-by %s: no run has that parameter (%s)", b,
+                     json_array_size(s->param_names) ? "see the table's columns"
+                                                     : "the runs have no parameters");
+            return -1;
+        }
+    }
+    choose_figures(&t);
+    json_t *groups = o->group_by ? groups_of(&t) : NULL;
+    switch (o->format) {
+    case RM_SESSIONS_TEXT:
+        if (json_array_size(s->rows)) {
+            if (groups)
+                text_groups(&t, groups);
+            else
+                text_runs(&t);
+        }
+        text_notes(&t, groups != NULL);
+        break;
+    case RM_SESSIONS_CSV:
+        if (groups)
+            csv_groups(&t, groups);
+        else
+            csv_runs(&t);
+        break;
+    case RM_SESSIONS_JSON:
+        json_doc(&t, groups);
+        break;
+    }
+    json_decref(groups);
+    json_decref(t.phases);
+    return 0;
+}
