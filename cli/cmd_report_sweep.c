@@ -1,5 +1,6 @@
 /* `runmon report` comparing runs: rows from session folders (or a sweep), the page written. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 #include "base/termsafe.h"
 #include "cli/cmd_report_sweep.h"
 #include "report/sweep_page.h"
+#include "report/sweep_rows.h"
 #include "sink/sink.h"
 
 static int fail(const char *msg)
@@ -75,8 +77,59 @@ static int from_paths(char *const *paths, size_t n, const char *outfile)
     return rc;
 }
 
+/* The default file of --sweep NAME: SINK/sweep-NAME.html, the name's bytes other than
+ * letters, digits, '.', '-' and '_' written as '_'. */
+static void default_out(char *buf, size_t cap, const char *sink, const char *name)
+{
+    int n = snprintf(buf, cap, "%s/sweep-", sink);
+    size_t k = n > 0 && (size_t)n < cap ? (size_t)n : 0;
+    for (const char *c = name; *c && k + 6 < cap; c++) {
+        unsigned char u = (unsigned char)*c;
+        bool ok = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+                  u == '.' || u == '-' || u == '_';
+        buf[k++] = ok ? (char)u : '_';
+    }
+    snprintf(buf + k, cap - k, ".html");
+}
+
+/* The runs of sweep NAME in the sinks given (default '.'). */
+static int from_sweep(const char *name, char *const *sinks, size_t n, const char *outfile)
+{
+    static const char *const here[] = {"."};
+    const char *const *list = n ? (const char *const *)sinks : here;
+    size_t nl = n ? n : 1;
+    struct rm_sweep s;
+    char err[1024] = "";
+    if (rm_sweep_load(list, nl, name, &s, err, sizeof err)) return fail(err);
+    size_t i;
+    json_t *note;
+    json_array_foreach(s.notes, i, note)
+    {
+        fputs("runmon report: note: ", stderr);
+        rm_fput_safe(stderr, json_string_value(note));
+        fputc('\n', stderr);
+    }
+    int rc;
+    if (!json_array_size(s.rows)) {
+        fputs("runmon report: no sessions in sweep '", stderr);
+        rm_fput_safe(stderr, name);
+        fputs("'\n", stderr);
+        rc = 2;
+    } else {
+        struct rm_sweep_page_opts opts = {.name = name,
+                                          .param_names = s.param_names,
+                                          .params_inferred = s.params_inferred,
+                                          .n_hosts = s.n_hosts > 0 ? (size_t)s.n_hosts : 1};
+        char def[4400];
+        default_out(def, sizeof def, list[0], name);
+        rc = write_page(s.rows, &opts, outfile ? outfile : def);
+    }
+    rm_sweep_free(&s);
+    return rc;
+}
+
 int rm_report_sweep_main(const char *sweep, char *const *paths, size_t npaths, const char *outfile)
 {
-    if (sweep) return fail("--sweep needs the sweep loader (not in this build yet)");
+    if (sweep) return from_sweep(sweep, paths, npaths, outfile);
     return from_paths(paths, npaths, outfile);
 }

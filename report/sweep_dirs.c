@@ -1,80 +1,14 @@
 /* The rows of `runmon report S1 S2 ...`: one per session folder, as the sweep table holds them,
  * and parameter columns inferred from the commands where no run stored any. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/jsonpick.h"
 #include "report/sweep_internal.h"
+#include "report/sweep_rows.h"
 
-/* ---- inference --------------------------------------------------------------------------- */
-
-/* A value as the table keeps it: a number where the whole text is one, else the text. */
-static json_t *param_value(const char *s, size_t n)
-{
-    char buf[64], *end;
-    if (n && n < sizeof buf) {
-        memcpy(buf, s, n);
-        buf[n] = '\0';
-        double v = strtod(buf, &end);
-        if (end != buf && !*end && isfinite(v)) {
-            long long i = (long long)v;
-            bool integral = !memchr(buf, '.', n) && !memchr(buf, 'e', n) && !memchr(buf, 'E', n) &&
-                            (double)i == v;
-            return integral ? json_integer(i) : json_real(v);
-        }
-    }
-    return json_stringn(s, n);
-}
-
-static bool key_like(const char *s, size_t n)
-{
-    if (!n || !(s[0] == '_' || ((s[0] | 32) >= 'a' && (s[0] | 32) <= 'z'))) return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!(c == '_' || c == '-' || c == '.' || (c >= '0' && c <= '9') ||
-              ((c | 32) >= 'a' && (c | 32) <= 'z')))
-            return false;
-    }
-    return true;
-}
-
-/* A number such as -1 or -0.5 is a value, not an option. */
-static bool is_option(const char *s)
-{
-    return s[0] == '-' && s[1] && !(s[1] >= '0' && s[1] <= '9') && s[1] != '.';
-}
-
-/* The arguments of one command as key -> value (see rm_sweep_infer_params). */
-static json_t *command_params(const json_t *cmd)
-{
-    json_t *m = json_object();
-    size_t n = json_array_size(cmd), pos = 0;
-    for (size_t i = 1; i < n; i++) {
-        const char *a = json_string_value(json_array_get(cmd, i));
-        if (!a) continue;
-        const char *eq = strchr(a, '=');
-        const char *k = a;
-        while (*k == '-' && k - a < 2)
-            k++;
-        if (eq && key_like(k, (size_t)(eq - k))) {
-            char key[256];
-            snprintf(key, sizeof key, "%.*s", (int)(eq - k), k);
-            json_object_set_new(m, key, param_value(eq + 1, strlen(eq + 1)));
-        } else if (is_option(a) && k != a && key_like(k, strlen(k)) && i + 1 < n &&
-                   json_string_value(json_array_get(cmd, i + 1)) &&
-                   !is_option(json_string_value(json_array_get(cmd, i + 1)))) {
-            const char *v = json_string_value(json_array_get(cmd, ++i));
-            json_object_set_new(m, k, param_value(v, strlen(v)));
-        } else {
-            char key[32];
-            snprintf(key, sizeof key, "arg%zu", ++pos);
-            json_object_set_new(m, key, json_string(a));
-        }
-    }
-    return m;
-}
+/* ---- inference ---------------------------------------------------------------------------- */
 
 json_t *rm_sweep_infer_params(json_t *rows)
 {
@@ -82,7 +16,8 @@ json_t *rm_sweep_infer_params(json_t *rows)
     json_t **maps = calloc(n ? n : 1, sizeof *maps), *row;
     json_t *names = json_array();
     if (!maps) abort();
-    json_array_foreach(rows, i, row) maps[i] = command_params(json_object_get(row, "command"));
+    json_array_foreach(rows, i, row) maps[i] =
+        rm_sweep_command_params(json_object_get(row, "command"));
     /* A key whose value is not the same in every run, in order of first appearance. */
     for (size_t r = 0; r < n; r++) {
         const char *k;

@@ -236,7 +236,7 @@ static void write_table(struct page *p)
         num_cell(o, num_of(row, "exit_code"), 0, NULL);
         num_cell(o, num_of(row, "duration_s"), 1, NULL);
         fputs("<td class=\"t\">", o);
-        const char *gpu = str_of(row, "gpu_model");
+        const char *gpu = str_of(row, "gpu_name");
         esc(o, gpu ? gpu : p->runs[r].gpu);
         fputs("</td>", o);
         num_cell(o, num_of(row, "gpu_util_mean_pct"), 1, NULL);

@@ -51,10 +51,10 @@ int rm_sweep_page_build(const json_t *rows, const struct rm_sweep_page_opts *opt
 json_t *rm_sweep_rows_from_dirs(const char *const *dirs, size_t n, json_t **param_names,
                                 bool *inferred, size_t *n_hosts, char *err, size_t errsz);
 
-/* Infers parameters from the rows' "command" arrays: an argument `--key=value`, `key=value`
- * or `--key value` whose value differs between the runs becomes a column "key" (numbers stay
- * numbers); an argument at one position that differs otherwise, a column "argN" (N from 1).
- * Sets each row's "params" and returns the new array of column names (possibly empty). */
+/* Infers parameters from the rows' "command" arrays by the sweep table's rule
+ * (rm_sweep_command_params: `--key value`, `--key=value`, `key=value`, positional words
+ * argN): the keys whose values are not the same in every run become the columns. Sets each
+ * row's "params" and returns the new array of column names (possibly empty). */
 json_t *rm_sweep_infer_params(json_t *rows);
 
 #endif

@@ -19,32 +19,36 @@ for lr in 0.1 0.01 0.001; do
     i=$((i + 1))
     ov="memory.used=$((20000 * i)),$((21000 * i)),$((22000 * i));utilization.gpu=$((30 * i)),$((25 * i)),$((28 * i));power.draw=$((200 * i)).00,$((210 * i)).00"
     PATH="$FAKEBIN:$SYSPATH" FAKE_SMI_GPUS=1 FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_OVERRIDE="$ov" \
-        "$RUNMON" record -q -o "$K" -i 0.2 -- sh -c "'$R' phase train -- sleep 0.8; '$R' phase eval -- sleep 0.4" train --lr "$lr"
-    expect_eq "record run $i (--lr $lr) exits 0" 0 "$?"
+        "$RUNMON" record -q -o "$K" -i 0.2 --sweep lr-sweep --param lr="$lr" --param opt=adam -- \
+        sh -c "'$R' phase train -- sleep 0.8; '$R' phase eval -- sleep 0.4" train --lr "$lr"
+    expect_eq "record run $i (--sweep lr-sweep --param lr=$lr) exits 0" 0 "$?"
 done
-mapfile -t S < <(for d in "$K"/2*/; do echo "${d%/}"; done)
-expect_eq "three session folders" 3 "${#S[@]}"
+# A run of no sweep beside them.
+PATH="$FAKEBIN:$SYSPATH" FAKE_SMI_CAPTURES="$FIXTURES/captures" "$RUNMON" record -q -o "$K" -i 0.2 -- sleep 0.3
+mapfile -t S < <(jq -r 'select(.sweep == "lr-sweep") | .session_id' "$K"/2*/session.json | sed "s#^#$K/#")
+expect_eq "three sessions of the sweep" 3 "${#S[@]}"
 
-out=$(cd "$T" && "$RUNMON" report "${S[@]}" 2>"$T/err"); rc=$?
-expect_eq "report S1 S2 S3 exits 0" 0 "$rc"
-expect_eq "... writes ./sweep.html by default and prints it" "sweep.html" "$out"
-p=$T/sweep.html
+out=$("$RUNMON" report --sweep lr-sweep "$K" 2>"$T/err"); rc=$?
+expect_eq "report --sweep NAME SINK exits 0" 0 "$rc"
+expect_eq "... writes SINK/sweep-NAME.html by default and prints it" "$K/sweep-lr-sweep.html" "$out"
+p=$K/sweep-lr-sweep.html
 check "the page exists" test -s "$p"
-"$RUNMON" report "${S[@]}" -o "$T/three.html" >/dev/null; rc=$?
-expect_eq "-o FILE" 0 "$rc"
-cmp -s "$p" "$T/three.html"
+out=$(cd "$K" && "$RUNMON" report --sweep lr-sweep -o "$T/here.html"); rc=$?
+expect_eq "--sweep without a SINK: the current directory" "0 $T/here.html" "$rc $out"
+cmp -s "$p" "$T/here.html"
 expect_eq "the same runs give the same page" 0 "$?"
-expect_eq "the sweep table: a row per run" 3 "$(grep -o '<tr data-run="[0-9]*"' "$p" | sort -u | head -3 | wc -l)"
-check "a parameter column inferred from the commands: lr" grep -q '<th class="t" data-type="param">lr</th>' "$p"
-check "... said to be inferred" grep -q 'parameters: lr (inferred: the command-line arguments that differ' "$p"
-expect_eq "... and no column for what every run shares (sh -c SCRIPT, train)" 1 "$(count 'data-type="param"' "$p")"
+expect_eq "the sweep table: a row per run of the sweep (not the other run)" 3 "$(sed -n '/id="t-sweep"/,/<\/section>/p' "$p" | grep -c '<tr data-run=')"
+expect_eq "the recorded parameters are the columns, in order" "lr opt" "$(grep -o 'data-type="param">[^<]*' "$p" | sed 's/.*>//' | xargs)"
+check "... not said to be inferred" test -z "$(grep -o 'inferred:' "$p")"
+check "the header names the sweep" grep -q '<h1>runmon sweep &#8212; lr-sweep</h1>' "$p"
 for lr in 0.1 0.01 0.001; do
-    check "the legend names the run lr=$lr" grep -q "&#183; lr=$lr</button>" "$p"
+    check "the legend names the run lr=$lr opt=adam" grep -q "&#183; lr=$lr opt=adam</button>" "$p"
 done
 for x in 0 1 2; do
     e=$(jq -r '.totals.energy_wh' "${S[$x]}/summary.json")
     check "run $((x + 1)): its energy from its summary.json ($e Wh)" grep -q "<td data-v=\"$e\">" "$p"
 done
+check "numbers sort as numbers (data-v)" grep -q '<td class="t" data-v="0.001">0.001</td>' "$p"
 expect_eq "four bar panels of three bars" "4 12" "$(count '<section class="panel bars"' "$p") $(count '<div class="br"' "$p")"
 check "VRAM bars against the GPU's total (140.4 GiB)" grep -Eq '<span class="bv">[0-9.]+ / 140.4 GiB \([0-9]+%\)</span>' "$p"
 expect_eq "three charts: VRAM, utilization, power" "c-vram c-util c-power" "$(grep -o '<section class="panel" id="c-[a-z]*"' "$p" | sed 's/.*id="//; s/"//' | xargs)"
@@ -54,13 +58,27 @@ done
 # Run 3's memory (60000-66000 MiB) tops the scale, run 1's (20000-22000) sits at a third.
 top=$(grep -o '<section class="panel" id="c-vram">.*</section>' "$p" | grep -o '<span style="top:0%">[^<]*' | sed 's/.*>//')
 expect_eq "the VRAM scale holds the largest run (64.5 GiB: a round top)" "80 GiB" "$top"
-expect_eq "phase table: train and eval of each run" 6 "$(sed -n '/id="t-phases"/,/<\/section>/p' "$p" | grep -o '<tr data-run=' | wc -l)"
+expect_eq "phase table: train and eval of each run" 6 "$(sed -n '/id="t-phases"/,/<\/section>/p' "$p" | grep -c '<tr data-run=')"
 expect_eq "self-contained: no http(s) reference" 0 "$(grep -Eci '(src|href)="(https?:)?//' "$p")"
 expect_eq "one script element" 1 "$(count '<script' "$p")"
 check "the legend rule is stated" grep -q '10 colours, then 5 dash styles: up to 50 runs' "$p"
 
+# The same runs as session paths, their parameters forgotten: inferred from the commands.
+mkdir -p "$T/plain"
+for d in "${S[@]}"; do
+    cp -r "$d" "$T/plain/"
+    jq -c 'del(.params, .sweep)' "$d/session.json" >"$T/plain/$(basename "$d")/session.json"
+done
+out=$(cd "$T" && "$RUNMON" report "$T/plain"/2*/ 2>"$T/err"); rc=$?
+expect_eq "report S1 S2 S3 exits 0" 0 "$rc"
+expect_eq "... writes ./sweep.html by default and prints it" "sweep.html" "$out"
+check "a parameter column inferred from the commands: lr" grep -q '<th class="t" data-type="param">lr</th>' "$T/sweep.html"
+check "... said to be inferred" grep -q 'parameters: lr (inferred: the command-line arguments that differ' "$T/sweep.html"
+expect_eq "... and no column for what every run shares (sh -c SCRIPT, train)" 1 "$(count 'data-type="param"' "$T/sweep.html")"
+check "... the legend names runs by it" grep -q '&#183; lr=0.01</button>' "$T/sweep.html"
+
 # Parameters stored in session.json (as record --param writes them) win over the commands.
-cp -r "$K" "$T/stored"
+cp -r "$T/plain" "$T/stored"
 n=0
 for d in "$T/stored"/2*/; do
     n=$((n + 1))
@@ -70,7 +88,7 @@ done
 expect_eq "stored params: exit 0" 0 "$rc"
 expect_eq "stored params: their columns, in order" "batch opt" "$(grep -o 'data-type="param">[^<]*' "$T/stored.html" | sed 's/.*>//' | xargs)"
 check "stored params: not said to be inferred" test -z "$(grep -o 'inferred:' "$T/stored.html")"
-check "stored params: numbers sort as numbers (data-v)" grep -q '<td class="t" data-v="64">64</td>' "$T/stored.html"
+check "stored params: numbers stay numbers (data-v)" grep -q '<td class="t" data-v="64">64</td>' "$T/stored.html"
 
 # --- bad input -----------------------------------------------------------------------------
 "$RUNMON" report "${S[0]}" "$T/nonexistent" -o "$T/x.html" >"$T/out" 2>"$T/err"; rc=$?
@@ -81,11 +99,18 @@ check "... and writes nothing" test ! -e "$T/x.html" -a ! -s "$T/out"
 expect_eq "--session with several paths exits 2" 2 "$rc"
 "$RUNMON" report --sweep "" 2>"$T/err"; rc=$?
 expect_eq "--sweep '' exits 2" 2 "$rc"
+"$RUNMON" report --sweep nosuch "$K" >"$T/out" 2>"$T/err"; rc=$?
+expect_eq "--sweep of no session exits 2" 2 "$rc"
+expect_eq "... saying so, writing nothing" "runmon report: no sessions in sweep 'nosuch' 0" "$(cat "$T/err") $(find "$K" -name 'sweep-nosuch*' | wc -l)"
+"$RUNMON" report --sweep lr-sweep "$T/nonexistent" 2>"$T/err"; rc=$?
+expect_eq "--sweep with a missing sink exits 2" 2 "$rc"
+"$RUNMON" report --sweep $'a\x1b[31m' "$K" 2>"$T/err"; rc=$?
+expect_eq "--sweep with control bytes: exit 2, no raw escape on the terminal" "2 0" "$rc $(grep -c $'\x1b' "$T/err")"
 mkdir -p "$T/notses"
 "$RUNMON" report "${S[0]}" "$T/notses" 2>"$T/err"; rc=$?
 expect_eq "a folder that is no session exits 2" 2 "$rc"
 # Markup in a parameter's name and value, and in a host: text on the page.
-cp -r "$K" "$T/hostile"
+cp -r "$T/plain" "$T/hostile"
 for d in "$T/hostile"/2*/; do
     jq -c '.params = {"<b>k</b>": "<script>alert(1)</script>"} | .host = "h<img src=x>"' "$d/session.json" >"$d/s" && mv "$d/s" "$d/session.json"
 done
