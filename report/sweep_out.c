@@ -189,6 +189,8 @@ struct tcol {
     char title[256];
     int right; /* a figure, right-aligned */
     int width, min;
+    int stage;    /* when it is cut to fit: 1 with the values, 2 last (the session id) */
+    int left_cut; /* cut at its start, its end kept (a session id's host and pid) */
     char **cells; /* one escaped cell per row */
 };
 
@@ -208,10 +210,18 @@ static char *escaped(const char *s)
     return strdup(b);
 }
 
-static void put_cell(FILE *f, const char *s, int width, int right)
+static void put_cell(FILE *f, const char *s, int width, int right, int left_cut)
 {
     char b[CELL * 2];
     int n = chars(s);
+    if (n > width && left_cut) {
+        const char *p = s + strlen(s);
+        for (int k = 0; k < width - 1 && p > s;) /* back over width - 1 characters */
+            if ((((unsigned char)*--p) & 0xc0) != 0x80) k++;
+        fputs(ELLIPSIS, f);
+        fputs(p, f);
+        return;
+    }
     if (n > width) {
         rm_term_cell(b, sizeof b - 4, s, 0, width > 1 ? width - 1 : 0);
         strcat(b, ELLIPSIS);
@@ -256,16 +266,19 @@ static void fit(struct tcol *c, size_t n, int cols)
         int room = last->width - last->min;
         last->width -= over < room ? over : room;
     }
-    for (;;) {
-        int total = line_width(c, n);
-        if (total <= cols) return;
-        size_t widest = n;
-        for (size_t k = 0; k < n; k++)
-            if (c[k].width > c[k].min && (widest == n || c[k].width > c[widest].width)) widest = k;
-        if (widest == n) return;
-        int ex = total - cols, room = c[widest].width - c[widest].min;
-        c[widest].width -= ex < room ? ex : (room > 4 ? room / 2 : room);
-    }
+    for (int stage = 1; stage <= 2; stage++)
+        for (;;) {
+            int total = line_width(c, n);
+            if (total <= cols) return;
+            size_t widest = n;
+            for (size_t k = 0; k < n; k++)
+                if (c[k].stage == stage && c[k].width > c[k].min &&
+                    (widest == n || c[k].width > c[widest].width))
+                    widest = k;
+            if (widest == n) break;
+            int ex = total - cols, room = c[widest].width - c[widest].min;
+            c[widest].width -= ex < room ? ex : (room > 4 ? room / 2 : room);
+        }
 }
 
 static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
@@ -280,9 +293,9 @@ static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
     for (size_t k = 0; k < n; k++) {
         fputs(k ? (k == n - 1 ? "  " : " ") : "", t->f);
         if (k == n - 1)
-            put_cell(t->f, c[k].title, chars(c[k].title), 0);
+            put_cell(t->f, c[k].title, chars(c[k].title), 0, 0);
         else
-            put_cell(t->f, c[k].title, c[k].width, c[k].right);
+            put_cell(t->f, c[k].title, c[k].width, c[k].right, 0);
     }
     fputc('\n', t->f);
     for (size_t i = 0; i < rows; i++) {
@@ -292,7 +305,7 @@ static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
             if (k == n - 1 && chars(c[k].cells[i]) <= c[k].width)
                 fputs(c[k].cells[i], t->f);
             else
-                put_cell(t->f, c[k].cells[i], c[k].width, c[k].right);
+                put_cell(t->f, c[k].cells[i], c[k].width, c[k].right, c[k].left_cut);
         }
         fputc('\n', t->f);
     }
@@ -306,6 +319,7 @@ static struct tcol *new_col(struct tcol *c, size_t *n, const char *title, int ri
     rm_term_escape(x->title, sizeof x->title, title);
     x->right = right;
     x->min = min;
+    x->stage = min >= 0;
     x->cells = calloc(rows ? rows : 1, sizeof *x->cells);
     return x;
 }
@@ -346,7 +360,10 @@ static void text_runs(struct table *t)
     const json_t *e, *p;
     int any_rerun = 0;
     json_array_foreach(rows, i, e) any_rerun |= json_integer_value(json_object_get(e, "rerun")) > 0;
-    struct tcol *x = new_col(c, &n, "SESSION", 0, 12, nr);
+    /* The session's id is cut last, at its start: its end (host, pid) tells the rows apart. */
+    struct tcol *x = new_col(c, &n, "SESSION", 0, 8, nr);
+    x->stage = 2;
+    x->left_cut = 1;
     json_array_foreach(rows, i, e) x->cells[i] = escaped(rm_jget_str(e, "session_id"));
     if (t->s->n_hosts > 1) {
         x = new_col(c, &n, "HOST", 0, 6, nr);
@@ -377,7 +394,7 @@ static void text_runs(struct table *t)
             x->cells[i] = strdup(b);
         }
     }
-    x = new_col(c, &n, "STATUS", 0, 6, nr);
+    x = new_col(c, &n, "STATUS", 0, -1, nr);
     json_array_foreach(rows, i, e)
     {
         snprintf(b, sizeof b, "%s%s", rm_jget_str(e, "status"),
@@ -624,16 +641,16 @@ static void csv_name(struct table *t, const char *prefix, const char *name, int 
     rm_csv_put(t->f, b, t->o->csv_escape);
 }
 
-static const char *const csv_head[] = {"session_id", "host", "sweep"};
-static const char *const csv_tail[] = {"rerun",      "status",   "exit_code", "signal",
-                                       "started_at", "ended_at", "gpu_name",  "gpu_count",
-                                       "files",      "bytes",    "command",   "session_dir"};
+static const char *const csv_head[] = {"session_id", "status", "host", "sweep"};
+static const char *const csv_tail[] = {"rerun",    "exit_code", "signal",     "started_at",
+                                       "ended_at", "gpu_name",  "gpu_count",  "files",
+                                       "bytes",    "command",   "session_dir"};
 
 static void csv_runs(struct table *t)
 {
     size_t i, k;
     const json_t *e, *p;
-    for (k = 0; k < 3; k++)
+    for (k = 0; k < sizeof csv_head / sizeof *csv_head; k++)
         csv_name(t, "", csv_head[k], !k);
     json_array_foreach(t->s->param_names, k, p) csv_name(t, "param:", json_string_value(p), 0);
     csv_name(t, "", "params_inferred", 0);
@@ -644,7 +661,7 @@ static void csv_runs(struct table *t)
     fputc('\n', t->f);
     json_array_foreach(t->s->rows, i, e)
     {
-        for (k = 0; k < 3; k++) {
+        for (k = 0; k < sizeof csv_head / sizeof *csv_head; k++) {
             if (k) fputc(',', t->f);
             csv_json_value(t, json_object_get(e, csv_head[k]));
         }
