@@ -22,7 +22,7 @@ const char rm_sweep_css[] =
     "svg.sw{vertical-align:middle;margin-right:4px}svg.sw line{stroke-width:2.5}\n"
     ".tw{overflow-x:auto;max-width:100%;background:linear-gradient(90deg,#fff 40%,#fff0) 0 0/32px 100% no-repeat local,linear-gradient(270deg,#fff 40%,#fff0) 100% 0/32px 100% no-repeat local,linear-gradient(90deg,#0003,#0000) 0 0/14px 100% no-repeat scroll,linear-gradient(270deg,#0003,#0000) 100% 0/14px 100% no-repeat scroll}\n"
     ".cue{margin:2px 0;font-size:12px;color:#555;text-align:right}\n"
-    ".barrow{display:flex;flex-wrap:wrap;gap:0 12px}.bars{flex:1 1 440px;min-width:0;box-sizing:border-box}\n"
+    ".barrow{display:flex;flex-wrap:wrap;gap:0 12px}.bars{flex:1 1 300px;min-width:0;box-sizing:border-box}\n"
     ".bl{display:grid;grid-template-columns:minmax(4em,32%) minmax(48px,1fr) max-content;gap:3px 8px;align-items:center;font-size:12px}\n"
     ".br{display:contents}.bn{overflow-wrap:anywhere;min-width:0}.bv{text-align:right;white-space:nowrap;color:#333}\n"
     ".bt{display:block;height:10px;background:#eef0f3;border-radius:2px;overflow:hidden}.bt i{display:block;height:100%}\n"
