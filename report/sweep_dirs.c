@@ -69,10 +69,13 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
         json_decref(ses);
         return NULL;
     }
-    static const char *const keys[] = {"session", "gpu_util_mean_pct", "workload_peak_vram_mb",
-                                       "peak_vram_mb", "totals"};
+    static const char *const keys[] = {
+        "session", "gpu_util_mean_pct", "workload_peak_vram_mb", "peak_vram_mb", "totals", "params",
+        "sweep"};
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_t *sum = access(path, R_OK) == 0 ? rm_json_pick_file(path, keys, 5) : NULL;
+    json_t *sum = access(path, R_OK) == 0
+                      ? rm_json_pick_file(path, keys, sizeof keys / sizeof keys[0])
+                      : NULL;
     json_t *row = json_object();
     json_object_set_new(row, "session_dir", json_string(dir));
     copy_key(row, ses, "session_id");
@@ -95,8 +98,17 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
                         : json_is_number(g) ? json_string("gpu")
                                             : json_null());
     copy_key(row, json_object_get(sum, "totals"), "energy_wh");
-    if (json_is_string(json_object_get(ses, "sweep"))) copy_key(row, ses, "sweep");
-    if (json_is_object(json_object_get(ses, "params"))) copy_key(row, ses, "params");
+    /* record --sweep/--param (session.json) over the run log's params lines (the summary's). */
+    if (json_is_string(json_object_get(ses, "sweep")))
+        copy_key(row, ses, "sweep");
+    else if (json_is_string(json_object_get(sum, "sweep")))
+        copy_key(row, sum, "sweep");
+    json_t *sp = json_object_get(ses, "params"), *rp = json_object_get(sum, "params");
+    if (json_is_object(rp) || json_is_object(sp)) {
+        json_t *params = json_is_object(rp) ? json_deep_copy(rp) : json_object();
+        if (json_is_object(sp)) json_object_update(params, sp);
+        json_object_set_new(row, "params", params);
+    }
     json_decref(sum);
     json_decref(ses);
     return row;

@@ -44,7 +44,7 @@ int rm_sweep_page_build(const json_t *rows, const struct rm_sweep_page_opts *opt
 
 /* The rows of several session folders dirs[0..n) (the `report S1 S2 ...` form): each row as
  * the sweep table's, from session.json and summary.json, with session_dir; params from
- * session.json's "params" object where it has one. *param_names gets the parameter columns:
+ * session.json's "params" (record --param) over summary.json's (the run log's params lines). *param_names gets the parameter columns:
  * the union of the stored params' keys in order of first appearance, else, when no run stored
  * any, the command-line arguments that differ between the runs (rm_sweep_infer_params), and
  * *inferred says which. A new array, or NULL with err (a folder that cannot be read). */

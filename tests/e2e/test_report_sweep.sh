@@ -63,11 +63,14 @@ expect_eq "self-contained: no http(s) reference" 0 "$(grep -Eci '(src|href)="(ht
 expect_eq "one script element" 1 "$(count '<script' "$p")"
 check "the legend rule is stated" grep -q '10 colours, then 5 dash styles: up to 50 runs' "$p"
 
-# The same runs as session paths, their parameters forgotten: inferred from the commands.
+# The same runs as session paths, their parameters forgotten (session.json and summary.json):
+# inferred from the commands.
 mkdir -p "$T/plain"
 for d in "${S[@]}"; do
     cp -r "$d" "$T/plain/"
-    jq -c 'del(.params, .sweep)' "$d/session.json" >"$T/plain/$(basename "$d")/session.json"
+    for f in session.json summary.json; do
+        jq -c 'del(.params, .sweep)' "$d/$f" >"$T/plain/$(basename "$d")/$f"
+    done
 done
 out=$(cd "$T" && "$RUNMON" report "$T/plain"/2*/ 2>"$T/err"); rc=$?
 expect_eq "report S1 S2 S3 exits 0" 0 "$rc"
@@ -89,6 +92,20 @@ expect_eq "stored params: exit 0" 0 "$rc"
 expect_eq "stored params: their columns, in order" "batch opt" "$(grep -o 'data-type="param">[^<]*' "$T/stored.html" | sed 's/.*>//' | xargs)"
 check "stored params: not said to be inferred" test -z "$(grep -o 'inferred:' "$T/stored.html")"
 check "stored params: numbers stay numbers (data-v)" grep -q '<td class="t" data-v="64">64</td>' "$T/stored.html"
+
+# Parameters from the run log (runmon.params in Python: summary.json's "params"), under --param.
+cp -r "$T/plain" "$T/py"
+n=0
+for d in "$T/py"/2*/; do
+    n=$((n + 1))
+    jq -c --argjson s $n '.params = {"seed": $s, "lr": 9}' "$d/summary.json" >"$d/s" && mv "$d/s" "$d/summary.json"
+done
+jq -c '.params = {"lr": 0.5}' "$(ls -d "$T/py"/2*/ | head -1)/session.json" >"$T/s" && mv "$T/s" "$(ls -d "$T/py"/2*/ | head -1)/session.json"
+"$RUNMON" report "$T/py"/2*/ -o "$T/py.html" >/dev/null; rc=$?
+expect_eq "run-log params: exit 0" 0 "$rc"
+expect_eq "run-log params: their columns" "seed lr" "$(grep -o 'data-type="param">[^<]*' "$T/py.html" | sed 's/.*>//' | xargs)"
+check "run-log params: --param wins on its key" grep -q '&#183; seed=1 lr=0.5</span>' "$T/py.html"
+check "run-log params: the others keep the run log's" grep -q '&#183; seed=2 lr=9</span>' "$T/py.html"
 
 # --- bad input -----------------------------------------------------------------------------
 "$RUNMON" report "${S[0]}" "$T/nonexistent" -o "$T/x.html" >"$T/out" 2>"$T/err"; rc=$?
