@@ -10,6 +10,8 @@
 #include "sink/index.h"
 
 #define MAX_COLS 64
+#define MAX_FIGS 32  /* figures: 6 and the phase columns */
+#define FIXED_COLS 8 /* SESSION, HOST, RERUN, STATUS, EXIT, GPU, COMMAND; groups: 3 */
 #define CELL 2048
 #define ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
 
@@ -34,8 +36,9 @@ struct table {
     const struct rm_sweep *s;
     struct figure fig[MAX_COLS];
     size_t n_fig;
-    json_t *phases;   /* the phase columns' paths */
-    const char *vram; /* "workload" or "device": the headline VRAM column */
+    json_t *phases;         /* the phase columns' paths */
+    const char *vram;       /* "workload" or "device": the headline VRAM column */
+    size_t params_left_out; /* parameters the text table had no room for */
 };
 
 static double fig_value(const struct figure *g, const json_t *row)
@@ -48,7 +51,7 @@ static double fig_value(const struct figure *g, const json_t *row)
 static void add_fig(struct table *t, const char *row_key, const char *phase, const char *title,
                     enum unit u, int best)
 {
-    if (t->n_fig >= MAX_COLS / 2) return;
+    if (t->n_fig >= MAX_FIGS) return;
     struct figure *g = &t->fig[t->n_fig++];
     g->row_key = row_key;
     g->phase = phase;
@@ -90,6 +93,13 @@ static json_t *common_phases(const struct rm_sweep *s)
     return out;
 }
 
+/* json_array_extend that takes its reference. */
+static void json_array_extend_new(json_t *a, json_t *more)
+{
+    json_array_extend(a, more);
+    json_decref(more);
+}
+
 static void choose_figures(struct table *t)
 {
     const struct rm_sessions_opts *o = t->o;
@@ -103,21 +113,25 @@ static void choose_figures(struct table *t)
     if (any_value(t->s, "framework_peak_mb"))
         add_fig(t, "framework_peak_mb", NULL, "FRAMEWORK PEAK", U_MIB, -1);
     add_fig(t, "energy_wh", NULL, "ENERGY", U_WH, -1);
-    if (o->n_phases) {
-        t->phases = json_array();
+    json_t *want = json_array();
+    if (o->n_phases)
         for (size_t k = 0; k < o->n_phases; k++)
-            json_array_append_new(t->phases, json_string(o->phases[k]));
-    } else {
-        t->phases = common_phases(t->s);
-    }
+            json_array_append_new(want, json_string(o->phases[k]));
+    else
+        json_array_extend_new(want, common_phases(t->s));
+    /* The phase columns that fit beside the other figures (MAX_FIGS in all). */
+    t->phases = json_array();
     size_t k;
     json_t *p;
-    json_array_foreach(t->phases, k, p)
+    json_array_foreach(want, k, p)
     {
+        if (t->n_fig >= MAX_FIGS) break;
         char title[96];
         snprintf(title, sizeof title, "%s s", json_string_value(p));
+        json_array_append(t->phases, p);
         add_fig(t, NULL, json_string_value(p), title, U_SECONDS, -1);
     }
+    json_decref(want);
 }
 
 /* A figure as people read it. */
@@ -311,10 +325,11 @@ static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
     }
 }
 
+/* The next column: the callers stay within MAX_COLS (FIXED_COLS, the figures, the
+ * parameters that fit). */
 static struct tcol *new_col(struct tcol *c, size_t *n, const char *title, int right, int min,
                             size_t rows)
 {
-    if (*n >= MAX_COLS) return NULL;
     struct tcol *x = &c[(*n)++];
     rm_term_escape(x->title, sizeof x->title, title);
     x->right = right;
@@ -369,8 +384,15 @@ static void text_runs(struct table *t)
         x = new_col(c, &n, "HOST", 0, 6, nr);
         json_array_foreach(rows, i, e) x->cells[i] = escaped(rm_jget_str(e, "host"));
     }
+    /* The parameters take the columns the fixed ones and the figures leave (JSON and CSV have
+     * them all; a note says how many the text leaves out). */
+    size_t room = MAX_COLS - FIXED_COLS - t->n_fig;
     json_array_foreach(t->s->param_names, k, p)
     {
+        if (k >= room) {
+            t->params_left_out = json_array_size(t->s->param_names) - k;
+            break;
+        }
         upper_title(title, sizeof title, json_string_value(p));
         int numeric = 1;
         json_array_foreach(rows, i, e)
@@ -378,7 +400,7 @@ static void text_runs(struct table *t)
             const json_t *v = json_object_get(json_object_get(e, "params"), json_string_value(p));
             if (v && !json_is_number(v)) numeric = 0;
         }
-        if (!(x = new_col(c, &n, title, numeric, 6, nr))) break;
+        x = new_col(c, &n, title, numeric, 6, nr);
         json_array_foreach(rows, i, e)
         {
             const json_t *v = json_object_get(json_object_get(e, "params"), json_string_value(p));
@@ -425,7 +447,7 @@ static void text_runs(struct table *t)
             }
         }
         const struct figure *f = &t->fig[g];
-        if (!(x = new_col(c, &n, f->title, 1, f->phase ? 8 : -1, nr))) break;
+        x = new_col(c, &n, f->title, 1, f->phase ? 8 : -1, nr);
         double best = best_of(f, rows);
         json_array_foreach(rows, i, e)
         {
@@ -531,7 +553,7 @@ static void text_groups(struct table *t, const json_t *groups)
     }
     for (size_t k = 0; k < t->n_fig; k++) {
         const struct figure *f = &t->fig[k];
-        if (!(x = new_col(c, &n, f->title, 1, 6, nr))) break;
+        x = new_col(c, &n, f->title, 1, 6, nr);
         json_array_foreach(groups, i, g)
         {
             const json_t *a = json_object_get(json_object_get(g, "figures"), f->key);
@@ -587,6 +609,9 @@ static void text_notes(struct table *t, int grouped)
     }
     if (s->params_inferred)
         fputs("parameters inferred from the command lines (the arguments that differ)\n", f);
+    if (t->params_left_out)
+        fprintf(f, "%zu more parameters are columns of --format json and csv\n",
+                t->params_left_out);
     if (!grouped)
         fputs("*: the best of the column (least time, VRAM and energy; most utilization)\n", f);
     else

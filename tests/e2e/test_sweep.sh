@@ -141,6 +141,26 @@ expect_eq "bad params line: the good line's params kept" 0.1 "$(jq .params.lr "$
 check "bad params line: no escape byte in the text summary" \
     bash -c "! '$RUNMON' summary '$d' --format text 2>&1 | grep -q \$'\\x1b'"
 
+# A hostile value from the run log (values may hold anything): escaped in text, exact in JSON.
+"$RUNMON" record -q -o "$P" -i 0.2 --no-gpu -- python3 -c 'import runmon; runmon.params(note="\x1b[2J\x07x", sweep="hostile")'
+"$RUNMON" record -q -o "$P" -i 0.2 --no-gpu -- python3 -c 'import runmon; runmon.params(note="plain", sweep="hostile")'
+txt=$("$RUNMON" sessions "$P" --summary --sweep hostile --format text)
+check "hostile value: no raw ESC or BEL in text" bash -c '[[ "$1" != *$'"'"'\x1b'"'"'* && "$1" != *$'"'"'\x07'"'"'* ]]' _ "$txt"
+expect_match "hostile value: shown escaped" '\\x1b\[2J\\x07x' "$txt"
+expect_eq "hostile value: exact in JSON" '"\u001b[2J\u0007x"' \
+    "$("$RUNMON" sessions "$P" --summary --sweep hostile --format json | jq -c '.sessions[0].params.note')"
+
+# Many parameters: the text has room for some, says how many it leaves out; JSON and CSV all.
+M=$T/many
+args=(); for k in $(seq 1 70); do args+=(--param "p$k=$k"); done
+"$RUNMON" record -q -o "$M" -i 0.2 --no-gpu "${args[@]}" -- true
+"$RUNMON" record -q -o "$M" -i 0.2 --no-gpu --param p1=2 -- true
+mt=$("$RUNMON" sessions "$M" --summary --format text); rc=$?
+expect_eq "70 parameters: text exits 0" 0 "$rc"
+expect_match "70 parameters: the note" "[0-9]+ more parameters are columns of --format json and csv" "$mt"
+expect_eq "70 parameters: all in JSON" 70 "$("$RUNMON" sessions "$M" --summary --format json | jq '.param_names | length')"
+expect_eq "70 parameters: all in CSV" 70 "$("$RUNMON" sessions "$M" --summary --format csv | head -1 | tr ',' '\n' | grep -c '^param:')"
+
 # ---- 4. bad input at record: exit 2, nothing recorded --------------------------------------
 B=$T/bad
 long=$(head -c 1100 /dev/zero | tr '\0' a)
