@@ -50,6 +50,7 @@ def main():
     ap.add_argument("--host", default=None, help="the runs' host (default: the template's)")
     ap.add_argument("--link", action="store_true", help="hard-link the unchanged files")
     ap.add_argument("--samples", type=int, default=1, help="repeat the GPU rows N times")
+    ap.add_argument("--first", type=int, default=0, help="the first run's number (ids differ)")
     a = ap.parse_args()
 
     with open(os.path.join(a.template, "session.json")) as f:
@@ -66,7 +67,7 @@ def main():
         with open(ip, "w") as f:
             f.write('{"format":"runmon-sink-index","schema_version":1,"created_at":null}\n')
     lines = []
-    for i in range(a.count):
+    for i in range(a.first, a.first + a.count):
         lr = round(0.1 / (1 + i), 6)
         batch = 32 * (1 + i % 4)
         f = 0.5 + (i % 10) / 10.0 + (i // 10) * 0.03

@@ -160,6 +160,16 @@ check "100 x the samples: the page's size stays ($ss -> $ls_ bytes)" test "$ls_"
 mx=$(grep -o 'points="[^"]*"' "$T/long.html" | awk '{ print NF }' | sort -n | tail -1)
 check "at most 600 points a line ($mx)" test "$mx" -le 600
 
+# One sweep in two sinks written on two hosts: one page, a host column.
+python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/ha" --count 2 --host node-a >/dev/null
+python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/hb" --count 2 --first 2 --host node-b >/dev/null
+"$RUNMON" report --sweep lr-sweep "$T/ha" "$T/hb" -o "$T/hosts.html" >/dev/null; rc=$?
+expect_eq "two sinks: exit 0" 0 "$rc"
+expect_eq "two sinks: the runs of both, each on its host" "node-a node-a node-b node-b" "$(grep -o '<td class="t">node-[ab]</td>' "$T/hosts.html" | sed 's/<[^>]*>//g' | xargs)"
+check "two sinks: a host column, the header counts the hosts" grep -q '<th class="t" data-type="text">host</th>' "$T/hosts.html"
+check "... and the header counts the hosts" grep -q 'runs on <strong>2</strong> hosts' "$T/hosts.html"
+check "one host: no host column" test -z "$(grep -o 'data-type="text">host<' "$p")"
+
 # --- a real browser ----------------------------------------------------------------------------
 if [ -z "$CHROMIUM" ] || [ ! -x "$CHROMIUM" ]; then
     not_ok "chromium is installed for the browser tests" "install chromium, or set CHROMIUM=PATH"
