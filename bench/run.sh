@@ -490,3 +490,61 @@ if want sweep; then
     figure "  its time" "${long% *}" "s"
     rm -rf "$W"
 fi
+
+# ---- Sweep page -----------------------------------------------------------------------------
+# `runmon report --sweep` (wall time and peak RSS, best of BENCH_SWEEP_PAGE_RUNS, default 3) on
+# 1,000 runs of one sweep (the table and the bars: above 50 runs nothing else is drawn) and on
+# 50 runs (every series and phase drawn) whose gpu.csv holds 1 x and 100 x the template's
+# samples (bench/gen_sweep.py --samples): the page's size and the memory must not follow the
+# samples. Baselines measured in the same run: `runmon report` of the template session (one
+# session's page) and `runmon sessions --summary --sweep` of the same 1,000 runs.
+if want sweep-page; then
+    section "sweep page: report --sweep (goal: 1,000 runs under 2 s, memory independent of samples)"
+    W=$B/sweep
+    mkdir -p "$W"
+    RUNS=${BENCH_SWEEP_PAGE_RUNS:-3}
+    PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=2 FAKE_SMI_VARY=1 \
+        FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" "$BUILD/runmon" record -q -o "$W/tpl" -i 0.1 -- \
+        sh -c "'$BUILD/runmon' phase train -- sleep 1.5; '$BUILD/runmon' phase eval -- sleep 0.5"
+    tpl=$(readlink -f "$W/tpl/latest")
+    sw_best() { # CMD...: "seconds peak_kib" of the fastest of RUNS runs
+        local i t0 t1 kib sec best=""
+        for ((i = 0; i < RUNS; i++)); do
+            t0=$(now_ns)
+            kib=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1)
+            t1=$(now_ns)
+            sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+            if [ -z "$best" ] || awk -v a="$sec" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+                best="$sec $kib"
+            fi
+        done
+        echo "$best"
+    }
+    kib_mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+    one=$(sw_best "$BUILD/runmon" report "$tpl" -o "$W/one.html")
+    figure "baseline: report of one session" "${one% *}" "s"
+    figure "baseline: report of one session: peak RSS" "$(kib_mib "${one#* }")" "MiB"
+    t0=$(now_ns)
+    python3 bench/gen_sweep.py --template "$tpl" --dest "$W/k1000" --count 1000 --link >/dev/null
+    figure "generating 1,000 runs" "$(awk -v d=$(($(now_ns) - t0)) 'BEGIN { printf "%.1f", d / 1e9 }')" "s"
+    sw=$(sw_best "$BUILD/runmon" report --sweep lr-sweep "$W/k1000" -o "$W/k1000.html")
+    ss=$(sw_best "$BUILD/runmon" sessions "$W/k1000" --summary --sweep lr-sweep --format json)
+    figure "report --sweep, 1,000 runs" "${sw% *}" "s"
+    figure "report --sweep, 1,000 runs: peak RSS" "$(kib_mib "${sw#* }")" "MiB"
+    figure "report --sweep, 1,000 runs: page" "$(kib_mib $(($(stat -c %s "$W/k1000.html") / 1024)))" "MiB"
+    figure "baseline: sessions --summary --sweep, 1,000 runs" "${ss% *}" "s"
+    ratio "report --sweep 1,000 runs / sessions --summary" "${sw% *}" "${ss% *}"
+    ratio "report --sweep 1,000 runs / one session's report" "${sw% *}" "${one% *}"
+    for k in 1 100; do
+        python3 bench/gen_sweep.py --template "$tpl" --dest "$W/s$k" --count 50 --samples "$k" --link >/dev/null
+        r=$(sw_best "$BUILD/runmon" report --sweep lr-sweep "$W/s$k" -o "$W/s$k.html")
+        rows=$(($(wc -l <"$W/s$k/$(ls "$W/s$k" | grep -m1 lr-sweep)/gpu.csv") - 1))
+        figure "report --sweep, 50 runs drawn, $rows GPU rows each" "${r% *}" "s"
+        figure "  peak RSS" "$(kib_mib "${r#* }")" "MiB"
+        figure "  page" "$(stat -c %s "$W/s$k.html")" "bytes"
+        eval "rss$k=${r#* } sec$k=${r% *}"
+    done
+    ratio "50 runs: 100 x samples / 1 x: peak RSS" "$rss100" "$rss1"
+    ratio "50 runs: 100 x samples / 1 x: time" "$sec100" "$sec1"
+    rm -rf "$W"
+fi

@@ -7,13 +7,16 @@
 
 #include "base/fileio.h"
 #include "base/termsafe.h"
+#include "cli/cmd_report_sweep.h"
 #include "report/report.h"
 #include "sink/sink.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: runmon report [PATH] [--session ID] [-o FILE]\n\n"
+            "usage: runmon report [PATH] [--session ID] [-o FILE]\n"
+            "       runmon report SESSION SESSION... [-o FILE]\n"
+            "       runmon report --sweep NAME [SINK...] [-o FILE]\n\n"
             "Write a self-contained HTML report of a recorded session: timelines of GPU\n"
             "utilization, VRAM, power and temperature, host CPU and memory and the command's\n"
             "RSS on one time axis, with the run's phases, alerts and collector outages marked,\n"
@@ -22,28 +25,40 @@ static void usage(FILE *out)
             "PATH is a session folder, or a sink directory holding sessions: then --session ID\n"
             "picks PATH/ID, else PATH/latest (the newest session). Without PATH: the\n"
             "current folder when it is a sink or a session folder, else ./runmon.\n\n"
+            "Several runs on one page: with two or more PATHs (session folders, or sinks for\n"
+            "their latest session), or with --sweep NAME (the sessions of that sweep in the\n"
+            "SINKs, found as PATH is without one), the page compares them: the sweep table (sorted by a click on\n"
+            "a column), bars per run (peak VRAM against the GPU's total, energy, duration, mean\n"
+            "utilization), the runs' VRAM, utilization and power on one time axis from each\n"
+            "run's start (a legend naming each run by its parameters; a click hides a run),\n"
+            "and each phase's time, VRAM peak and energy per run. Up to 50 runs are drawn, in\n"
+            "10 colours x 5 dash styles; more get the table and the bars only. Parameters are\n"
+            "those recorded (--param), else the command-line arguments that differ.\n\n"
             "options:\n"
             "  --session ID   the session to report in a sink directory (latest: where\n"
             "                 PATH/latest points)\n"
-            "  -o FILE        where to write (default: <session folder>/report.html); written\n"
-            "                 through a temporary file renamed into place\n"
+            "  --sweep NAME   compare the runs of sweep NAME in the SINKs given (default: as PATH)\n"
+            "  -o FILE        where to write (default: <session folder>/report.html; comparing\n"
+            "                 runs: ./sweep.html); written through a temporary file renamed\n"
+            "                 into place\n"
             "  -h, --help     this text\n\n"
             "The path written is printed on stdout.\n"
             "exit status: 0 success, 1 the report cannot be written, 2 a usage error, a bad\n"
             "path or a session without data.\n");
 }
 
-enum { OPT_SESSION = 256 };
+enum { OPT_SESSION = 256, OPT_SWEEP };
 
 int rm_cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"session", required_argument, NULL, OPT_SESSION},
+        {"sweep", required_argument, NULL, OPT_SWEEP},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *outfile = NULL, *session_id = NULL;
+    const char *outfile = NULL, *session_id = NULL, *sweep = NULL;
     int c;
     optind = 1;
     opterr = 0;
@@ -58,6 +73,9 @@ int rm_cmd_report(int argc, char **argv)
         case OPT_SESSION:
             session_id = optarg;
             break;
+        case OPT_SWEEP:
+            sweep = optarg;
+            break;
         default:
             if (optopt && optopt < 256)
                 fprintf(stderr, "runmon report: bad option -%c (see 'runmon report --help')\n",
@@ -68,13 +86,33 @@ int rm_cmd_report(int argc, char **argv)
             return 2;
         }
     }
-    if (argc - optind > 1) {
-        fprintf(stderr, "runmon report: one PATH at most (see 'runmon report --help')\n");
-        return 2;
-    }
     if (outfile && !*outfile) {
         fprintf(stderr, "runmon report: -o needs a file name\n");
         return 2;
+    }
+    if (sweep || argc - optind > 1) {
+        if (session_id) {
+            fprintf(stderr, "runmon report: --session picks one session: not with --sweep or "
+                            "several PATHs\n");
+            return 2;
+        }
+        if (sweep && !*sweep) {
+            fprintf(stderr, "runmon report: --sweep needs a name\n");
+            return 2;
+        }
+        if (optind == argc) { /* --sweep without SINK: the sink found as for one session */
+            char serr[1024];
+            const char *found = rm_default_sink_path(0, serr, sizeof serr);
+            if (!found) {
+                fputs("runmon report: ", stderr);
+                rm_fput_safe(stderr, serr);
+                fputc('\n', stderr);
+                return 2;
+            }
+            char *one[] = {(char *)found};
+            return rm_report_sweep_main(sweep, one, 1, outfile);
+        }
+        return rm_report_sweep_main(sweep, argv + optind, (size_t)(argc - optind), outfile);
     }
     char dir[4096], err[1024] = "", def[4200];
     const char *path = optind < argc ? argv[optind] : rm_default_sink_path(1, err, sizeof err);

@@ -105,3 +105,29 @@ jq -c 'select(.type == "event" and (.event | test("^(session|collector)"))) | {t
 echo
 echo "== the HTML report of this session (open it in any browser)"
 runmon report "$SINK"
+
+echo
+echo "================================================================================"
+echo "== part 3: a sweep of three runs (one session each), compared on one page"
+# Each run says which sweep it belongs to and its parameters (--sweep, --param); on the fake
+# nvidia-smi each run's process "holds" 40 MiB of GPU memory per sample of its batch.
+cat >"$D/train_batch.sh" <<'SH'
+#!/usr/bin/env bash
+set -e
+bs=$2 # train_batch.sh --batch N
+[ -n "${FAKE_SMI_APPS:-}" ] && echo "0 $$ C $((bs * 40)) 90 20 bash" >>"$FAKE_SMI_APPS"
+runmon phase train -- sleep $((bs / 32)).2
+runmon phase eval -- sleep 0.3
+[ -n "${FAKE_SMI_APPS:-}" ] && sed -i "/ $$ /d" "$FAKE_SMI_APPS"
+exit 0
+SH
+chmod +x "$D/train_batch.sh"
+SWEEP=batch-$(date -u +%Y%m%dT%H%M%S) # one name per demo: the sink keeps earlier demos' runs
+for bs in 32 64 128; do
+    runmon record -q -o "$SINK" -i 0.2 --sweep "$SWEEP" --param batch=$bs -- "$D/train_batch.sh" --batch $bs
+done
+echo "== the sweep table"
+COLUMNS=100 runmon sessions "$SINK" --summary --sweep "$SWEEP" --format text
+echo
+echo "== the page that compares the runs (open it in any browser)"
+runmon report --sweep "$SWEEP" "$SINK"

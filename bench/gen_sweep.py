@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Grows a sink to COUNT runs of one sweep, cloned from one real recording (the sweep page's
+tests and `make bench`).
+
+Run i is a real session folder: the template's CSV segments and run log copied (or hard-linked
+with --link), its gpu.csv's memory.used, utilization.gpu and power.draw scaled by a factor of
+the run (so each run draws its own line), session.json with the id, the sweep's name, the
+parameters (lr, batch) and a command `python3 train.py --lr LR --batch B`, summary.json with
+its figures scaled alike. One index.jsonl line per run is appended (as gen_sink.py does).
+--samples N writes the template's GPU rows N times over, at the same times (N times the
+samples to stream: the page's size and memory must not follow them).
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+
+
+def scale_gpu_csv(src, dst, f, repeat):
+    with open(src) as fi:
+        lines = fi.read().splitlines()
+    head = lines[0].split(",")
+    idx = {n.split(" [")[0].strip(): k for k, n in enumerate(head)}
+    cols = {idx.get("memory.used"): f, idx.get("utilization.gpu"): min(1.0, f),
+            idx.get("power.draw"): f}
+    cols.pop(None, None)
+    out = [lines[0]]
+    rows = [l for l in lines[1:] if l and not l.startswith(head[0] + ",")]
+    for rep in range(repeat):
+        for l in rows:
+            c = l.split(",")
+            for k, m in cols.items():
+                try:
+                    v = float(c[k]) * m
+                    c[k] = ("%.2f" % v) if "." in c[k] else str(int(round(v)))
+                except (ValueError, IndexError):
+                    pass
+            out.append(",".join(c))
+    with open(dst, "w") as fo:
+        fo.write("\n".join(out) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--template", required=True, help="a recorded session folder")
+    ap.add_argument("--dest", required=True, help="the sink to grow")
+    ap.add_argument("--count", type=int, required=True)
+    ap.add_argument("--sweep", default="lr-sweep")
+    ap.add_argument("--host", default=None, help="the runs' host (default: the template's)")
+    ap.add_argument("--link", action="store_true", help="hard-link the unchanged files")
+    ap.add_argument("--samples", type=int, default=1, help="repeat the GPU rows N times")
+    ap.add_argument("--first", type=int, default=0, help="the first run's number (ids differ)")
+    a = ap.parse_args()
+
+    with open(os.path.join(a.template, "session.json")) as f:
+        ses = json.load(f)
+    summ = None
+    if os.path.exists(os.path.join(a.template, "summary.json")):
+        with open(os.path.join(a.template, "summary.json")) as f:
+            summ = json.load(f)
+    tid = ses["session_id"]
+    host = a.host or ses.get("host", "bench")
+    os.makedirs(a.dest, exist_ok=True)
+    ip = os.path.join(a.dest, "index.jsonl")
+    if not os.path.exists(ip):
+        with open(ip, "w") as f:
+            f.write('{"format":"runmon-sink-index","schema_version":1,"created_at":null}\n')
+    lines = []
+    for i in range(a.first, a.first + a.count):
+        lr = round(0.1 / (1 + i), 6)
+        batch = 32 * (1 + i % 4)
+        f = 0.5 + (i % 10) / 10.0 + (i // 10) * 0.03
+        sid = "%s-%s-%04d" % (tid.split("-")[0], a.sweep.replace("/", "_"), i)
+        d = os.path.join(a.dest, sid)
+        if os.path.exists(d):
+            continue
+        os.mkdir(d)
+        for n in sorted(os.listdir(a.template)):
+            s = os.path.join(a.template, n)
+            if n in ("session.json", "summary.json", "state.json", "report.html") or \
+                    not os.path.isfile(s):
+                continue
+            if n.startswith("gpu") and n.endswith(".csv"):
+                scale_gpu_csv(s, os.path.join(d, n), f, a.samples)
+            elif a.link:
+                os.link(s, os.path.join(d, n))
+            else:
+                shutil.copyfile(s, os.path.join(d, n))
+        cmd = ["python3", "train.py", "--lr", str(lr), "--batch", str(batch)]
+        x = dict(ses, session_id=sid, host=host, command=cmd, sweep=a.sweep,
+                 params={"lr": lr, "batch": batch})
+        with open(os.path.join(d, "session.json"), "w") as fo:
+            json.dump(x, fo)
+        if summ is not None:
+            y = json.loads(json.dumps(summ))
+            y["session"] = dict(y.get("session", {}), id=sid, host=host, command=cmd)
+            for k in ("gpu_util_mean_pct",):
+                if isinstance(y.get(k), (int, float)):
+                    y[k] = min(100.0, y[k] * f)
+            for k in ("peak_vram_mb", "workload_peak_vram_mb"):
+                if isinstance(y.get(k), (int, float)):
+                    y[k] = y[k] * f
+            # The fake GPU's workload (a sleep) holds no memory: give it a share to draw.
+            if not y.get("workload_peak_vram_mb") and isinstance(y.get("peak_vram_mb"), (int, float)):
+                y["workload_peak_vram_mb"] = round(y["peak_vram_mb"] * 0.9, 1)
+            t = y.get("totals", {})
+            if isinstance(t.get("energy_wh"), (int, float)):
+                t["energy_wh"] = t["energy_wh"] * f
+            if isinstance(y["session"].get("duration_s"), (int, float)):
+                y["session"]["duration_s"] = round(y["session"]["duration_s"] * (0.8 + 0.04 * (i % 10)), 3)
+            with open(os.path.join(d, "summary.json"), "w") as fo:
+                json.dump(y, fo)
+        lines.append(json.dumps({
+            "event": "adopted", "session_id": sid, "status": ses.get("status"), "host": host,
+            "pid": ses.get("pid", 1), "started_at": ses.get("started_at"),
+            "ended_at": ses.get("ended_at"), "exit_code": ses.get("exit_code"), "command": cmd,
+            "sweep": a.sweep, "params": {"lr": lr, "batch": batch}, "files": 0, "bytes": 0,
+        }, separators=(",", ":")) + "\n")
+    with open(ip, "a") as fo:
+        fo.writelines(lines)
+    print(len(lines))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,12 @@
+/* `runmon report --sweep NAME [SINK...]` and `runmon report S1 S2 ...`: the page that compares
+ * the runs (report/sweep_page.h). */
+#ifndef RUNMON_CLI_CMD_REPORT_SWEEP_H
+#define RUNMON_CLI_CMD_REPORT_SWEEP_H
+
+#include <stddef.h>
+
+/* sweep: the sweep's name (paths are sinks, default '.'), or NULL (paths are sessions, two or
+ * more). outfile: NULL for the default. Returns the exit status. */
+int rm_report_sweep_main(const char *sweep, char *const *paths, size_t npaths, const char *outfile);
+
+#endif

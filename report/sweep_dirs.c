@@ -1,0 +1,152 @@
+/* The rows of `runmon report S1 S2 ...`: one per session folder, as the sweep table holds them,
+ * and parameter columns inferred from the commands where no run stored any. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/jsonpick.h"
+#include "report/sweep_internal.h"
+#include "report/sweep_rows.h"
+
+/* ---- inference ---------------------------------------------------------------------------- */
+
+json_t *rm_sweep_infer_params(json_t *rows)
+{
+    size_t n = json_array_size(rows), i;
+    json_t **maps = calloc(n ? n : 1, sizeof *maps), *row;
+    json_t *names = json_array();
+    if (!maps) abort();
+    json_array_foreach(rows, i, row) maps[i] =
+        rm_sweep_command_params(json_object_get(row, "command"));
+    /* A key whose value is not the same in every run, in order of first appearance. */
+    for (size_t r = 0; r < n; r++) {
+        const char *k;
+        json_t *v;
+        json_object_foreach(maps[r], k, v)
+        {
+            bool listed = false, differs = false;
+            size_t j;
+            json_t *x;
+            json_array_foreach(names, j, x) listed |= !strcmp(json_string_value(x), k);
+            if (listed) continue;
+            for (size_t q = 0; q < n && !differs; q++)
+                differs = !json_equal(v, json_object_get(maps[q], k));
+            if (differs) json_array_append_new(names, json_string(k));
+        }
+    }
+    json_array_foreach(rows, i, row)
+    {
+        json_t *p = json_object();
+        size_t j;
+        json_t *x;
+        json_array_foreach(names, j, x)
+        {
+            json_t *v = json_object_get(maps[i], json_string_value(x));
+            if (v) json_object_set(p, json_string_value(x), v);
+        }
+        json_object_set_new(row, "params", p);
+        json_decref(maps[i]);
+    }
+    free(maps);
+    return names;
+}
+
+/* ---- rows -------------------------------------------------------------------------------- */
+
+static void copy_key(json_t *row, const json_t *from, const char *key)
+{
+    json_t *v = json_object_get(from, key);
+    json_object_set(row, key, v ? v : json_null());
+}
+
+static json_t *dir_row(const char *dir, char *err, size_t errsz)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/session.json", dir);
+    json_t *ses = json_load_file(path, 0, NULL);
+    if (!json_is_object(ses)) {
+        snprintf(err, errsz, "%s: no session.json (is it a session folder?)", dir);
+        json_decref(ses);
+        return NULL;
+    }
+    static const char *const keys[] = {
+        "session", "gpu_util_mean_pct", "workload_peak_vram_mb", "peak_vram_mb", "totals", "params",
+        "sweep"};
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *sum = access(path, R_OK) == 0
+                      ? rm_json_pick_file(path, keys, sizeof keys / sizeof keys[0])
+                      : NULL;
+    json_t *row = json_object();
+    json_object_set_new(row, "session_dir", json_string(dir));
+    copy_key(row, ses, "session_id");
+    copy_key(row, ses, "status");
+    copy_key(row, ses, "host");
+    copy_key(row, ses, "started_at");
+    copy_key(row, ses, "ended_at");
+    copy_key(row, json_object_get(sum, "session"), "duration_s");
+    copy_key(row, ses, "command");
+    copy_key(row, ses, "exit_code");
+    copy_key(row, ses, "signal");
+    json_object_set_new(row, "has_summary", json_boolean(sum != NULL));
+    copy_key(row, sum, "gpu_util_mean_pct");
+    json_t *w = json_object_get(sum, "workload_peak_vram_mb");
+    json_t *g = json_object_get(sum, "peak_vram_mb");
+    bool wl = json_is_number(w);
+    json_object_set(row, "peak_vram_mb", wl ? w : json_is_number(g) ? g : json_null());
+    json_object_set_new(row, "peak_vram_source",
+                        wl                  ? json_string("workload")
+                        : json_is_number(g) ? json_string("gpu")
+                                            : json_null());
+    copy_key(row, json_object_get(sum, "totals"), "energy_wh");
+    /* record --sweep/--param (session.json) over the run log's params lines (the summary's). */
+    if (json_is_string(json_object_get(ses, "sweep")))
+        copy_key(row, ses, "sweep");
+    else if (json_is_string(json_object_get(sum, "sweep")))
+        copy_key(row, sum, "sweep");
+    json_t *sp = json_object_get(ses, "params"), *rp = json_object_get(sum, "params");
+    if (json_is_object(rp) || json_is_object(sp)) {
+        json_t *params = json_is_object(rp) ? json_deep_copy(rp) : json_object();
+        if (json_is_object(sp)) json_object_update(params, sp);
+        json_object_set_new(row, "params", params);
+    }
+    json_decref(sum);
+    json_decref(ses);
+    return row;
+}
+
+json_t *rm_sweep_rows_from_dirs(const char *const *dirs, size_t n, json_t **param_names,
+                                bool *inferred, size_t *n_hosts, char *err, size_t errsz)
+{
+    json_t *rows = json_array(), *names = json_array(), *hosts = json_object();
+    for (size_t i = 0; i < n; i++) {
+        json_t *row = dir_row(dirs[i], err, errsz);
+        if (!row) {
+            json_decref(rows);
+            json_decref(names);
+            json_decref(hosts);
+            return NULL;
+        }
+        const char *h = json_string_value(json_object_get(row, "host"));
+        json_object_set_new(hosts, h ? h : "", json_true());
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_object_get(row, "params"), k, v)
+        {
+            bool listed = false;
+            size_t j;
+            json_t *x;
+            json_array_foreach(names, j, x) listed |= !strcmp(json_string_value(x), k);
+            if (!listed) json_array_append_new(names, json_string(k));
+        }
+        json_array_append_new(rows, row);
+    }
+    *inferred = !json_array_size(names);
+    if (*inferred) {
+        json_decref(names);
+        names = rm_sweep_infer_params(rows);
+    }
+    *param_names = names;
+    *n_hosts = json_object_size(hosts);
+    json_decref(hosts);
+    return rows;
+}

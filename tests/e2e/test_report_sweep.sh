@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# Issue 20 §3: the page that compares the runs of a sweep (`runmon report S1 S2 ...`, `runmon
+# report --sweep NAME`): a 3-run sweep recorded on the fake nvidia-smi, a 30-run and a 60-run
+# sweep cloned from a recording (bench/gen_sweep.py), measured in a real Chromium at 390 px and
+# 1400 px (tests/e2e/sweep_check.js): no overlapping labels, charts >= 150 px tall, a scroll cue
+# on tables that scroll, a legend click hides a run, a header click sorts the table.
+. "$(dirname "$0")/lib.sh"
+
+SYSPATH=/usr/local/bin:/usr/bin:/bin
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+count() { grep -o -- "$1" "$2" | wc -l; }
+
+# --- three runs recorded, each with its own GPU figures ---------------------------------------
+R=$RUNMON_REL
+K=$T/sweep
+i=0
+for lr in 0.1 0.01 0.001; do
+    i=$((i + 1))
+    ov="memory.used=$((20000 * i)),$((21000 * i)),$((22000 * i));utilization.gpu=$((30 * i)),$((25 * i)),$((28 * i));power.draw=$((200 * i)).00,$((210 * i)).00"
+    PATH="$FAKEBIN:$SYSPATH" FAKE_SMI_GPUS=1 FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_OVERRIDE="$ov" \
+        "$RUNMON" record -q -o "$K" -i 0.2 --sweep lr-sweep --param lr="$lr" --param opt=adam -- \
+        sh -c "'$R' phase train -- sleep 0.8; '$R' phase eval -- sleep 0.4" train --lr "$lr"
+    expect_eq "record run $i (--sweep lr-sweep --param lr=$lr) exits 0" 0 "$?"
+done
+# A run of no sweep beside them.
+PATH="$FAKEBIN:$SYSPATH" FAKE_SMI_CAPTURES="$FIXTURES/captures" "$RUNMON" record -q -o "$K" -i 0.2 -- sleep 0.3
+mapfile -t S < <(jq -r 'select(.sweep == "lr-sweep") | .session_id' "$K"/2*/session.json | sed "s#^#$K/#")
+expect_eq "three sessions of the sweep" 3 "${#S[@]}"
+
+out=$("$RUNMON" report --sweep lr-sweep "$K" 2>"$T/err"); rc=$?
+expect_eq "report --sweep NAME SINK exits 0" 0 "$rc"
+expect_eq "... writes SINK/sweep-NAME.html by default and prints it" "$K/sweep-lr-sweep.html" "$out"
+p=$K/sweep-lr-sweep.html
+check "the page exists" test -s "$p"
+out=$(cd "$K" && "$RUNMON" report --sweep lr-sweep -o "$T/here.html"); rc=$?
+expect_eq "--sweep without a SINK: the current directory" "0 $T/here.html" "$rc $out"
+cmp -s "$p" "$T/here.html"
+expect_eq "the same runs give the same page" 0 "$?"
+expect_eq "the sweep table: a row per run of the sweep (not the other run)" 3 "$(sed -n '/id="t-sweep"/,/<\/section>/p' "$p" | grep -c '<tr data-run=')"
+expect_eq "the recorded parameters are the columns, in order" "lr opt" "$(grep -o 'data-type="param">[^<]*' "$p" | sed 's/.*>//' | xargs)"
+check "... not said to be inferred" test -z "$(grep -o 'inferred:' "$p")"
+check "the header names the sweep" grep -q '<h1>runmon sweep &#8212; lr-sweep</h1>' "$p"
+for lr in 0.1 0.01 0.001; do
+    check "the legend names the run lr=$lr opt=adam" grep -q "&#183; lr=$lr opt=adam</button>" "$p"
+done
+for x in 0 1 2; do
+    e=$(jq -r '.totals.energy_wh' "${S[$x]}/summary.json")
+    check "run $((x + 1)): its energy from its summary.json ($e Wh)" grep -q "<td data-v=\"$e\">" "$p"
+done
+check "numbers sort as numbers (data-v)" grep -q '<td class="t" data-v="0.001">0.001</td>' "$p"
+expect_eq "four bar panels of three bars" "4 12" "$(count '<section class="panel bars"' "$p") $(count '<div class="br"' "$p")"
+check "VRAM bars against the GPU's total (140.4 GiB)" grep -Eq '<span class="bv">[0-9.]+ / 140.4 GiB \([0-9]+%\)</span>' "$p"
+expect_eq "three charts: VRAM, utilization, power" "c-vram c-util c-power" "$(grep -o '<section class="panel" id="c-[a-z]*"' "$p" | sed 's/.*id="//; s/"//' | xargs)"
+for c in vram util power; do
+    expect_eq "$c chart: a line of each run" "0 1 2" "$(grep -o "<section class=\"panel\" id=\"c-$c\">.*</section>" "$p" | grep -o '<polyline data-run="[0-9]*"' | sed 's/.*="//; s/"//' | sort -u | xargs)"
+done
+# Run 3's memory (60000-66000 MiB) tops the scale, run 1's (20000-22000) sits at a third.
+top=$(grep -o '<section class="panel" id="c-vram">.*</section>' "$p" | grep -o '<span style="top:0%">[^<]*' | sed 's/.*>//')
+expect_eq "the VRAM scale holds the largest run (64.5 GiB: a round top)" "80 GiB" "$top"
+expect_eq "phase table: train and eval of each run" 6 "$(sed -n '/id="t-phases"/,/<\/section>/p' "$p" | grep -c '<tr data-run=')"
+expect_eq "self-contained: no http(s) reference" 0 "$(grep -Eci '(src|href)="(https?:)?//' "$p")"
+expect_eq "one script element" 1 "$(count '<script' "$p")"
+check "the legend rule is stated" grep -q '10 colours, then 5 dash styles: up to 50 runs' "$p"
+
+# The same runs as session paths, their parameters forgotten (session.json and summary.json):
+# inferred from the commands.
+mkdir -p "$T/plain"
+for d in "${S[@]}"; do
+    cp -r "$d" "$T/plain/"
+    for f in session.json summary.json; do
+        jq -c 'del(.params, .sweep)' "$d/$f" >"$T/plain/$(basename "$d")/$f"
+    done
+done
+out=$(cd "$T" && "$RUNMON" report "$T/plain"/2*/ 2>"$T/err"); rc=$?
+expect_eq "report S1 S2 S3 exits 0" 0 "$rc"
+expect_eq "... writes ./sweep.html by default and prints it" "sweep.html" "$out"
+check "a parameter column inferred from the commands: lr" grep -q '<th class="t" data-type="param">lr</th>' "$T/sweep.html"
+check "... said to be inferred" grep -q 'parameters: lr (inferred: the command-line arguments that differ' "$T/sweep.html"
+expect_eq "... and no column for what every run shares (sh -c SCRIPT, train)" 1 "$(count 'data-type="param"' "$T/sweep.html")"
+check "... the legend names runs by it" grep -q '&#183; lr=0.01</button>' "$T/sweep.html"
+
+# Parameters stored in session.json (as record --param writes them) win over the commands.
+cp -r "$T/plain" "$T/stored"
+n=0
+for d in "$T/stored"/2*/; do
+    n=$((n + 1))
+    jq -c --argjson b $((32 * n)) '.params = {"batch": $b, "opt": "adam"}' "$d/session.json" >"$d/s" && mv "$d/s" "$d/session.json"
+done
+"$RUNMON" report "$T/stored"/2*/ -o "$T/stored.html" >/dev/null; rc=$?
+expect_eq "stored params: exit 0" 0 "$rc"
+expect_eq "stored params: their columns, in order" "batch opt" "$(grep -o 'data-type="param">[^<]*' "$T/stored.html" | sed 's/.*>//' | xargs)"
+check "stored params: not said to be inferred" test -z "$(grep -o 'inferred:' "$T/stored.html")"
+check "stored params: numbers stay numbers (data-v)" grep -q '<td class="t" data-v="64">64</td>' "$T/stored.html"
+
+# Parameters from the run log (runmon.params in Python: summary.json's "params"), under --param.
+cp -r "$T/plain" "$T/py"
+n=0
+for d in "$T/py"/2*/; do
+    n=$((n + 1))
+    jq -c --argjson s $n '.params = {"seed": $s, "lr": 9}' "$d/summary.json" >"$d/s" && mv "$d/s" "$d/summary.json"
+done
+jq -c '.params = {"lr": 0.5}' "$(ls -d "$T/py"/2*/ | head -1)/session.json" >"$T/s" && mv "$T/s" "$(ls -d "$T/py"/2*/ | head -1)/session.json"
+"$RUNMON" report "$T/py"/2*/ -o "$T/py.html" >/dev/null; rc=$?
+expect_eq "run-log params: exit 0" 0 "$rc"
+expect_eq "run-log params: their columns" "seed lr" "$(grep -o 'data-type="param">[^<]*' "$T/py.html" | sed 's/.*>//' | xargs)"
+check "run-log params: --param wins on its key" grep -q '&#183; seed=1 lr=0.5</span>' "$T/py.html"
+check "run-log params: the others keep the run log's" grep -q '&#183; seed=2 lr=9</span>' "$T/py.html"
+
+# --- bad input -----------------------------------------------------------------------------
+"$RUNMON" report "${S[0]}" "$T/nonexistent" -o "$T/x.html" >"$T/out" 2>"$T/err"; rc=$?
+expect_eq "a missing path among several exits 2" 2 "$rc"
+expect_match "... naming it" "nonexistent" "$(cat "$T/err")"
+check "... and writes nothing" test ! -e "$T/x.html" -a ! -s "$T/out"
+"$RUNMON" report "${S[0]}" "${S[1]}" --session x 2>"$T/err"; rc=$?
+expect_eq "--session with several paths exits 2" 2 "$rc"
+"$RUNMON" report --sweep "" 2>"$T/err"; rc=$?
+expect_eq "--sweep '' exits 2" 2 "$rc"
+"$RUNMON" report --sweep nosuch "$K" >"$T/out" 2>"$T/err"; rc=$?
+expect_eq "--sweep of no session exits 2" 2 "$rc"
+expect_eq "... saying so, writing nothing" "runmon report: no sessions in sweep 'nosuch' 0" "$(cat "$T/err") $(find "$K" -name 'sweep-nosuch*' | wc -l)"
+"$RUNMON" report --sweep lr-sweep "$T/nonexistent" 2>"$T/err"; rc=$?
+expect_eq "--sweep with a missing sink exits 2" 2 "$rc"
+"$RUNMON" report --sweep $'a\x1b[31m' "$K" 2>"$T/err"; rc=$?
+expect_eq "--sweep with control bytes: exit 2, no raw escape on the terminal" "2 0" "$rc $(grep -c $'\x1b' "$T/err")"
+mkdir -p "$T/notses"
+"$RUNMON" report "${S[0]}" "$T/notses" 2>"$T/err"; rc=$?
+expect_eq "a folder that is no session exits 2" 2 "$rc"
+# Markup in a parameter's name and value, and in a host: text on the page.
+cp -r "$T/plain" "$T/hostile"
+for d in "$T/hostile"/2*/; do
+    jq -c '.params = {"<b>k</b>": "<script>alert(1)</script>"} | .host = "h<img src=x>"' "$d/session.json" >"$d/s" && mv "$d/s" "$d/session.json"
+done
+"$RUNMON" report "$T/hostile"/2*/ -o "$T/hostile.html" >/dev/null; rc=$?
+expect_eq "hostile params: exit 0" 0 "$rc"
+expect_eq "hostile params: no raw markup" 0 "$(grep -Ec '<(b|img)[ >]|<script>alert' "$T/hostile.html")"
+check "hostile params: the value is text" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/hostile.html"
+
+# --- 30 and 60 runs, cloned from run 1 -------------------------------------------------------
+python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/g30" --count 30 >/dev/null
+expect_eq "30 runs generated" 30 "$(find "$T/g30" -maxdepth 1 -name '2*' | wc -l)"
+"$RUNMON" report "$T/g30"/2*/ -o "$T/g30.html" >/dev/null; rc=$?
+expect_eq "30 runs: exit 0" 0 "$rc"
+expect_eq "30 runs: a legend entry each, every one drawn" "30 30" "$(count '<button type="button" class="run"' "$T/g30.html") $(grep -o '<section class="panel" id="c-util">.*</section>' "$T/g30.html" | grep -o '<polyline data-run="[0-9]*"' | sort -u | wc -l)"
+sty=$(grep -o '<polyline data-run="\(0\|10\|20\)" [^>]*points' "$T/g30.html" | sed 's/ points$//; s/data-run="[0-9]*" //' | sort -u)
+expect_eq "30 runs: runs 1, 11 and 21 share a colour, each in its own dash style" "1 3" "$(grep -o 'stroke="[^"]*"' <<<"$sty" | sort -u | wc -l) $(wc -l <<<"$sty")"
+python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/g60" --count 60 >/dev/null
+"$RUNMON" report "$T/g60"/2*/ -o "$T/g60.html" >/dev/null; rc=$?
+expect_eq "60 runs: exit 0" 0 "$rc"
+expect_eq "60 runs: the table and bars of every run" "60 240" "$(sed -n '/id="t-sweep"/,/<\/section>/p' "$T/g60.html" | grep -o '<tr data-run=' | wc -l) $(count '<div class="br"' "$T/g60.html")"
+expect_eq "60 runs: no chart, legend or phase table" 0 "$(grep -Ec '<svg class="chart"|id="legend"|id="t-phases"' "$T/g60.html")"
+check "60 runs: a line says why" grep -q '<p class="note" id="nodraw">60 runs: the overlaid series and the phase table are left out above 50 runs' "$T/g60.html"
+# Downsampling: 100 times the samples, the same page size within 2 %, at most 600 points a line.
+python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/long" --count 3 --samples 100 >/dev/null
+python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/short" --count 3 >/dev/null
+"$RUNMON" report "$T/long"/2*/ -o "$T/long.html" >/dev/null
+"$RUNMON" report "$T/short"/2*/ -o "$T/short.html" >/dev/null
+ls_=$(wc -c <"$T/long.html") ss=$(wc -c <"$T/short.html")
+check "100 x the samples: the page's size stays ($ss -> $ls_ bytes)" test "$ls_" -lt $((ss * 102 / 100))
+mx=$(grep -o 'points="[^"]*"' "$T/long.html" | awk '{ print NF }' | sort -n | tail -1)
+check "at most 600 points a line ($mx)" test "$mx" -le 600
+
+# One sweep in two sinks written on two hosts: one page, a host column.
+python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/ha" --count 2 --host node-a >/dev/null
+python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/hb" --count 2 --first 2 --host node-b >/dev/null
+"$RUNMON" report --sweep lr-sweep "$T/ha" "$T/hb" -o "$T/hosts.html" >/dev/null; rc=$?
+expect_eq "two sinks: exit 0" 0 "$rc"
+expect_eq "two sinks: the runs of both, each on its host" "node-a node-a node-b node-b" "$(grep -o '<td class="t">node-[ab]</td>' "$T/hosts.html" | sed 's/<[^>]*>//g' | xargs)"
+check "two sinks: a host column, the header counts the hosts" grep -q '<th class="t" data-type="text">host</th>' "$T/hosts.html"
+check "... and the header counts the hosts" grep -q 'runs on <strong>2</strong> hosts' "$T/hosts.html"
+check "one host: no host column" test -z "$(grep -o 'data-type="text">host<' "$p")"
+
+# --- a real browser ----------------------------------------------------------------------------
+if [ -z "$CHROMIUM" ] || [ ! -x "$CHROMIUM" ]; then
+    not_ok "chromium is installed for the browser tests" "install chromium, or set CHROMIUM=PATH"
+elif ! command -v node >/dev/null || [ ! -d "$ROOT/node_modules/puppeteer-core" ]; then
+    not_ok "puppeteer-core is installed for the browser tests" "run: npm ci (in $ROOT)"
+else
+    for spec in "$p 3" "$T/g30.html 30" "$T/g60.html 60"; do
+        read -r f runs <<<"$spec"
+        for w in 1400 390; do
+            n="$runs runs at $w px"
+            timeout 120 node "$ROOT/tests/e2e/sweep_check.js" "$f" "$w" "$T/m-$runs-$w.png" "$CHROMIUM" >"$T/m.json" 2>"$T/m.err"; rc=$?
+            expect_eq "$n: measured in chromium" 0 "$rc"
+            [ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/m.err" | tail -5
+            m=$(cat "$T/m.json")
+            echo "# $n: $(jq -c 'del(.tables, .sort.asc, .sort.desc, .sort.dur, .sort.paramValues, .sort.runs)' <<<"$m")"
+            expect_eq "$n: no script error" "" "$(jq -r '.scriptErrors | join("; ")' <<<"$m")"
+            expect_eq "$n: no horizontal page scroll" true "$(jq ".scrollWidth <= $w" <<<"$m")"
+            expect_eq "$n: no two labels overlap, none leaves its panel ($(jq .texts <<<"$m") measured)" "" "$(jq -r '.overlaps | join(", ")' <<<"$m")"
+            expect_eq "$n: text >= 11 px" true "$(jq '.minText >= 11' <<<"$m")"
+            expect_eq "$n: a table row and 4 bars per run" "$runs $((4 * runs))" "$(jq -r '"\(.runs) \(.bars)"' <<<"$m")"
+            expect_eq "$n: every table that scrolls sideways shows a scroll cue" "" "$(jq -r '.cueMissing | join(", ")' <<<"$m")"
+            expect_eq "$n: no scroll cue over a table that fits" "" "$(jq -r '.cueSpurious | join(", ")' <<<"$m")"
+            [ "$w" = 390 ] && check "$n: the sweep table scrolls sideways at 390 px (the cue is measured)" test "$(jq .tablesScrolling <<<"$m")" -gt 0
+            expect_eq "$n: sort by a click (energy up, down; duration; first parameter)" true "$(jq .sort.ok <<<"$m")"
+            if [ "$runs" -le 50 ]; then
+                expect_eq "$n: three charts, each drawn (data-ok)" "3 1" "$(jq -r '"\(.charts) \(.ok)"' <<<"$m")"
+                expect_eq "$n: every run's line in every chart" "$runs $runs $runs" "$(jq -r '.chartLines | map(tostring) | join(" ")' <<<"$m")"
+                check "$n: charts >= 150 px tall ($(jq -c .chartHeights <<<"$m"))" test "$(jq '.minChartHeight >= 150' <<<"$m")" = true
+                expect_eq "$n: a legend click hides run 1's lines, no other's; a second shows them" true "$(jq .legend.ok <<<"$m")"
+            else
+                expect_eq "$n: no chart, the note instead" "0 true" "$(jq -r '"\(.chartHeights | length) \(.nodraw)"' <<<"$m")"
+            fi
+            check "$n: a PNG screenshot" test "$(od -An -tx1 -N4 "$T/m-$runs-$w.png" 2>/dev/null | tr -d ' ')" = 89504e47
+        done
+    done
+fi
+done_testing
