@@ -288,8 +288,13 @@ static void print_one(FILE *out, const json_t *s)
             any = 1;
         }
     }
-    fprintf(out, "%s\n  gaps %s (%s s)  coverage %s of %s s\n", any ? "" : " none",
+    fprintf(out, "%s\n  gaps %s (%s s)  coverage %s of %s s", any ? "" : " none",
             F("gaps.count", 0), F("gaps.seconds", 1), F("coverage", 3), F("session_seconds", 1));
+    if (json_array_size(json_object_get(s, "gpus")) > 1 &&
+        json_is_integer(json_object_get(dq, "coverage_gpu")))
+        fprintf(out, " (the worst of %zu GPUs: GPU %s)",
+                json_array_size(json_object_get(s, "gpus")), F("coverage_gpu", 0));
+    fputc('\n', out);
     g = json_object_get(dq, "runlog");
     if (json_integer_value(json_object_get(g, "lines")))
         fprintf(out, "  run log: %s lines, %s torn, %s garbage\n", F("lines", 0), F("torn_line", 0),

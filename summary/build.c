@@ -933,8 +933,30 @@ static json_t *build_alerts(const struct rm_summary *s)
 }
 
 /* Data quality; takes the tally's notes and files. */
+/* Each GPU's coverage (its sampled seconds over the session's); returns the worst GPU's
+ * position in gpus, or -1 when no GPU has timed samples. */
+static long gpu_coverage(json_t *gpus, double sess_s)
+{
+    long worst = -1;
+    double worst_cov = INFINITY;
+    size_t i;
+    json_t *g;
+    json_array_foreach(gpus, i, g)
+    {
+        json_t *v = json_object_get(g, "sampled_seconds");
+        double cov = json_is_number(v) && isfinite(sess_s) && sess_s > 0
+                         ? fmin(1.0, json_number_value(v) / sess_s)
+                         : NAN;
+        json_object_set_new(g, "coverage", jnum(cov, 4));
+        if (json_is_number(v) && (worst < 0 || !(json_number_value(v) >= worst_cov)))
+            worst = (long)i, worst_cov = json_number_value(v);
+    }
+    return worst;
+}
+
 static json_t *build_data_quality(const struct rm_summary *s, struct file_tally *t,
-                                  const struct merged *m, int64_t s_start, int64_t s_end)
+                                  const struct merged *m, json_t *gpus, int64_t s_start,
+                                  int64_t s_end)
 {
     json_t *dq = json_object(), *sk = json_object();
     json_object_set_new(dq, "rows_read", json_integer((json_int_t)t->rows));
@@ -952,12 +974,19 @@ static json_t *build_data_quality(const struct rm_summary *s, struct file_tally 
     double sess_s = span_a != RM_NO_TIME && span_b != RM_NO_TIME && span_b > span_a
                         ? (double)(span_b - span_a) / 1e9
                         : NAN;
+    /* The worst-covered GPU's figures: a GPU that lost part of the run is not hidden behind
+     * one that did not. */
     double sampled_s = m->tot.covered_ns ? (double)m->tot.covered_ns / 1e9 : (m->nfg ? 0 : NAN);
+    long worst = gpu_coverage(gpus, sess_s);
+    json_t *wg = worst >= 0 ? json_array_get(gpus, (size_t)worst) : NULL;
+    if (wg) sampled_s = json_number_value(json_object_get(wg, "sampled_seconds"));
     json_object_set_new(dq, "sampled_seconds", jnum(sampled_s, 3));
     json_object_set_new(dq, "session_seconds", jnum(sess_s, 3));
     json_object_set_new(
         dq, "coverage",
         jnum(isfinite(sess_s) && isfinite(sampled_s) ? fmin(1.0, sampled_s / sess_s) : NAN, 4));
+    json_object_set_new(dq, "coverage_gpu",
+                        wg ? json_incref(json_object_get(wg, "index")) : json_null());
     const struct rm_runlog *rl = &s->rl;
     json_object_set_new(
         dq, "runlog",
@@ -1003,7 +1032,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_object_set_new(o, "collectors", collectors_json(s->session, &s->rl, tally.present));
     json_object_set_new(o, "alerts", build_alerts(s));
     note_phase_cap(s, &m, tally.notes);
-    json_object_set_new(o, "data_quality", build_data_quality(s, &tally, &m, s_start, s_end));
+    json_object_set_new(o, "data_quality", build_data_quality(s, &tally, &m, gpus, s_start, s_end));
     merged_free(&m);
     *out = o;
     return 0;
