@@ -71,6 +71,7 @@ struct gpu_totals {
     bool memutil_dmon, memutil_query;
     double energy_j, energy_low_j, energy_high_j; /* the bars add linearly (docs/ENERGY.md) */
     bool has_energy;
+    bool skip_energy; /* the GPU being added is a MIG instance whose GPU is counted already */
     int64_t covered_ns;
 };
 
@@ -90,7 +91,7 @@ static void add_to_totals(struct gpu_totals *tot, const struct rm_gpu_stats *u,
     }
     if (p) rm_stat_merge(&tot->power, &p->m[RM_GM_POWER]);
     if (v) rm_stat_merge(&tot->vram, &v->m[RM_GM_VRAM_USED]);
-    if (p && p->first_ns != RM_NO_TIME) {
+    if (p && p->first_ns != RM_NO_TIME && !tot->skip_energy) {
         tot->energy_j += p->energy_j;
         tot->energy_low_j += low_j;
         tot->energy_high_j += high_j;
@@ -615,6 +616,42 @@ static json_t *framework_json(const struct rm_framework_peaks *fw)
     return o;
 }
 
+/* A MIG instance's row (its uuid "MIG-...", or "MIG" in its name): nvidia-smi's power is the
+ * whole GPU's, shared by its instances. */
+static bool mig_instance(const char *uuid, const char *name)
+{
+    return (uuid && strncmp(uuid, "MIG-", 4) == 0) || (name && strstr(name, "MIG "));
+}
+
+/* MIG instances' rows among gpus (a "gpus" array): each says that its power and energy are
+ * the whole GPU's; only the first instance of each GPU (by pci_bus_id; instances without
+ * one count as one GPU) has "energy_counted" true, so sums never add a GPU twice. Returns
+ * how many instance rows there were. */
+static size_t mark_mig(json_t *gpus)
+{
+    size_t i, n = 0;
+    json_t *g;
+    json_array_foreach(gpus, i, g)
+    {
+        const char *uuid = json_string_value(json_object_get(g, "uuid"));
+        if (!mig_instance(uuid, json_string_value(json_object_get(g, "name")))) continue;
+        n++;
+        const char *pci = json_string_value(json_object_get(g, "pci_bus_id"));
+        bool first = true;
+        for (size_t k = 0; k < i && first; k++) {
+            json_t *h = json_array_get(gpus, k);
+            const char *hp = json_string_value(json_object_get(h, "pci_bus_id"));
+            if (json_is_true(json_object_get(h, "mig_instance")) &&
+                ((!pci && !hp) || (pci && hp && strcmp(pci, hp) == 0)))
+                first = false;
+        }
+        json_object_set_new(g, "mig_instance", json_true());
+        json_object_set_new(g, "power_scope", json_string("whole GPU"));
+        json_object_set_new(g, "energy_counted", json_boolean(first));
+    }
+    return n;
+}
+
 /* "gpus": one object per paired GPU; adds each to m->tot. */
 static json_t *build_gpus(struct rm_summary *s, struct merged *m)
 {
@@ -623,9 +660,19 @@ static json_t *build_gpus(struct rm_summary *s, struct merged *m)
         const struct final_gpu *g = &m->fg[i];
         const char *uuid, *name, *pci;
         rm_final_gpu_ident(s->session, g, &uuid, &name, &pci);
+        /* A MIG instance of a GPU already in the totals adds nothing to their energy. */
+        m->tot.skip_energy = false;
+        for (size_t k = 0; k < i && mig_instance(uuid, name) && !m->tot.skip_energy; k++) {
+            const char *ku, *kn, *kp;
+            rm_final_gpu_ident(s->session, &m->fg[k], &ku, &kn, &kp);
+            m->tot.skip_energy =
+                mig_instance(ku, kn) && ((!pci && !kp) || (pci && kp && strcmp(pci, kp) == 0));
+        }
         json_array_append_new(gpus, gpu_json(g->index, uuid, name, pci, g->q ? &g->q->st : NULL,
                                              g->d ? &g->d->st : NULL, 0, &m->tot));
+        m->tot.skip_energy = false;
     }
+    mark_mig(gpus);
     add_apps_to_gpus(gpus, m);
     return gpus;
 }
@@ -801,6 +848,7 @@ static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, si
         }
         json_array_append_new(pg, gj);
     }
+    mark_mig(pg);
     return pg;
 }
 
@@ -816,6 +864,7 @@ static void phase_energy(json_t *po, const json_t *gpus)
         json_array_foreach(gpus, i, g)
         {
             json_t *v = json_object_get(g, keys[k]);
+            if (json_is_false(json_object_get(g, "energy_counted"))) continue; /* MIG */
             if (json_is_number(v)) sum += json_number_value(v), any = true;
         }
         json_object_set_new(po, keys[k], jnum(any ? sum : NAN, 6));
@@ -1032,6 +1081,16 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_object_set_new(o, "collectors", collectors_json(s->session, &s->rl, tally.present));
     json_object_set_new(o, "alerts", build_alerts(s));
     note_phase_cap(s, &m, tally.notes);
+    size_t k;
+    json_t *g;
+    json_array_foreach(gpus, k, g) if (json_is_true(json_object_get(g, "mig_instance")))
+    {
+        json_array_append_new(tally.notes,
+                              json_string("MIG: power and energy on an instance's row are the "
+                                          "whole GPU's (nvidia-smi measures no instance); sums "
+                                          "count each GPU once"));
+        break;
+    }
     json_object_set_new(o, "data_quality", build_data_quality(s, &tally, &m, gpus, s_start, s_end));
     merged_free(&m);
     *out = o;

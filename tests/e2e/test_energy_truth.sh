@@ -29,4 +29,32 @@ J=$("$RUNMON" summary --gpu-csv "$S/gpu-noheader-power-only.csv" --gpu-fields po
 expect_match "one value a line, no names, no time: the note says nothing decides" \
     'nothing tells GPUs or samples apart.*read as 3 samples of one GPU' \
     "$(jq -r '.data_quality.notes[]' <<<"$J")"
+
+# 3. MIG: an instance's power and energy are the whole GPU's. Two instances of one H100 (same
+#    bus id) at 300 W for 2 s: 600 J for the GPU, not 1,200 J for two.
+M=$S/gpu-mig-instances.csv
+J=$(TZ=UTC "$RUNMON" summary --gpu-csv "$M" --format json)
+expect_eq "MIG instances of one GPU: the totals count its energy once (600 J)" 0.166667 \
+    "$(jq '.totals.energy_wh' <<<"$J")"
+expect_eq "each instance row says its power and energy are the whole GPU's" \
+    '[[true,"whole GPU",true],[true,"whole GPU",false]]' \
+    "$(jq -c '[.gpus[] | [.mig_instance, .power_scope, .energy_counted]]' <<<"$J")"
+expect_match "a note says so" "MIG: power and energy on an instance's row are the whole GPU's" \
+    "$(jq -r '.data_quality.notes[]' <<<"$J")"
+txt=$(TZ=UTC "$RUNMON" summary --gpu-csv "$M" --format text)
+expect_match "text: instance rows marked, and the mark explained" \
+    "0\.167\*.*\* MIG instance: the whole GPU's power and energy, counted once in sums" "$(tr '\n' ' ' <<<"$txt")"
+printf '%s\n' '{"type":"phase_enter","pid":7,"t":1795255200.5,"name":"p","path":"p","depth":0}' \
+    '{"type":"phase_exit","pid":7,"t":1795255201.5,"name":"p","path":"p","depth":0,"seconds":1.0,"status":"ok"}' >"$T/mig-runlog.jsonl"
+J=$(TZ=UTC "$RUNMON" summary --gpu-csv "$M" --runlog "$T/mig-runlog.jsonl" --format json)
+expect_eq "a phase's energy counts the GPU once too (300 J), and the 1 s phase is short" \
+    '[0.083333,true,2]' "$(jq -c '.phases[0] | [.energy_wh, .short_phase, (.gpus | length)]' <<<"$J")"
+expect_match "text: the short phase marked in the phase table" '0\.083~' \
+    "$(TZ=UTC "$RUNMON" summary --gpu-csv "$M" --runlog "$T/mig-runlog.jsonl" --format text)"
+mkdir -p "$T/migses" && cp "$M" "$T/migses/gpu.csv" && cp "$T/mig-runlog.jsonl" "$T/migses/runlog.jsonl"
+TZ=UTC "$RUNMON" report "$T/migses" -o "$T/mig.html" >/dev/null 2>&1
+check "report: the instance row says its power is the whole GPU's" \
+    grep -q "MIG instance: power and energy are the whole GPU's" "$T/mig.html"
+check "report: the phase table shows the bar and the short mark" \
+    grep -Eq '0\.083<span class="short"[^>]*>~</span> <small>\(0\.000&#8211;0\.[0-9]+\)</small>' "$T/mig.html"
 done_testing
