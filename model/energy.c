@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <string.h>
 
+const char *const rm_power_fields[RM_POWER_FIELD_COUNT] = {
+    "power.draw", "power.draw.instant", "power.draw.average", "enforced.power.limit"};
+
 int64_t rm_gap_threshold_ns(int64_t interval_ns)
 {
     int64_t g;

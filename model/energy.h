@@ -27,6 +27,18 @@ enum rm_span_kind { RM_SPAN_BRIDGED, RM_SPAN_GAP, RM_SPAN_BACKWARDS };
 enum rm_span_kind rm_energy_span(int64_t t0, double p0, int64_t t1, double p1, int64_t gap_ns,
                                  double *joules, int64_t *dt_ns);
 
+/* The power fields runmon asks a driver about once at the start (monitor/gpu_collectors.h):
+ * power.draw (the energy rule's), power.draw.instant and power.draw.average (recent drivers),
+ * enforced.power.limit. Bit i of a mask stands for rm_power_fields[i]. */
+#define RM_POWER_FIELD_COUNT 4
+extern const char *const rm_power_fields[RM_POWER_FIELD_COUNT];
+/* The field the energy rule integrates, and why (for session.json). */
+#define RM_ENERGY_POWER_FIELD "power.draw"
+#define RM_ENERGY_POWER_FIELD_WHY                                                                  \
+    "power.draw is what every driver offers; on Ampere and newer it is a 1 s average, whose "      \
+    "integral keeps the energy of bursts shorter than the sampling interval that an instant "      \
+    "reading would alias; the summary's error bar accounts for its lag (docs/ENERGY.md)"
+
 /* The error bar of an energy figure (docs/ENERGY.md gives the method and its sources).
  *
  * nvidia-smi's power.draw is an average over the last RM_SENSOR_WINDOW_NS (Ampere and newer),
