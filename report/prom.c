@@ -135,10 +135,10 @@ static void render_energy_bar(struct out *o, const struct rm_prom_input *in)
     static const char *const names[] = {"runmon_gpu_energy_low_joules",
                                         "runmon_gpu_energy_high_joules"};
     static const char *const helps[] = {
-        "Low end of the error bar of runmon_gpu_energy_joules_total (sampling, sensor lag and "
-        "duty cycle; docs/ENERGY.md).",
-        "High end of the error bar of runmon_gpu_energy_joules_total (sampling, sensor lag and "
-        "duty cycle; docs/ENERGY.md)."};
+        ("Low end of the error bar of runmon_gpu_energy_joules_total (sampling, sensor lag and "
+         "duty cycle; docs/ENERGY.md)."),
+        ("High end of the error bar of runmon_gpu_energy_joules_total (sampling, sensor lag and "
+         "duty cycle; docs/ENERGY.md).")};
     for (int k = 0; k < 2; k++) {
         int headed = 0;
         for (int i = 0; i < RM_MAX_GPUS; i++) {
@@ -233,8 +233,8 @@ static void render_phase_counters(struct out *o, const struct rm_prom_input *in)
     static const char *const helps[] = {
         "Phases completed in the session's run log (phase_exit and phase lines), by path.",
         "Summed wall-clock seconds of the completed phases, by path.",
-        "Completed phases shorter than 2 power-sensor windows (2 s), by path: their energy is "
-        "mostly the sensor's smear (short_phase in summary.json)."};
+        ("Completed phases shorter than 2 power-sensor windows (2 s), by path: their energy is "
+         "mostly the sensor's smear (short_phase in summary.json).")};
     for (int k = 0; k < 3; k++) {
         family(o, names[k], "counter", helps[k]);
         for (int i = 0; i < in->ndone; i++) {
