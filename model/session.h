@@ -52,6 +52,10 @@ struct rm_session {
     struct rm_gpu_info gpus[RM_MAX_GPUS];
     int ngpus;
     char driver_version[64];
+    /* The power fields probe (model/energy.h's rm_power_fields): whether it ran, which fields
+     * the driver knows (a valid query field) and which gave a number on some GPU. */
+    int power_probed;
+    unsigned power_known, power_supported;
     struct rm_collector_health collectors[RM_STREAM_COUNT]; /* by stream: one collector each */
     int64_t max_sample_lateness_ns; /* the CPU sampler's worst distance from its schedule */
     uint64_t cpu_samples;

@@ -1,5 +1,6 @@
 #include "monitor/gpu_collectors.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -201,12 +202,12 @@ void rm_dmon_on_flush(void *ctx)
     rm_stream_flush(&d->out);
 }
 
-int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,
-                     size_t errlen, int *spawn_errno)
+/* Runs nvidia-smi with argv and reads its stdout into out (NUL-terminated) for at most
+ * timeout_ms. Returns 0 with *status (the wait status, -1 when not reaped) and *timed_out, or
+ * -1 when it could not start (*spawn_errno, message in err). */
+static int run_smi(const char *const *argv, int timeout_ms, char *out, size_t cap, int *status,
+                   int *timed_out, char *err, size_t errlen, int *spawn_errno)
 {
-    const char *argv[] = {nvidia_smi,
-                          "--query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version",
-                          "--format=csv,noheader,nounits", NULL};
     rm_child c;
     rm_child_init(&c);
     rm_child_opts o = {.new_pgrp = true,
@@ -219,29 +220,41 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
         snprintf(err, errlen, "%s", c.errmsg);
         return -1;
     }
-    char out[65536];
     size_t used = 0;
     int64_t deadline = rm_now_monotonic_ns() + (int64_t)timeout_ms * RM_NS_PER_MS;
-    int timed_out = 0;
+    *timed_out = 0;
     for (;;) {
         int64_t left = deadline - rm_now_monotonic_ns();
         if (left <= 0) {
-            timed_out = 1;
+            *timed_out = 1;
             break;
         }
         struct pollfd p = {.fd = c.out_fd, .events = POLLIN};
         if (poll(&p, 1, (int)(left / RM_NS_PER_MS) + 1) < 0 && errno != EINTR) break;
         if (!p.revents) continue;
-        ssize_t n = read(c.out_fd, out + used, sizeof out - 1 - used);
+        ssize_t n = read(c.out_fd, out + used, cap - 1 - used);
         if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
         if (n <= 0) break;
         used += (size_t)n;
-        if (used == sizeof out - 1) break;
+        if (used == cap - 1) break;
     }
     out[used] = '\0';
     rm_child_stop(&c, 300);
-    int status = c.reaped ? c.wstatus : -1;
+    *status = c.reaped ? c.wstatus : -1;
     rm_child_release(&c);
+    return 0;
+}
+
+int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,
+                     size_t errlen, int *spawn_errno)
+{
+    const char *argv[] = {nvidia_smi,
+                          "--query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version",
+                          "--format=csv,noheader,nounits", NULL};
+    char out[65536];
+    int status, timed_out;
+    if (run_smi(argv, timeout_ms, out, sizeof out, &status, &timed_out, err, errlen, spawn_errno))
+        return -1;
 
     struct csv_parser p;
     if (csv_init(&p, 0) != 0) {
@@ -285,6 +298,84 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
     } else
         snprintf(err, errlen, "nvidia-smi printed no GPU");
     return -1;
+}
+
+/* A value nvidia-smi printed for a field this GPU has: a number ("[N/A]", "[Not Supported]"
+ * and "N/A" are not). */
+static bool smi_has_value(const char *v, size_t len)
+{
+    while (len && (*v == ' ' || *v == '\t'))
+        v++, len--;
+    return len && (isdigit((unsigned char)*v) || *v == '-' || *v == '.');
+}
+
+/* One query of fields (a comma list, n of them): the columns with a number on some GPU in
+ * *supported (bit i: column i). Returns 0, or -1 when the driver rejected the query (a field it
+ * does not know: old drivers print 'Field "..." is not a valid field to query.') or did not
+ * answer. */
+static int probe_query(const char *smi, const char *fields, int n, int timeout_ms,
+                       unsigned *supported)
+{
+    char q[256], err[256];
+    snprintf(q, sizeof q, "--query-gpu=%s", fields);
+    const char *argv[] = {smi, q, "--format=csv,noheader,nounits", NULL};
+    char out[16384];
+    int status, timed_out, spawn_errno;
+    if (run_smi(argv, timeout_ms, out, sizeof out, &status, &timed_out, err, sizeof err,
+                &spawn_errno) ||
+        timed_out || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        strstr(out, "is not a valid field"))
+        return -1;
+    struct csv_parser p;
+    if (csv_init(&p, 0) != 0) return -1;
+    char store[2048];
+    const char *f[RM_POWER_FIELD_COUNT];
+    size_t fl[RM_POWER_FIELD_COUNT];
+    *supported = 0;
+    for (char *line = out, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\r') line[--len] = '\0';
+        if (!len || rm_smi_split(&p, line, len, store, sizeof store, f, fl, n) != n) continue;
+        for (int i = 0; i < n; i++)
+            if (smi_has_value(f[i], fl[i])) *supported |= 1u << i;
+    }
+    csv_free(&p);
+    return 0;
+}
+
+void rm_gpu_power_probe(const char *nvidia_smi, struct rm_session *sess, int timeout_ms)
+{
+    char all[256] = "";
+    for (int i = 0; i < RM_POWER_FIELD_COUNT; i++)
+        snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? "," : "",
+                 rm_power_fields[i]);
+    unsigned got;
+    sess->power_known = sess->power_supported = 0;
+    if (probe_query(nvidia_smi, all, RM_POWER_FIELD_COUNT, timeout_ms, &got) == 0) {
+        sess->power_known = (1u << RM_POWER_FIELD_COUNT) - 1;
+        sess->power_supported = got;
+    } else {
+        /* An older driver rejects the whole query for one unknown field: one at a time. */
+        for (int i = 0; i < RM_POWER_FIELD_COUNT; i++)
+            if (probe_query(nvidia_smi, rm_power_fields[i], 1, timeout_ms, &got) == 0) {
+                sess->power_known |= 1u << i;
+                if (got) sess->power_supported |= 1u << i;
+            }
+    }
+    sess->power_probed = 1;
+}
+
+const char *rm_gpu_fields_with_power(const struct rm_session *sess, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", RM_DEFAULT_GPU_FIELDS);
+    for (int i = 0; i < RM_POWER_FIELD_COUNT; i++) {
+        size_t u = strlen(buf);
+        if ((sess->power_supported & (1u << i)) && strcmp(rm_power_fields[i], "power.draw") != 0)
+            snprintf(buf + u, cap - u, ",%s", rm_power_fields[i]);
+    }
+    return buf;
 }
 
 static int same_header(const struct rm_dmon_ctx *d, const struct rm_dmon_line *l)

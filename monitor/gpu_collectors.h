@@ -5,6 +5,7 @@
 
 #include <csv.h>
 
+#include "model/energy.h"
 #include "model/session.h"
 #include "monitor/collector.h"
 #include "monitor/policy.h"
@@ -64,6 +65,16 @@ void rm_dmon_on_flush(void *ctx);
 /* Runs `nvidia-smi --query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version` once
  * (at most timeout_ms) and fills sess->gpus and driver_version. Returns 0; -1 with err set
  * when it could not run or printed no GPU (spawn_errno = ENOENT when there is no nvidia-smi). */
+/* Asks the driver once which of rm_power_fields (model/energy.h) it offers: one query of
+ * all, or on an older driver that rejects a field it does not know, one query each. Sets
+ * sess->power_probed, power_known and power_supported (a number on some GPU, not [N/A] or
+ * [Not Supported]). */
+void rm_gpu_power_probe(const char *nvidia_smi, struct rm_session *sess, int timeout_ms);
+
+/* The default query fields plus the power fields the probe found (power.draw is already
+ * there), into buf; returns buf. */
+const char *rm_gpu_fields_with_power(const struct rm_session *sess, char *buf, size_t cap);
+
 int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,
                      size_t errlen, int *spawn_errno);
 

@@ -23,9 +23,14 @@ void rm_latest_gpu_update(struct rm_latest_gpu *g, int64_t ts_ns, const double *
         double j;
         int64_t dt;
         if (rm_energy_span(g->last_row_ts_ns, g->last_power_w, ts_ns, w, gap_ns, &j, &dt) ==
-            RM_SPAN_BRIDGED)
+                RM_SPAN_BRIDGED &&
+            dt > 0) {
             g->energy_j += j;
+            rm_energy_piece_bar(g->last_row_ts_ns, g->last_power_w, ts_ns, w, g->last_row_ts_ns,
+                                ts_ns, false, false, &g->bar);
+        }
     }
+    if (!isnan(w) && !g->energy_valid) g->first_power_w = w;
     if (!isnan(w)) g->energy_valid = 1;
     g->last_power_w = w;
     g->last_row_ts_ns = ts_ns;

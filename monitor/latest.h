@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/energy.h"
 #include "model/gpu_metrics.h"
 #include "model/session.h"
 
@@ -20,8 +21,10 @@ struct rm_latest_gpu {
     /* Energy over the rows so far, by the one rule of model/energy.h. */
     int energy_valid; /* a power value has been seen */
     double energy_j;
-    double last_power_w;    /* NaN when the previous row had none */
-    int64_t last_row_ts_ns; /* 0: no previous row to bridge from */
+    struct rm_energy_bar bar; /* its error bar's terms (model/energy.h) */
+    double first_power_w;     /* the first power seen (the run's start edge) */
+    double last_power_w;      /* NaN when the previous row had none */
+    int64_t last_row_ts_ns;   /* 0: no previous row to bridge from */
 };
 
 #define RM_LATEST_MAX_PROCS 64

@@ -55,6 +55,7 @@ static void completed(struct rm_phase_follow *f, const char *path, double second
         if (!strcmp(f->done[i].path, path)) {
             f->done[i].count++;
             f->done[i].seconds += seconds;
+            f->done[i].short_count += seconds < RM_PF_SHORT_S;
             return;
         }
     if (strlen(path) >= RM_PF_MAX_PATH || f->ndone == RM_PF_MAX_DONE) {
@@ -65,6 +66,7 @@ static void completed(struct rm_phase_follow *f, const char *path, double second
     strcpy(d->path, path);
     d->count = 1;
     d->seconds = seconds;
+    d->short_count = seconds < RM_PF_SHORT_S;
 }
 
 void rm_phase_follow_line(struct rm_phase_follow *f, const char *line, size_t len)

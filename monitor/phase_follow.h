@@ -36,7 +36,12 @@ struct rm_pf_done {
     char path[RM_PF_MAX_PATH];
     uint64_t count;
     double seconds;
+    uint64_t short_count; /* those shorter than RM_PF_SHORT_S: mostly the power sensor's smear */
 };
+
+/* A phase shorter than 2 power-sensor windows (model/energy.h) is short (summary.json's
+ * short_phase, which also counts 3 sampling intervals). */
+#define RM_PF_SHORT_S 2.0
 
 struct rm_phase_follow {
     int fd; /* -1 until the file could be opened */

@@ -107,6 +107,7 @@ struct supervisor {
     struct rm_apps_ctx apps;
     int have_apps;
     char lms[32], dsec[16], psec[16], query[2200];
+    char gpu_fields_buf[1024]; /* the default fields and the probed power fields */
     rm_wakeup wake;
     pthread_t thread;
     int started;
@@ -183,6 +184,13 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
         if (!rec->opts.quiet) say("GPU inventory failed: ", why);
     }
     s->rec = rec;
+    /* With the default fields, the power fields this driver offers join them (probed once). */
+    if (sess->ngpus > 0 && strcmp(rec->opts.gpu_fields, RM_DEFAULT_GPU_FIELDS) == 0) {
+        rm_gpu_power_probe(smi, sess, 15000);
+        rec->opts.gpu_fields =
+            rm_gpu_fields_with_power(sess, s->gpu_fields_buf, sizeof s->gpu_fields_buf);
+        sess->gpu_fields = rec->opts.gpu_fields;
+    }
     if (rm_gpu_ctx_init(&s->gpu, &rec->port, rec->opts.gpu_fields, err, errlen) < 0) return -1;
     rm_dmon_ctx_init(&s->dmon, &rec->port);
     if (rm_stream_open(&s->gpu.out, sess->dir, RM_STREAM_GPU) < 0 ||

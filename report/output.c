@@ -6,6 +6,7 @@
 #include "report/output.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,6 +78,7 @@ static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
             "mean/p50/p95/max", "% mean", "peak/total", "mean/max", "Wh", "C", "share");
     size_t i;
     const json_t *g;
+    bool any_mig = false;
     json_array_foreach(gpus, i, g)
     {
         char util[64], vram[48], pw[40];
@@ -91,12 +93,17 @@ static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
             snprintf(ixs, sizeof ixs, "%lld", (long long)json_integer_value(ix));
         const char *name = str(g, "name");
         if (!strncmp(name, "NVIDIA ", 7) && name[7]) name += 7;
-        char namec[1024];
+        char namec[1024], en[32];
+        bool mig = json_is_true(json_object_get(g, "mig_instance"));
+        any_mig |= mig;
+        snprintf(en, sizeof en, "%s%s", F("energy_wh", 3), mig ? "*" : "");
         fprintf(out, "%s%-3s %s %7s %17s %6s %13s %9s %7s %4s %5s\n", indent, ixs,
                 rm_term_cell(namec, sizeof namec, name, 18, 18), F("samples", 0), util,
-                F("mem_util_pct.mean", 1), vram, pw, F("energy_wh", 3), F("temp_c_max", 0),
-                F("idle_share", 2));
+                F("mem_util_pct.mean", 1), vram, pw, en, F("temp_c_max", 0), F("idle_share", 2));
     }
+    if (any_mig)
+        fprintf(out, "%s* MIG instance: the whole GPU's power and energy, counted once in sums\n",
+                indent);
     fprintf(out,
             "%sMEMCTL: memory-controller busy time (nvidia-smi utilization.memory, dmon mem),"
             " not VRAM use\n",
@@ -206,8 +213,10 @@ static void print_one(FILE *out, const json_t *s)
     g = t;
     fprintf(out, "\nTotals\n");
     if (has_gpus)
-        fprintf(out, "  GPU power (sum over GPUs) mean %s W  max %s W   GPU energy %s Wh\n",
-                F("power_w.mean", 1), F("power_w.max", 1), F("energy_wh", 3));
+        fprintf(out,
+                "  GPU power (sum over GPUs) mean %s W  max %s W   GPU energy %s Wh (%s to %s)\n",
+                F("power_w.mean", 1), F("power_w.max", 1), F("energy_wh", 3), F("energy_wh_low", 3),
+                F("energy_wh_high", 3));
     fprintf(out, "  CPU %% (means)  usr %s  sys %s  iowait %s  steal %s  idle %s\n",
             F("cpu.usr_pct.mean", 1), F("cpu.sys_pct.mean", 1), F("cpu.iowait_pct.mean", 1),
             F("cpu.steal_pct.mean", 1), F("cpu.idle_pct.mean", 1));
@@ -219,7 +228,8 @@ static void print_one(FILE *out, const json_t *s)
     const json_t *phases = json_object_get(s, "phases");
     if (json_array_size(phases)) {
         fprintf(out,
-                "\nPhases (UTIL: mean over the phase's GPUs; POWER, ENERGY: sum over them)\n"
+                "\nPhases (UTIL: mean over the phase's GPUs; POWER, ENERGY: sum over them;"
+                " ~ short phase)\n"
                 "  %-30s %5s %9s %11s %6s %8s %9s %9s\n",
                 "PATH", "COUNT", "TIME s", "ok/err/open", "UTIL %", "POWER W", "ENERGY Wh",
                 "CPU usr %");
@@ -233,8 +243,8 @@ static void print_one(FILE *out, const json_t *s)
                      F("status.unterminated", 0));
             /* Over the phase's GPUs: mean utilization, summed power and energy. */
             const json_t *pg = json_object_get(p, "gpus");
-            double util = 0, pw = 0, en = 0;
-            int nu = 0, np = 0, ne = 0;
+            double util = 0, pw = 0;
+            int nu = 0, np = 0;
             size_t k;
             const json_t *x;
             json_array_foreach(pg, k, x)
@@ -242,12 +252,16 @@ static void print_one(FILE *out, const json_t *s)
                 const json_t *v;
                 if (json_is_number(v = at(x, "util_pct.mean"))) util += json_number_value(v), nu++;
                 if (json_is_number(v = at(x, "power_w.mean"))) pw += json_number_value(v), np++;
-                if (json_is_number(v = at(x, "energy_wh"))) en += json_number_value(v), ne++;
             }
             char us[32] = "-", ps[32] = "-", es[32] = "-";
             if (nu) snprintf(us, sizeof us, "%.1f", util / nu);
             if (np) snprintf(ps, sizeof ps, "%.1f", pw);
-            if (ne) snprintf(es, sizeof es, "%.3f", en);
+            /* The phase's own sum (MIG instances of one GPU counted once); ~ a short phase,
+             * whose energy is mostly the sensor's smear. */
+            const json_t *ev = json_object_get(p, "energy_wh");
+            if (json_is_number(ev))
+                snprintf(es, sizeof es, "%.3f%s", json_number_value(ev),
+                         json_is_true(json_object_get(p, "short_phase")) ? "~" : "");
             fprintf(out, "  %s %5s %9s %11s %6s %8s %9s %9s\n", cell(p, "path", 30, 30),
                     F("count", 0), F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
         }
@@ -288,8 +302,13 @@ static void print_one(FILE *out, const json_t *s)
             any = 1;
         }
     }
-    fprintf(out, "%s\n  gaps %s (%s s)  coverage %s of %s s\n", any ? "" : " none",
+    fprintf(out, "%s\n  gaps %s (%s s)  coverage %s of %s s", any ? "" : " none",
             F("gaps.count", 0), F("gaps.seconds", 1), F("coverage", 3), F("session_seconds", 1));
+    if (json_array_size(json_object_get(s, "gpus")) > 1 &&
+        json_is_integer(json_object_get(dq, "coverage_gpu")))
+        fprintf(out, " (the worst of %zu GPUs: GPU %s)",
+                json_array_size(json_object_get(s, "gpus")), F("coverage_gpu", 0));
+    fputc('\n', out);
     g = json_object_get(dq, "runlog");
     if (json_integer_value(json_object_get(g, "lines")))
         fprintf(out, "  run log: %s lines, %s torn, %s garbage\n", F("lines", 0), F("torn_line", 0),

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/energy.h"
 #include "model/streams.h"
 #include "model/values.h"
 
@@ -128,6 +129,34 @@ static void gpu_labels(struct out *o, const char *name, const struct rm_prom_inp
     common_labels(o, in, 0);
 }
 
+/* The energy counter's error bar (docs/ENERGY.md): gauges, as a bound may move either way. */
+static void render_energy_bar(struct out *o, const struct rm_prom_input *in)
+{
+    static const char *const names[] = {"runmon_gpu_energy_low_joules",
+                                        "runmon_gpu_energy_high_joules"};
+    static const char *const helps[] = {
+        ("Low end of the error bar of runmon_gpu_energy_joules_total (sampling, sensor lag and "
+         "duty cycle; docs/ENERGY.md)."),
+        ("High end of the error bar of runmon_gpu_energy_joules_total (sampling, sensor lag and "
+         "duty cycle; docs/ENERGY.md).")};
+    for (int k = 0; k < 2; k++) {
+        int headed = 0;
+        for (int i = 0; i < RM_MAX_GPUS; i++) {
+            const struct rm_latest_gpu *g = &in->latest->gpu[i];
+            if (!gpu_shown(in, i) || !g->energy_valid) continue;
+            struct rm_energy_bar bar = g->bar;
+            if (!isnan(g->last_power_w))
+                bar.lag_j +=
+                    (double)RM_SENSOR_WINDOW_NS / 2e9 * (g->first_power_w - g->last_power_w);
+            double lo, hi;
+            rm_energy_bounds(g->energy_j, &bar, rm_sensor_duty(NULL, NULL), 0, &lo, &hi);
+            if (!headed++) family(o, names[k], "gauge", helps[k]);
+            gpu_labels(o, names[k], in, i);
+            value(o, k ? hi : lo);
+        }
+    }
+}
+
 static void render_gpus(struct out *o, const struct rm_prom_input *in)
 {
     if (in->collector[RM_STREAM_GPU] != RM_PROM_UP)
@@ -152,6 +181,7 @@ static void render_gpus(struct out *o, const struct rm_prom_input *in)
         gpu_labels(o, "runmon_gpu_energy_joules_total", in, i);
         value(o, in->latest->gpu[i].energy_j);
     }
+    render_energy_bar(o, in);
 }
 
 /* The workload's own processes: GPU memory each held in the latest pmon sample. */
@@ -199,11 +229,13 @@ static void render_phase_counters(struct out *o, const struct rm_prom_input *in)
 {
     if (!in->done || in->ndone <= 0) return;
     static const char *const names[] = {"runmon_phase_completed_total",
-                                        "runmon_phase_seconds_total"};
+                                        "runmon_phase_seconds_total", "runmon_phase_short_total"};
     static const char *const helps[] = {
         "Phases completed in the session's run log (phase_exit and phase lines), by path.",
-        "Summed wall-clock seconds of the completed phases, by path."};
-    for (int k = 0; k < 2; k++) {
+        "Summed wall-clock seconds of the completed phases, by path.",
+        ("Completed phases shorter than 2 power-sensor windows (2 s), by path: their energy is "
+         "mostly the sensor's smear (short_phase in summary.json).")};
+    for (int k = 0; k < 3; k++) {
         family(o, names[k], "counter", helps[k]);
         for (int i = 0; i < in->ndone; i++) {
             put(o, "%s{", names[k]);
@@ -211,6 +243,8 @@ static void render_phase_counters(struct out *o, const struct rm_prom_input *in)
             common_labels(o, in, 0);
             if (k == 0)
                 put(o, "} %llu\n", (unsigned long long)in->done[i].count);
+            else if (k == 2)
+                put(o, "} %llu\n", (unsigned long long)in->done[i].short_count);
             else
                 put(o, "} %.3f\n", in->done[i].seconds);
         }

@@ -143,10 +143,32 @@ void rm_report_write_gpu_table(struct report *r)
         rm_report_str_or_dash(o, rm_report_get(g, "index"));
         fprintf(o, "</td><td class=\"l\">");
         rm_report_str_or_dash(o, rm_report_get(g, "name"));
+        if (json_is_true(rm_report_get(g, "mig_instance")))
+            fprintf(o, "<br><small>MIG instance: power and energy are the whole GPU's, counted "
+                       "once in sums</small>");
         num_cells(o, g, gpu_cols, sizeof gpu_cols / sizeof gpu_cols[0]);
         fprintf(o, "</td></tr>");
     }
     fprintf(o, "</tbody></table></div></section>\n");
+}
+
+/* A phase's energy with its bar (summary.json's energy_wh_low/high) and a mark for a short
+ * phase; the sum over its GPUs where the summary is older than the bar. */
+static void phase_energy_cell(FILE *o, const json_t *p, bool has_e, double energy)
+{
+    const json_t *e = rm_report_get(p, "energy_wh"), *lo = rm_report_get(p, "energy_wh_low"),
+                 *hi = rm_report_get(p, "energy_wh_high");
+    if (!json_is_number(e)) {
+        value_or_dash(o, has_e, 3, energy);
+        return;
+    }
+    fprintf(o, "%.3f", json_number_value(e));
+    if (json_is_true(rm_report_get(p, "short_phase")))
+        fprintf(o, "<span class=\"short\" title=\"short phase: shorter than 2 sensor windows or 3 "
+                   "samples; its energy is mostly the sensor's smear\">~</span>");
+    if (json_is_number(lo) && json_is_number(hi))
+        fprintf(o, " <small>(%.3f&#8211;%.3f)</small>", json_number_value(lo),
+                json_number_value(hi));
 }
 
 void rm_report_write_phase_table(struct report *r)
@@ -189,7 +211,7 @@ void rm_report_write_phase_table(struct report *r)
         fprintf(o, "</td><td>");
         value_or_dash(o, peak >= 0, 2, peak / 1024);
         fprintf(o, "</td><td>");
-        value_or_dash(o, has_e, 3, energy);
+        phase_energy_cell(o, p, has_e, energy);
         fprintf(o, "</td><td>");
         rm_report_num(o, rm_report_get(p, "proc.rss_peak_mb"), 1, "", 1);
         fprintf(o, "</td><td class=\"t\">");

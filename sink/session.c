@@ -9,6 +9,7 @@
 #include "base/fileio.h"
 #include "base/json.h"
 #include "base/rm_time.h"
+#include "model/energy.h"
 
 void rm_session_make_id(char *out, size_t cap, int64_t epoch_ns, const char *host, pid_t pid)
 {
@@ -47,6 +48,25 @@ static json_t *split_fields(const char *list)
         p += n + (e ? 1 : 0);
     }
     return arr;
+}
+
+/* The power fields probe and which field the energy rule uses (docs/FORMATS.md). */
+static json_t *power_json(const struct rm_session *s)
+{
+    json_t *o = json_object(), *f = json_object();
+    for (int i = 0; i < RM_POWER_FIELD_COUNT; i++) {
+        unsigned bit = 1u << i;
+        json_object_set_new(f, rm_power_fields[i],
+                            !s->power_probed             ? json_null()
+                            : (s->power_supported & bit) ? json_string("supported")
+                            : (s->power_known & bit)     ? json_string("not_supported")
+                                                         : json_string("unknown_field"));
+    }
+    json_object_set_new(o, "probed", json_boolean(s->power_probed));
+    json_object_set_new(o, "fields", f);
+    json_object_set_new(o, "energy_field", json_string(RM_ENERGY_POWER_FIELD));
+    json_object_set_new(o, "energy_field_why", json_string(RM_ENERGY_POWER_FIELD_WHY));
+    return o;
 }
 
 json_t *rm_session_to_json(const struct rm_session *s)
@@ -95,6 +115,7 @@ json_t *rm_session_to_json(const struct rm_session *s)
     json_object_set_new(o, "gpus", gpus);
     json_object_set_new(o, "driver_version",
                         s->driver_version[0] ? rm_jstr(s->driver_version) : json_null());
+    json_object_set_new(o, "power", power_json(s));
     json_t *cols = json_object();
     for (int i = 0; i < RM_STREAM_COUNT; i++) {
         const struct rm_collector_health *c = &s->collectors[i];

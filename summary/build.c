@@ -70,8 +70,9 @@ static json_t *mean_max(const struct rm_gpu_stats *s, int m, int dec)
 struct gpu_totals {
     struct rm_stat util, memutil, power, vram;
     bool memutil_dmon, memutil_query;
-    double energy_j;
+    double energy_j, energy_low_j, energy_high_j; /* the bars add linearly (docs/ENERGY.md) */
     bool has_energy;
+    bool skip_energy; /* the GPU being added is a MIG instance whose GPU is counted already */
     int64_t covered_ns;
 };
 
@@ -79,7 +80,7 @@ struct gpu_totals {
 static void add_to_totals(struct gpu_totals *tot, const struct rm_gpu_stats *u,
                           const struct rm_gpu_stats *mu, const char *sm,
                           const struct rm_gpu_stats *p, const struct rm_gpu_stats *v,
-                          const struct rm_gpu_stats *timing)
+                          const struct rm_gpu_stats *timing, double low_j, double high_j)
 {
     if (u) rm_stat_merge(&tot->util, &u->m[RM_GM_UTIL]);
     if (mu) {
@@ -91,17 +92,20 @@ static void add_to_totals(struct gpu_totals *tot, const struct rm_gpu_stats *u,
     }
     if (p) rm_stat_merge(&tot->power, &p->m[RM_GM_POWER]);
     if (v) rm_stat_merge(&tot->vram, &v->m[RM_GM_VRAM_USED]);
-    if (p && p->first_ns != RM_NO_TIME) {
+    if (p && p->first_ns != RM_NO_TIME && !tot->skip_energy) {
         tot->energy_j += p->energy_j;
+        tot->energy_low_j += low_j;
+        tot->energy_high_j += high_j;
         tot->has_energy = true;
     }
     if (timing && timing->first_ns != RM_NO_TIME && timing->covered_ns > tot->covered_ns)
         tot->covered_ns = timing->covered_ns;
 }
 
-/* One GPU's object of "gpus" (or of a phase's "gpus": then tot is NULL). */
+/* One GPU's object of "gpus" (or of a phase's "gpus": then tot is NULL; short_s as
+ * rm_energy_bounds takes it). */
 static json_t *gpu_json(int index, const char *uuid, const char *name, const char *pci,
-                        const struct rm_gpu_stats *q, const struct rm_gpu_stats *d,
+                        const struct rm_gpu_stats *q, const struct rm_gpu_stats *d, double short_s,
                         struct gpu_totals *tot)
 {
     const char *su, *sm, *sv, *sp, *st, *sc, *smc;
@@ -146,6 +150,23 @@ static json_t *gpu_json(int index, const char *uuid, const char *name, const cha
     const struct rm_gpu_stats *e = p ? p : between ? timing : NULL;
     bool timed = e && (e->first_ns != RM_NO_TIME || between);
     json_object_set_new(o, "energy_wh", jnum(timed ? e->energy_j / 3600 : NAN, 6));
+    double low_j = NAN, high_j = NAN;
+    if (timed) {
+        const char *duty_src;
+        double duty = rm_sensor_duty(name, &duty_src);
+        struct rm_energy_bar bar = e->bar;
+        if (tot && !isnan(e->first_power) && !isnan(e->last_power))
+            /* The run's own edges: the recording's first and last sample. */
+            bar.lag_j += (double)RM_SENSOR_WINDOW_NS / 2e9 * (e->first_power - e->last_power);
+        rm_energy_bounds(e->energy_j, &bar, duty, short_s, &low_j, &high_j);
+        if (tot)
+            json_object_set_new(o, "power_sensor",
+                                json_pack("{s:f,s:f,s:s}", "window_s",
+                                          (double)RM_SENSOR_WINDOW_NS / 1e9, "duty_cycle", duty,
+                                          "duty_cycle_source", duty_src));
+    }
+    json_object_set_new(o, "energy_wh_low", jnum(low_j / 3600, 6));
+    json_object_set_new(o, "energy_wh_high", jnum(high_j / 3600, 6));
     json_object_set_new(o, "temp_c_max", jnum(t ? st_max(&t->m[RM_GM_TEMP]) : NAN, 3));
     json_object_set_new(o, "sm_clock_mhz", mean_max(c, RM_GM_SMCLK, 3));
     json_object_set_new(o, "mem_clock_mhz", mean_max(mc, RM_GM_MEMCLK, 3));
@@ -161,7 +182,7 @@ static json_t *gpu_json(int index, const char *uuid, const char *name, const cha
     (void)st;
     (void)sc;
     (void)smc;
-    if (tot) add_to_totals(tot, u, mu, sm, p, v, timing);
+    if (tot) add_to_totals(tot, u, mu, sm, p, v, timing, low_j, high_j);
     return o;
 }
 
@@ -582,6 +603,42 @@ static json_t *framework_json(const struct rm_framework_peaks *fw)
     return o;
 }
 
+/* A MIG instance's row (its uuid "MIG-...", or "MIG" in its name): nvidia-smi's power is the
+ * whole GPU's, shared by its instances. */
+static bool mig_instance(const char *uuid, const char *name)
+{
+    return (uuid && strncmp(uuid, "MIG-", 4) == 0) || (name && strstr(name, "MIG "));
+}
+
+/* MIG instances' rows among gpus (a "gpus" array): each says that its power and energy are
+ * the whole GPU's; only the first instance of each GPU (by pci_bus_id; instances without
+ * one count as one GPU) has "energy_counted" true, so sums never add a GPU twice. Returns
+ * how many instance rows there were. */
+static size_t mark_mig(json_t *gpus)
+{
+    size_t i, n = 0;
+    json_t *g;
+    json_array_foreach(gpus, i, g)
+    {
+        const char *uuid = json_string_value(json_object_get(g, "uuid"));
+        if (!mig_instance(uuid, json_string_value(json_object_get(g, "name")))) continue;
+        n++;
+        const char *pci = json_string_value(json_object_get(g, "pci_bus_id"));
+        bool first = true;
+        for (size_t k = 0; k < i && first; k++) {
+            json_t *h = json_array_get(gpus, k);
+            const char *hp = json_string_value(json_object_get(h, "pci_bus_id"));
+            if (json_is_true(json_object_get(h, "mig_instance")) &&
+                ((!pci && !hp) || (pci && hp && strcmp(pci, hp) == 0)))
+                first = false;
+        }
+        json_object_set_new(g, "mig_instance", json_true());
+        json_object_set_new(g, "power_scope", json_string("whole GPU"));
+        json_object_set_new(g, "energy_counted", json_boolean(first));
+    }
+    return n;
+}
+
 /* "gpus": one object per paired GPU; adds each to m->tot. */
 static json_t *build_gpus(struct rm_summary *s, struct merged *m)
 {
@@ -590,9 +647,19 @@ static json_t *build_gpus(struct rm_summary *s, struct merged *m)
         const struct final_gpu *g = &m->fg[i];
         const char *uuid, *name, *pci;
         rm_final_gpu_ident(s->session, g, &uuid, &name, &pci);
+        /* A MIG instance of a GPU already in the totals adds nothing to their energy. */
+        m->tot.skip_energy = false;
+        for (size_t k = 0; k < i && mig_instance(uuid, name) && !m->tot.skip_energy; k++) {
+            const char *ku, *kn, *kp;
+            rm_final_gpu_ident(s->session, &m->fg[k], &ku, &kn, &kp);
+            m->tot.skip_energy =
+                mig_instance(ku, kn) && ((!pci && !kp) || (pci && kp && strcmp(pci, kp) == 0));
+        }
         json_array_append_new(gpus, gpu_json(g->index, uuid, name, pci, g->q ? &g->q->st : NULL,
-                                             g->d ? &g->d->st : NULL, &m->tot));
+                                             g->d ? &g->d->st : NULL, 0, &m->tot));
+        m->tot.skip_energy = false;
     }
+    mark_mig(gpus);
     add_apps_to_gpus(gpus, m);
     return gpus;
 }
@@ -631,6 +698,10 @@ static json_t *build_totals(const struct merged *m)
         json_pack("{s:o,s:o}", "mean", jnum(st_mean(tp), 3), "max", jnum(st_max(tp), 3)));
     json_object_set_new(totals, "energy_wh",
                         jnum(m->tot.has_energy ? m->tot.energy_j / 3600 : NAN, 6));
+    json_object_set_new(totals, "energy_wh_low",
+                        jnum(m->tot.has_energy ? m->tot.energy_low_j / 3600 : NAN, 6));
+    json_object_set_new(totals, "energy_wh_high",
+                        jnum(m->tot.has_energy ? m->tot.energy_high_j / 3600 : NAN, 6));
     json_object_set_new(totals, "cpu", host_json(&m->host, false));
     json_object_set_new(totals, "host_mem_peak_mb", jnum(st_max(&m->host.m[RM_HM_MEM_USED]), 3));
     json_object_set_new(totals, "proc", host_json(&m->host, true));
@@ -721,10 +792,27 @@ static void fold_row(struct other_row *o, const struct merged *m, size_t p)
     if (p < m->nph) rm_host_stats_merge(&o->host, &m->phost[p]);
 }
 
+/* A phase whose windows are on average shorter than RM_SHORT_PHASE_WINDOWS sensor windows or
+ * RM_SHORT_PHASE_INTERVALS sampling intervals: its energy is mostly the sensor's smear. Returns
+ * 0 for a phase that is not short, else the seconds its energy bar may hold at the peak
+ * reading: its windows x the longer of the sensor window and their mean length. */
+#define RM_SHORT_PHASE_WINDOWS 2
+#define RM_SHORT_PHASE_INTERVALS 3
+static double short_phase_s(const struct rm_summary *s, const struct rm_phase *ph)
+{
+    if (ph->count == 0 || !(ph->total_s >= 0)) return 0;
+    double w = (double)RM_SENSOR_WINDOW_NS / 1e9, mean_s = ph->total_s / (double)ph->count;
+    if (mean_s >= RM_SHORT_PHASE_WINDOWS * w &&
+        mean_s >= RM_SHORT_PHASE_INTERVALS * (double)s->interval_ns / 1e9)
+        return 0;
+    return (double)ph->count * (mean_s > w ? mean_s : w);
+}
+
 /* A phase's "gpus": each paired GPU with data in phase p, or in the other row o. */
 static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, size_t p,
                           const struct other_row *o)
 {
+    double short_s = short_phase_s(s, &s->rl.phases[p]);
     json_t *pg = json_array();
     for (size_t i = 0; i < m->nfg; i++) {
         const struct final_gpu *g = &m->fg[i];
@@ -740,14 +828,34 @@ static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, si
         if (!qs && !ds) continue;
         const char *uuid, *name, *pci;
         rm_final_gpu_ident(s->session, g, &uuid, &name, &pci);
-        json_t *gj = gpu_json(g->index, uuid, name, pci, qs, ds, NULL);
+        json_t *gj = gpu_json(g->index, uuid, name, pci, qs, ds, short_s, NULL);
         if (gpu_has_apps(m, g) && (o || p < m->apps.nph)) {
             static const struct rm_stat none = {0};
             json_object_set_new(gj, "workload_vram_mb", peak_mean(w ? w : &none));
         }
         json_array_append_new(pg, gj);
     }
+    mark_mig(pg);
     return pg;
+}
+
+/* The phase's energy and bar over its GPUs (the sum of theirs; null when none has energy). */
+static void phase_energy(json_t *po, const json_t *gpus)
+{
+    static const char *const keys[] = {"energy_wh", "energy_wh_low", "energy_wh_high"};
+    for (size_t k = 0; k < 3; k++) {
+        double sum = 0;
+        bool any = false;
+        size_t i;
+        json_t *g;
+        json_array_foreach(gpus, i, g)
+        {
+            json_t *v = json_object_get(g, keys[k]);
+            if (json_is_false(json_object_get(g, "energy_counted"))) continue; /* MIG */
+            if (json_is_number(v)) sum += json_number_value(v), any = true;
+        }
+        json_object_set_new(po, keys[k], jnum(any ? sum : NAN, 6));
+    }
 }
 
 /* One row of "phases": the run log's lines of ph, its GPUs' figures, its host's. */
@@ -775,6 +883,8 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
         json_object_set_new(po, "folded_paths", json_integer((json_int_t)s->rl.folded_paths));
     json_object_set_new(po, "first_start", jts(ph->first_start_ns));
     json_object_set_new(po, "last_end", jts(ph->last_end_ns));
+    json_object_set_new(po, "short_phase", json_boolean(short_phase_s(s, ph) > 0));
+    phase_energy(po, gpus);
     json_object_set_new(po, "gpus", gpus);
     if (ph->fw) json_object_set_new(po, "framework_peak_mb", framework_json(ph->fw));
     json_object_set_new(po, "cpu", host_json(host, false));
@@ -884,8 +994,30 @@ static json_t *build_alerts(const struct rm_summary *s)
 }
 
 /* Data quality; takes the tally's notes and files. */
+/* Each GPU's coverage (its sampled seconds over the session's); returns the worst GPU's
+ * position in gpus, or -1 when no GPU has timed samples. */
+static long gpu_coverage(json_t *gpus, double sess_s)
+{
+    long worst = -1;
+    double worst_cov = INFINITY;
+    size_t i;
+    json_t *g;
+    json_array_foreach(gpus, i, g)
+    {
+        json_t *v = json_object_get(g, "sampled_seconds");
+        double cov = json_is_number(v) && isfinite(sess_s) && sess_s > 0
+                         ? fmin(1.0, json_number_value(v) / sess_s)
+                         : NAN;
+        json_object_set_new(g, "coverage", jnum(cov, 4));
+        if (json_is_number(v) && (worst < 0 || !(json_number_value(v) >= worst_cov)))
+            worst = (long)i, worst_cov = json_number_value(v);
+    }
+    return worst;
+}
+
 static json_t *build_data_quality(const struct rm_summary *s, struct file_tally *t,
-                                  const struct merged *m, int64_t s_start, int64_t s_end)
+                                  const struct merged *m, json_t *gpus, int64_t s_start,
+                                  int64_t s_end)
 {
     json_t *dq = json_object(), *sk = json_object();
     json_object_set_new(dq, "rows_read", json_integer((json_int_t)t->rows));
@@ -903,12 +1035,19 @@ static json_t *build_data_quality(const struct rm_summary *s, struct file_tally 
     double sess_s = span_a != RM_NO_TIME && span_b != RM_NO_TIME && span_b > span_a
                         ? (double)(span_b - span_a) / 1e9
                         : NAN;
+    /* The worst-covered GPU's figures: a GPU that lost part of the run is not hidden behind
+     * one that did not. */
     double sampled_s = m->tot.covered_ns ? (double)m->tot.covered_ns / 1e9 : (m->nfg ? 0 : NAN);
+    long worst = gpu_coverage(gpus, sess_s);
+    json_t *wg = worst >= 0 ? json_array_get(gpus, (size_t)worst) : NULL;
+    if (wg) sampled_s = json_number_value(json_object_get(wg, "sampled_seconds"));
     json_object_set_new(dq, "sampled_seconds", jnum(sampled_s, 3));
     json_object_set_new(dq, "session_seconds", jnum(sess_s, 3));
     json_object_set_new(
         dq, "coverage",
         jnum(isfinite(sess_s) && isfinite(sampled_s) ? fmin(1.0, sampled_s / sess_s) : NAN, 4));
+    json_object_set_new(dq, "coverage_gpu",
+                        wg ? json_incref(json_object_get(wg, "index")) : json_null());
     const struct rm_runlog *rl = &s->rl;
     json_object_set_new(
         dq, "runlog",
@@ -955,7 +1094,17 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_object_set_new(o, "collectors", collectors_json(s->session, &s->rl, tally.present));
     json_object_set_new(o, "alerts", build_alerts(s));
     note_phase_cap(s, &m, tally.notes);
-    json_object_set_new(o, "data_quality", build_data_quality(s, &tally, &m, s_start, s_end));
+    size_t k;
+    json_t *g;
+    json_array_foreach(gpus, k, g) if (json_is_true(json_object_get(g, "mig_instance")))
+    {
+        json_array_append_new(tally.notes,
+                              json_string("MIG: power and energy on an instance's row are the "
+                                          "whole GPU's (nvidia-smi measures no instance); sums "
+                                          "count each GPU once"));
+        break;
+    }
+    json_object_set_new(o, "data_quality", build_data_quality(s, &tally, &m, gpus, s_start, s_end));
     merged_free(&m);
     *out = o;
     return 0;

@@ -195,11 +195,12 @@ struct fold_ctx {
     size_t slot;
 };
 
-static void add_fold_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j)
+static void add_fold_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j,
+                          const struct rm_energy_bar *bar)
 {
     struct fold_ctx *c = ctx;
     if (phase < c->f->rl->nphases)
-        rm_stats_add_span(rm_file_phase_gpu(c->f, phase, c->slot), kind, ns, j);
+        rm_stats_add_span(rm_file_phase_gpu(c->f, phase, c->slot), kind, ns, j, bar);
 }
 
 /* Folds chunk b (the stretch of the file right after what f holds) into f. */

@@ -188,11 +188,12 @@ struct span_ctx {
     size_t slot;
 };
 
-static void add_phase_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j)
+static void add_phase_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j,
+                           const struct rm_energy_bar *bar)
 {
     struct span_ctx *c = ctx;
     if (phase >= c->f->rl->nphases) return;
-    rm_stats_add_span(rm_file_phase_gpu(c->f, phase, c->slot), kind, ns, j);
+    rm_stats_add_span(rm_file_phase_gpu(c->f, phase, c->slot), kind, ns, j, bar);
 }
 
 void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)

@@ -60,6 +60,7 @@ struct file_agg {
     uint64_t gaps;
     int64_t gap_total_ns, first_ns, last_ns, interval_ns, gap_ns;
     char note[1024];
+    char ident_note[384]; /* how rows without identity or time were told apart */
     int rc;
     char err[512];
 

@@ -41,11 +41,12 @@ struct boundary_ctx {
     size_t nph, slot;
 };
 
-static void add_boundary_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j)
+static void add_boundary_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j,
+                              const struct rm_energy_bar *bar)
 {
     struct boundary_ctx *c = ctx;
     if (phase < c->nph)
-        rm_stats_add_span(source_phase_gpu(c->src, c->nph, phase, c->slot), kind, ns, j);
+        rm_stats_add_span(source_phase_gpu(c->src, c->nph, phase, c->slot), kind, ns, j, bar);
 }
 
 /* Adds f's GPUs (matched by key) and phases to the source. */

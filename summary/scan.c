@@ -10,12 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/rm_time.h"
 #include "base/termsafe.h"
 #include "model/energy.h"
 #include "summary/csvread.h"
 #include "summary/inputs.h"
 #include "summary/sniff.h"
+#include "summary/period.h"
 
 static void reset_parser(struct file_agg *f)
 {
@@ -182,6 +184,74 @@ static void quote_first_bad_line(struct file_agg *f, char *out, size_t cap)
     free(buf);
 }
 
+/* Rows of a query-gpu file without index, uuid, bus id or time carry only their order (and
+ * maybe a name): the names of the first 4 MiB, interned, to find their period. */
+#define IDENT_SCAN_BYTES (4u << 20)
+struct ident_scan {
+    struct file_agg *f;
+    bool identified; /* a row had an identity or a time: nothing to decide */
+    uint32_t *ids;
+    size_t n, cap;
+    char **names;
+    size_t nnames;
+};
+
+static void ident_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct ident_scan *c = ctx;
+    struct rm_gpu_sample s;
+    if (c->identified || rm_gpucsv_row(&c->f->parser->gpu, row, &s) != 1) return;
+    if (s.index.len || s.uuid.len || s.pci.len || s.t_ns != RM_NO_TIME) {
+        c->identified = true;
+        return;
+    }
+    uint32_t id = 0;
+    while (id < c->nnames && !(strlen(c->names[id]) == s.name.len &&
+                               (!s.name.len || memcmp(c->names[id], s.name.s, s.name.len) == 0)))
+        id++;
+    if (id == c->nnames) {
+        c->names = rm_xrealloc(c->names, (c->nnames + 1) * sizeof *c->names);
+        c->names[c->nnames] = rm_xcalloc(1, s.name.len + 1);
+        if (s.name.len) memcpy(c->names[c->nnames], s.name.s, s.name.len);
+        c->nnames++;
+    }
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 64;
+        c->ids = rm_xrealloc(c->ids, c->cap * sizeof *c->ids);
+    }
+    c->ids[c->n++] = id;
+}
+
+/* Without session.json's GPU count, rows with no identity and no time are told apart by the
+ * smallest period of their name sequence: 7 "GTX 1080 Ti" and a "GTX 1080" are 8 GPUs, not 7
+ * samples of one and a sample of another. f->ident_note says what was assumed. */
+static void split_by_name_period(struct file_agg *f)
+{
+    if (f->kind != RM_INPUT_GPU_CSV || f->gpu_count > 0) return;
+    struct ident_scan c = {.f = f};
+    size_t got;
+    free(scan_head(f, IDENT_SCAN_BYTES, NULL, ident_row, &c, 1, &got));
+    bool named = c.nnames > 1 || (c.nnames == 1 && c.names[0][0]);
+    if (!c.identified && c.n > 0 && !named) {
+        snprintf(f->ident_note, sizeof f->ident_note,
+                 "%s: rows without index, uuid, bus id, time or name: nothing tells GPUs or "
+                 "samples apart; read as %zu samples of one GPU%s",
+                 f->path, c.n, got >= IDENT_SCAN_BYTES ? " (counted in the first 4 MiB)" : "");
+    } else if (!c.identified && c.n > 0) {
+        size_t p = rm_smallest_period(c.ids, c.n);
+        if (p <= 256) f->gpu_count = (int)p;
+        snprintf(f->ident_note, sizeof f->ident_note,
+                 "%s: rows with no index, uuid, bus id or time: GPUs told apart by the period "
+                 "of the name sequence, %zu rows (the smallest period the %s agrees with)%s",
+                 f->path, p, got >= IDENT_SCAN_BYTES ? "first 4 MiB" : "whole file",
+                 p == 1 ? "; rows of one name could also be several GPUs of that model" : "");
+    }
+    for (size_t i = 0; i < c.nnames; i++)
+        free(c.names[i]);
+    free(c.names);
+    free(c.ids);
+}
+
 /* Everything before the rows: the parser, the sampling interval, the file's size. */
 int rm_scan_prepare(struct file_agg *f, int64_t interval_ns)
 {
@@ -199,6 +269,7 @@ int rm_scan_prepare(struct file_agg *f, int64_t interval_ns)
     if (f->interval_ns > 86400 * RM_NS_PER_SEC)
         f->interval_ns = 86400 * RM_NS_PER_SEC; /* keeps 3 x interval far from overflow */
     f->gap_ns = 3 * f->interval_ns;
+    split_by_name_period(f);
     reset_parser(f);
     struct stat st;
     if (stat(f->path, &st) == 0) f->bytes = (uint64_t)st.st_size;
@@ -226,6 +297,10 @@ void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
     const struct rm_input_reader *rd = rm_input_reader(f->kind);
     if (rd->close) rd->close(f);
     if (rd->note) rd->note(f);
+    if (f->ident_note[0]) {
+        size_t u = strlen(f->note);
+        snprintf(f->note + u, sizeof f->note - u, "%s%s", u ? "; " : "", f->ident_note);
+    }
     if (rc == 0 && f->err[0]) { /* the reader's note: rows it skipped for a limit */
         size_t u = strlen(f->note);
         snprintf(f->note + u, sizeof f->note - u, "%s%s", u ? "; " : "", f->err);

@@ -14,7 +14,7 @@ static void collect_window(void *ctx, size_t phase, int64_t start, int64_t end)
         b->cap = b->cap ? b->cap * 2 : 16;
         b->v = rm_xrealloc(b->v, b->cap * sizeof *b->v);
     }
-    b->v[b->n++] = (struct span_piece){phase, start, end};
+    b->v[b->n++] = (struct span_piece){phase, start, end, start, end};
 }
 
 static int cmp_piece(const void *x, const void *y)
@@ -35,7 +35,7 @@ static double power_at(int64_t t0, double p0, int64_t t1, double p1, int64_t t)
 void rm_phase_spans(const struct rm_runlog *rl, struct span_buf *buf, int64_t t0, double p0,
                     int64_t t1, double p1, int64_t gap_ns,
                     void (*add)(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns,
-                                double joules),
+                                double joules, const struct rm_energy_bar *bar),
                     void *ctx)
 {
     if (!rl || rl->nwin == 0 || t0 == RM_NO_TIME || t1 == RM_NO_TIME || t1 <= t0) return;
@@ -59,17 +59,24 @@ void rm_phase_spans(const struct rm_runlog *rl, struct span_buf *buf, int64_t t0
         size_t phase = buf->v[k].phase;
         int64_t ns = 0;
         double j = 0;
+        struct rm_energy_bar bar = {0};
         while (k < buf->n && buf->v[k].phase == phase) {
-            /* The union of this phase's windows: overlapping ones merged. */
-            int64_t a = buf->v[k].a, b = buf->v[k].b;
-            for (k++; k < buf->n && buf->v[k].phase == phase && buf->v[k].a <= b; k++)
-                if (buf->v[k].b > b) b = buf->v[k].b;
+            /* The union of this phase's windows: overlapping ones merged (its window for the
+             * bar: from the first one's start to the end of the one that ends last). Windows
+             * that only touch stay apart: each has its own edges, as when their paths are
+             * summed into one row after the files are read. */
+            int64_t a = buf->v[k].a, b = buf->v[k].b, wa = buf->v[k].wa, wb = buf->v[k].wb;
+            for (k++; k < buf->n && buf->v[k].phase == phase && buf->v[k].a < b; k++)
+                if (buf->v[k].b > b) b = buf->v[k].b, wb = buf->v[k].wb;
             if (b <= a) continue;
             ns += b - a;
-            if (kind == RM_SPAN_BRIDGED && power)
-                j += (power_at(t0, p0, t1, p1, a) + power_at(t0, p0, t1, p1, b)) / 2 *
-                     ((double)(b - a) / 1e9);
+            if (kind == RM_SPAN_BRIDGED && power) {
+                double jp = (power_at(t0, p0, t1, p1, a) + power_at(t0, p0, t1, p1, b)) / 2 *
+                            ((double)(b - a) / 1e9);
+                j += jp;
+                rm_energy_piece_bar(t0, p0, t1, p1, a, b, a == wa, b == wb, &bar);
+            }
         }
-        if (ns > 0) add(ctx, phase, kind, ns, j);
+        if (ns > 0) add(ctx, phase, kind, ns, j, &bar);
     }
 }

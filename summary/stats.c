@@ -94,6 +94,11 @@ static void bridge(struct rm_gpu_stats *s, int64_t t0, double p0, int64_t t1, do
     case RM_SPAN_BRIDGED:
         add_sat(&s->covered_ns, dt);
         s->energy_j += j;
+        if (!isnan(p0) && !isnan(p1)) s->bar.tv_j += fabs(p1 - p0) * ((double)dt / 1e9) / 2;
+        if (!isnan(p0) || !isnan(p1))
+            s->bar.res_j += RM_POWER_RESOLUTION_W / 2 * ((double)dt / 1e9);
+        if (p0 > s->bar.peak_w) s->bar.peak_w = p0; /* NaN compares false */
+        if (p1 > s->bar.peak_w) s->bar.peak_w = p1;
         return;
     }
 }
@@ -141,7 +146,8 @@ void rm_stats_add_point(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_
     s->last_power = p;
 }
 
-void rm_stats_add_span(struct rm_gpu_stats *s, enum rm_span_kind kind, int64_t ns, double joules)
+void rm_stats_add_span(struct rm_gpu_stats *s, enum rm_span_kind kind, int64_t ns, double joules,
+                       const struct rm_energy_bar *bar)
 {
     if (kind == RM_SPAN_GAP) {
         s->gaps++;
@@ -149,6 +155,7 @@ void rm_stats_add_span(struct rm_gpu_stats *s, enum rm_span_kind kind, int64_t n
     } else if (kind == RM_SPAN_BRIDGED) {
         add_sat(&s->covered_ns, ns);
         s->energy_j += joules;
+        if (bar) rm_energy_bar_add(&s->bar, bar);
     }
 }
 
@@ -168,6 +175,7 @@ void rm_stats_fold(struct rm_gpu_stats *a, const struct rm_gpu_stats *b)
         a->util_hist[i] += b->util_hist[i];
     a->idle_samples += b->idle_samples;
     a->energy_j += b->energy_j;
+    rm_energy_bar_add(&a->bar, &b->bar);
     add_sat(&a->covered_ns, b->covered_ns);
     a->gaps += b->gaps;
     add_sat(&a->gap_ns, b->gap_ns);
@@ -196,6 +204,11 @@ json_t *rm_stats_to_json(const struct rm_gpu_stats *s)
     json_object_set_new(o, "util_hist", h);
     json_object_set_new(o, "idle_samples", json_integer((json_int_t)s->idle_samples));
     json_object_set_new(o, "energy_j", real_or_null(s->energy_j));
+    json_object_set_new(o, "bar",
+                        json_pack("{s:o,s:o,s:o,s:o,s:o}", "tv_j", real_or_null(s->bar.tv_j),
+                                  "lag_j", real_or_null(s->bar.lag_j), "edge_j",
+                                  real_or_null(s->bar.edge_j), "res_j", real_or_null(s->bar.res_j),
+                                  "peak_w", real_or_null(s->bar.peak_w)));
     json_object_set_new(o, "covered_ns", json_integer(s->covered_ns));
     json_object_set_new(o, "gaps", json_integer((json_int_t)s->gaps));
     json_object_set_new(o, "gap_ns", json_integer(s->gap_ns));
@@ -259,6 +272,13 @@ int rm_stats_from_json(const json_t *j, struct rm_gpu_stats *s, char *err, size_
             s->first_ns = json_integer_value(f);
             s->last_ns = json_integer_value(l);
         }
+        /* The bar's terms: absent in stats written before they existed (then 0). */
+        json_t *b = json_object_get(j, "bar");
+        num(json_object_get(b, "tv_j"), &s->bar.tv_j);
+        num(json_object_get(b, "lag_j"), &s->bar.lag_j);
+        num(json_object_get(b, "edge_j"), &s->bar.edge_j);
+        num(json_object_get(b, "res_j"), &s->bar.res_j);
+        num(json_object_get(b, "peak_w"), &s->bar.peak_w);
         num(json_object_get(j, "first_power"), &s->first_power);
         num(json_object_get(j, "last_power"), &s->last_power);
     }

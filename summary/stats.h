@@ -37,6 +37,7 @@ struct rm_gpu_stats {
     uint64_t util_hist[RM_UTIL_BUCKETS]; /* utilization rounded to an integer, clamped 0..100 */
     uint64_t idle_samples;               /* utilization == 0 */
     double energy_j;                     /* by the one energy rule, model/energy.h */
+    struct rm_energy_bar bar;            /* the terms of energy_j's error bar */
     int64_t covered_ns;                  /* time spanned by bridged spacings */
     uint64_t gaps; /* spacings longer than the gap threshold: left out, never bridged */
     int64_t gap_ns;
@@ -55,8 +56,10 @@ void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COU
  * (rm_stats_add_span), never from time between its windows. */
 void rm_stats_add_point(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT],
                         uint32_t valid);
-/* Counts a (part of a) spacing: bridged (ns covered, joules of energy) or a gap (ns unknown). */
-void rm_stats_add_span(struct rm_gpu_stats *s, enum rm_span_kind kind, int64_t ns, double joules);
+/* Counts a (part of a) spacing: bridged (ns covered, joules of energy and its bar's terms, bar
+ * may be NULL) or a gap (ns unknown). */
+void rm_stats_add_span(struct rm_gpu_stats *s, enum rm_span_kind kind, int64_t ns, double joules,
+                       const struct rm_energy_bar *bar);
 /* Folds b (a later stretch of the same GPU) into a, bridging a's last sample to b's first
  * unless that spacing is a gap. */
 void rm_stats_merge(struct rm_gpu_stats *a, const struct rm_gpu_stats *b, int64_t gap_ns);

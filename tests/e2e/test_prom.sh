@@ -115,6 +115,15 @@ expect_match "final: phase counter for train" 'runmon_phase_completed_total\{pat
 expect_match "final: phase seconds for train/forward (about 3.5 s)" \
     'runmon_phase_seconds_total\{path="train/forward",[^}]*\} 3\.[0-9]{3}' "$f"
 expect_match "phase counters are counters" '# TYPE runmon_phase_seconds_total counter' "$f"
+expect_match "final: short phases counted by path (train/forward lasted 3.5 s: none)" \
+    'runmon_phase_short_total\{path="train/forward",[^}]*\} 0' "$f"
+for g in 0 1; do
+    check "GPU $g: live energy inside its bar (runmon_gpu_energy_low/high_joules)" awk -v g="$g" '
+        $0 ~ "^runmon_gpu_energy_(joules_total|low_joules|high_joules)\\{gpu=\"" g "\"" {
+            split($1, n, "{"); v[n[1]] = $2 }
+        END { exit !(("runmon_gpu_energy_low_joules" in v) && v["runmon_gpu_energy_low_joules"] <= v["runmon_gpu_energy_joules_total"] &&
+                     v["runmon_gpu_energy_joules_total"] <= v["runmon_gpu_energy_high_joules"]) }' "$T/live.prom"
+done
 expect_eq "all five collectors up (apps: the per-process collector)" "gpu=1 dmon=1 cpu=1 proc=1 apps=1" \
     "$(sed -n 's/^runmon_collector_up{collector="\([a-z]*\)".*} \([01]\)$/\1=\2/p' "$PROM" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "every family has HELP and TYPE" \

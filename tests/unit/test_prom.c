@@ -141,9 +141,9 @@ static void all_families_have_help_and_type(void **state)
     L.proc_cpu_ratio = 1.5;
     const char *t = render(&in);
     int samples = check_complete(t);
-    /* 1 session + 1 phase + a collector_up per collector + 2 GPUs x 9 + 4 cpu/mem + 2 process
-     * + 2 last ts */
-    assert_int_equal(samples, 1 + 1 + RM_STREAM_COUNT + 18 + 4 + 2 + 2);
+    /* 1 session + 1 phase + a collector_up per collector + 2 GPUs x 11 (9 + the energy bar's
+     * low and high) + 4 cpu/mem + 2 process + 2 last ts */
+    assert_int_equal(samples, 1 + 1 + RM_STREAM_COUNT + 22 + 4 + 2 + 2);
     assert_non_null(strstr(t, "runmon_gpu_utilization_ratio{gpu=\"1\",uuid=\"GPU-abc\","
                               "host=\"node1\",session=\"sess-1\"} 0.53\n"));
     assert_non_null(strstr(t, "runmon_gpu_memory_used_bytes{gpu=\"0\",uuid=\"GPU-abc\","
@@ -277,6 +277,13 @@ static void energy_integrates_power_without_bridging_gaps(void **state)
     const char *t = render(&in);
     assert_non_null(strstr(t, "runmon_gpu_energy_joules_total{gpu=\"3\",uuid=\"\",host=\"node1\","
                               "session=\"sess-1\"} 1150\n"));
+    /* The bar (docs/ENERGY.md): the 100 -> 200 W step gives the sampling term 50 J (x 1.75
+     * with the 25 % duty cycle: 87.5 J), the lag 0.5 s x (100 - 200 W) = -50 J widens the high
+     * side, and 6 s of 0.005 W resolution 0.03 J: low 1150 - 87.53, high 1150 + 50 + 87.53. */
+    assert_non_null(strstr(t, "runmon_gpu_energy_low_joules{gpu=\"3\",uuid=\"\",host=\"node1\","
+                              "session=\"sess-1\"} 1062.47\n"));
+    assert_non_null(strstr(t, "runmon_gpu_energy_high_joules{gpu=\"3\",uuid=\"\",host=\"node1\","
+                              "session=\"sess-1\"} 1287.53\n"));
 }
 
 static void field_names_and_overflow(void **state)
@@ -292,7 +299,7 @@ static void field_names_and_overflow(void **state)
     char small[512];
     assert_int_equal(rm_prom_render(small, sizeof small, &in), -1);
     int samples = check_complete(render(&in));
-    assert_int_equal(samples, 1 + RM_STREAM_COUNT + RM_MAX_GPUS * 9 + 1);
+    assert_int_equal(samples, 1 + RM_STREAM_COUNT + RM_MAX_GPUS * 11 + 1);
 }
 
 /* The workload's processes (apps collector): one sample each, bytes, only while up and fresh. */
