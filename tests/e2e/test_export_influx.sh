@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# runmon record --influx URL / --influx-file PATH against a real InfluxDB 1.x (Debian's
+# influxdb: influxd started here on loopback, free ports, a temp config, no systemd): a query
+# per measurement returns the rows the session's CSV files hold, none lost, none doubled;
+# influxd stopped mid-run and started again: the outage's rows are sent afterwards.
+. "$(dirname "$0")/lib.sh"
+
+SYSPATH=/usr/local/bin:/usr/bin:/bin
+export PATH="$FAKEBIN:$SYSPATH:/usr/sbin"
+export FAKE_SMI_CAPTURES="$FIXTURES/captures"
+unset FAKE_SMI_GPUS FAKE_SMI_OVERRIDE FAKE_SMI_NVML_ERROR FAKE_SMI_FAULT_ONLY RUNMON_RUNLOG \
+    RUNMON_PHASE_PATH RUNMON_SWEEP SLURM_JOB_ID SLURM_ARRAY_JOB_ID SLURM_ARRAY_TASK_ID
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+        echo $((20000 + RANDOM % 20000))
+}
+
+# --- --influx-file needs no server ---------------------------------------------------------
+LP=$T/out.lp
+FAKE_SMI_GPUS=2 "$RUNMON" record -q -o "$T/f" -i 0.2 --sweep lp --influx-file "$LP" -- sleep 1.5
+expect_eq "--influx-file: runmon exits 0" 0 $?
+d=$(session_dir "$T/f")
+expect_eq "--influx-file: one runmon_gpu line per gpu.csv row" "$(rows "$d/gpu.csv")" \
+    "$(grep -c '^runmon_gpu,' "$LP")"
+expect_eq "--influx-file: one runmon_cpu line per cpu.csv row" "$(rows "$d/cpu.csv")" \
+    "$(grep -c '^runmon_cpu,' "$LP")"
+expect_eq "--influx-file: one runmon_proc line per proc.csv row" "$(rows "$d/proc.csv")" \
+    "$(grep -c '^runmon_proc,' "$LP")"
+sid=$(basename "$d")
+expect_match "--influx-file: tags session, host, sweep; gpu and uuid; ms timestamps" \
+    "^runmon_gpu,session=$sid,host=[^ ,]+,sweep=lp,gpu=0,uuid=GPU-[0-9a-f-]+ .*utilization\.gpu=[0-9.]+.* [0-9]{13}$" \
+    "$(head -n 1 "$LP")"
+# Timestamps in order per measurement and GPU.
+ordered=$(awk '{ split($1, a, ","); k = a[1] a[4]; if (last[k] > $NF) bad++; last[k] = $NF } END { print bad + 0 }' "$LP")
+expect_eq "--influx-file: timestamps in order per measurement" 0 "$ordered"
+# The ms timestamp is the row's ts.
+first_ts=$(sed -n 2p "$d/gpu.csv" | cut -d, -f1)
+want_ms=$(python3 -c "import datetime,sys; print(int(datetime.datetime.fromisoformat(sys.argv[1]).timestamp()*1000))" "$first_ts")
+expect_eq "--influx-file: the time is gpu.csv's ts in milliseconds" "$want_ms" \
+    "$(head -n 1 "$LP" | awk '{ print $NF }')"
+
+# --- the real server ---------------------------------------------------------------------
+if ! command -v influxd >/dev/null 2>&1; then
+    echo "ok $((_t_n + 1)) # skip influxd not installed (Debian package influxdb; .ci/deps.sh test)"
+    _t_n=$((_t_n + 1))
+    kill -TERM "$influx_pid" 2>/dev/null
+wait "$influx_pid" 2>/dev/null
+done_testing
+    exit $?
+fi
+http_port=$(free_port)
+rpc_port=$(free_port)
+IDB=$T/influx
+mkdir -p "$IDB"
+cat >"$IDB/influxdb.conf" <<EOF
+reporting-disabled = true
+bind-address = "127.0.0.1:$rpc_port"
+[meta]
+  dir = "$IDB/meta"
+  logging-enabled = false
+[data]
+  dir = "$IDB/data"
+  wal-dir = "$IDB/wal"
+  query-log-enabled = false
+[monitor]
+  store-enabled = false
+[http]
+  bind-address = "127.0.0.1:$http_port"
+  log-enabled = false
+[continuous_queries]
+  enabled = false
+EOF
+BASE=http://127.0.0.1:$http_port
+start_influxd() {
+    influxd run -config "$IDB/influxdb.conf" >>"$IDB/log" 2>&1 &
+    influx_pid=$!
+    track "$influx_pid"
+    wait_for "curl -fsS $BASE/ping -o /dev/null" 30
+}
+check "influxd answers on 127.0.0.1:$http_port" start_influxd
+curl -fsS -XPOST "$BASE/query" --data-urlencode 'q=CREATE DATABASE runmon' -o /dev/null
+# count(FIELD) of measurement M in session S.
+icount() {
+    curl -fsS -G "$BASE/query" --data-urlencode db=runmon --data-urlencode \
+        "q=SELECT count(\"$2\") FROM \"$1\" WHERE \"session\"='$3'" |
+        jq -r '.results[0].series[0].values[0][1] // 0'
+}
+
+# One run: every row of every measurement arrives.
+FAKE_SMI_GPUS=2 "$RUNMON" record -q -o "$T/s" -i 0.2 --influx "$BASE/write?db=runmon" \
+    -- sleep 3 2>"$T/err1"
+expect_eq "--influx: runmon exits 0" 0 $?
+d=$(session_dir "$T/s")
+sid=$(basename "$d")
+expect_eq "--influx: runmon_gpu holds gpu.csv's rows" "$(rows "$d/gpu.csv")" \
+    "$(icount runmon_gpu utilization.gpu "$sid")"
+expect_eq "--influx: runmon_cpu holds cpu.csv's rows" "$(rows "$d/cpu.csv")" \
+    "$(icount runmon_cpu usr_pct "$sid")"
+expect_eq "--influx: runmon_proc holds proc.csv's rows" "$(rows "$d/proc.csv")" \
+    "$(icount runmon_proc nprocs "$sid")"
+sum_csv=$(awk -F, 'NR > 1 { s += $9 } END { print s }' "$d/gpu.csv")
+sum_db=$(curl -fsS -G "$BASE/query" --data-urlencode db=runmon --data-urlencode \
+    "q=SELECT sum(\"memory.used\") FROM runmon_gpu WHERE \"session\"='$sid'" |
+    jq -r '.results[0].series[0].values[0][1]')
+expect_eq "--influx: the values are gpu.csv's (sum of memory.used)" "$sum_csv" "$sum_db"
+ev=$(event_data "$d" export_rows)
+expect_eq "--influx: export_rows counts every row sent, none unsent" \
+    "$(($(rows "$d/gpu.csv") + $(rows "$d/cpu.csv") + $(rows "$d/proc.csv"))) 0" \
+    "$(jq -r '"\(.rows_sent) \(.rows_unsent)"' <<<"$ev")"
+expect_eq "--influx: nothing on stderr while the server is well" "" "$(cat "$T/err1")"
+
+# influxd stopped mid-run and started again: the outage's rows are sent afterwards.
+FAKE_SMI_GPUS=2 "$RUNMON" record -o "$T/o" -i 0.2 --influx "$BASE/write?db=runmon" \
+    -- sleep 9 >/dev/null 2>"$T/err2" &
+rec=$!
+track "$rec"
+sleep 2
+kill -TERM "$influx_pid"
+wait "$influx_pid" 2>/dev/null
+sleep 3
+check "influxd starts again" start_influxd
+wait "$rec"
+expect_eq "outage: runmon exits 0" 0 $?
+d=$(session_dir "$T/o")
+sid=$(basename "$d")
+expect_eq "outage: runmon_gpu holds all of gpu.csv's rows" "$(rows "$d/gpu.csv")" \
+    "$(icount runmon_gpu utilization.gpu "$sid")"
+expect_eq "outage: runmon_cpu holds all of cpu.csv's rows" "$(rows "$d/cpu.csv")" \
+    "$(icount runmon_cpu usr_pct "$sid")"
+expect_eq "outage: one export_failed and one export_recovered event" "1 1" \
+    "$(count_event "$d" export_failed) $(count_event "$d" export_recovered)"
+expect_match "outage: a clear line on stderr" \
+    "runmon record: --influx http://127.0.0.1:$http_port/write\?\.\.\.: .*\(retrying with back-off" \
+    "$(cat "$T/err2")"
+
+# HTTP 4xx: a database that does not exist. The run goes on; the server's words are shown.
+FAKE_SMI_GPUS=1 "$RUNMON" record -o "$T/n" -i 0.2 --influx "$BASE/write?db=nosuchdb" \
+    -- sleep 1.5 >/dev/null 2>"$T/err3"
+expect_eq "HTTP 404: runmon still exits 0" 0 $?
+expect_match "HTTP 404: the server's answer in the message" "HTTP 404.*database not found" \
+    "$(cat "$T/err3")"
+d=$(session_dir "$T/n")
+expect_eq "HTTP 404: the rows are on disk all the same" 1 "$([ "$(rows "$d/gpu.csv")" -gt 3 ] && echo 1)"
+
+kill -TERM "$influx_pid" 2>/dev/null
+wait "$influx_pid" 2>/dev/null
+done_testing
