@@ -339,8 +339,7 @@ static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
         o->pushgateway = optarg;
         break;
     case OPT_PUSH_INTERVAL:
-        if (parse_seconds("--push-interval", optarg, 1, 86400, &o->push_interval_s) < 0)
-            return -1;
+        if (parse_seconds("--push-interval", optarg, 1, 86400, &o->push_interval_s) < 0) return -1;
         break;
     case OPT_INFLUX:
         if (check_url("--influx", optarg) < 0) return -1;

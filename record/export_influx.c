@@ -208,8 +208,7 @@ static void fill(struct influx *x)
     x->len = x->lines = 0;
     if (x->batch) x->batch[0] = '\0';
     for (int s = 0; s < RM_STREAM_COUNT && x->lines < INFLUX_MAX_LINES; s++)
-        if (INFLUX_STREAMS & (1u << s))
-            rm_rowfeed_read(&x->feed, s, (size_t)-1, take_line, x);
+        if (INFLUX_STREAMS & (1u << s)) rm_rowfeed_read(&x->feed, s, (size_t)-1, take_line, x);
 }
 
 static uint64_t lost_files(const struct influx *x)
@@ -350,8 +349,7 @@ static int influx_open(void *self, const struct rm_exporter_env *env, char *err,
     return 0;
 }
 
-static int influx_file_open(void *self, const struct rm_exporter_env *env, char *err,
-                            size_t errlen)
+static int influx_file_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
 {
     struct influx *x = self;
     x->who = "--influx-file";

@@ -76,6 +76,15 @@ static void put_label_name(char *out, size_t cap, size_t *n, const char *key)
     out[*n] = '\0';
 }
 
+/* The shortest text of d that reads back as d: 0.1, not 0.10000000000000001. */
+static void shortest(char *out, size_t cap, double d)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(out, cap, "%.*g", prec, d);
+        if (strtod(out, NULL) == d) return;
+    }
+}
+
 /* The group's URL: the gateway's base URL and the grouping key. -1: too long, bad params. */
 static int group_url(char *out, size_t cap, const char *base, const struct rm_record_opts *o,
                      const char *host)
@@ -102,14 +111,18 @@ static int group_url(char *out, size_t cap, const char *base, const struct rm_re
         json_t *v;
         json_object_foreach(p, k, v)
         {
-            char *text = json_is_string(v) ? strdup(json_string_value(v))
-                                           : json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
-            if (!text) continue;
+            char text[64];
+            const char *val = json_is_string(v) ? json_string_value(v) : text;
+            if (json_is_real(v))
+                shortest(text, sizeof text, json_real_value(v));
+            else if (json_is_integer(v))
+                snprintf(text, sizeof text, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+            else if (!json_is_string(v))
+                continue;
             put_str(out, cap, &n, "/");
             put_label_name(out, cap, &n, k);
             put_str(out, cap, &n, "@base64/");
-            put_b64(out, cap, &n, text);
-            free(text);
+            put_b64(out, cap, &n, val);
         }
         json_decref(p);
     }
@@ -151,8 +164,9 @@ static int64_t push_due(const void *self)
 
 static enum rm_prom_health health_of(enum rm_health h)
 {
-    return h == RM_HEALTH_HEALTHY ? RM_PROM_UP : h == RM_HEALTH_DISABLED ? RM_PROM_DISABLED
-                                                                         : RM_PROM_DOWN;
+    return h == RM_HEALTH_HEALTHY    ? RM_PROM_UP
+           : h == RM_HEALTH_DISABLED ? RM_PROM_DISABLED
+                                     : RM_PROM_DOWN;
 }
 
 /* The run's figures a finished run keeps (the renderer's final exposition has no values). */
@@ -170,9 +184,9 @@ static long append_final(struct push *p, long n, const struct rm_snapshot *snap)
 #define LABELS_END()                                                                               \
     do {                                                                                           \
         PUT("host=\"");                                                                            \
-        if (rm_prom_escape(b, cap, &len, snap->host) < 0) return -1;                              \
+        if (rm_prom_escape(b, cap, &len, snap->host) < 0) return -1;                               \
         PUT("\",session=\"");                                                                      \
-        if (rm_prom_escape(b, cap, &len, snap->session) < 0) return -1;                           \
+        if (rm_prom_escape(b, cap, &len, snap->session) < 0) return -1;                            \
         PUT("\"}");                                                                                \
     } while (0)
     PUT("# HELP runmon_session_duration_seconds Wall-clock time the session recorded.\n"
@@ -252,8 +266,8 @@ static void push_close(void *self, const struct rm_snapshot *snap)
     long n = render(p, snap);
     if (n >= 0) rm_http_offer(&p->tx, p->buf, (size_t)n, 1);
     int failing = rm_http_failing(&p->tx);
-    rm_http_wait_idle(&p->tx, rm_now_monotonic_ns() +
-                                  (failing ? PUSH_CLOSE_FAILING_NS : PUSH_CLOSE_NS));
+    rm_http_wait_idle(&p->tx,
+                      rm_now_monotonic_ns() + (failing ? PUSH_CLOSE_FAILING_NS : PUSH_CLOSE_NS));
     rm_http_say(&p->tx, p->quiet);
     if (rm_http_sender_stop(&p->tx) && !p->quiet)
         fprintf(stderr, "runmon record: --pushgateway %s: the final push was not sent (%s)\n",

@@ -90,8 +90,8 @@ static int send_one(struct rm_http_sender *s, struct sender_priv *pv, const stru
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)b->len);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, pv->headers);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, total_ms < RM_HTTP_CONNECT_MS ? total_ms
-                                                                                : (long)RM_HTTP_CONNECT_MS);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                     total_ms < RM_HTTP_CONNECT_MS ? total_ms : (long)RM_HTTP_CONNECT_MS);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, total_ms);
     curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -138,7 +138,8 @@ static void *sender_main(void *arg)
         int64_t now = now_mono();
         if (!s->have_cur || s->retry_at_mono > now) {
             int64_t until = s->have_cur ? s->retry_at_mono : now + 3600 * RM_NS_PER_SEC;
-            struct timespec ts = {.tv_sec = until / RM_NS_PER_SEC, .tv_nsec = until % RM_NS_PER_SEC};
+            struct timespec ts = {.tv_sec = until / RM_NS_PER_SEC,
+                                  .tv_nsec = until % RM_NS_PER_SEC};
             pthread_cond_timedwait(&s->cv, &s->mu, &ts);
             continue;
         }
@@ -172,8 +173,8 @@ static void *sender_main(void *arg)
             snprintf(s->last_error, sizeof s->last_error, "%s", why);
             if (!s->backoff_ns) s->backoff_ns = RM_BACKOFF_FIRST_NS;
             s->retry_at_mono = now_mono() + s->backoff_ns;
-            s->backoff_ns = s->backoff_ns * 2 > RM_BACKOFF_MAX_NS ? RM_BACKOFF_MAX_NS
-                                                                 : s->backoff_ns * 2;
+            s->backoff_ns =
+                s->backoff_ns * 2 > RM_BACKOFF_MAX_NS ? RM_BACKOFF_MAX_NS : s->backoff_ns * 2;
             if (!s->failing) {
                 s->failing = 1;
                 s->message_due = 1;
@@ -291,8 +292,8 @@ void rm_http_say(struct rm_http_sender *s, int quiet)
                 "runmon record: %s %s: %s (retrying with back-off; the recording goes on)\n",
                 s->who, s->shown, why);
     else
-        fprintf(stderr, "runmon record: %s %s: sending again (after %llu failed tries)\n",
-                s->who, s->shown, (unsigned long long)failures);
+        fprintf(stderr, "runmon record: %s %s: sending again (after %llu failed tries)\n", s->who,
+                s->shown, (unsigned long long)failures);
 }
 
 int rm_http_wait_idle(struct rm_http_sender *s, int64_t deadline_mono)
@@ -326,8 +327,8 @@ int rm_http_sender_stop(struct rm_http_sender *s)
         unsent = s->have_next || s->have_cur;
         rm_port_event(s->port, "export_stats",
                       json_pack("{s:s, s:s, s:I, s:I, s:b}", "exporter", s->who, "url", s->shown,
-                                "sent", (json_int_t)s->sent, "failures",
-                                (json_int_t)s->failures, "final_sent", !unsent));
+                                "sent", (json_int_t)s->sent, "failures", (json_int_t)s->failures,
+                                "final_sent", !unsent));
     }
     if (s->inited) {
         pthread_cond_destroy(&s->cv);

@@ -57,14 +57,14 @@ struct rm_http_sender {
     /* Under mu. */
     struct rm_http_body next, cur; /* waiting; the thread's (in flight or to retry) */
     int have_next, have_cur;
-    int stop;               /* the thread ends at once */
-    int64_t retry_at_mono;  /* the retry of cur is due then */
-    int64_t backoff_ns;     /* the next back-off */
-    int failing;            /* the last request failed */
+    int stop;              /* the thread ends at once */
+    int64_t retry_at_mono; /* the retry of cur is due then */
+    int64_t backoff_ns;    /* the next back-off */
+    int failing;           /* the last request failed */
     uint64_t sent, failures, replaced;
-    char last_error[256];   /* why the last request failed (safe text) */
-    int message_due;        /* last_error changed state: the main thread prints it */
-    int64_t deadline_mono;  /* 0, or: no request runs past this (close) */
+    char last_error[256];  /* why the last request failed (safe text) */
+    int message_due;       /* last_error changed state: the main thread prints it */
+    int64_t deadline_mono; /* 0, or: no request runs past this (close) */
 };
 
 /* Sets up the sender and starts its thread. 0, or -1 with the reason in err. */
