@@ -8,8 +8,8 @@
  * --influx hands the batch to its HTTP thread (record/http.h) only when the thread is idle:
  * during an outage the rows wait in the files (memory: one batch), and go once the server is
  * back. --influx-file appends each batch with one write on the main thread (a local file).
- * close: the files are complete; the rest goes in batches within a bounded time (5 s, 2 s
- * when the server is failing); what is left is counted in an event.
+ * close: the files are complete; the rest goes in batches within a bounded time (3 s, 1 s
+ * when the server is failing or a request hangs); what is left is counted in an event.
  */
 #include <csv.h>
 #include <errno.h>
@@ -28,8 +28,8 @@
 
 #define INFLUX_MAX_LINES 5000
 #define INFLUX_MAX_COLS 64
-#define INFLUX_CLOSE_NS (5 * RM_NS_PER_SEC)
-#define INFLUX_CLOSE_FAILING_NS (2 * RM_NS_PER_SEC)
+#define INFLUX_CLOSE_NS (3 * RM_NS_PER_SEC)
+#define INFLUX_CLOSE_FAILING_NS (1 * RM_NS_PER_SEC)
 #define INFLUX_STREAMS                                                                             \
     (1u << RM_STREAM_GPU | 1u << RM_STREAM_CPU | 1u << RM_STREAM_PROC | 1u << RM_STREAM_APPS)
 
@@ -410,7 +410,7 @@ static void influx_close(void *self, const struct rm_snapshot *snap)
     } else {
         int64_t now = rm_now_monotonic_ns();
         int64_t deadline =
-            now + (rm_http_failing(&x->tx) ? INFLUX_CLOSE_FAILING_NS : INFLUX_CLOSE_NS);
+            now + rm_http_close_bound(&x->tx, INFLUX_CLOSE_NS, INFLUX_CLOSE_FAILING_NS);
         int64_t last_offer = 0;
         for (;;) {
             if (!rm_http_wait_idle(&x->tx, deadline)) break;

@@ -8,8 +8,8 @@
  * status plus two figures of the whole run (its duration and each GPU's energy).
  *
  * The HTTP runs on the sender's thread (record/http.h): poll only renders into a buffer and
- * offers it (a newer body replaces one not yet sent); close waits a bounded time (5 s, 2 s
- * when the gateway is failing already) for the final push.
+ * offers it (a newer body replaces one not yet sent); close waits a bounded time (3 s, 1 s
+ * when the gateway is failing or a request hangs) for the final push.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,8 +22,8 @@
 #include "record/http.h"
 #include "report/prom.h"
 
-#define PUSH_CLOSE_NS (5 * RM_NS_PER_SEC)
-#define PUSH_CLOSE_FAILING_NS (2 * RM_NS_PER_SEC)
+#define PUSH_CLOSE_NS (3 * RM_NS_PER_SEC)
+#define PUSH_CLOSE_FAILING_NS (1 * RM_NS_PER_SEC)
 
 struct push {
     struct rm_http_sender tx;
@@ -265,9 +265,8 @@ static void push_close(void *self, const struct rm_snapshot *snap)
     struct push *p = self;
     long n = render(p, snap);
     if (n >= 0) rm_http_offer(&p->tx, p->buf, (size_t)n, 1);
-    int failing = rm_http_failing(&p->tx);
-    rm_http_wait_idle(&p->tx,
-                      rm_now_monotonic_ns() + (failing ? PUSH_CLOSE_FAILING_NS : PUSH_CLOSE_NS));
+    int64_t bound = rm_http_close_bound(&p->tx, PUSH_CLOSE_NS, PUSH_CLOSE_FAILING_NS);
+    rm_http_wait_idle(&p->tx, rm_now_monotonic_ns() + bound);
     rm_http_say(&p->tx, p->quiet);
     if (rm_http_sender_stop(&p->tx) && !p->quiet)
         fprintf(stderr, "runmon record: --pushgateway %s: the final push was not sent (%s)\n",

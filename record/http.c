@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/rm_time.h"
 #include "monitor/policy.h"
@@ -66,6 +68,28 @@ static int on_progress(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c, curl
     return atomic_load((atomic_int *)ctx) ? 1 : 0; /* nonzero aborts the transfer */
 }
 
+/* The connection's socket is ours, so that stop can shut it down: a request waiting on a
+ * server that never answers ends at once, not at libcurl's next progress call (up to 1 s). */
+static curl_socket_t open_sock(void *ctx, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    struct rm_http_sender *s = ctx;
+    (void)purpose;
+    int fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+    pthread_mutex_lock(&s->mu);
+    s->sock = fd;
+    pthread_mutex_unlock(&s->mu);
+    return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
+
+static int close_sock(void *ctx, curl_socket_t fd)
+{
+    struct rm_http_sender *s = ctx;
+    pthread_mutex_lock(&s->mu);
+    if (s->sock == fd) s->sock = -1;
+    pthread_mutex_unlock(&s->mu);
+    return close(fd);
+}
+
 struct sender_priv {
     atomic_int abort;
     struct curl_slist *headers;
@@ -100,6 +124,10 @@ static int send_one(struct rm_http_sender *s, struct sender_priv *pv, const stru
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_sock);
+    curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, s);
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, close_sock);
+    curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, s);
     CURLcode rc = curl_easy_perform(h);
     if (rc != CURLE_OK) {
         /* libcurl's words name the host and port, never the user info. */
@@ -111,6 +139,8 @@ static int send_one(struct rm_http_sender *s, struct sender_priv *pv, const stru
     long code = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     if (code >= 200 && code < 300) return 0;
+    while (r.n > 0 && r.text[r.n - 1] == ' ') /* the answer's line end */
+        r.text[--r.n] = '\0';
     snprintf(why, whylen, "HTTP %ld%s%.160s", code, r.n ? ": " : "", r.text);
     return -1;
 }
@@ -152,10 +182,12 @@ static void *sender_main(void *arg)
             }
             if (left < total_ms) total_ms = (long)left;
         }
+        s->inflight_since = now;
         pthread_mutex_unlock(&s->mu);
         char why[256];
         int rc = send_one(s, pv, &s->cur, total_ms, why, sizeof why); /* cur is the thread's */
         pthread_mutex_lock(&s->mu);
+        s->inflight_since = 0;
         json_t *ev = NULL;
         const char *evname = NULL;
         if (rc == 0) {
@@ -168,9 +200,14 @@ static void *sender_main(void *arg)
                 evname = "export_recovered";
                 ev = state_event(s);
             }
-        } else if (!atomic_load(&pv->abort)) {
+        } else {
             s->failures++;
-            snprintf(s->last_error, sizeof s->last_error, "%s", why);
+            if (atomic_load(&pv->abort)) /* stopped: the recording has ended */
+                snprintf(s->last_error, sizeof s->last_error,
+                         "no answer in %.1f s, cut at the end of the recording",
+                         (double)(now_mono() - now) / 1e9);
+            else
+                snprintf(s->last_error, sizeof s->last_error, "%s", why);
             if (!s->backoff_ns) s->backoff_ns = RM_BACKOFF_FIRST_NS;
             s->retry_at_mono = now_mono() + s->backoff_ns;
             s->backoff_ns =
@@ -198,6 +235,7 @@ int rm_http_sender_start(struct rm_http_sender *s, const char *who, const char *
                          char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
+    s->sock = -1;
     s->who = who;
     s->method = method;
     s->port = port;
@@ -296,6 +334,15 @@ void rm_http_say(struct rm_http_sender *s, int quiet)
                 s->shown, (unsigned long long)failures);
 }
 
+int64_t rm_http_close_bound(struct rm_http_sender *s, int64_t healthy, int64_t troubled)
+{
+    pthread_mutex_lock(&s->mu);
+    int hung = s->inflight_since && now_mono() - s->inflight_since > RM_NS_PER_SEC;
+    int64_t b = s->failing || hung ? troubled : healthy;
+    pthread_mutex_unlock(&s->mu);
+    return b;
+}
+
 int rm_http_wait_idle(struct rm_http_sender *s, int64_t deadline_mono)
 {
     pthread_mutex_lock(&s->mu);
@@ -320,6 +367,7 @@ int rm_http_sender_stop(struct rm_http_sender *s)
         pthread_mutex_lock(&s->mu);
         s->stop = 1;
         atomic_store(&pv->abort, 1);
+        if (s->sock >= 0) shutdown(s->sock, SHUT_RDWR); /* curl closes it: still ours now */
         pthread_cond_broadcast(&s->cv);
         pthread_mutex_unlock(&s->mu);
         pthread_join(s->thread, NULL);

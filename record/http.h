@@ -62,9 +62,11 @@ struct rm_http_sender {
     int64_t backoff_ns;    /* the next back-off */
     int failing;           /* the last request failed */
     uint64_t sent, failures, replaced;
-    char last_error[256];  /* why the last request failed (safe text) */
-    int message_due;       /* last_error changed state: the main thread prints it */
-    int64_t deadline_mono; /* 0, or: no request runs past this (close) */
+    char last_error[256];   /* why the last request failed (safe text) */
+    int message_due;        /* last_error changed state: the main thread prints it */
+    int64_t deadline_mono;  /* 0, or: no request runs past this (close) */
+    int64_t inflight_since; /* CLOCK_MONOTONIC start of the request in flight, 0: none */
+    int sock;               /* the connection's socket, -1: none; shut down to abort at once */
 };
 
 /* Sets up the sender and starts its thread. 0, or -1 with the reason in err. */
@@ -83,6 +85,10 @@ int rm_http_failing(struct rm_http_sender *s);
 
 /* Main thread: prints the sender's state change on stderr (once per change) unless quiet. */
 void rm_http_say(struct rm_http_sender *s, int quiet);
+
+/* How long close may wait for the sender: `healthy` when the last request landed and none
+ * has hung for a second, else `troubled`. */
+int64_t rm_http_close_bound(struct rm_http_sender *s, int64_t healthy, int64_t troubled);
 
 /* Waits until the sender is idle or deadline_mono passes (requests are cut at the deadline).
  * 1: idle, 0: not. */
