@@ -73,9 +73,14 @@ static int put_esc(struct influx *x, const char *s, size_t n, const char *specia
         x->batch = nb;
         x->cap = cap;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (strchr(special, s[i]) && s[i]) x->batch[x->len++] = '\\';
-        x->batch[x->len++] = s[i];
+    if (!*special) { /* nothing to escape: numbers, the tags made at open */
+        memcpy(x->batch + x->len, s, n);
+        x->len += n;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            if (s[i] && strchr(special, s[i])) x->batch[x->len++] = '\\';
+            x->batch[x->len++] = s[i];
+        }
     }
     x->batch[x->len] = '\0';
     return 0;
