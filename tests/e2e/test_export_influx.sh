@@ -40,6 +40,21 @@ want_ms=$(python3 -c "import datetime,sys; print(int(datetime.datetime.fromisofo
 expect_eq "--influx-file: the time is gpu.csv's ts in milliseconds" "$want_ms" \
     "$(head -n 1 "$LP" | awk '{ print $NF }')"
 
+# SLURM's job as a tag; rows through rollover (several sealed gpu files): none lost.
+LP2=$T/roll.lp
+SLURM_JOB_ID=77 SLURM_ARRAY_JOB_ID=70 SLURM_ARRAY_TASK_ID=3 FAKE_SMI_GPUS=2 \
+    "$RUNMON" record -q -o "$T/r" -i 0.1 --rollover-mb 0.005 --retention-files 0 \
+    --retention-total-mb 0 --influx-file "$LP2" -- sleep 2.5
+d=$(session_dir "$T/r")
+nseg=$(ls "$d"/gpu-*.csv 2>/dev/null | wc -l)
+check "rollover: the gpu stream was sealed several times ($nseg files)" test "$nseg" -ge 2
+total=0
+for f in "$d"/gpu*.csv; do total=$((total + $(rows "$f"))); done
+expect_eq "rollover: one runmon_gpu line per row of every gpu file" "$total" \
+    "$(grep -c '^runmon_gpu,' "$LP2")"
+expect_eq "an array task's job tag is ARRAYJOB_TASK" 1 \
+    "$(head -n 1 "$LP2" | grep -c '^runmon_gpu,session=[^,]*,host=[^,]*,job=70_3,gpu=0,')"
+
 # --- the real server ---------------------------------------------------------------------
 if ! command -v influxd >/dev/null 2>&1; then
     echo "ok $((_t_n + 1)) # skip influxd not installed (Debian package influxdb; .ci/deps.sh test)"
