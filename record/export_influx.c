@@ -385,12 +385,15 @@ static void influx_poll(void *self, struct rm_tick *t)
         fill(x);
         to_file(x);
     } else {
-        rm_http_say(&x->tx, x->quiet);
+        rm_http_say(&x->tx, x->quiet, t);
         if (!rm_http_idle(&x->tx)) return; /* a batch in flight or retried: rows wait in files */
         x->rows_sent += x->inflight;
         x->inflight = 0;
         fill(x);
-        if (x->lines && rm_http_offer(&x->tx, x->batch, x->len, 0)) x->inflight = x->lines;
+        if (x->lines && rm_http_offer(&x->tx, x->batch, x->len, 0))
+            x->inflight = x->lines;
+        else
+            x->rows_dropped += x->lines; /* no memory for its copy: the feed has moved on */
     }
     report_lost(x, x->port);
 }
@@ -432,7 +435,7 @@ static void influx_close(void *self, const struct rm_snapshot *snap)
             x->inflight = x->lines;
             last_offer = rm_now_monotonic_ns();
         }
-        rm_http_say(&x->tx, x->quiet);
+        rm_http_say(&x->tx, x->quiet, NULL);
         int unsent_batch = rm_http_sender_stop(&x->tx);
         uint64_t left = 0;
         for (int s = 0; s < RM_STREAM_COUNT; s++)

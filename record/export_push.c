@@ -252,7 +252,7 @@ static void push_poll(void *self, struct rm_tick *t)
 {
     struct push *p = self;
     int64_t now = t->now_mono_ns;
-    rm_http_say(&p->tx, p->quiet);
+    rm_http_say(&p->tx, p->quiet, t);
     if (now < p->next_mono_ns) return;
     long n = render(p, rm_tick_snapshot(t));
     if (n >= 0) rm_http_offer(&p->tx, p->buf, (size_t)n, 1);
@@ -267,7 +267,7 @@ static void push_close(void *self, const struct rm_snapshot *snap)
     if (n >= 0) rm_http_offer(&p->tx, p->buf, (size_t)n, 1);
     int64_t bound = rm_http_close_bound(&p->tx, PUSH_CLOSE_NS, PUSH_CLOSE_FAILING_NS);
     rm_http_wait_idle(&p->tx, rm_now_monotonic_ns() + bound);
-    rm_http_say(&p->tx, p->quiet);
+    rm_http_say(&p->tx, p->quiet, NULL);
     if (rm_http_sender_stop(&p->tx) && !p->quiet)
         fprintf(stderr, "runmon record: --pushgateway %s: the final push was not sent (%s)\n",
                 p->tx.shown, p->tx.last_error[0] ? p->tx.last_error : "no answer in time");

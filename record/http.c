@@ -12,6 +12,7 @@
 
 #include "base/rm_time.h"
 #include "monitor/policy.h"
+#include "record/exporters.h"
 
 void rm_http_shown_url(const char *url, char *out, size_t cap)
 {
@@ -315,7 +316,7 @@ int rm_http_failing(struct rm_http_sender *s)
     return f;
 }
 
-void rm_http_say(struct rm_http_sender *s, int quiet)
+int rm_http_message(struct rm_http_sender *s, char *out, size_t cap)
 {
     pthread_mutex_lock(&s->mu);
     int due = s->message_due, failing = s->failing;
@@ -324,14 +325,15 @@ void rm_http_say(struct rm_http_sender *s, int quiet)
     uint64_t failures = s->failures;
     s->message_due = 0;
     pthread_mutex_unlock(&s->mu);
-    if (!due || quiet) return;
+    if (!due) return 0;
     if (failing)
-        fprintf(stderr,
-                "runmon record: %s %s: %s (retrying with back-off; the recording goes on)\n",
-                s->who, s->shown, why);
+        snprintf(out, cap,
+                 "runmon record: %s %s: %s (retrying with back-off; the recording goes on)", s->who,
+                 s->shown, why);
     else
-        fprintf(stderr, "runmon record: %s %s: sending again (after %llu failed tries)\n", s->who,
-                s->shown, (unsigned long long)failures);
+        snprintf(out, cap, "runmon record: %s %s: sending again (after %llu failed tries)", s->who,
+                 s->shown, (unsigned long long)failures);
+    return 1;
 }
 
 int64_t rm_http_close_bound(struct rm_http_sender *s, int64_t healthy, int64_t troubled)
@@ -395,4 +397,14 @@ int rm_http_sender_stop(struct rm_http_sender *s)
     memset(&s->next, 0, sizeof s->next);
     memset(&s->cur, 0, sizeof s->cur);
     return unsent;
+}
+
+void rm_http_say(struct rm_http_sender *s, int quiet, struct rm_tick *t)
+{
+    char line[1024];
+    if (!rm_http_message(s, line, sizeof line) || quiet) return;
+    if (t)
+        rm_exporters_say(t->list, line);
+    else
+        fprintf(stderr, "%s\n", line);
 }

@@ -83,8 +83,15 @@ int rm_http_idle(struct rm_http_sender *s);
 /* 1 while the last request failed. */
 int rm_http_failing(struct rm_http_sender *s);
 
-/* Main thread: prints the sender's state change on stderr (once per change) unless quiet. */
-void rm_http_say(struct rm_http_sender *s, int quiet);
+/* Main thread: 1 and the line to print (safe text, no newline) when the sender started
+ * failing or recovered since the last call; else 0. The exporter prints it through
+ * rm_exporters_say in poll (the status line clears itself first), on stderr in close. */
+int rm_http_message(struct rm_http_sender *s, char *out, size_t cap);
+
+/* Prints that line unless quiet: in poll (t given) through the list, so the status line
+ * clears itself first; in close (t NULL) on stderr. */
+struct rm_tick;
+void rm_http_say(struct rm_http_sender *s, int quiet, struct rm_tick *t);
 
 /* How long close may wait for the sender: `healthy` when the last request landed and none
  * has hung for a second, else `troubled`. */
