@@ -2,6 +2,12 @@
 # runmon record --influx URL / --influx-file PATH against a real InfluxDB 1.x (Debian's
 # influxdb: influxd started here on loopback, free ports, a temp config, no systemd): a query
 # per measurement returns the rows the session's CSV files hold, none lost, none doubled;
+# A URL without a path gets /write (and precision=ms).
+FAKE_SMI_GPUS=1 "$RUNMON" record -q -o "$T/np" -i 0.2 --influx "$BASE?db=runmon" -- sleep 1
+d=$(session_dir "$T/np")
+expect_eq "a URL without a path: /write is added, the rows arrive" "$(rows "$d/gpu.csv")" \
+    "$(icount runmon_gpu utilization.gpu "$(basename "$d")")"
+
 # influxd stopped mid-run and started again: the outage's rows are sent afterwards.
 . "$(dirname "$0")/lib.sh"
 
@@ -54,6 +60,18 @@ expect_eq "rollover: one runmon_gpu line per row of every gpu file" "$total" \
     "$(grep -c '^runmon_gpu,' "$LP2")"
 expect_eq "an array task's job tag is ARRAYJOB_TASK" 1 \
     "$(head -n 1 "$LP2" | grep -c '^runmon_gpu,session=[^,]*,host=[^,]*,job=70_3,gpu=0,')"
+
+# Bad input: a file that cannot be opened, a URL with a space.
+"$RUNMON" record -q -o "$T/bad" --no-gpu --influx-file "$T/no/such/dir/x.lp" --duration 1 2>"$T/bad1"
+expect_eq "--influx-file in a missing folder: exit 2" 2 $?
+expect_match "--influx-file in a missing folder: a clear message" \
+    "^runmon record: --influx-file: cannot open .*/no/such/dir/x.lp: No such file or directory$" \
+    "$(cat "$T/bad1")"
+"$RUNMON" record -q -o "$T/bad" --no-gpu --influx 'http://a:b@h :1/write' --duration 1 2>"$T/bad2"
+expect_eq "--influx URL with a space: exit 2" 2 $?
+expect_eq "--influx URL with a space: a clear message without the password" \
+    "runmon record: --influx: the URL 'http://h :1/write' holds a space, a control character or a non-ASCII byte (percent-encode it)" \
+    "$(cat "$T/bad2")"
 
 # --- the real server ---------------------------------------------------------------------
 if ! command -v influxd >/dev/null 2>&1; then
