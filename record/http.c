@@ -156,6 +156,7 @@ static void *sender_main(void *arg)
 {
     struct rm_http_sender *s = arg;
     struct sender_priv *pv = (struct sender_priv *)s->curl_priv;
+    pthread_setname_np(pthread_self(), "rm-http"); /* for top -H and the bench */
     pthread_mutex_lock(&s->mu);
     while (!s->stop) {
         if (s->have_next) { /* newer than cur (a PUT: only the newest matters) */
