@@ -33,7 +33,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing
            -Wformat=2 -Wwrite-strings -D_GNU_SOURCE
 DEPFLAGS = -MMD -MP
 INCS    := -I.
-LIBS    := -lcsv -ljansson -lpcre2-8 -lncursesw -lcurl -lpthread -lm
+LIBS    := -lcsv -ljansson -lpcre2-8 -lncursesw -lpthread -lm
 REL_CFLAGS  := $(WARN) $(INCS) -O2 -g $(CPPFLAGS) $(CFLAGS)
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TEST_CFLAGS := $(WARN) $(INCS) -O1 -g $(ASAN_FLAGS) $(CFLAGS)

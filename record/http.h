@@ -31,8 +31,9 @@
  * Always NUL-terminated (cut at cap). */
 void rm_http_shown_url(const char *url, char *out, size_t cap);
 
-/* libcurl's global set-up, once per process: call from an exporter's open (before any
- * worker thread exists). 0, or -1 with the reason in err. */
+/* libcurl loaded (dlopen: no runmon command but these writers pays for its libraries) and
+ * its global set-up, once per process: from an exporter's open, before any worker thread
+ * exists (rm_http_sender_start calls it too). 0, or -1 with the reason in err. */
 int rm_http_global_init(char *err, size_t errlen);
 
 struct rm_http_body {

@@ -97,4 +97,7 @@ d=$(session_dir "$T/enone")
 check "export_rows counts the rows not sent" \
     test "$(event_data "$d" export_rows | jq -r .rows_unsent)" -gt 0
 
+# libcurl is loaded by the HTTP writers only: no other command pays for its libraries.
+expect_eq "runmon is not linked against libcurl" 0 "$(ldd "$RUNMON" | grep -c libcurl)"
+
 done_testing
