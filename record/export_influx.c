@@ -344,7 +344,11 @@ static int influx_open(void *self, const struct rm_exporter_env *env, char *err,
         snprintf(err, errlen, "--influx: the URL is too long");
         return -1;
     }
-    if (rm_http_global_init(err, errlen) < 0) return -1;
+    char why[256];
+    if (rm_http_global_init(why, sizeof why) < 0) {
+        snprintf(err, errlen, "--influx: %s", why);
+        return -1;
+    }
     if (influx_open_common(x, env, err, errlen) < 0) return -1;
     if (rm_http_sender_start(&x->tx, "--influx", "POST", url, "text/plain; charset=utf-8",
                              env->port, err, errlen) < 0) {

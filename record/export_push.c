@@ -134,7 +134,11 @@ static int push_open(void *self, const struct rm_exporter_env *env, char *err, s
     struct push *p = self;
     const struct rm_record_opts *o = env->opts;
     p->quiet = env->port->quiet;
-    if (rm_http_global_init(err, errlen) < 0) return -1;
+    char why[256];
+    if (rm_http_global_init(why, sizeof why) < 0) {
+        snprintf(err, errlen, "--pushgateway: %s", why);
+        return -1;
+    }
     char url[8192];
     if (group_url(url, sizeof url, o->pushgateway, o, env->port->sess->host) < 0) {
         snprintf(err, errlen, "--pushgateway: the grouping key is too long (sweep and params)");
