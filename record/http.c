@@ -245,7 +245,6 @@ static void *sender_main(void *arg)
         json_t *ev = NULL;
         const char *evname = NULL;
         if (rc == 0) {
-            s->have_cur = 0;
             s->sent++;
             s->backoff_ns = 0;
             if (s->failing) {
@@ -273,12 +272,14 @@ static void *sender_main(void *arg)
                 ev = state_event(s);
             }
         }
-        pthread_cond_broadcast(&s->cv);
         if (ev) {
             pthread_mutex_unlock(&s->mu); /* the run log's writer takes its own lock */
             rm_port_event(s->port, evname, ev);
             pthread_mutex_lock(&s->mu);
         }
+        /* Idle only now: whoever waits for it (close) finds the event in the run log. */
+        if (rc == 0) s->have_cur = 0;
+        pthread_cond_broadcast(&s->cv);
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
