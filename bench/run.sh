@@ -228,6 +228,61 @@ if want recorder; then
     [ -n "${BENCH_RECORDER_BASE:-}" ] && ratio "this build / base build CPU (same window)" "$this_own" "$own"
 fi
 
+# ---- Recorder: the Pushgateway and InfluxDB writers (issue 21) -------------------------------
+# Three recorders at the same time, in the same window (so they see the same load on a shared
+# machine), 8 fake GPUs at 0.1 s beside `sleep`: one with no exporter, one with --influx, one
+# with --pushgateway --push-interval 1. The servers are a local python3 HTTP server that
+# answers 204 to every request (its own CPU is not runmon's, and not counted). Goal: each
+# within 1.2x of the recorder's CPU without it.
+if want record-export; then
+    WARM=${BENCH_EXPORT_WARMUP:-3} XSECS=${BENCH_EXPORT_SECONDS:-20}
+    section "record: cost of --influx and --pushgateway (8 fake GPUs x 0.1 s, $XSECS s window, all three at once)"
+    echo "  (2 shared cores: figures vary from run to run; compare within one run)"
+    cat >"$B/204.py" <<'PYEOF'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def h(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(204); self.send_header("Content-Length", "0"); self.end_headers()
+    do_PUT = do_POST = h
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PYEOF
+    python3 "$B/204.py" >"$B/204.port" &
+    srv=$!
+    for _ in $(seq 50); do [ -s "$B/204.port" ] && break; sleep 0.1; done
+    port=$(cat "$B/204.port")
+    declare -A xargs_=([off]="" [influx]="--influx http://127.0.0.1:$port/write?db=bench"
+        [push]="--pushgateway http://127.0.0.1:$port --push-interval 1") xpid=() xc0=() xc1=()
+    for l in off influx push; do
+        env PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 \
+            FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
+            "$BUILD/runmon" record -q -o "$B/x-$l" -i 0.1 ${xargs_[$l]} -- sleep $((WARM + XSECS + 30)) &
+        xpid[$l]=$!
+    done
+    sleep "$WARM"
+    for l in off influx push; do xc0[$l]=$(cpu_ns "${xpid[$l]}"); done
+    t0=$(now_ns)
+    sleep "$XSECS"
+    for l in off influx push; do xc1[$l]=$(cpu_ns "${xpid[$l]}"); done
+    secs=$(awk -v d=$(($(now_ns) - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+    for l in off influx push; do
+        hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/${xpid[$l]}/status")
+        kill -INT "${xpid[$l]}"; wait "${xpid[$l]}" || true
+        figure "$l: runmon itself: CPU" "$(pct $((xc1[$l] - xc0[$l])) "$secs")" "% of one core"
+        figure "$l: runmon itself: peak RSS" "$(mib "$hwm")" "MiB"
+    done
+    kill "$srv"; wait "$srv" 2>/dev/null || true
+    ratio "--influx / no exporter CPU (goal <= 1.2)" $((xc1[influx] - xc0[influx])) $((xc1[off] - xc0[off]))
+    ratio "--pushgateway -i 1 / no exporter CPU (goal <= 1.2)" $((xc1[push] - xc0[push])) $((xc1[off] - xc0[off]))
+    sent=$(jq -r 'select(.event == "export_rows") | .data.rows_sent' "$B"/x-influx/[0-9]*/runlog.jsonl)
+    figure "--influx: rows sent" "$sent" "rows"
+    figure "--influx: gpu.csv rows" "$(($(cat "$B"/x-influx/[0-9]*/gpu.csv | wc -l) - 1))" "rows"
+fi
+
 # ---- Recorder: the per-process collector ----------------------------------------------------
 # The same recording twice, one after the other: 8 fake GPUs at 0.1 s with a workload of
 # BENCH_APPS_PER_GPU `sleep` processes per GPU (bench/apps_workload.sh, named to the fake's

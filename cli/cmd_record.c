@@ -13,6 +13,7 @@
 #include "base/fileio.h"
 #include "base/termsafe.h"
 #include "monitor/gpu_collectors.h"
+#include "record/http.h"
 #include "record/recorder.h"
 #include "runlog/kvargs.h"
 #include "sink/sink.h"
@@ -55,6 +56,21 @@ static void usage(FILE *out)
         "      --prom-textfile PATH  keep PATH (e.g. DIR/runmon.prom for node_exporter's\n"
         "                            textfile collector) rewritten with the latest values;\n"
         "                            at the end only the session's final status stays\n"
+        "      --pushgateway URL     push the run's figures to a Prometheus Pushgateway at URL\n"
+        "                            (http://HOST:9091) when it ends: one group per sweep\n"
+        "                            configuration (job=runmon, sweep, the --param values;\n"
+        "                            without --sweep, the host), replaced at each push\n"
+        "      --push-interval S     also push the current figures every S seconds (1 to\n"
+        "                            86400) while recording\n"
+        "      --influx URL          stream the gpu, cpu, proc and apps rows as InfluxDB line\n"
+        "                            protocol to URL (http://HOST:8086/write?db=NAME; 1.x\n"
+        "                            write API), at most one request a second\n"
+        "      --influx-file PATH    append the same lines to PATH (for Telegraf or\n"
+        "                            'influx -import')\n"
+        "                            A server that fails or hangs never stops or slows the\n"
+        "                            recording: requests time out (5 s), are retried with\n"
+        "                            back-off and reported in the run log; the end waits at\n"
+        "                            most 5 s for them. Credentials in a URL are never shown\n"
         "      --flush-seconds S     fdatasync the active files and update the session's\n"
         "                            state.json and the sink's sink.json at least every S\n"
         "                            seconds (default 2)\n"
@@ -139,6 +155,7 @@ enum {
 enum { OPT_PROM = 300 }; /* --prom-textfile */
 enum { OPT_PARENTS = 310 };
 enum { OPT_SWEEP = 320, OPT_PARAM };
+enum { OPT_PUSHGW = 330, OPT_PUSH_INTERVAL, OPT_INFLUX, OPT_INFLUX_FILE };
 static int want_parents; /* --parents: create the folders above -o DIR too */
 static const struct option longopts[] = {
     {"output", required_argument, 0, 'o'},
@@ -154,6 +171,10 @@ static const struct option longopts[] = {
     {"critical-threshold", required_argument, 0, OPT_CRIT},
     {"duration", required_argument, 0, OPT_DURATION},
     {"prom-textfile", required_argument, 0, OPT_PROM},
+    {"pushgateway", required_argument, 0, OPT_PUSHGW},
+    {"push-interval", required_argument, 0, OPT_PUSH_INTERVAL},
+    {"influx", required_argument, 0, OPT_INFLUX},
+    {"influx-file", required_argument, 0, OPT_INFLUX_FILE},
     {"telemetry-sink-dir", required_argument, 0, 'o'},
     {"flush-seconds", required_argument, 0, OPT_FLUSH_S},
     {"telemetry-flush-seconds", required_argument, 0, OPT_FLUSH_S},
@@ -202,6 +223,32 @@ static int check_text(const char *what, const char *shown, const char *part, con
     if (!why) return 0;
     say_given(what, shown);
     fprintf(stderr, ": %s %s\n", part, why);
+    return -1;
+}
+
+/* A server's URL: http:// or https://, a host, no spaces or control characters. 0, or -1 with
+ * the reason printed (the URL itself never: it may hold a password). */
+static int check_url(const char *opt, const char *url)
+{
+    const char *why = NULL;
+    const char *rest = !strncmp(url, "http://", 7)    ? url + 7
+                       : !strncmp(url, "https://", 8) ? url + 8
+                                                      : NULL;
+    if (!rest)
+        why = "must start with http:// or https://";
+    else if (!*rest || strchr("/?#", *rest))
+        why = "has no host";
+    else
+        for (const char *p = url; *p && !why; p++)
+            if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f)
+                why = "holds a space, a control character or a non-ASCII byte (percent-encode "
+                      "it)";
+    if (!why) return 0;
+    char shown[512];
+    rm_http_shown_url(url, shown, sizeof shown);
+    fprintf(stderr, "runmon record: %s: the URL '", opt);
+    rm_fput_safe(stderr, shown);
+    fprintf(stderr, "' %s\n", why);
     return -1;
 }
 
@@ -291,6 +338,24 @@ static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
         }
         o->prom_textfile = optarg;
         break;
+    case OPT_PUSHGW:
+        if (check_url("--pushgateway", optarg) < 0) return -1;
+        o->pushgateway = optarg;
+        break;
+    case OPT_PUSH_INTERVAL:
+        if (parse_seconds("--push-interval", optarg, 1, 86400, &o->push_interval_s) < 0) return -1;
+        break;
+    case OPT_INFLUX:
+        if (check_url("--influx", optarg) < 0) return -1;
+        o->influx = optarg;
+        break;
+    case OPT_INFLUX_FILE:
+        if (!*optarg) {
+            fprintf(stderr, "runmon record: --influx-file is empty\n");
+            return -1;
+        }
+        o->influx_file = optarg;
+        break;
     case OPT_FLUSH_S:
         if (parse_seconds("--flush-seconds", optarg, 0.01, 86400, &o->flush_s) < 0) return -1;
         break;
@@ -355,6 +420,10 @@ static int check_args(int argc, char **argv, struct rm_record_opts *o)
             fprintf(stderr, "runmon record: expected '-- COMMAND', got '%s'\n", argv[optind]);
             return -1;
         }
+    }
+    if (o->push_interval_s > 0 && !o->pushgateway) {
+        fprintf(stderr, "runmon record: --push-interval needs --pushgateway URL\n");
+        return -1;
     }
     if (o->command && o->duration_s > 0) {
         fprintf(stderr, "runmon record: --duration is for recording without a COMMAND\n");

@@ -12,10 +12,18 @@
  * on by its own option (its wanted()). A new exporter is its file and one line here. */
 extern const struct rm_exporter_ops rm_exporter_status;        /* record/export_status.c */
 extern const struct rm_exporter_ops rm_exporter_prom_textfile; /* record/export_prom.c */
+extern const struct rm_exporter_ops rm_exporter_pushgateway;   /* record/export_push.c */
+extern const struct rm_exporter_ops rm_exporter_influx;        /* record/export_influx.c */
+extern const struct rm_exporter_ops rm_exporter_influx_file;   /* record/export_influx.c */
+/* clang-format off */
 static const struct rm_exporter_ops *const table[] = {
     &rm_exporter_status,
     &rm_exporter_prom_textfile,
+    &rm_exporter_pushgateway,
+    &rm_exporter_influx,
+    &rm_exporter_influx_file,
 };
+/* clang-format on */
 
 static void init_list(struct rm_exporters *l)
 {

@@ -32,6 +32,10 @@ struct rm_record_opts {
     const char *params_json; /* --param KEY=VALUE as one JSON object's text, or NULL */
     const char *proc_root;
     const char *prom_textfile; /* --prom-textfile PATH, NULL: no export */
+    const char *pushgateway;   /* --pushgateway URL (record/export_push.c), NULL: none */
+    double push_interval_s;    /* --push-interval S: also push while recording (0: at the end) */
+    const char *influx;        /* --influx URL (record/export_influx.c), NULL: none */
+    const char *influx_file;   /* --influx-file PATH: the same lines into a file, NULL: none */
     /* The telemetry sink (sink/sink.h). */
     double flush_s;            /* --flush-seconds: fdatasync + manifest at least this often */
     double rollover_mb;        /* --rollover-mb: seal the active file at this size (0: never) */
