@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "model/job.h"
 #include "model/streams.h"
 
 #define RM_MAX_GPUS 64
@@ -29,6 +30,16 @@ struct rm_gpu_info {
     char name[128];
     char pci_bus_id[32];
     double memory_total_mb; /* NaN when nvidia-smi did not report it */
+};
+
+/* How the recorded GPUs were chosen (monitor/gpu_select.h): session.json's gpu_selection. */
+#define RM_GPU_CHOICE_WARNINGS 4
+struct rm_gpu_choice {
+    char by[32];     /* the variable that decided, "--all-gpus", or "" (nothing named them) */
+    char value[512]; /* what it held */
+    int visible;     /* how many GPUs nvidia-smi showed */
+    char warning[RM_GPU_CHOICE_WARNINGS][512];
+    int nwarnings;
 };
 
 /* Collectors are indexed by their stream (model/streams.h): one collector per stream. */
@@ -61,6 +72,8 @@ struct rm_session {
     struct rm_gpu_info gpus[RM_MAX_GPUS];
     int ngpus;
     char driver_version[64];
+    struct rm_gpu_choice gpu_choice;
+    struct rm_job job; /* the batch job it runs in (job.known 0: none) */
     struct rm_collector_health collectors[RM_COL_COUNT];
     int64_t max_sample_lateness_ns; /* the CPU sampler's worst distance from its schedule */
     uint64_t cpu_samples;

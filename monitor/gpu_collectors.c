@@ -116,7 +116,8 @@ static void threshold_check(struct rm_gpu_ctx *g, int slot)
     double total = g->col_mem_total >= 0
                        ? rm_smi_number(g->field[g->col_mem_total], g->field_len[g->col_mem_total])
                        : NAN;
-    if (!isfinite(total) && slot < s->ngpus) total = s->gpus[slot].memory_total_mb;
+    for (int i = 0; !isfinite(total) && i < s->ngpus; i++)
+        if (s->gpus[i].index == slot) total = s->gpus[i].memory_total_mb;
     enum rm_level crossed;
     g->level[slot] =
         rm_threshold_step(g->level[slot], used, total, s->warn_pct, s->crit_pct, &crossed);
@@ -201,12 +202,11 @@ void rm_dmon_on_flush(void *ctx)
     rm_stream_flush(&d->out);
 }
 
-int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,
-                     size_t errlen, int *spawn_errno)
+/* Runs nvidia-smi with argv and keeps what it prints (cut at cap-1 bytes), for at most
+ * timeout_ms. Returns its wait status (-1 unknown), or -2 when it could not start. */
+static int smi_capture(const char *const *argv, char *out, size_t cap, int timeout_ms,
+                       int *timed_out, char *err, size_t errlen, int *spawn_errno)
 {
-    const char *argv[] = {nvidia_smi,
-                          "--query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version",
-                          "--format=csv,noheader,nounits", NULL};
     rm_child c;
     rm_child_init(&c);
     rm_child_opts o = {.new_pgrp = true,
@@ -217,31 +217,53 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
     *spawn_errno = rm_child_spawn(&c, argv, &o);
     if (*spawn_errno) {
         snprintf(err, errlen, "%s", c.errmsg);
-        return -1;
+        return -2;
     }
-    char out[65536];
     size_t used = 0;
     int64_t deadline = rm_now_monotonic_ns() + (int64_t)timeout_ms * RM_NS_PER_MS;
-    int timed_out = 0;
+    *timed_out = 0;
     for (;;) {
         int64_t left = deadline - rm_now_monotonic_ns();
         if (left <= 0) {
-            timed_out = 1;
+            *timed_out = 1;
             break;
         }
         struct pollfd p = {.fd = c.out_fd, .events = POLLIN};
         if (poll(&p, 1, (int)(left / RM_NS_PER_MS) + 1) < 0 && errno != EINTR) break;
         if (!p.revents) continue;
-        ssize_t n = read(c.out_fd, out + used, sizeof out - 1 - used);
+        ssize_t n = read(c.out_fd, out + used, cap - 1 - used);
         if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
         if (n <= 0) break;
         used += (size_t)n;
-        if (used == sizeof out - 1) break;
+        if (used == cap - 1) break;
     }
     out[used] = '\0';
     rm_child_stop(&c, 300);
     int status = c.reaped ? c.wstatus : -1;
     rm_child_release(&c);
+    return status;
+}
+
+int rm_smi_list(const char *nvidia_smi, char *out, size_t cap, int timeout_ms)
+{
+    const char *argv[] = {nvidia_smi, "-L", NULL};
+    char err[256];
+    int timed_out, spawn_errno;
+    int st = smi_capture(argv, out, cap, timeout_ms, &timed_out, err, sizeof err, &spawn_errno);
+    return st == -2 || timed_out ? -1 : 0;
+}
+
+int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,
+                     size_t errlen, int *spawn_errno)
+{
+    const char *argv[] = {nvidia_smi,
+                          "--query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version",
+                          "--format=csv,noheader,nounits", NULL};
+    char out[65536];
+    int timed_out = 0;
+    int status =
+        smi_capture(argv, out, sizeof out, timeout_ms, &timed_out, err, errlen, spawn_errno);
+    if (status == -2) return -1;
 
     struct csv_parser p;
     if (csv_init(&p, 0) != 0) {
