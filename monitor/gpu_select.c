@@ -175,8 +175,8 @@ static void cuda_list(const struct rm_gpu_info *gpus, int ngpus, const char *v, 
             for (int k = 0; k < i; k++)
                 rest = strchr(rest, ',') + 1;
             warn(sel,
-                 "CUDA_VISIBLE_DEVICES='%.100s': entry %d ('%.100s') %s; like CUDA, runmon takes "
-                 "only the entries before it, not '%.100s'",
+                 "CUDA_VISIBLE_DEVICES='%.100s': entry %d ('%.100s') %s; like CUDA, runmon reads "
+                 "only the entries before it (ignored: '%.100s')",
                  v, i + 1, tok[i], p < 0 ? "names no GPU here" : "repeats a GPU", rest);
             return;
         }

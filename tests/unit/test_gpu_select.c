@@ -103,7 +103,7 @@ static void test_cuda_cut_at_first_invalid(void **state)
     assert_string_equal(chosen(&sel), "0");
     assert_int_equal(sel.nwarnings, 1);
     assert_non_null(strstr(sel.warning[0], "entry 2"));
-    assert_non_null(strstr(sel.warning[0], "',x'"));
+    assert_non_null(strstr(sel.warning[0], "ignored: ',x'"));
     /* Out of range, a repeat, a prefix that fits two GPUs: each cuts there. */
     pick((const char *const[]){"CUDA_VISIBLE_DEVICES=2,9,1", NULL}, 0, NULL);
     assert_string_equal(chosen(&sel), "2");

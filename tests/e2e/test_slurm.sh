@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Issue 21 §1: runmon under a real SLURM (Debian's slurm-wlm and munge, started here by
+# slurm_lib.sh): one node with 4 gres GPUs, the fake nvidia-smi showing 4. An array of 4 tasks
+# with 2 GPUs each runs two at a time; each session records only its own 2 GPUs, carries its
+# job, array and task ids, and the sweep table shows the 4 runs. Skips where SLURM cannot run.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/slurm_lib.sh"
+export PATH="$FAKEBIN:$PATH:/usr/sbin:/sbin" FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_GPUS=4
+unset CUDA_VISIBLE_DEVICES SLURM_JOB_GPUS SLURM_STEP_GPUS NVIDIA_VISIBLE_DEVICES RUNMON_SWEEP
+if ! slurm_up "$T/cluster" 4; then
+    echo "ok 1 - # SKIP SLURM cannot run here: $SLURM_SKIP"
+    echo "1..1"
+    exit 0
+fi
+trap 'slurm_down; _t_cleanup' EXIT
+ok "a one-node SLURM with 4 gres GPUs is up"
+K=$T/sink
+cat >"$T/task.sh" <<JOB
+#!/bin/bash
+exec "$RUNMON" record -q -o "$K" -i 0.2 -- sleep 2
+JOB
+chmod +x "$T/task.sh"
+out=$(sbatch --parsable --array=0-3 --gres=gpu:2 -o "$T/task-%a.out" "$T/task.sh" 2>&1); rc=$?
+expect_eq "sbatch --array=0-3 --gres=gpu:2: accepted" 0 "$rc"
+job=${out%%;*}
+if ! wait_for '[ -z "$(squeue -h -j "$job" 2>/dev/null)" ]' 90; then
+    not_ok "the array ends within 90 s" "$(squeue 2>&1)"
+fi
+cat "$T"/task-*.out 2>/dev/null | sed 's/^/# task: /'
+sessions=()
+for d in "$K"/*/; do
+    [ "$(basename "$d")" = latest ] || [ ! -f "$d/session.json" ] || sessions+=("${d%/}")
+done
+expect_eq "4 sessions, one per task" 4 "${#sessions[@]}"
+expect_eq "task ids 0-3" "0 1 2 3" \
+    "$(for s in "${sessions[@]}"; do jq -r .job.array_task_id "$s/session.json"; done | sort | xargs)"
+expect_eq "every session: the array job id, its own job id" "true" \
+    "$(for s in "${sessions[@]}"; do jq -c --arg j "$job" '.job.array_job_id == $j and (.job.job_id | test("^[0-9]+$")) and .job.partition == "test" and .job.nodes == 1 and .job.node != null' "$s/session.json"; done | sort -u | xargs)"
+expect_eq "every session: exactly 2 GPUs, those SLURM gave it" "true" \
+    "$(for s in "${sessions[@]}"; do jq -c '(.gpus | map(.index | tostring) | join(",")) == .job.gpus and (.gpus | length) == 2' "$s/session.json"; done | sort -u | xargs)"
+expect_eq "the GPU pairs: 0,1 twice and 2,3 twice (two tasks at a time)" "0,1 0,1 2,3 2,3" \
+    "$(for s in "${sessions[@]}"; do jq -r .job.gpus "$s/session.json"; done | sort | xargs)"
+expect_eq "gpu_selection: CUDA_VISIBLE_DEVICES decided, no warning" "true" \
+    "$(for s in "${sessions[@]}"; do jq -c '.gpu_selection.by == "CUDA_VISIBLE_DEVICES" and .gpu_selection.value == .job.gpus and .gpu_selection.visible == 4 and (.gpu_selection.warnings | length) == 0' "$s/session.json"; done | sort -u | xargs)"
+bad=""
+for s in "${sessions[@]}"; do
+    want=$(jq -r '.job.gpus | split(",") | join(" ")' "$s/session.json")
+    for f in gpu dmon apps; do
+        col=$(head -1 "$s/$f.csv" | tr ',' '\n' | grep -nxE 'index|gpu' | head -1 | cut -d: -f1)
+        got=$(tail -n +2 "$s/$f.csv" | cut -d, -f"$col" | sort -un | xargs)
+        [ "$got" = "$want" ] || bad="$bad $(basename "$s")/$f.csv:[$got]!=[$want]"
+    done
+done
+expect_eq "gpu.csv, dmon.csv, apps.csv: rows of the task's 2 GPUs only" "" "$bad"
+expect_eq "sweep slurm-<array job id>, parameter array_task = the task id" "true" \
+    "$(for s in "${sessions[@]}"; do jq -c --arg j "slurm-$job" '.sweep == $j and (.params.array_task | tostring) == .job.array_task_id' "$s/session.json"; done | sort -u | xargs)"
+expect_eq "the index: 4 end lines with the job" "0 1 2 3" \
+    "$(jq -r 'select(.event == "ended") | .job.array_task_id' "$K/index.jsonl" | sort | xargs)"
+"$RUNMON" sessions "$K" --summary --sweep "slurm-$job" --format json >"$T/sweep.json"; rc=$?
+expect_eq "sessions --summary --sweep slurm-<id>: exit 0" 0 "$rc"
+expect_eq "the sweep table: 4 runs" 4 "$(jq '.sessions | length' "$T/sweep.json")"
+expect_eq "the sweep table: array_task is its parameter" '["array_task"]' "$(jq -c .param_names "$T/sweep.json")"
+"$RUNMON" sessions "$K" --summary --sweep "slurm-$job" --format text >"$T/sweep.txt"
+expect_match "the text table has an ARRAY_TASK column" "ARRAY_TASK" "$(head -1 "$T/sweep.txt")"
+done_testing
