@@ -62,4 +62,30 @@ expect_eq "the sweep table: 4 runs" 4 "$(jq '.sessions | length' "$T/sweep.json"
 expect_eq "the sweep table: array_task is its parameter" '["array_task"]' "$(jq -c .param_names "$T/sweep.json")"
 "$RUNMON" sessions "$K" --summary --sweep "slurm-$job" --format text >"$T/sweep.txt"
 expect_match "the text table has an ARRAY_TASK column" "ARRAY_TASK" "$(head -1 "$T/sweep.txt")"
+
+# Multi-node recipe, on this one node: a step per node (srun --ntasks-per-node=1) records,
+# the workload's ranks write phases with their rank, and --job finds the job's sessions.
+K2=$T/sink2
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+export PYTHONPATH="$REPO/python"
+cat >"$T/multi.sh" <<JOB
+#!/bin/bash
+srun --ntasks-per-node=1 "$RUNMON" record -q --parents -o "$K2/\$(hostname -s)" -i 0.2 -- \
+    python3 -c 'import runmon, time; runmon.log_phase("step", 0.25); time.sleep(1)'
+JOB
+chmod +x "$T/multi.sh"
+out=$(sbatch --parsable -N1 --gres=gpu:1 -o "$T/multi.out" "$T/multi.sh" 2>&1); rc=$?
+expect_eq "sbatch of the srun recipe: accepted" 0 "$rc"
+job2=${out%%;*}
+wait_for '[ -z "$(squeue -h -j "$job2" 2>/dev/null)" ]' 60 || not_ok "the srun job ends within 60 s"
+sed 's/^/# multi: /' "$T/multi.out"
+s=$(session_dir "$K2/$(hostname -s)")
+expect_eq "srun step: job id, step 0, 1 task, 1 GPU, no sweep" \
+    "[\"$job2\",\"0\",1,1,null]" \
+    "$(jq -c '[.job.job_id, .job.step_id, .job.tasks, (.gpus | length), .sweep]' "$s/session.json")"
+expect_eq "the Python module's phase line carries the rank" 0 \
+    "$(jq -r 'select(.type == "phase" and .name == "step") | .rank' "$s/runlog.jsonl")"
+"$RUNMON" summary "$K2"/* --job "$job2" --format json >"$T/job.json" 2>"$T/job.err"; rc=$?
+expect_eq "summary --job: exit 0, the node's session found" "0 $(basename "$s")" \
+    "$rc $(jq -r '.session.id // .summaries[0].session.id' "$T/job.json")"
 done_testing
