@@ -88,4 +88,24 @@ expect_eq "the Python module's phase line carries the rank" 0 \
 "$RUNMON" summary "$K2"/* --job "$job2" --format json >"$T/job.json" 2>"$T/job.err"; rc=$?
 expect_eq "summary --job: exit 0, the node's session found" "0 $(basename "$s")" \
     "$rc $(jq -r '.session.id // .summaries[0].session.id' "$T/job.json")"
+
+# Ranks started by srun itself: contrib/slurm/runmon-wrap records in the node's first task;
+# the other task's phase lines reach the same run log with their rank.
+mkdir -p "$T/bin" && ln -sf "$RUNMON" "$T/bin/runmon"
+cat >"$T/wrap.sh" <<JOB
+#!/bin/bash
+export PATH="$T/bin:\$PATH" RUNMON_WRAP_SINK="$T/sink3" RUNMON_WRAP_ARGS="-i 0.2"
+srun --ntasks=2 --ntasks-per-node=2 "$REPO/contrib/slurm/runmon-wrap" \
+    python3 -c 'import runmon, time; time.sleep(0.5); runmon.log_phase("work", 0.5); time.sleep(1.5)'
+JOB
+chmod +x "$T/wrap.sh"
+out=$(sbatch --parsable -N1 -n2 --gres=gpu:2 -o "$T/wrap.out" "$T/wrap.sh" 2>&1)
+job3=${out%%;*}
+wait_for '[ -z "$(squeue -h -j "$job3" 2>/dev/null)" ]' 60 || not_ok "the wrapper job ends within 60 s"
+sed 's/^/# wrap: /' "$T/wrap.out"
+s=$(session_dir "$T/sink3")
+expect_eq "runmon-wrap: one session for the node's two tasks" 1 \
+    "$(ls -d "$T"/sink3/*/ 2>/dev/null | grep -vc /latest/)"
+expect_eq "runmon-wrap: both ranks' phases in its run log" "0 1" \
+    "$(jq -r 'select(.type == "phase" and .name == "work") | .rank' "$s/runlog.jsonl" | sort | xargs)"
 done_testing
