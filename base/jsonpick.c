@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,6 +149,13 @@ static bool skip_value(struct reader *r)
     }
 }
 
+/* The length of a key's member name: up to "[]." in a nested spec ("phases[].path,seconds"). */
+static size_t name_len(const char *key)
+{
+    const char *sub = strstr(key, "[].");
+    return sub ? (size_t)(sub - key) : strlen(key);
+}
+
 /* The index in keys of the member key held in r->kept (with its quotes), or n. */
 static size_t wanted(const struct reader *r, const char *const *keys, size_t n)
 {
@@ -164,31 +172,100 @@ static size_t wanted(const struct reader *r, const char *const *keys, size_t n)
         len = json_string_length(decoded);
     }
     size_t i = 0;
-    while (i < n && !(strlen(keys[i]) == len && !memcmp(keys[i], k, len)))
+    while (i < n && !(name_len(keys[i]) == len && !memcmp(keys[i], k, len)))
         i++;
     json_decref(decoded);
     return i;
 }
 
+static bool members(struct reader *r, const char *const *keys, size_t n, json_t *out);
+
+/* A nested spec's array ("NAME[].a,b"): each element that is an object keeps only members
+ * a and b (null for another element), so an array of thousands of rows costs a scan, not a
+ * tree. */
+static bool pick_rows(struct reader *r, const char *spec, json_t *out)
+{
+    char *list = rm_xstrdup(strstr(spec, "[].") + 3);
+    const char *sub[32];
+    size_t ns = 0;
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t && ns < 32;
+         t = strtok_r(NULL, ",", &save))
+        sub[ns++] = t;
+    bool ok = false;
+    blanks(r);
+    if (peek(r) != '[') { /* not an array: kept whole */
+        r->keep = true;
+        r->nkept = 0;
+        ok = skip_value(r);
+        r->keep = false;
+        json_t *v = ok ? json_loadb(r->kept, r->nkept, JSON_DECODE_ANY, NULL) : NULL;
+        if (v) json_object_set_new(out, "", v);
+        free(list);
+        return ok && v;
+    }
+    take(r);
+    json_t *rows = json_array();
+    blanks(r);
+    if (peek(r) == ']') {
+        take(r);
+        ok = true;
+    } else {
+        for (;;) {
+            blanks(r);
+            if (peek(r) == '{') {
+                json_t *o = json_object();
+                json_array_append_new(rows, o);
+                if (!members(r, sub, ns, o)) break;
+            } else {
+                if (!skip_value(r)) break;
+                json_array_append_new(rows, json_null());
+            }
+            blanks(r);
+            int c = take(r);
+            if (c == ']') {
+                ok = true;
+                break;
+            }
+            if (c != ',') break;
+        }
+    }
+    json_object_set_new(out, "", rows);
+    free(list);
+    return ok;
+}
+
 /* The members wanted of the object r reads, into out; false when it is not one object. */
-static bool pick(struct reader *r, const char *const *keys, size_t n, json_t *out)
+static bool members(struct reader *r, const char *const *keys, size_t n, json_t *out)
 {
     blanks(r);
     if (take(r) != '{') return false;
     blanks(r);
     if (peek(r) == '}') {
         take(r);
-    } else {
-        for (;;) {
-            blanks(r);
-            r->keep = true;
-            r->nkept = 0;
-            bool key = take(r) == '"' && skip_string(r);
-            r->keep = false;
-            if (!key) return false;
-            size_t w = wanted(r, keys, n);
-            blanks(r);
-            if (take(r) != ':') return false;
+        return true;
+    }
+    for (;;) {
+        blanks(r);
+        r->keep = true;
+        r->nkept = 0;
+        bool key = take(r) == '"' && skip_string(r);
+        r->keep = false;
+        if (!key) return false;
+        size_t w = wanted(r, keys, n);
+        blanks(r);
+        if (take(r) != ':') return false;
+        if (w < n && strstr(keys[w], "[].")) {
+            json_t *holder = json_object();
+            bool ok = pick_rows(r, keys[w], holder);
+            json_t *v = json_object_get(holder, "");
+            if (ok) {
+                char name[256];
+                snprintf(name, sizeof name, "%.*s", (int)name_len(keys[w]), keys[w]);
+                json_object_set(out, name, v);
+            }
+            json_decref(holder);
+            if (!ok) return false;
+        } else {
             r->keep = w < n;
             r->nkept = 0;
             bool ok = skip_value(r);
@@ -199,12 +276,18 @@ static bool pick(struct reader *r, const char *const *keys, size_t n, json_t *ou
                 if (!v) return false;
                 json_object_set_new(out, keys[w], v);
             }
-            blanks(r);
-            int c = take(r);
-            if (c == '}') break;
-            if (c != ',') return false;
         }
+        blanks(r);
+        int c = take(r);
+        if (c == '}') return true;
+        if (c != ',') return false;
     }
+}
+
+/* The file's one object, its wanted members into out. */
+static bool pick(struct reader *r, const char *const *keys, size_t n, json_t *out)
+{
+    if (!members(r, keys, n, out)) return false;
     blanks(r);
     return peek(r) < 0 && !r->failed; /* nothing after the object */
 }

@@ -13,6 +13,9 @@
  * when path cannot be read or is not one JSON object: the whole file is scanned, its strings,
  * escapes, brackets and separators checked (nested values are not checked beyond that, nor
  * UTF-8 in the members skipped). */
+/* A key "NAME[].a,b,c" picks member NAME, an array of objects, keeping only the members a, b
+ * and c of each (at most 32; an element that is not an object becomes null): a summary's
+ * thousands of phase rows cost a scan, not a tree (NAME that is not an array is kept whole). */
 json_t *rm_json_pick_file(const char *path, const char *const *keys, size_t n);
 
 #endif

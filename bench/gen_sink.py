@@ -22,6 +22,8 @@ def main():
     ap.add_argument("--dest", required=True)
     ap.add_argument("--count", type=int, required=True)
     ap.add_argument("--layout", choices=("new", "old"), default="new")
+    ap.add_argument("--sweep", help="index lines of one sweep: this name, params lr (4 values) "
+                    "and seed (the clone's number / 4), as runmon record --sweep/--param write")
     a = ap.parse_args()
 
     tid = os.readlink(os.path.join(a.template, "latest"))
@@ -79,6 +81,9 @@ def main():
         with open(os.path.join(d, "state.json"), "w") as f:
             f.write(state_text.replace(tid, sid))
         line = dict(line_tpl, session_id=sid)
+        if a.sweep:
+            line["sweep"] = a.sweep
+            line["params"] = {"lr": (0.1, 0.01, 0.001, 0.0001)[i % 4], "seed": i // 4}
         lines.append(json.dumps(line, separators=(",", ":")) + "\n")
 
     n = a.count

@@ -439,3 +439,54 @@ if want sink; then
     fi
     rm -rf "$K"
 fi
+
+# ---- Sweep table ------------------------------------------------------------------------------
+# `runmon sessions --summary --sweep s` (the sweep table: each run's index line and the members
+# of its summary.json it shows) on BENCH_SWEEP_RUNS (default 1000) runs of one sweep cloned from
+# one real recording with two phases (bench/gen_sink.py --sweep), in text and JSON, and with
+# --group-by; beside the plain `sessions` listing of the same sink (the baseline, measured in
+# the same run). Memory must not grow with the samples: the same table from a template that
+# recorded 4x as long (4x the samples) gives the second RSS figure. Best of 3 runs each.
+if want sweep; then
+    section "sweep table: sessions --summary on the runs of one sweep (goal: 1,000 runs under 1 s)"
+    N=${BENCH_SWEEP_RUNS:-1000}
+    W=$B/sweep
+    mkdir -p "$W"
+    export PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures"
+    sweep_best() { # CMD...: "seconds peak_kib" of the fastest of 3 runs
+        local i t0 t1 kib sec best=""
+        for ((i = 0; i < 3; i++)); do
+            t0=$(now_ns)
+            kib=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1)
+            t1=$(now_ns)
+            sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+            if [ -z "$best" ] || awk -v a="$sec" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+                best="$sec $kib"
+            fi
+        done
+        echo "$best"
+    }
+    for secs in 1.5 6; do
+        "$BUILD/runmon" record -q -o "$W/tpl$secs" -i 0.1 --sweep s --param lr=0.1 -- \
+            sh -c "'$BUILD/runmon' phase load -- sleep 0.3; '$BUILD/runmon' phase train -- sleep $secs"
+        python3 bench/gen_sink.py --template "$W/tpl$secs" --dest "$W/s$secs" --count "$N" --sweep s >/dev/null
+    done
+    S=$W/s1.5
+    samples() { jq '[.gpus[].samples] | add' "$1/$(readlink "$1/latest")/summary.json"; }
+    base=$(sweep_best "$BUILD/runmon" sessions "$S" --format json)
+    text=$(sweep_best env COLUMNS=100 "$BUILD/runmon" sessions "$S" --summary --sweep s --format text)
+    json=$(sweep_best "$BUILD/runmon" sessions "$S" --summary --sweep s --format json)
+    grp=$(sweep_best "$BUILD/runmon" sessions "$S" --summary --sweep s --group-by lr --format json)
+    long=$(sweep_best "$BUILD/runmon" sessions "$W/s6" --summary --sweep s --format json)
+    rows=$("$BUILD/runmon" sessions "$S" --summary --sweep s --format json | jq '.sessions | length')
+    [ "$rows" -eq "$N" ] || { echo "bench: the sweep table has $rows rows, not $N" >&2; exit 1; }
+    figure "baseline: sessions (the plain listing, JSON)" "${base% *}" "s"
+    figure "sessions --summary --sweep s, text ($N runs)" "${text% *}" "s"
+    figure "sessions --summary --sweep s, JSON" "${json% *}" "s"
+    figure "sessions --summary --sweep s --group-by lr, JSON" "${grp% *}" "s"
+    ratio "sweep table (JSON) / plain listing" "${json% *}" "${base% *}"
+    figure "sweep table peak RSS ($(samples "$W/tpl1.5") samples a run)" "$(awk -v k="${json#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
+    figure "sweep table peak RSS ($(samples "$W/tpl6") samples a run)" "$(awk -v k="${long#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
+    figure "  its time" "${long% *}" "s"
+    rm -rf "$W"
+fi

@@ -82,7 +82,7 @@ int rm_cmd_sessions(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *format = NULL, *sort_by = NULL, *sweep = NULL, *group_by = NULL;
-    const char *phases[64];
+    const char *phases[24]; /* beside the other figures, as many as the table has room for */
     size_t n_phases = 0;
     int rebuild = 0, summary = 0, wide = 0, device_vram = 0, c;
     optind = 1;
@@ -119,7 +119,7 @@ int rm_cmd_sessions(int argc, char **argv)
             break;
         case OPT_PHASE:
             if (n_phases == sizeof phases / sizeof *phases) {
-                fputs("runmon sessions: at most 64 --phase\n", stderr);
+                fputs("runmon sessions: at most 24 --phase\n", stderr);
                 return 2;
             }
             phases[n_phases++] = optarg;

@@ -10,6 +10,8 @@
 #include "sink/index.h"
 
 #define MAX_COLS 64
+#define MAX_FIGS 32  /* figures: 6 and the phase columns */
+#define FIXED_COLS 8 /* SESSION, HOST, RERUN, STATUS, EXIT, GPU, COMMAND; groups: 3 */
 #define CELL 2048
 #define ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
 
@@ -34,8 +36,9 @@ struct table {
     const struct rm_sweep *s;
     struct figure fig[MAX_COLS];
     size_t n_fig;
-    json_t *phases;   /* the phase columns' paths */
-    const char *vram; /* "workload" or "device": the headline VRAM column */
+    json_t *phases;         /* the phase columns' paths */
+    const char *vram;       /* "workload" or "device": the headline VRAM column */
+    size_t params_left_out; /* parameters the text table had no room for */
 };
 
 static double fig_value(const struct figure *g, const json_t *row)
@@ -48,7 +51,7 @@ static double fig_value(const struct figure *g, const json_t *row)
 static void add_fig(struct table *t, const char *row_key, const char *phase, const char *title,
                     enum unit u, int best)
 {
-    if (t->n_fig >= MAX_COLS / 2) return;
+    if (t->n_fig >= MAX_FIGS) return;
     struct figure *g = &t->fig[t->n_fig++];
     g->row_key = row_key;
     g->phase = phase;
@@ -90,6 +93,13 @@ static json_t *common_phases(const struct rm_sweep *s)
     return out;
 }
 
+/* json_array_extend that takes its reference. */
+static void json_array_extend_new(json_t *a, json_t *more)
+{
+    json_array_extend(a, more);
+    json_decref(more);
+}
+
 static void choose_figures(struct table *t)
 {
     const struct rm_sessions_opts *o = t->o;
@@ -103,21 +113,25 @@ static void choose_figures(struct table *t)
     if (any_value(t->s, "framework_peak_mb"))
         add_fig(t, "framework_peak_mb", NULL, "FRAMEWORK PEAK", U_MIB, -1);
     add_fig(t, "energy_wh", NULL, "ENERGY", U_WH, -1);
-    if (o->n_phases) {
-        t->phases = json_array();
+    json_t *want = json_array();
+    if (o->n_phases)
         for (size_t k = 0; k < o->n_phases; k++)
-            json_array_append_new(t->phases, json_string(o->phases[k]));
-    } else {
-        t->phases = common_phases(t->s);
-    }
+            json_array_append_new(want, json_string(o->phases[k]));
+    else
+        json_array_extend_new(want, common_phases(t->s));
+    /* The phase columns that fit beside the other figures (MAX_FIGS in all). */
+    t->phases = json_array();
     size_t k;
     json_t *p;
-    json_array_foreach(t->phases, k, p)
+    json_array_foreach(want, k, p)
     {
+        if (t->n_fig >= MAX_FIGS) break;
         char title[96];
         snprintf(title, sizeof title, "%s s", json_string_value(p));
+        json_array_append(t->phases, p);
         add_fig(t, NULL, json_string_value(p), title, U_SECONDS, -1);
     }
+    json_decref(want);
 }
 
 /* A figure as people read it. */
@@ -189,6 +203,8 @@ struct tcol {
     char title[256];
     int right; /* a figure, right-aligned */
     int width, min;
+    int stage;    /* when it is cut to fit: 1 with the values, 2 last (the session id) */
+    int left_cut; /* cut at its start, its end kept (a session id's host and pid) */
     char **cells; /* one escaped cell per row */
 };
 
@@ -208,10 +224,18 @@ static char *escaped(const char *s)
     return strdup(b);
 }
 
-static void put_cell(FILE *f, const char *s, int width, int right)
+static void put_cell(FILE *f, const char *s, int width, int right, int left_cut)
 {
     char b[CELL * 2];
     int n = chars(s);
+    if (n > width && left_cut) {
+        const char *p = s + strlen(s);
+        for (int k = 0; k < width - 1 && p > s;) /* back over width - 1 characters */
+            if ((((unsigned char)*--p) & 0xc0) != 0x80) k++;
+        fputs(ELLIPSIS, f);
+        fputs(p, f);
+        return;
+    }
     if (n > width) {
         rm_term_cell(b, sizeof b - 4, s, 0, width > 1 ? width - 1 : 0);
         strcat(b, ELLIPSIS);
@@ -256,16 +280,19 @@ static void fit(struct tcol *c, size_t n, int cols)
         int room = last->width - last->min;
         last->width -= over < room ? over : room;
     }
-    for (;;) {
-        int total = line_width(c, n);
-        if (total <= cols) return;
-        size_t widest = n;
-        for (size_t k = 0; k < n; k++)
-            if (c[k].width > c[k].min && (widest == n || c[k].width > c[widest].width)) widest = k;
-        if (widest == n) return;
-        int ex = total - cols, room = c[widest].width - c[widest].min;
-        c[widest].width -= ex < room ? ex : (room > 4 ? room / 2 : room);
-    }
+    for (int stage = 1; stage <= 2; stage++)
+        for (;;) {
+            int total = line_width(c, n);
+            if (total <= cols) return;
+            size_t widest = n;
+            for (size_t k = 0; k < n; k++)
+                if (c[k].stage == stage && c[k].width > c[k].min &&
+                    (widest == n || c[k].width > c[widest].width))
+                    widest = k;
+            if (widest == n) break;
+            int ex = total - cols, room = c[widest].width - c[widest].min;
+            c[widest].width -= ex < room ? ex : (room > 4 ? room / 2 : room);
+        }
 }
 
 static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
@@ -280,9 +307,9 @@ static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
     for (size_t k = 0; k < n; k++) {
         fputs(k ? (k == n - 1 ? "  " : " ") : "", t->f);
         if (k == n - 1)
-            put_cell(t->f, c[k].title, chars(c[k].title), 0);
+            put_cell(t->f, c[k].title, chars(c[k].title), 0, 0);
         else
-            put_cell(t->f, c[k].title, c[k].width, c[k].right);
+            put_cell(t->f, c[k].title, c[k].width, c[k].right, 0);
     }
     fputc('\n', t->f);
     for (size_t i = 0; i < rows; i++) {
@@ -292,20 +319,22 @@ static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
             if (k == n - 1 && chars(c[k].cells[i]) <= c[k].width)
                 fputs(c[k].cells[i], t->f);
             else
-                put_cell(t->f, c[k].cells[i], c[k].width, c[k].right);
+                put_cell(t->f, c[k].cells[i], c[k].width, c[k].right, c[k].left_cut);
         }
         fputc('\n', t->f);
     }
 }
 
+/* The next column: the callers stay within MAX_COLS (FIXED_COLS, the figures, the
+ * parameters that fit). */
 static struct tcol *new_col(struct tcol *c, size_t *n, const char *title, int right, int min,
                             size_t rows)
 {
-    if (*n >= MAX_COLS) return NULL;
     struct tcol *x = &c[(*n)++];
     rm_term_escape(x->title, sizeof x->title, title);
     x->right = right;
     x->min = min;
+    x->stage = min >= 0;
     x->cells = calloc(rows ? rows : 1, sizeof *x->cells);
     return x;
 }
@@ -346,14 +375,24 @@ static void text_runs(struct table *t)
     const json_t *e, *p;
     int any_rerun = 0;
     json_array_foreach(rows, i, e) any_rerun |= json_integer_value(json_object_get(e, "rerun")) > 0;
-    struct tcol *x = new_col(c, &n, "SESSION", 0, 12, nr);
+    /* The session's id is cut last, at its start: its end (host, pid) tells the rows apart. */
+    struct tcol *x = new_col(c, &n, "SESSION", 0, 8, nr);
+    x->stage = 2;
+    x->left_cut = 1;
     json_array_foreach(rows, i, e) x->cells[i] = escaped(rm_jget_str(e, "session_id"));
     if (t->s->n_hosts > 1) {
         x = new_col(c, &n, "HOST", 0, 6, nr);
         json_array_foreach(rows, i, e) x->cells[i] = escaped(rm_jget_str(e, "host"));
     }
+    /* The parameters take the columns the fixed ones and the figures leave (JSON and CSV have
+     * them all; a note says how many the text leaves out). */
+    size_t room = MAX_COLS - FIXED_COLS - t->n_fig;
     json_array_foreach(t->s->param_names, k, p)
     {
+        if (k >= room) {
+            t->params_left_out = json_array_size(t->s->param_names) - k;
+            break;
+        }
         upper_title(title, sizeof title, json_string_value(p));
         int numeric = 1;
         json_array_foreach(rows, i, e)
@@ -361,7 +400,7 @@ static void text_runs(struct table *t)
             const json_t *v = json_object_get(json_object_get(e, "params"), json_string_value(p));
             if (v && !json_is_number(v)) numeric = 0;
         }
-        if (!(x = new_col(c, &n, title, numeric, 6, nr))) break;
+        x = new_col(c, &n, title, numeric, 6, nr);
         json_array_foreach(rows, i, e)
         {
             const json_t *v = json_object_get(json_object_get(e, "params"), json_string_value(p));
@@ -377,7 +416,7 @@ static void text_runs(struct table *t)
             x->cells[i] = strdup(b);
         }
     }
-    x = new_col(c, &n, "STATUS", 0, 6, nr);
+    x = new_col(c, &n, "STATUS", 0, -1, nr);
     json_array_foreach(rows, i, e)
     {
         snprintf(b, sizeof b, "%s%s", rm_jget_str(e, "status"),
@@ -408,7 +447,7 @@ static void text_runs(struct table *t)
             }
         }
         const struct figure *f = &t->fig[g];
-        if (!(x = new_col(c, &n, f->title, 1, f->phase ? 8 : -1, nr))) break;
+        x = new_col(c, &n, f->title, 1, f->phase ? 8 : -1, nr);
         double best = best_of(f, rows);
         json_array_foreach(rows, i, e)
         {
@@ -514,7 +553,7 @@ static void text_groups(struct table *t, const json_t *groups)
     }
     for (size_t k = 0; k < t->n_fig; k++) {
         const struct figure *f = &t->fig[k];
-        if (!(x = new_col(c, &n, f->title, 1, 6, nr))) break;
+        x = new_col(c, &n, f->title, 1, 6, nr);
         json_array_foreach(groups, i, g)
         {
             const json_t *a = json_object_get(json_object_get(g, "figures"), f->key);
@@ -570,6 +609,9 @@ static void text_notes(struct table *t, int grouped)
     }
     if (s->params_inferred)
         fputs("parameters inferred from the command lines (the arguments that differ)\n", f);
+    if (t->params_left_out)
+        fprintf(f, "%zu more parameters are columns of --format json and csv\n",
+                t->params_left_out);
     if (!grouped)
         fputs("*: the best of the column (least time, VRAM and energy; most utilization)\n", f);
     else
@@ -624,16 +666,16 @@ static void csv_name(struct table *t, const char *prefix, const char *name, int 
     rm_csv_put(t->f, b, t->o->csv_escape);
 }
 
-static const char *const csv_head[] = {"session_id", "host", "sweep"};
-static const char *const csv_tail[] = {"rerun",      "status",   "exit_code", "signal",
-                                       "started_at", "ended_at", "gpu_name",  "gpu_count",
-                                       "files",      "bytes",    "command",   "session_dir"};
+static const char *const csv_head[] = {"session_id", "status", "host", "sweep"};
+static const char *const csv_tail[] = {"rerun",    "exit_code", "signal",     "started_at",
+                                       "ended_at", "gpu_name",  "gpu_count",  "files",
+                                       "bytes",    "command",   "session_dir"};
 
 static void csv_runs(struct table *t)
 {
     size_t i, k;
     const json_t *e, *p;
-    for (k = 0; k < 3; k++)
+    for (k = 0; k < sizeof csv_head / sizeof *csv_head; k++)
         csv_name(t, "", csv_head[k], !k);
     json_array_foreach(t->s->param_names, k, p) csv_name(t, "param:", json_string_value(p), 0);
     csv_name(t, "", "params_inferred", 0);
@@ -644,7 +686,7 @@ static void csv_runs(struct table *t)
     fputc('\n', t->f);
     json_array_foreach(t->s->rows, i, e)
     {
-        for (k = 0; k < 3; k++) {
+        for (k = 0; k < sizeof csv_head / sizeof *csv_head; k++) {
             if (k) fputc(',', t->f);
             csv_json_value(t, json_object_get(e, csv_head[k]));
         }

@@ -71,7 +71,9 @@ static json_t *num_copy(const json_t *v)
  * explicit ones. */
 static void add_summary(json_t *row, const char *sink)
 {
-    static const char *const extra[] = {"sweep", "params", "gpus", "framework_peak_mb", "phases"};
+    /* Of the GPUs and phase rows only what the table shows: a scan, not a tree. */
+    static const char *const extra[] = {"sweep", "params", "gpus[].name", "framework_peak_mb",
+                                        "phases[].path,total_seconds,folded_paths"};
     json_t *s = rm_session_summary_pick(sink, rm_jget_str(row, "session_id"), extra,
                                         sizeof extra / sizeof extra[0]);
     rm_session_row_set_figures(row, s);

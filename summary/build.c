@@ -840,6 +840,31 @@ static json_t *build_phases(struct rm_summary *s, struct merged *m)
     return phases;
 }
 
+/* The run's sweep and parameters: session.json's (runmon record --sweep/--param) over the
+ * run log's `params` lines; a bad params line is a note. */
+static void add_params(json_t *o, const struct rm_summary *s, json_t *notes)
+{
+    const json_t *ssw = json_object_get(s->session, "sweep"),
+                 *sp = json_object_get(s->session, "params");
+    json_t *params = json_deep_copy(s->rl.params);
+    if (!params) params = json_object();
+    if (json_is_object(sp)) json_object_update(params, (json_t *)sp);
+    json_object_set_new(o, "sweep",
+                        json_is_string(ssw) ? json_copy((json_t *)ssw)
+                        : s->rl.sweep       ? json_string(s->rl.sweep)
+                                            : json_null());
+    json_object_set_new(o, "params", params);
+    if (s->rl.bad_params) {
+        char b[256];
+        snprintf(b, sizeof b,
+                 "runlog: %llu params line%s ignored: params must be an object and sweep a "
+                 "string (first: %s)",
+                 (unsigned long long)s->rl.bad_params, s->rl.bad_params > 1 ? "s" : "",
+                 s->rl.bad_params_first);
+        json_array_append_new(notes, json_string(b));
+    }
+}
+
 /* What the cap on distinct phase paths did, for data_quality.notes. */
 static void note_phase_cap(const struct rm_summary *s, const struct merged *m, json_t *notes)
 {
@@ -935,6 +960,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_object_set_new(o, "generated_at", jts(rm_now_realtime_ns()));
     json_t *gpus = build_gpus(s, &m); /* first: it adds up the totals the headline shows */
     build_headline(o, s, &m);
+    add_params(o, s, tally.notes);
     json_object_set_new(o, "session", session_json(s->session));
     json_object_set_new(o, "gpus", gpus);
     json_object_set_new(o, "totals", build_totals(&m));

@@ -19,6 +19,7 @@ void rm_runlog_init(struct rm_runlog *r)
     r->other = RM_NO_PHASE;
     r->collectors = json_object();
     r->alerts = json_array();
+    r->params = json_object();
 }
 
 void rm_runlog_free(struct rm_runlog *r)
@@ -38,6 +39,8 @@ void rm_runlog_free(struct rm_runlog *r)
     free(r->scratch);
     json_decref(r->collectors);
     json_decref(r->alerts);
+    json_decref(r->params);
+    free(r->sweep);
     memset(r, 0, sizeof *r);
 }
 
@@ -450,6 +453,32 @@ struct line_fields {
     long long pid;                    /* 0 when not an integer */
 };
 
+/* A `params` line (runmon.params): its object merged into the run's parameters, its sweep
+ * name kept. One that is not an object (or a sweep that is not a string) is counted, and the
+ * first one's value kept for the summary's note, as JSON text (so no raw byte reaches a
+ * terminal). */
+static void on_params(struct rm_runlog *r, const json_t *line)
+{
+    const json_t *p = json_object_get(line, "params"), *sw = json_object_get(line, "sweep");
+    const json_t *bad = !json_is_object(p) ? p : (sw && !json_is_string(sw)) ? sw : NULL;
+    if (bad || !p) {
+        if (!r->bad_params++) {
+            char *t = p ? json_dumps(bad, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+            const char *shown = t ? t : "absent";
+            size_t n = strlen(shown);
+            snprintf(r->bad_params_first, sizeof r->bad_params_first, "%.*s%s",
+                     n > 100 ? 100 : (int)n, shown, n > 100 ? "..." : "");
+            free(t);
+        }
+        if (!json_is_object(p)) return;
+    }
+    json_object_update(r->params, (json_t *)p);
+    if (json_is_string(sw)) {
+        free(r->sweep);
+        r->sweep = rm_xstrdup(json_string_value(sw));
+    }
+}
+
 /* One timed line's phase (or event: with its JSON tree, which the fast reader never takes). */
 static void apply_line(struct rm_runlog *r, const struct line_fields *l, json_t *line)
 {
@@ -507,6 +536,8 @@ static void apply_line(struct rm_runlog *r, const struct line_fields *l, json_t 
                 add_window(r, ph, start, t);
             }
         }
+    } else if (!strcmp(type, "params")) {
+        on_params(r, line);
     } else if (!strcmp(type, "event")) {
         const char *ev = str(line, "event");
         if (ev)
@@ -706,6 +737,7 @@ static bool fast_line(struct rm_runlog *r, const char *s, size_t len)
     if (r->general_only || !fast_split(s, s + len, v)) return false;
     const struct fast_value *ty = &v[FK_TYPE];
     if (ty->kind == 's' && ty->len == 5 && !memcmp(ty->s, "event", 5)) return false;
+    if (ty->kind == 's' && ty->len == 6 && !memcmp(ty->s, "params", 6)) return false;
     struct line_fields l;
     if (v[FK_TS].kind == 's' && !rm_parse_ts_checked(v[FK_TS].s, v[FK_TS].len, &l.t)) {
     } else if ((v[FK_T].kind == 'i' || v[FK_T].kind == 'r') && v[FK_T].num > 0 &&

@@ -94,6 +94,11 @@ struct rm_runlog {
     struct rm_framework_peaks *fw; /* over every phase; NULL when none */
     json_t *collectors;            /* name -> {degraded, recovered, unavailable, last_error} */
     json_t *alerts;                /* the first RM_RUNLOG_MAX_ALERTS warning/critical events */
+    json_t *params;                /* the `params` lines' objects merged (a later key wins) */
+    char *sweep;                   /* the last `params` line's "sweep", or NULL */
+    uint64_t bad_params;           /* `params` lines whose params is not an object, or whose
+                                      sweep is not a string */
+    char bad_params_first[128];    /* the first one's offending value, as JSON text, cut */
     uint64_t warnings, criticals, nonconforming;
     uint64_t lines, events, torn, garbage, bad_time, long_lines, unmatched_exits;
 

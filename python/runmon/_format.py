@@ -199,3 +199,13 @@ def exit_line(now_ns, pid, name, path, depth, seconds, status, extra):
     fields.append(("seconds", format_real(seconds)))
     fields.append(("status", '"%s"' % status))
     return _line(now_ns, "phase_exit", fields, pid, extra)
+
+
+def params_line(now_ns, pid, params, sweep):
+    """A run's parameters (runmon.params): "params" an object, "sweep" only when given."""
+    obj = []
+    _object(params, obj)
+    fields = [("params", "".join(obj))]
+    if sweep is not None:
+        fields.append(("sweep", _quote(sweep)))
+    return _line(now_ns, "params", fields, pid, None)

@@ -167,6 +167,18 @@ def write_event(log, event_type, data):
     return line
 
 
+def params(*, sweep=None, **values):
+    """Writes the run's parameters (a `params` line) for the sweep table: numbers stay
+    numbers, anything else is written as JSON or its str(). `sweep` names the sweep the run
+    belongs to. A --param given to `runmon record` wins over a value logged here."""
+    _format.check_extras(values, ())
+    if sweep is not None:
+        _format.check_text(sweep, "sweep name")
+    line = _format.params_line(time.time_ns(), os.getpid(), values, sweep)
+    _write_or_drop(_writer.destination.current(), line)
+    return line
+
+
 def log_phase(name, seconds, /, **extra):
     """Writes a completed phase of `seconds` (finite, >= 0; rounded to the millisecond)."""
     seconds = check_phase_args(name, seconds, extra)

@@ -28,6 +28,30 @@ class PhaseTest(Clean):
             ("phase_exit", "train/forward", 1), ("phase_exit", "train", 0)])
         self.assertTrue(all(isinstance(l["seconds"], float) for l in lines[2:]))
 
+    def test_params_line(self):
+        runmon.params(lr=0.1, batch=64, opt="adam", sweep="s1")
+        runmon.params(seed=3)
+        lines = read_lines(self.log)
+        self.assertEqual([l["type"] for l in lines], ["params", "params"])
+        self.assertEqual(lines[0]["params"], {"lr": 0.1, "batch": 64, "opt": "adam"})
+        self.assertEqual(lines[0]["sweep"], "s1")
+        self.assertNotIn("sweep", lines[1])
+        with open(self.log, encoding="utf-8") as f:
+            first = f.readline()
+        self.assertRegex(first, r'^\{"ts":"[^"]+","type":"params","params":\{"lr":0\.1,'
+                         r'"batch":64,"opt":"adam"\},"sweep":"s1","pid":\d+,"t":\d+\.\d{3}\}\n$')
+
+    def test_params_checks_keys_and_the_sweep_name(self):
+        with self.assertRaises(ValueError):
+            runmon.params(**{"": 1})
+        with self.assertRaises(ValueError):
+            runmon.params(**{"a\x1b": 1})
+        with self.assertRaises(ValueError):
+            runmon.params(lr=1, sweep="")
+        with self.assertRaises(ValueError):
+            runmon.params(lr=1, sweep="a\nb")
+        self.assertEqual(read_lines(self.log), [])
+
     def test_extras_go_on_both_lines(self):
         with runmon.phase("train", lr=0.1):
             pass

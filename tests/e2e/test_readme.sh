@@ -91,4 +91,17 @@ expect_eq "runmon summary -o FILE: JSON" runmon-summary "$(jq -r .format "$T/sum
 expect_match "runmon top --once into a pipe: text" "^runmon top  $id" "$(runmon top --once | head -1)"
 expect_eq "runmon report into a pipe: the path it wrote" "runmon/$id/report.html" "$(runmon report runmon 2>/dev/null)"
 cd "$T" || exit 1
+
+# "A sweep": three runs named by --sweep/--param (sleep standing in for train.py), then the
+# table and the jq line as written.
+for lr in 0.1 0.01 0.001; do
+    runmon record -q -o sweeps -i 0.2 --sweep lr --param lr=$lr -- sh -c 'sleep 0.4' train.py --lr $lr
+done
+check "README: the sweep recipe is there" has 'runmon record -o sweeps --sweep lr --param lr=$lr -- python3 train.py --lr $lr'
+check "README: its jq line is there" has "jq -r '.sessions | min_by(.energy_wh) | \"cheapest: lr=\\(.params.lr) \\(.energy_wh) Wh\"'"
+out=$(runmon sessions sweeps --summary --sweep lr --format json \
+    | jq -r '.sessions | min_by(.energy_wh) | "cheapest: lr=\(.params.lr) \(.energy_wh) Wh"')
+expect_match "sweep recipe: jq names the cheapest run's lr" '^cheapest: lr=0\.0*1 [0-9.]+ Wh$' "$out"
+expect_match "sweep recipe: the table's LR column" '^SESSION +LR +STATUS' \
+    "$(runmon sessions sweeps --summary --sweep lr --format text | head -1)"
 done_testing

@@ -1,29 +1,31 @@
 #!/usr/bin/env bash
 # Issue 11 §3: `runmon sessions --summary`, the sweep table: one row per session with the
 # figures of its summary.json, in text (human units), csv and json (full values); --sort.
+# (Issue 20's parameters, best marks, groups and hosts: test_sweep.sh.)
 . "$(dirname "$0")/lib.sh"
 export PATH="$FAKEBIN:$PATH" FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_GPUS=2 FAKE_SMI_VARY=1
 K=$T/sweep
 "$RUNMON" record -q -o "$K" -i 0.2 -- sleep 1
 "$RUNMON" record -q -o "$K" -i 0.2 -- sh -c 'sleep 1.6; exit 3'
 "$RUNMON" record -q -o "$K" -i 0.2 -- sleep 2.2
-"$RUNMON" sessions "$K" --summary --format text >"$T/t.txt"; rc=$?
+"$RUNMON" sessions "$K" --summary --wide --format text >"$T/t.txt"; rc=$?
 expect_eq "text: exit 0" 0 "$rc"
-expect_eq "text: a header, 3 rows and 2 notes" 6 "$(wc -l <"$T/t.txt")"
+expect_eq "text: a header and 3 rows" "SESSION 3" "$(head -1 "$T/t.txt" | cut -d' ' -f1) $(grep -c '^20' "$T/t.txt")"
 for d in "$K"/*/; do
     [ "$(basename "$d")" = latest ] && continue
     [ -f "$d/summary.json" ] || continue
     id=$(jq -r .session.id "$d/summary.json")
     row=$(grep "^$id " "$T/t.txt")
-    u=$(printf '%.1f' "$(jq .gpu_util_mean_pct "$d/summary.json")")
-    e=$(printf '%.3f' "$(jq .totals.energy_wh "$d/summary.json")")
+    u=$(jq .gpu_util_mean_pct "$d/summary.json" | awk '{ printf "%.1f", $1 }')
+    e=$(jq .totals.energy_wh "$d/summary.json" | awk '{ printf "%.3f", $1 }')  # C's rounding (double)
     v=$(jq -r 'if .workload_peak_vram_mb != null then .workload_peak_vram_mb else .peak_vram_mb end' "$d/summary.json")
     if [ "$(awk -v v="$v" 'BEGIN { print (v < 1024) }')" = 1 ]; then vs=$(printf '%.0f MiB' "$v")
     else vs=$(awk -v v="$v" 'BEGIN { printf "%.1f GiB", v / 1024 }'); fi
     x=$(jq .session.exit_code "$d/summary.json")
-    expect_match "text: $id util, vram, energy, exit" " $x +$u +$vs( w)? +$e Wh  " "$row"
+    expect_match "text: $id exit, util, vram, energy" " $x +[0-9.]+s\*? +2x .+ +$u\*? +$vs\*? +$e Wh\*?  " "$row"
 done
-expect_match "text: the failing run's row" "failed +[0-9.]+s +3 .* sh -c sleep 1.6; exit 3$" "$(grep ' failed ' "$T/t.txt")"
+expect_match "text: the failing run's row (--wide: the whole command)" "failed +3 +[0-9.]+s .* sh -c sleep 1.6; exit 3$" \
+    "$("$RUNMON" sessions "$K" --summary --wide --format text | grep ' failed ')"
 
 "$RUNMON" sessions "$K" --summary --format json >"$T/t.json"
 expect_eq "json: 3 sessions" 3 "$(jq '.sessions | length' "$T/t.json")"
@@ -33,14 +35,14 @@ expect_eq "json: full values equal summary.json's" \
 expect_eq "json: peak vram source named" true "$(jq '[.sessions[] | .peak_vram_source | . == "workload" or . == "gpu"] | all' "$T/t.json")"
 
 "$RUNMON" sessions "$K" --summary --format csv >"$T/t.csv"
-expect_eq "csv: header" "session_id,status,host,started_at,ended_at,duration_s,exit_code,files,bytes,gpu_util_mean_pct,peak_vram_mb,peak_vram_source,energy_wh,command,signal" "$(head -1 "$T/t.csv")"
+expect_eq "csv: header (the parameters inferred from the commands)" "session_id,status,host,sweep,param:arg0,param:arg1,param:c,params_inferred,rerun,exit_code,signal,started_at,ended_at,gpu_name,gpu_count,files,bytes,command,session_dir,duration_s,gpu_util_mean_pct,workload_peak_vram_mb,energy_wh" "$(head -1 "$T/t.csv")"
 expect_eq "csv: 3 rows" 3 "$(rows "$T/t.csv")"
-expect_eq "csv: exit codes" "0 3 0" "$(tail -n +2 "$T/t.csv" | cut -d, -f7 | xargs)"
+expect_eq "csv: exit codes" "0 3 0" "$(python3 -c 'import csv, sys; print(*[r["exit_code"] for r in csv.DictReader(open(sys.argv[1]))])' "$T/t.csv")"
 
 want=$(jq -r '.sessions | sort_by(-.energy_wh) | map(.session_id) | join(" ")' "$T/t.json")
 got=$("$RUNMON" sessions "$K" --summary --sort energy --format json | jq -r '[.sessions[].session_id] | join(" ")')
 expect_eq "--sort energy: largest first" "$want" "$got"
-got=$("$RUNMON" sessions "$K" --summary --sort energy --format text | sed -n '2,4p' | cut -d' ' -f1 | xargs)
+got=$("$RUNMON" sessions "$K" --summary --wide --sort energy --format text | sed -n '2,4p' | cut -d' ' -f1 | xargs)
 expect_eq "--sort energy: text in the same order" "$want" "$got"
 err=$("$RUNMON" sessions "$K" --summary --sort bogus 2>&1 >/dev/null); rc=$?
 expect_eq "bad --sort: exit 2" 2 "$rc"
@@ -49,7 +51,7 @@ expect_match "bad --sort: the fields listed" "start, duration, util, vram, energ
 # A session without summary.json (as a running or interrupted one): '-' for its figures.
 d=$(session_dir "$K")
 mv "$d/summary.json" "$T/held.json"
-row=$("$RUNMON" sessions "$K" --summary --format text | grep "^$(basename "$d") ")
+row=$("$RUNMON" sessions "$K" --summary --wide --format text | grep "^$(basename "$d") ")
 expect_match "no summary.json: '-' figures" " - +- +-  " "$row"
 mv "$T/held.json" "$d/summary.json"
 

@@ -123,6 +123,38 @@ static void long_values_cross_the_buffer(void **state)
     json_decref(doc);
 }
 
+/* "NAME[].a,b": of each row of array NAME only members a and b, as jansson reads them; a row
+ * that is not an object is null; NAME that is not an array is kept whole; a broken row
+ * refuses the file. */
+static void rows_keep_only_the_members_named(void **state)
+{
+    (void)state;
+    static const char *const spec[] = {"phases[].path,total_seconds", "peak"};
+    const char *text = "{\"phases\": [{\"path\": \"a\\/b\", \"gpus\": [{\"x\": [1, {\"y\": 2}]}], "
+                       "\"total_seconds\": 1.5}, 7, {\"total_seconds\": 2}, {}], \"peak\": 3}";
+    put(text, strlen(text));
+    json_t *got = rm_json_pick_file(path, spec, 2);
+    json_t *want = json_loads("{\"phases\": [{\"path\": \"a/b\", \"total_seconds\": 1.5}, null, "
+                              "{\"total_seconds\": 2}, {}], \"peak\": 3}",
+                              0, NULL);
+    assert_non_null(got);
+    assert_true(json_equal(want, got));
+    json_decref(got);
+    json_decref(want);
+    text = "{\"phases\": {\"path\": 1}}";
+    put(text, strlen(text));
+    got = rm_json_pick_file(path, spec, 2);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(got, "phases"), "path")),
+                     1);
+    json_decref(got);
+    text = "{\"phases\": [{\"path\": 1,}], \"peak\": 3}";
+    put(text, strlen(text));
+    assert_null(rm_json_pick_file(path, spec, 2));
+    text = "{\"phases\": [{\"path\": 1} {}], \"peak\": 3}";
+    put(text, strlen(text));
+    assert_null(rm_json_pick_file(path, spec, 2));
+}
+
 int main(void)
 {
     snprintf(path, sizeof path, "/tmp/test_jsonpick.%d.json", (int)getpid());
@@ -130,6 +162,7 @@ int main(void)
         cmocka_unit_test(members_as_jansson_reads_them),
         cmocka_unit_test(what_is_not_one_object_is_refused),
         cmocka_unit_test(long_values_cross_the_buffer),
+        cmocka_unit_test(rows_keep_only_the_members_named),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(path);

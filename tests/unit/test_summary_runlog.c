@@ -67,10 +67,41 @@ static void phases_by_pid_and_path(void **state)
     rm_runlog_free(&r);
 }
 
+/* params lines (runmon.params): merged, a later key winning, the last sweep kept; a line whose
+ * params is not an object, or whose sweep is not a string, counted and its value kept as JSON
+ * text; the same through the fast reader and the JSON tree. */
+static void params_lines(void **state)
+{
+    (void)state;
+    for (int general = 0; general < 2; general++) {
+        struct rm_runlog r;
+        rm_runlog_init(&r);
+        r.general_only = general;
+        feed(&r, "{\"ts\":\"2026-11-21T10:00:00.000+00:00\",\"type\":\"params\",\"params\":"
+                 "{\"lr\":0.1,\"opt\":\"adam\"},\"sweep\":\"s1\",\"pid\":1,\"t\":0}");
+        feed(&r, "{\"ts\":\"2026-11-21T10:00:01.000+00:00\",\"type\":\"params\",\"params\":5,"
+                 "\"pid\":1,\"t\":0}");
+        feed(&r, "{\"ts\":\"2026-11-21T10:00:01.000+00:00\",\"type\":\"params\",\"params\":"
+                 "\"\\u001b[2J\",\"pid\":1,\"t\":0}");
+        feed(&r, "{\"ts\":\"2026-11-21T10:00:02.000+00:00\",\"type\":\"params\",\"params\":"
+                 "{\"lr\":0.01},\"sweep\":7,\"pid\":1,\"t\":0}");
+        feed(&r, "{\"ts\":\"2026-11-21T10:00:02.000+00:00\",\"type\":\"params\",\"pid\":1,"
+                 "\"t\":0}");
+        assert_int_equal(r.bad_params, 4);
+        assert_string_equal(r.bad_params_first, "5");
+        assert_true(json_real_value(json_object_get(r.params, "lr")) == 0.01);
+        assert_string_equal(json_string_value(json_object_get(r.params, "opt")), "adam");
+        assert_string_equal(r.sweep, "s1");
+        assert_int_equal(r.garbage, 0);
+        rm_runlog_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(phases_by_pid_and_path),
+        cmocka_unit_test(params_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
