@@ -60,7 +60,9 @@ expect_eq "the index: 4 end lines with the job" "0 1 2 3" \
 expect_eq "sessions --summary --sweep slurm-<id>: exit 0" 0 "$rc"
 expect_eq "the sweep table: 4 runs" 4 "$(jq '.sessions | length' "$T/sweep.json")"
 expect_eq "the sweep table: array_task is its parameter" '["array_task"]' "$(jq -c .param_names "$T/sweep.json")"
-"$RUNMON" sessions "$K" --summary --sweep "slurm-$job" --format text >"$T/sweep.txt"
+expect_eq "the sweep table: tasks 0-3, one row each" "0 1 2 3" \
+    "$(jq -r '.sessions[].params.array_task' "$T/sweep.json" | sort | xargs)"
+"$RUNMON" sessions "$K" --summary --sweep "slurm-$job" --format text --wide >"$T/sweep.txt"
 expect_match "the text table has an ARRAY_TASK column" "ARRAY_TASK" "$(head -1 "$T/sweep.txt")"
 
 # Multi-node recipe, on this one node: a step per node (srun --ntasks-per-node=1) records,
