@@ -242,8 +242,13 @@ static int slurm_array_sweep(struct rm_record_opts *o)
     static char name[64];
     const char *job = getenv("SLURM_ARRAY_JOB_ID"), *task = getenv("SLURM_ARRAY_TASK_ID");
     if (!job || !*job || !task || !*task) return 0;
+    /* A strange value is the scheduler's, not the user's mistake: said, and no sweep. */
+    if (check_text("SLURM_ARRAY_JOB_ID", job, job, 0) < 0 ||
+        check_text("SLURM_ARRAY_TASK_ID", task, task, 0) < 0) {
+        fputs("runmon record: not recorded as a sweep\n", stderr);
+        return 0;
+    }
     if (!o->sweep) {
-        if (check_text("SLURM_ARRAY_JOB_ID", job, job, 0) < 0) return -1;
         snprintf(name, sizeof name, "slurm-%.40s", job);
         o->sweep = name;
     } else if (strncmp(o->sweep, "slurm-", 6) != 0 || strcmp(o->sweep + 6, job) != 0) {
@@ -251,7 +256,6 @@ static int slurm_array_sweep(struct rm_record_opts *o)
     }
     if (!params) params = json_object();
     if (!params || json_object_get(params, "array_task")) return 0;
-    if (check_text("SLURM_ARRAY_TASK_ID", task, task, 0) < 0) return -1;
     json_t *v = rm_number_or_string(task);
     return v ? json_object_set_new(params, "array_task", v) : -1;
 }
