@@ -195,7 +195,8 @@ static void say_given(const char *what, const char *s)
 
 /* A sweep name, a KEY or a VALUE: at most 1 KiB of UTF-8 without control characters
  * (empty allowed for a VALUE only). 0, or -1 with the reason printed. */
-static int check_text(const char *what, const char *shown, const char *s, int may_be_empty)
+static int check_text(const char *what, const char *shown, const char *part, const char *s,
+                      int may_be_empty)
 {
     size_t n = strlen(s);
     const char *why = !n && !may_be_empty                 ? "is empty"
@@ -205,7 +206,7 @@ static int check_text(const char *what, const char *shown, const char *s, int ma
                                                           : NULL;
     if (!why) return 0;
     say_given(what, shown);
-    fprintf(stderr, ": %s\n", why);
+    fprintf(stderr, ": %s %s\n", part, why);
     return -1;
 }
 
@@ -220,8 +221,8 @@ static int add_param(const char *arg)
     char *key = strndup(arg, (size_t)(eq - arg));
     if (!key) return -1;
     int rc = -1;
-    if (check_text("--param key of", arg, key, 0) == 0 &&
-        check_text("--param value of", arg, eq + 1, 1) == 0) {
+    if (check_text("--param", arg, "the key", key, 0) == 0 &&
+        check_text("--param", arg, "the value", eq + 1, 1) == 0) {
         if (!params) params = json_object();
         if (json_object_get(params, key)) {
             say_given("--param", arg);
@@ -243,8 +244,8 @@ static int slurm_array_sweep(struct rm_record_opts *o)
     const char *job = getenv("SLURM_ARRAY_JOB_ID"), *task = getenv("SLURM_ARRAY_TASK_ID");
     if (!job || !*job || !task || !*task) return 0;
     /* A strange value is the scheduler's, not the user's mistake: said, and no sweep. */
-    if (check_text("SLURM_ARRAY_JOB_ID", job, job, 0) < 0 ||
-        check_text("SLURM_ARRAY_TASK_ID", task, task, 0) < 0) {
+    if (check_text("SLURM_ARRAY_JOB_ID", job, "the id", job, 0) < 0 ||
+        check_text("SLURM_ARRAY_TASK_ID", task, "the id", task, 0) < 0) {
         fputs("runmon record: not recorded as a sweep\n", stderr);
         return 0;
     }
@@ -350,7 +351,7 @@ static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
         if (parse_seconds("--kill-grace", optarg, 0, 3600, &o->kill_grace_s) < 0) return -1;
         break;
     case OPT_SWEEP:
-        if (check_text("--sweep", optarg, optarg, 0) < 0) return -1;
+        if (check_text("--sweep", optarg, "the name", optarg, 0) < 0) return -1;
         o->sweep = optarg;
         break;
     case OPT_PARAM:
@@ -394,7 +395,7 @@ static int check_args(int argc, char **argv, struct rm_record_opts *o)
     }
     const char *env_sweep = getenv("RUNMON_SWEEP");
     if (!o->sweep && env_sweep && *env_sweep) {
-        if (check_text("RUNMON_SWEEP", env_sweep, env_sweep, 0) < 0) return -1;
+        if (check_text("RUNMON_SWEEP", env_sweep, "the name", env_sweep, 0) < 0) return -1;
         o->sweep = env_sweep;
     }
     if (slurm_array_sweep(o) < 0) return -1;

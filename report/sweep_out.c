@@ -116,7 +116,7 @@ static void choose_figures(struct table *t)
     json_t *want = json_array();
     if (o->n_phases)
         for (size_t k = 0; k < o->n_phases; k++)
-            json_array_append_new(want, json_string(o->phases[k]));
+            json_array_append_new(want, rm_jstr(o->phases[k]));
     else
         json_array_extend_new(want, common_phases(t->s));
     /* The phase columns that fit beside the other figures (MAX_FIGS in all). */
@@ -432,10 +432,12 @@ static void text_runs(struct table *t)
     }
     for (size_t g = 0; g < t->n_fig; g++) {
         if (g == 1 && any_gpu_name(rows)) { /* the GPU model before its figures */
-            x = new_col(c, &n, "GPU", 0, 6, nr);
+            x = new_col(c, &n, "GPU", 0, 10, nr);
             json_array_foreach(rows, i, e)
             {
+                /* "NVIDIA H200" as "H200": the vendor's name says nothing in this column. */
                 const char *name = rm_jget_str(e, "gpu_name");
+                if (!strncmp(name, "NVIDIA ", 7) && name[7]) name += 7;
                 json_int_t cnt = json_integer_value(json_object_get(e, "gpu_count"));
                 if (!*name)
                     snprintf(b, sizeof b, "-");
@@ -753,27 +755,27 @@ static void json_doc(struct table *t, const json_t *groups)
         json_t *b = json_array();
         for (size_t k = 0; k < t->n_fig; k++)
             if (!isnan(best[k]) && fig_value(&t->fig[k], e) == best[k])
-                json_array_append_new(b, json_string(t->fig[k].key));
+                json_array_append_new(b, rm_jstr(t->fig[k].key));
         json_object_set_new(e, "best", b);
     }
     json_t *sinks = json_array(), *figs = json_array();
     size_t n_sinks = t->o->n_sinks ? t->o->n_sinks : 1;
     for (size_t k = 0; k < n_sinks; k++)
-        json_array_append_new(sinks, json_string(t->o->n_sinks ? t->o->sinks[k] : t->o->dir));
+        json_array_append_new(sinks, rm_jstr(t->o->n_sinks ? t->o->sinks[k] : t->o->dir));
     for (size_t k = 0; k < t->n_fig; k++)
-        json_array_append_new(figs, json_string(t->fig[k].key));
+        json_array_append_new(figs, rm_jstr(t->fig[k].key));
     json_t *tot = NULL;
     if (rm_totals_load(t->o->dir, &tot) != 0) tot = NULL;
     json_t *d =
-        json_pack("{s:s,s:i,s:s,s:o,s:o,s:O,s:b,s:i,s:o,s:O,s:s,s:o}", "format", "runmon-sessions",
-                  "schema_version", 1, "sink_dir", t->o->dir, "sinks", sinks, "sweep",
-                  t->o->sweep_name ? json_string(t->o->sweep_name) : json_null(), "param_names",
+        json_pack("{s:s,s:i,s:o,s:o,s:o,s:O,s:b,s:i,s:o,s:O,s:s,s:o}", "format", "runmon-sessions",
+                  "schema_version", 1, "sink_dir", rm_jstr(t->o->dir), "sinks", sinks, "sweep",
+                  t->o->sweep_name ? rm_jstr(t->o->sweep_name) : json_null(), "param_names",
                   s->param_names, "params_inferred", s->params_inferred, "hosts", s->n_hosts,
                   "figures", figs, "phases", t->phases, "vram", t->vram, "sessions", rows);
     if (groups) json_object_set(d, "groups", (json_t *)groups);
     json_object_set(d, "notes", s->notes);
     json_t *c = json_object_get(tot, "counters");
-    json_object_set(d, "counters", c ? c : json_object());
+    json_object_set_new(d, "counters", c ? json_incref(c) : json_object());
     char *text = json_dumps(d, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
     if (text) fprintf(t->f, "%s\n", text);
     free(text);

@@ -32,8 +32,8 @@ static void on_row(void *ctx, const struct rm_session_row *row)
     json_decref(line);
     char dir[8192];
     snprintf(dir, sizeof dir, "%s/%s", c->sink, row->rec->session_id);
-    json_object_set_new(o, "session_dir", json_string(dir));
-    json_object_set_new(o, "sink", json_string(c->sink));
+    json_object_set_new(o, "session_dir", rm_jstr(dir)); /* a path: any bytes */
+    json_object_set_new(o, "sink", rm_jstr(c->sink));
     json_array_append_new(c->rows, o);
 }
 
@@ -56,10 +56,13 @@ static json_t *gpu_names(const json_t *gpus)
         }
         if (dup) continue;
         int w = snprintf(out + used, sizeof out - used, "%s%s", used ? ", " : "", n);
-        if (w < 0 || (size_t)w >= sizeof out - used) break;
+        if (w < 0 || (size_t)w >= sizeof out - used) {
+            out[used] = '\0'; /* not a name cut in two */
+            break;
+        }
         used += (size_t)w;
     }
-    return used ? json_string(out) : json_null();
+    return used ? rm_jstr(out) : json_null();
 }
 
 static json_t *num_copy(const json_t *v)
@@ -303,6 +306,21 @@ static int count_hosts(const json_t *rows)
     return n;
 }
 
+/* Runs whose figures are missing because they have no summary.json yet. */
+static void note_missing_summaries(struct rm_sweep *s)
+{
+    size_t i, n = 0;
+    const json_t *e;
+    json_array_foreach(s->rows, i, e) n += !json_is_true(json_object_get(e, "has_summary"));
+    if (!n) return;
+    char b[160];
+    snprintf(b, sizeof b,
+             "%zu run%s no summary.json (running, or interrupted before writing it): '-' for "
+             "%s figures",
+             n, n > 1 ? "s have" : " has", n > 1 ? "their" : "its");
+    json_array_append_new(s->notes, json_string(b));
+}
+
 void rm_sweep_free(struct rm_sweep *s)
 {
     json_decref(s->rows);
@@ -350,5 +368,6 @@ int rm_sweep_load(const char *const *sinks, size_t n_sinks, const char *sweep_na
     if (!json_array_size(out->param_names)) infer_params(out);
     mark_reruns(out);
     out->n_hosts = count_hosts(out->rows);
+    note_missing_summaries(out);
     return 0;
 }

@@ -44,10 +44,11 @@ check "a pruned segment ($pruned) keeps its aggregate in its session's state.jso
     runmon-segment-stats
 
 # --- summaries: what 0.1.0 printed ------------------------------------------------------------
-# Keys added to summary.json after 0.1.0 (framework_peak_mb, workload_peak_vram_mb) and the
+# Keys added to summary.json after 0.1.0 (framework_peak_mb, workload_peak_vram_mb; sweep and
+# params, issue 20) and the
 # per-phase GPU figures (the phase energy rule changed after 0.1.0: windows are clipped with
 # interpolation) are left out; everything else, the sink section included, must be equal.
-norm='walk(if type == "object" then del(.generated_at, .framework_peak_mb, .workload_peak_vram_mb) else . end) | .phases |= map(del(.gpus))'
+norm='walk(if type == "object" then del(.generated_at, .framework_peak_mb, .workload_peak_vram_mb) else . end) | del(.sweep, .params) | .phases |= map(del(.gpus))'
 "$RUNMON" summary $K --format json >sum.json 2>sum.err
 expect_eq "summary: exit 0" 0 $?
 expect_eq "summary: the session 0.1.0 chose" "$(cat "$E/summary.err")" "$(cat sum.err)"
@@ -57,9 +58,9 @@ for id in $ids; do
     expect_eq "summary --session $id: what 0.1.0 printed" \
         "$(jq -S "$norm" "$E/summary-$id.json")" "$(jq -S "$norm" "s-$id.json")"
     # Exactly what the last manifest.json runmon (24543bd) printed for the same sink.
-    expect_eq "summary --session $id: what the manifest.json runmon printed, every key" \
+    expect_eq "summary --session $id: what the manifest.json runmon printed, every key (but issue 20's sweep and params)" \
         "$(jq -S 'del(.generated_at)' "$E/before-summary-$id.json")" \
-        "$(jq -S 'del(.generated_at)' "s-$id.json")"
+        "$(jq -S 'del(.generated_at, .sweep, .params)' "s-$id.json")"
 done
 expect_eq "summary --rescan of the migrated sink == from its aggregates" \
     "$(jq -S "del(.generated_at, .data_quality.files, .sink)" sum.json)" \

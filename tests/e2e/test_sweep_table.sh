@@ -51,8 +51,12 @@ expect_match "bad --sort: the fields listed" "start, duration, util, vram, energ
 # A session without summary.json (as a running or interrupted one): '-' for its figures.
 d=$(session_dir "$K")
 mv "$d/summary.json" "$T/held.json"
-row=$("$RUNMON" sessions "$K" --summary --wide --format text | grep "^$(basename "$d") ")
+out=$("$RUNMON" sessions "$K" --summary --wide --format text)
+row=$(grep "^$(basename "$d") " <<<"$out")
 expect_match "no summary.json: '-' figures" " - +- +-  " "$row"
+expect_match "no summary.json: a note says why" "note: 1 run has no summary.json" "$out"
+expect_eq "no summary.json: the note in JSON too" 1 \
+    "$("$RUNMON" sessions "$K" --summary --format json | jq '[.notes[] | select(test("no summary.json"))] | length')"
 mv "$T/held.json" "$d/summary.json"
 
 # Issue 11 §4: the text summary fits 100 columns (every golden text output).
