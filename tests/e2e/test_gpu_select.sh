@@ -82,4 +82,11 @@ SLURM_JOB_ID=12 SLURM_ARRAY_JOB_ID=10 SLURM_ARRAY_TASK_ID=2 "$RUNMON" record -q 
     --sweep lr-scan --param lr=0.1 -- true
 expect_eq "--sweep names another: its params only" '["lr-scan",{"lr":0.1}]' \
     "$(jq -c '[.sweep, .params]' "$(session_dir "$K")/session.json")"
+n=$((n + 1)); K=$T/k$n
+SLURM_JOB_ID=12 SLURM_ARRAY_JOB_ID=$'10\e[2J' SLURM_ARRAY_TASK_ID=2 "$RUNMON" record -q -o "$K" \
+    -- true 2>"$T/err"; rc=$?
+expect_eq "an array id with control bytes: the run goes on, no sweep" "0 null" \
+    "$rc $(jq -c .sweep "$(session_dir "$K")/session.json")"
+expect_match "  said, escaped" "SLURM_ARRAY_JOB_ID '10.x1b.2J': the id holds a control character" "$(cat "$T/err")"
+check "  no raw escape byte on stderr" bash -c "! grep -q \$'\\e' '$T/err'"
 done_testing
