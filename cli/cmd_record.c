@@ -48,6 +48,10 @@ static void usage(FILE *out)
         "      --no-gpu              do not run nvidia-smi at all\n"
         "      --no-apps             no per-process GPU collector (nvidia-smi pmon ->\n"
         "                            apps.csv; on by default with the GPU collectors)\n"
+        "      --all-gpus            record every GPU nvidia-smi shows; by default only those\n"
+        "                            the job was given: CUDA_VISIBLE_DEVICES, else\n"
+        "                            SLURM_STEP_GPUS, SLURM_JOB_GPUS, NVIDIA_VISIBLE_DEVICES\n"
+        "                            (session.json's gpu_selection says which decided)\n"
         "      --per-cpu             also write one cpu.csv row per CPU\n"
         "      --nvidia-smi PATH     the nvidia-smi to run (default: nvidia-smi on PATH)\n"
         "      --warning-threshold PCT   GPU memory use that raises a warning event (default %g)\n"
@@ -92,7 +96,9 @@ static void usage(FILE *out)
         "                            0644 and 0755 under umask 022; a file runmon replaces\n"
         "                            keeps its mode. --prom-textfile stays 0644 (read by\n"
         "                            node_exporter)\n"
-        "      --sweep NAME          the session belongs to sweep NAME (default: $RUNMON_SWEEP);\n"
+        "      --sweep NAME          the session belongs to sweep NAME (default: $RUNMON_SWEEP;\n"
+        "                            in a SLURM array job slurm-<array job id>, the task id\n"
+        "                            its parameter array_task);\n"
         "                            'runmon sessions --summary --sweep NAME' compares its runs\n"
         "      --param KEY=VALUE     a parameter of this run (repeatable), kept in session.json\n"
         "                            and the sink's index: a VALUE that is a finite JSON number\n"
@@ -155,7 +161,7 @@ enum {
 enum { OPT_PROM = 300 }; /* --prom-textfile */
 enum { OPT_PARENTS = 310 };
 enum { OPT_SWEEP = 320, OPT_PARAM };
-enum { OPT_PUSHGW = 330, OPT_PUSH_INTERVAL, OPT_INFLUX, OPT_INFLUX_FILE };
+enum { OPT_PUSHGW = 330, OPT_PUSH_INTERVAL, OPT_INFLUX, OPT_INFLUX_FILE, OPT_ALL_GPUS };
 static int want_parents; /* --parents: create the folders above -o DIR too */
 static const struct option longopts[] = {
     {"output", required_argument, 0, 'o'},
@@ -165,6 +171,7 @@ static const struct option longopts[] = {
     {"dmon-metrics", required_argument, 0, OPT_DMON},
     {"no-gpu", no_argument, 0, OPT_NOGPU},
     {"no-apps", no_argument, 0, OPT_NOAPPS},
+    {"all-gpus", no_argument, 0, OPT_ALL_GPUS},
     {"per-cpu", no_argument, 0, OPT_PERCPU},
     {"nvidia-smi", required_argument, 0, OPT_SMI},
     {"warning-threshold", required_argument, 0, OPT_WARN},
@@ -278,6 +285,31 @@ static int add_param(const char *arg)
     return rc;
 }
 
+/* A SLURM array is a sweep: "slurm-<array job id>", the task id its parameter array_task,
+ * unless --sweep/RUNMON_SWEEP named another sweep or --param gave array_task. */
+static int slurm_array_sweep(struct rm_record_opts *o)
+{
+    static char name[64];
+    const char *job = getenv("SLURM_ARRAY_JOB_ID"), *task = getenv("SLURM_ARRAY_TASK_ID");
+    if (!job || !*job || !task || !*task) return 0;
+    /* A strange value is the scheduler's, not the user's mistake: said, and no sweep. */
+    if (check_text("SLURM_ARRAY_JOB_ID", job, "the id", job, 0) < 0 ||
+        check_text("SLURM_ARRAY_TASK_ID", task, "the id", task, 0) < 0) {
+        fputs("runmon record: not recorded as a sweep\n", stderr);
+        return 0;
+    }
+    if (!o->sweep) {
+        snprintf(name, sizeof name, "slurm-%.40s", job);
+        o->sweep = name;
+    } else if (strncmp(o->sweep, "slurm-", 6) != 0 || strcmp(o->sweep + 6, job) != 0) {
+        return 0; /* another sweep: its own parameters say which run this is */
+    }
+    if (!params) params = json_object();
+    if (!params || json_object_get(params, "array_task")) return 0;
+    json_t *v = rm_number_or_string(task);
+    return v ? json_object_set_new(params, "array_task", v) : -1;
+}
+
 /* Applies one option. 0, 1 after --help (printed), or -1 with the reason printed. */
 static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
 {
@@ -315,6 +347,9 @@ static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
         break;
     case OPT_NOAPPS:
         o->no_apps = 1;
+        break;
+    case OPT_ALL_GPUS:
+        o->all_gpus = 1;
         break;
     case OPT_PERCPU:
         o->per_cpu = 1;
@@ -434,6 +469,7 @@ static int check_args(int argc, char **argv, struct rm_record_opts *o)
         if (check_text("RUNMON_SWEEP", env_sweep, "the name", env_sweep, 0) < 0) return -1;
         o->sweep = env_sweep;
     }
+    if (slurm_array_sweep(o) < 0) return -1;
     if (params) {
         params_text = json_dumps(params, JSON_COMPACT | JSON_REAL_PRECISION(17));
         o->params_json = params_text;

@@ -14,6 +14,7 @@
 #include "base/fileio.h"
 #include "base/termsafe.h"
 #include "report/output.h"
+#include "sink/job_sessions.h"
 #include "sink/sink.h"
 #include "summary/summary.h"
 
@@ -62,6 +63,9 @@ static void usage(FILE *out)
             "                          files use it rounded to whole seconds, at least 1\n"
             "  --threads N             files, and chunks of a large GPU file, scanned in\n"
             "                          parallel (default: CPU count)\n"
+            "  --job ID                every session of SLURM job ID in the sink directories\n"
+            "                          (session.json's job.job_id; one recorder per node):\n"
+            "                          one summary each, then per host and in total\n"
             "  --session ID            in a sink directory (runmon record -o DIR): that session\n"
             "                          (default: the newest completed one, else the newest;\n"
             "                          latest: where DIR/latest points)\n"
@@ -83,6 +87,7 @@ enum {
     OPT_GPU_FIELDS,
     OPT_STREAM = 512 /* + a stream (model/streams.h): its --OPTION FILE */
 };
+enum { OPT_JOB = 340 }; /* --job */
 
 /* The kind of a file of stream. Where its kinds are told apart by the first non-blank
  * character (dmon's own text starts with '#', runmon's dmon.csv with a "ts," header), that is
@@ -215,6 +220,7 @@ static bool all_from_sinks(const json_t *list)
 struct summary_args {
     struct rm_summary_opts opts;
     const char *format, *outfile, *session_id;
+    const char *job_id; /* --job ID: every session of that batch job in the sinks */
     int rescan;
     struct {
         int kind; /* enum rm_input_kind, or -1 for a run log */
@@ -252,6 +258,9 @@ static int take_option(struct summary_args *a, int c, char **argv)
         break;
     case OPT_SESSION:
         a->session_id = optarg;
+        break;
+    case OPT_JOB:
+        a->job_id = optarg;
         break;
     case OPT_RESCAN:
         a->rescan = 1;
@@ -303,6 +312,7 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
         {"phase", required_argument, NULL, OPT_PHASE},
         {"runlog", required_argument, NULL, OPT_RUNLOG},
         {"session", required_argument, NULL, OPT_SESSION},
+        {"job", required_argument, NULL, OPT_JOB},
         {"rescan", no_argument, NULL, OPT_RESCAN},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"threads", required_argument, NULL, OPT_THREADS},
@@ -335,9 +345,13 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
     int nsinks = 0;
     for (int i = 0; i < a->npaths; i++)
         nsinks += rm_sink_is_sink_dir(a->paths[i]);
-    if ((a->session_id || a->rescan) && nsinks == 0) {
-        fprintf(stderr, "runmon summary: --session and --rescan need a sink directory "
+    if ((a->session_id || a->rescan || a->job_id) && nsinks == 0) {
+        fprintf(stderr, "runmon summary: --session, --job and --rescan need a sink directory "
                         "(runmon record -o DIR)\n");
+        return 2;
+    }
+    if (a->session_id && a->job_id) {
+        fprintf(stderr, "runmon summary: --session and --job exclude each other\n");
         return 2;
     }
     if (!a->format) a->format = !a->outfile && isatty(1) ? "text" : "json";
@@ -452,17 +466,51 @@ static int summarize_files(struct summary_args *a, json_t *list)
     return 0;
 }
 
+/* --job ID: one summary per session of the job in the sink DIR (one recorder per node),
+ * appended to list; *found counts them. Returns 0 or the exit status. */
+static int summarize_job(const struct summary_args *a, const char *dir, json_t *list, int *found)
+{
+    json_t *ids = rm_sink_job_sessions(dir, a->job_id);
+    if (!ids) {
+        complain(dir, strerror(errno));
+        return 2;
+    }
+    size_t i;
+    json_t *id;
+    int rc = 0;
+    json_array_foreach(ids, i, id)
+    {
+        char err[1024] = "";
+        json_t *result = NULL;
+        rc = rm_sink_summary(dir, json_string_value(id), a->rescan, &a->opts, &result, err,
+                             sizeof err);
+        if (rc) {
+            complain(err, NULL);
+            break;
+        }
+        json_array_append_new(list, result);
+        (*found)++;
+    }
+    json_decref(ids);
+    return rc;
+}
+
 /* One summary per folder PATH (a session folder or a sink directory), appended to list.
  * Returns 0 or the exit status. */
 static int summarize_dirs(const struct summary_args *a, json_t *list)
 {
     char err[1024] = "";
+    int found = 0;
     for (int i = 0; i < a->npaths; i++) {
         const char *dir = a->paths[i];
         struct stat st;
         json_t *result = NULL;
         int rc;
         if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        if (a->job_id && rm_sink_is_sink_dir(dir)) {
+            if ((rc = summarize_job(a, dir, list, &found)) != 0) return rc;
+            continue;
+        }
         if (rm_sink_is_sink_dir(dir)) {
             rc = rm_sink_summary(dir, a->session_id, a->rescan, &a->opts, &result, err, sizeof err);
             if (rc == 0) {
@@ -481,6 +529,12 @@ static int summarize_dirs(const struct summary_args *a, json_t *list)
             return rc;
         }
         json_array_append_new(list, result);
+    }
+    if (a->job_id && !found) {
+        fputs("runmon summary: no session of job ", stderr);
+        rm_fput_safe(stderr, a->job_id);
+        fputs(" in the sink directories given\n", stderr);
+        return 2;
     }
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "model/job.h"
 #include "model/streams.h"
 
 #define RM_MAX_GPUS 64
@@ -30,6 +31,16 @@ struct rm_gpu_info {
     char name[128];
     char pci_bus_id[32];
     double memory_total_mb; /* NaN when nvidia-smi did not report it */
+};
+
+/* How the recorded GPUs were chosen (monitor/gpu_select.h): session.json's gpu_selection. */
+#define RM_GPU_CHOICE_WARNINGS 4
+struct rm_gpu_choice {
+    char by[32];     /* the variable that decided, "--all-gpus", or "" (nothing named them) */
+    char value[512]; /* what it held */
+    int visible;     /* how many GPUs nvidia-smi showed */
+    char warning[RM_GPU_CHOICE_WARNINGS][512];
+    int nwarnings;
 };
 
 struct rm_session {
@@ -56,6 +67,8 @@ struct rm_session {
      * the driver knows (a valid query field) and which gave a number on some GPU. */
     int power_probed;
     unsigned power_known, power_supported;
+    struct rm_gpu_choice gpu_choice;
+    struct rm_job job; /* the batch job it runs in (job.known 0: none) */
     struct rm_collector_health collectors[RM_STREAM_COUNT]; /* by stream: one collector each */
     int64_t max_sample_lateness_ns; /* the CPU sampler's worst distance from its schedule */
     uint64_t cpu_samples;

@@ -117,7 +117,8 @@ static void threshold_check(struct rm_gpu_ctx *g, int slot)
     double total = g->col_mem_total >= 0
                        ? rm_smi_number(g->field[g->col_mem_total], g->field_len[g->col_mem_total])
                        : NAN;
-    if (!isfinite(total) && slot < s->ngpus) total = s->gpus[slot].memory_total_mb;
+    for (int i = 0; !isfinite(total) && i < s->ngpus; i++)
+        if (s->gpus[i].index == slot) total = s->gpus[i].memory_total_mb;
     enum rm_level crossed;
     g->level[slot] =
         rm_threshold_step(g->level[slot], used, total, s->warn_pct, s->crit_pct, &crossed);
@@ -243,6 +244,16 @@ static int run_smi(const char *const *argv, int timeout_ms, char *out, size_t ca
     *status = c.reaped ? c.wstatus : -1;
     rm_child_release(&c);
     return 0;
+}
+
+int rm_smi_list(const char *nvidia_smi, char *out, size_t cap, int timeout_ms)
+{
+    const char *argv[] = {nvidia_smi, "-L", NULL};
+    char err[256];
+    int status, timed_out, spawn_errno;
+    if (run_smi(argv, timeout_ms, out, cap, &status, &timed_out, err, sizeof err, &spawn_errno))
+        return -1;
+    return timed_out ? -1 : 0;
 }
 
 int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,

@@ -62,6 +62,9 @@ void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port);
 enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_dmon_on_flush(void *ctx);
 
+/* Runs `nvidia-smi -L` (for MIG UUIDs: monitor/gpu_select.h) into out. 0, or -1. */
+int rm_smi_list(const char *nvidia_smi, char *out, size_t cap, int timeout_ms);
+
 /* Runs `nvidia-smi --query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version` once
  * (at most timeout_ms) and fills sess->gpus and driver_version. Returns 0; -1 with err set
  * when it could not run or printed no GPU (spawn_errno = ENOENT when there is no nvidia-smi). */

@@ -25,6 +25,7 @@
 #include "monitor/collector.h"
 #include "monitor/cpu_sampler.h"
 #include "monitor/gpu_collectors.h"
+#include "monitor/gpu_select.h"
 #include "monitor/latest.h"
 #include "monitor/port.h"
 #include "monitor/reaper.h"
@@ -108,6 +109,7 @@ struct supervisor {
     int have_apps;
     char lms[32], dsec[16], psec[16], query[2200];
     char gpu_fields_buf[1024]; /* the default fields and the probed power fields */
+    char ids[RM_MAX_GPUS * 100]; /* nvidia-smi -i: the chosen GPUs' UUIDs, "" for all */
     rm_wakeup wake;
     pthread_t thread;
     int started;
@@ -147,12 +149,50 @@ static int start_apps(struct supervisor *s, struct rm_recorder *rec, char *err, 
     snprintf(s->psec, sizeof s->psec, "%d", d);
     struct rm_collector *a = &s->cols[s->ncols++];
     collector_setup(a, rec, RM_STREAM_APPS, (int64_t)d * RM_NS_PER_SEC);
-    const char *aargv[] = {rec->opts.nvidia_smi, "pmon", "-s", "mu", "-d", s->psec, NULL};
+    const char *aargv[] = {
+        rec->opts.nvidia_smi, "pmon", "-s", "mu", "-d", s->psec, NULL, NULL, NULL};
+    if (s->ids[0]) aargv[6] = "-i", aargv[7] = s->ids;
     memcpy(a->argv, aargv, sizeof aargv);
     a->on_line = rm_apps_on_line;
     a->on_flush = rm_apps_on_flush;
     a->ctx = &s->apps;
     return 0;
+}
+
+static const char *env_lookup(const char *name)
+{
+    return getenv(name);
+}
+
+/* Keeps the job's GPUs only (monitor/gpu_select.h): the inventory shrinks to them and every
+ * nvidia-smi child gets `-i` with their UUIDs. Warnings go to stderr and the event log. */
+static void choose_gpus(struct supervisor *s, struct rm_recorder *rec)
+{
+    struct rm_session *sess = &rec->sess;
+    static char list[65536]; /* `nvidia-smi -L`, only for MIG UUIDs; one recorder a process */
+    const char *list_text = NULL;
+    if (rm_gpu_select_needs_list(env_lookup, rec->opts.all_gpus) &&
+        rm_smi_list(rec->opts.nvidia_smi, list, sizeof list, 15000) == 0)
+        list_text = list;
+    struct rm_gpu_selection sel;
+    rm_gpu_select(sess->gpus, sess->ngpus, rec->opts.all_gpus, env_lookup, list_text, &sel);
+    struct rm_gpu_choice *c = &sess->gpu_choice;
+    snprintf(c->by, sizeof c->by, "%s", sel.by);
+    snprintf(c->value, sizeof c->value, "%s", sel.value);
+    c->visible = sess->ngpus;
+    for (int i = 0; i < sel.nwarnings && i < RM_GPU_CHOICE_WARNINGS; i++) {
+        snprintf(c->warning[c->nwarnings++], sizeof c->warning[0], "%s", sel.warning[i]);
+        json_t *d = json_object();
+        json_object_set_new(d, "reason", rm_jstr(sel.warning[i]));
+        recorder_event(rec, "gpu_selection", d);
+        if (!rec->opts.quiet) say("", sel.warning[i]);
+    }
+    if (rm_gpu_select_ids(&sel, sess->gpus, s->ids, sizeof s->ids) < 0) return; /* all kept */
+    struct rm_gpu_info kept[RM_MAX_GPUS];
+    for (int i = 0; i < sel.n; i++)
+        kept[i] = sess->gpus[sel.pos[i]];
+    memcpy(sess->gpus, kept, (size_t)sel.n * sizeof *kept);
+    sess->ngpus = sel.n;
 }
 
 /* Takes the inventory, opens gpu.csv and dmon.csv and starts the supervisor thread.
@@ -182,6 +222,8 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
         json_object_set_new(d, "reason", rm_jstr(why));
         recorder_event(rec, "inventory_failed", d);
         if (!rec->opts.quiet) say("GPU inventory failed: ", why);
+    } else {
+        choose_gpus(s, rec);
     }
     s->rec = rec;
     /* With the default fields, the power fields this driver offers join them (probed once). */
@@ -208,7 +250,9 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
 
     struct rm_collector *g = &s->cols[0];
     collector_setup(g, rec, RM_STREAM_GPU, interval_ns);
-    const char *gargv[] = {smi, s->query, "--format=csv,noheader,nounits", "-lms", s->lms, NULL};
+    const char *gargv[] = {smi,  s->query, "--format=csv,noheader,nounits", "-lms", s->lms, NULL,
+                           NULL, NULL};
+    if (s->ids[0]) gargv[5] = "-i", gargv[6] = s->ids;
     memcpy(g->argv, gargv, sizeof gargv);
     g->on_line = rm_gpu_on_line;
     g->on_flush = rm_gpu_on_flush;
@@ -216,7 +260,9 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
 
     struct rm_collector *d = &s->cols[1];
     collector_setup(d, rec, RM_STREAM_DMON, (int64_t)sess->dmon_interval_s * RM_NS_PER_SEC);
-    const char *dargv[] = {smi, "dmon", "-s", rec->opts.dmon_metrics, "-d", s->dsec, NULL};
+    const char *dargv[] = {smi,  "dmon", "-s", rec->opts.dmon_metrics, "-d", s->dsec,
+                           NULL, NULL,   NULL};
+    if (s->ids[0]) dargv[6] = "-i", dargv[7] = s->ids;
     memcpy(d->argv, dargv, sizeof dargv);
     d->on_line = rm_dmon_on_line;
     d->on_flush = rm_dmon_on_flush;
@@ -252,6 +298,7 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     s->pid = getpid();
     s->started_ns = rm_now_realtime_ns();
     rm_this_host(s->host, sizeof s->host); /* RUNMON_HOSTNAME, else gethostname */
+    rm_job_from_env(&s->job, env_lookup);
     rm_session_make_id(s->id, sizeof s->id, s->started_ns, s->host, s->pid);
     if (snprintf(s->dir, sizeof s->dir, "%s/%s", rec->opts.output_dir, s->id) >=
         (int)sizeof s->dir) {

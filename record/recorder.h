@@ -22,7 +22,8 @@ struct rm_record_opts {
     const char *dmon_metrics;
     const char *nvidia_smi;
     int no_gpu;
-    int no_apps; /* --no-apps: no per-process collector (nvidia-smi pmon) */
+    int no_apps;  /* --no-apps: no per-process collector (nvidia-smi pmon) */
+    int all_gpus; /* --all-gpus: every GPU nvidia-smi shows, whatever the environment names */
     int per_cpu;
     int quiet;
     double warn_pct, crit_pct;

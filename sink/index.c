@@ -60,6 +60,9 @@ json_t *rm_index_line(const json_t *doc, const char *event)
     json_t *sw = json_object_get(e, "sweep"), *pa = json_object_get(e, "params");
     if (json_is_string(sw)) json_object_set(l, "sweep", sw);
     if (json_object_size(pa)) json_object_set(l, "params", pa);
+    /* The batch job's, only inside one (SLURM). */
+    json_t *job = json_object_get(e, "job");
+    if (json_is_object(job)) json_object_set(l, "job", job);
     json_object_set_new(l, "files", json_integer(files));
     json_object_set_new(l, "bytes", json_integer(bytes));
     return l;

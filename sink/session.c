@@ -69,6 +69,44 @@ static json_t *power_json(const struct rm_session *s)
     return o;
 }
 
+static json_t *str_or_null(const char *v)
+{
+    return v[0] ? rm_jstr(v) : json_null();
+}
+
+/* The batch job (SLURM), or null outside one. */
+static json_t *job_json(const struct rm_job *j)
+{
+    if (!j->known) return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "scheduler", json_string("slurm"));
+    json_object_set_new(o, "job_id", str_or_null(j->job_id));
+    json_object_set_new(o, "array_job_id", str_or_null(j->array_job_id));
+    json_object_set_new(o, "array_task_id", str_or_null(j->array_task_id));
+    json_object_set_new(o, "step_id", str_or_null(j->step_id));
+    json_object_set_new(o, "node", str_or_null(j->node));
+    json_object_set_new(o, "partition", str_or_null(j->partition));
+    json_object_set_new(o, "nodes", j->nnodes >= 0 ? json_integer(j->nnodes) : json_null());
+    json_object_set_new(o, "tasks", j->ntasks >= 0 ? json_integer(j->ntasks) : json_null());
+    json_object_set_new(o, "rank", j->procid >= 0 ? json_integer(j->procid) : json_null());
+    json_object_set_new(o, "gpus", str_or_null(j->gpus));
+    return o;
+}
+
+static json_t *choice_json(const struct rm_gpu_choice *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "by", str_or_null(c->by));
+    json_object_set_new(o, "value",
+                        c->by[0] && strcmp(c->by, "--all-gpus") ? rm_jstr(c->value) : json_null());
+    json_object_set_new(o, "visible", json_integer(c->visible));
+    json_t *w = json_array();
+    for (int i = 0; i < c->nwarnings; i++)
+        json_array_append_new(w, rm_jstr(c->warning[i]));
+    json_object_set_new(o, "warnings", w);
+    return o;
+}
+
 json_t *rm_session_to_json(const struct rm_session *s)
 {
     json_t *o = json_object();
@@ -113,6 +151,8 @@ json_t *rm_session_to_json(const struct rm_session *s)
         json_array_append_new(gpus, gj);
     }
     json_object_set_new(o, "gpus", gpus);
+    json_object_set_new(o, "gpu_selection", choice_json(&s->gpu_choice));
+    json_object_set_new(o, "job", job_json(&s->job));
     json_object_set_new(o, "driver_version",
                         s->driver_version[0] ? rm_jstr(s->driver_version) : json_null());
     json_object_set_new(o, "power", power_json(s));

@@ -5,6 +5,7 @@ code, so a reader cannot tell which writer produced a line (docs/FORMATS.md, Run
 """
 import json
 import math
+import os
 import re
 import time
 
@@ -142,6 +143,16 @@ def round_ms(seconds):
     return math.floor(seconds * 1000.0 + 0.5) / 1000.0
 
 
+def job_rank():
+    """This process's rank in a multi-process job: RANK (torchrun, DeepSpeed, accelerate),
+    else SLURM_PROCID (srun's task); None outside one or when not a decimal number."""
+    for var in ("RANK", "SLURM_PROCID"):
+        value = os.environ.get(var, "")
+        if value.isdigit() and value.isascii() and len(value) < 10:
+            return int(value)
+    return None
+
+
 def _line(now_ns, line_type, fields, pid, extra):
     ts, t = stamp(now_ns)
     parts = ['{"ts":"', ts, '","type":"', line_type, '"']
@@ -149,6 +160,11 @@ def _line(now_ns, line_type, fields, pid, extra):
         parts.append(',"%s":' % key)
         parts.append(value)
     parts.append(',"pid":%d,"t":%s' % (pid, t))
+    # The ranks of one job share the node's run log: each line says whose it is, unless
+    # the caller gave its own "rank".
+    rank = job_rank()
+    if rank is not None and not (extra and "rank" in extra):
+        parts.append(',"rank":%d' % rank)
     if extra:
         for key, value in extra.items():
             parts.append(",")

@@ -41,7 +41,8 @@ class Clean(unittest.TestCase):
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="runmon-py-test.")
-        self._env = {k: os.environ.get(k) for k in ("RUNMON_RUNLOG", "RUNMON_PHASE_PATH")}
+        self._env = {k: os.environ.get(k) for k in ("RUNMON_RUNLOG", "RUNMON_PHASE_PATH",
+                                                       "RANK", "SLURM_PROCID")}
         for k in self._env:
             os.environ.pop(k, None)
         runmon.close()

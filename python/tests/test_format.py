@@ -59,6 +59,25 @@ class FormatTest(Clean):
             self.assertEqual(t[-4:], obj["ts"][19:23])  # same milliseconds as ts
             self.assertEqual(obj["pid"], os.getpid())
 
+    def test_rank_of_a_job_after_pid_and_t(self):
+        os.environ["SLURM_PROCID"] = "3"
+        runmon.open(self.path("r.jsonl"))
+        runmon.log_phase("load", 1.0, lr=0.1)
+        runmon.event("ck", step=1)
+        with runmon.phase("p"):
+            pass
+        os.environ["RANK"] = "12"  # torchrun's global rank comes first
+        runmon.log_phase("step", 0.5)
+        runmon.log_phase("mine", 0.5, rank=7)  # the caller's own rank is kept, not doubled
+        os.environ["RANK"] = "x"
+        os.environ["SLURM_PROCID"] = "-1"
+        runmon.log_phase("none", 0.5)
+        lines = [ordered(raw) for raw in raw_lines(self.path("r.jsonl"))]
+        self.assertEqual([line.get("rank") for line in lines], [3, 3, 3, 3, 12, 7, None])
+        self.assertEqual(list(lines[0])[4:7], ["pid", "t", "rank"])
+        self.assertEqual(list(lines[0])[-1], "lr")
+        self.assertEqual(list(lines[5]).count("rank"), 1)
+
     def test_bad_names_and_reserved_keys_are_refused(self):
         with self.assertRaises(ValueError):
             runmon.phase("a/b")
