@@ -2,12 +2,6 @@
 # runmon record --influx URL / --influx-file PATH against a real InfluxDB 1.x (Debian's
 # influxdb: influxd started here on loopback, free ports, a temp config, no systemd): a query
 # per measurement returns the rows the session's CSV files hold, none lost, none doubled;
-# A URL without a path gets /write (and precision=ms).
-FAKE_SMI_GPUS=1 "$RUNMON" record -q -o "$T/np" -i 0.2 --influx "$BASE?db=runmon" -- sleep 1
-d=$(session_dir "$T/np")
-expect_eq "a URL without a path: /write is added, the rows arrive" "$(rows "$d/gpu.csv")" \
-    "$(icount runmon_gpu utilization.gpu "$(basename "$d")")"
-
 # influxd stopped mid-run and started again: the outage's rows are sent afterwards.
 . "$(dirname "$0")/lib.sh"
 
@@ -58,8 +52,8 @@ total=0
 for f in "$d"/gpu*.csv; do total=$((total + $(rows "$f"))); done
 expect_eq "rollover: one runmon_gpu line per row of every gpu file" "$total" \
     "$(grep -c '^runmon_gpu,' "$LP2")"
-expect_eq "an array task's job tag is ARRAYJOB_TASK" 1 \
-    "$(head -n 1 "$LP2" | grep -c '^runmon_gpu,session=[^,]*,host=[^,]*,job=70_3,gpu=0,')"
+expect_eq "an array task's job tag is ARRAYJOB_TASK, its sweep slurm-ARRAYJOB" 1 \
+    "$(head -n 1 "$LP2" | grep -c '^runmon_gpu,session=[^,]*,host=[^,]*,job=70_3,sweep=slurm-70,gpu=0,')"
 
 # Bad input: a file that cannot be opened, a URL with a space.
 "$RUNMON" record -q -o "$T/bad" --no-gpu --influx-file "$T/no/such/dir/x.lp" --duration 1 2>"$T/bad1"
@@ -140,6 +134,12 @@ expect_eq "--influx: export_rows counts every row sent, none unsent" \
     "$(($(rows "$d/gpu.csv") + $(rows "$d/cpu.csv") + $(rows "$d/proc.csv"))) 0" \
     "$(jq -r '"\(.rows_sent) \(.rows_unsent)"' <<<"$ev")"
 expect_eq "--influx: nothing on stderr while the server is well" "" "$(cat "$T/err1")"
+
+# A URL without a path gets /write (and precision=ms).
+FAKE_SMI_GPUS=1 "$RUNMON" record -q -o "$T/np" -i 0.2 --influx "$BASE?db=runmon" -- sleep 1
+d=$(session_dir "$T/np")
+expect_eq "a URL without a path: /write is added, the rows arrive" "$(rows "$d/gpu.csv")" \
+    "$(icount runmon_gpu utilization.gpu "$(basename "$d")")"
 
 # influxd stopped mid-run and started again: the outage's rows are sent afterwards.
 FAKE_SMI_GPUS=2 "$RUNMON" record -o "$T/o" -i 0.2 --influx "$BASE/write?db=runmon" \
