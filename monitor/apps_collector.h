@@ -42,6 +42,7 @@ struct rm_apps_ctx {
     /* The workload's processes of the sample being received, published at each flush. */
     struct rm_latest_proc pending[RM_LATEST_MAX_PROCS];
     int npending;
+    char psec[16]; /* the child's -d */
 };
 
 /* Opens apps.csv in the session folder and the /proc root. 0, or -1 with errno. */
