@@ -19,6 +19,7 @@
 
 #include "monitor/collector.h"
 #include "monitor/port.h"
+#include "monitor/smi_collectors.h"
 #include "monitor/stream.h"
 
 #define RM_APPS_CACHE 64
@@ -48,6 +49,9 @@ struct rm_apps_ctx {
 /* Opens apps.csv in the session folder and the /proc root. 0, or -1 with errno. */
 int rm_apps_ctx_init(struct rm_apps_ctx *a, const struct rm_port *port, const char *proc_root);
 void rm_apps_ctx_fini(struct rm_apps_ctx *a);
+
+/* Its row of rm_smi_collectors (apps.csv; off with record --no-apps). */
+extern const struct rm_smi_collector rm_apps_collector;
 enum rm_line_kind rm_apps_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_apps_on_flush(void *ctx);
 

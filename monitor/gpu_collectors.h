@@ -10,6 +10,7 @@
 #include "monitor/collector.h"
 #include "monitor/policy.h"
 #include "monitor/port.h"
+#include "monitor/smi_collectors.h"
 #include "monitor/stream.h"
 
 #define RM_GPU_MAX_FIELDS 64
@@ -62,6 +63,9 @@ void rm_gpu_on_flush(void *ctx);
 
 /* dmon's period in whole seconds for record's interval: its -d takes seconds. */
 int rm_dmon_interval_s(double interval_s);
+
+/* Their rows of rm_smi_collectors (gpu.csv, dmon.csv). */
+extern const struct rm_smi_collector rm_gpu_collector, rm_dmon_collector;
 
 void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port);
 enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);

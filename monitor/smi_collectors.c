@@ -1,5 +1,8 @@
 #include "monitor/smi_collectors.h"
 
+#include "monitor/apps_collector.h"
+#include "monitor/gpu_collectors.h"
+
 /* In the order they start: their files appear in the session folder in this order. */
 const struct rm_smi_collector *const rm_smi_collectors[] = {&rm_gpu_collector, &rm_dmon_collector,
                                                             &rm_apps_collector};

@@ -1,6 +1,6 @@
 /* The collectors that run an nvidia-smi child, as one table: record/recorder.c starts each
- * row in turn and never names a stream. A new nvidia-smi collector is one row here and its
- * ops in its own file. */
+ * row in turn and never names a stream. A new nvidia-smi collector exports its row from its
+ * own file (declared in its header) and takes one line in smi_collectors.c. */
 #ifndef RUNMON_MONITOR_SMI_COLLECTORS_H
 #define RUNMON_MONITOR_SMI_COLLECTORS_H
 
@@ -42,8 +42,5 @@ extern const int rm_smi_ncollectors;
 
 /* The streams st switches off (a bit per RM_STREAM_*): rows whose wanted() says no. */
 unsigned rm_smi_collectors_off(const struct rm_smi_start *st);
-
-/* The collector rows of gpu_collectors.c and apps_collector.c. */
-extern const struct rm_smi_collector rm_gpu_collector, rm_dmon_collector, rm_apps_collector;
 
 #endif
