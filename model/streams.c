@@ -13,7 +13,9 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
                        .option_help = "an nvidia-smi --query-gpu CSV (repeatable, in time order)",
                        .guess = RM_GUESS_DEFAULT,
                        .chart = "gpu",
-                       .drawn = true},
+                       .drawn = true,
+                       .subject = RM_SUBJECT_GPUS,
+                       .influx = true},
     [RM_STREAM_DMON] = {.name = "dmon",
                         .stem = "dmon",
                         .kind = RM_INPUT_DMON_CSV,
@@ -23,7 +25,9 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
                         .option_help = "nvidia-smi dmon output, text or runmon's dmon.csv",
                         .guess = RM_GUESS_ANYWHERE,
                         .chart = "gpu",
-                        .drawn = false},
+                        .drawn = false,
+                        .subject = RM_SUBJECT_NONE,
+                        .influx = false},
     [RM_STREAM_CPU] = {.name = "cpu",
                        .stem = "cpu",
                        .kind = RM_INPUT_CPU_CSV,
@@ -33,7 +37,9 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
                        .option_help = "a cpu.csv (or another monitor's cpu_metrics.csv)",
                        .guess = RM_GUESS_PREFIX,
                        .chart = "cpu",
-                       .drawn = true},
+                       .drawn = true,
+                       .subject = RM_SUBJECT_HOST,
+                       .influx = true},
     [RM_STREAM_PROC] = {.name = "proc",
                         .stem = "proc",
                         .kind = RM_INPUT_PROC_CSV,
@@ -43,7 +49,9 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
                         .option_help = "a proc.csv",
                         .guess = RM_GUESS_PREFIX,
                         .chart = "proc",
-                        .drawn = true},
+                        .drawn = true,
+                        .subject = RM_SUBJECT_TREE,
+                        .influx = true},
     [RM_STREAM_APPS] = {.name = "apps",
                         .stem = "apps",
                         .kind = RM_INPUT_APPS_CSV,
@@ -53,7 +61,9 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
                         .option_help = "an apps.csv (per-process GPU memory)",
                         .guess = RM_GUESS_PREFIX,
                         .chart = "apps",
-                        .drawn = true},
+                        .drawn = true,
+                        .subject = RM_SUBJECT_PROCESSES,
+                        .influx = true},
 };
 
 const struct rm_input_def rm_input_defs[RM_INPUT_COUNT] = {
@@ -64,6 +74,21 @@ const struct rm_input_def rm_input_defs[RM_INPUT_COUNT] = {
     [RM_INPUT_PROC_CSV] = {"proc_csv", RM_STREAM_PROC, false},
     [RM_INPUT_APPS_CSV] = {"apps_csv", RM_STREAM_APPS, false},
 };
+
+int rm_stream_of_subject(enum rm_stream_subject part)
+{
+    for (int i = 0; i < RM_STREAM_COUNT; i++)
+        if (part != RM_SUBJECT_NONE && rm_stream_defs[i].subject == part) return i;
+    return -1;
+}
+
+unsigned rm_streams_influx(void)
+{
+    unsigned set = 0;
+    for (int i = 0; i < RM_STREAM_COUNT; i++)
+        if (rm_stream_defs[i].influx) set |= 1u << i;
+    return set;
+}
 
 int rm_stream_by_name(const char *name)
 {

@@ -44,6 +44,19 @@ enum rm_name_guess {
     RM_GUESS_DEFAULT,  /* any other name (one stream) */
 };
 
+/* What a stream's rows are about, one stream per subject. The outputs ask by subject, not by
+ * stream: the live snapshot's part its collector fills (monitor/latest.h; report/prom.c shows
+ * a part while that stream is healthy) and the report's charts of its rows (report_collect.c
+ * reads a drawn stream's rows by its subject: the GPU rows are --query-gpu CSV). */
+enum rm_stream_subject {
+    RM_SUBJECT_NONE,      /* none of its own (dmon fills in the GPU subject's figures) */
+    RM_SUBJECT_GPUS,      /* the latest value of each GPU metric, energy */
+    RM_SUBJECT_HOST,      /* CPU busy and iowait, host memory */
+    RM_SUBJECT_TREE,      /* the command's process tree: resident memory, CPU */
+    RM_SUBJECT_PROCESSES, /* the workload's processes on the GPUs */
+    RM_SUBJECT_COUNT
+};
+
 struct rm_stream_def {
     const char *name;        /* "gpu": the collector's and the stream's name in every file */
     const char *stem;        /* active file "<stem>.csv", sealed "<stem>-NNNNNN.csv" */
@@ -54,8 +67,9 @@ struct rm_stream_def {
     const char *option_help; /* its line in `runmon summary --help` */
     enum rm_name_guess guess;
     const char *chart; /* the report's chart group that shows its degraded spans */
-    bool drawn;        /* the report reads its rows for charts (report_collect.c's
-                          stream_family must have its branch) */
+    bool drawn;        /* the report reads its rows for charts, by its subject (report_collect.c) */
+    enum rm_stream_subject subject; /* what its rows are about */
+    bool influx;                    /* its rows go out as InfluxDB lines (record --influx) */
 };
 extern const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT];
 
@@ -68,6 +82,12 @@ struct rm_input_def {
                         that is empty), among its stream's kinds */
 };
 extern const struct rm_input_def rm_input_defs[RM_INPUT_COUNT];
+
+/* The stream of subject, or -1. */
+int rm_stream_of_subject(enum rm_stream_subject part);
+
+/* The streams whose rows go out as InfluxDB lines: a bit per stream. */
+unsigned rm_streams_influx(void);
 
 /* The stream named name, or -1. */
 int rm_stream_by_name(const char *name);

@@ -13,6 +13,7 @@
 #include "model/dmon_text.h"
 #include "model/streams.h"
 #include "monitor/procfs.h"
+#include "monitor/smi_collectors.h"
 
 static const char *const apps_cols[] = {"gpu",     "uuid",   "pid",        "process",
                                         "vram_mb", "sm_pct", "in_workload"};
@@ -223,3 +224,49 @@ enum rm_line_kind rm_apps_on_line(void *ctx, char *line, size_t len, int64_t ts_
     write_row(a, &l);
     return RM_LINE_DATA;
 }
+
+/* ---- the row of monitor/smi_collectors.h: `nvidia-smi pmon -s mu -d SEC` ------------------- */
+
+static bool apps_wanted(const struct rm_smi_start *st)
+{
+    return !st->no_apps;
+}
+
+/* pmon takes whole seconds, 1 to 10. */
+static int apps_start(void *ctx, const struct rm_smi_start *st, struct rm_collector *c,
+                      int64_t *period_ns, char *err, size_t errlen)
+{
+    struct rm_apps_ctx *a = ctx;
+    if (rm_apps_ctx_init(a, st->port, st->proc_root) < 0) {
+        snprintf(err, errlen, "cannot write in %s: %s", st->port->sess->dir, strerror(errno));
+        return -1;
+    }
+    int d = (int)llround(st->interval_s);
+    d = d < 1 ? 1 : d > 10 ? 10 : d;
+    snprintf(a->psec, sizeof a->psec, "%d", d);
+    const char *argv[] = {st->nvidia_smi, "pmon", "-s", "mu", "-d", a->psec, NULL};
+    memcpy(c->argv, argv, sizeof argv);
+    rm_smi_select_gpus(c, st);
+    c->on_line = rm_apps_on_line;
+    c->on_flush = rm_apps_on_flush;
+    c->ctx = a;
+    *period_ns = (int64_t)d * RM_NS_PER_SEC;
+    return 0;
+}
+
+static struct rm_stream *apps_out(void *ctx)
+{
+    return &((struct rm_apps_ctx *)ctx)->out;
+}
+
+static void apps_stop(void *ctx)
+{
+    rm_apps_ctx_fini(ctx);
+}
+
+const struct rm_smi_collector rm_apps_collector = {.stream = RM_STREAM_APPS,
+                                                   .ctx_size = sizeof(struct rm_apps_ctx),
+                                                   .wanted = apps_wanted,
+                                                   .start = apps_start,
+                                                   .out = apps_out,
+                                                   .stop = apps_stop};

@@ -19,6 +19,7 @@
 
 #include "monitor/collector.h"
 #include "monitor/port.h"
+#include "monitor/smi_collectors.h"
 #include "monitor/stream.h"
 
 #define RM_APPS_CACHE 64
@@ -42,11 +43,15 @@ struct rm_apps_ctx {
     /* The workload's processes of the sample being received, published at each flush. */
     struct rm_latest_proc pending[RM_LATEST_MAX_PROCS];
     int npending;
+    char psec[16]; /* the child's -d */
 };
 
 /* Opens apps.csv in the session folder and the /proc root. 0, or -1 with errno. */
 int rm_apps_ctx_init(struct rm_apps_ctx *a, const struct rm_port *port, const char *proc_root);
 void rm_apps_ctx_fini(struct rm_apps_ctx *a);
+
+/* Its row of rm_smi_collectors (apps.csv; off with record --no-apps). */
+extern const struct rm_smi_collector rm_apps_collector;
 enum rm_line_kind rm_apps_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_apps_on_flush(void *ctx);
 

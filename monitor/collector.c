@@ -10,6 +10,8 @@
 
 #include "base/clock.h"
 #include "base/rm_time.h"
+#include "model/streams.h"
+#include "monitor/policy.h"
 #include "monitor/port.h"
 
 /* Grace between SIGTERM and SIGKILL for a collector: nvidia-smi exits at once on TERM, and a
@@ -257,6 +259,18 @@ static int wait_ready(int ep, struct rm_collector *cols, int n, rm_wakeup *wake,
             ready[owner[k] / 4] |= 1u << (owner[k] % 4);
     }
     return got;
+}
+
+void rm_collector_setup(struct rm_collector *c, const struct rm_port *port, int id,
+                        int64_t interval_ns)
+{
+    memset(c, 0, sizeof *c);
+    rm_child_init(&c->child);
+    c->epfd = c->watched[0] = c->watched[1] = c->watched[2] = -1;
+    c->name = rm_stream_defs[id].name;
+    c->id = id;
+    c->port = port;
+    c->stale_ns = rm_stale_after_ns(interval_ns);
 }
 
 void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)

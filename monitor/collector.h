@@ -59,6 +59,11 @@ struct rm_collector {
  * Must run on one thread that lives until it returns (PR_SET_PDEATHSIG follows it). */
 void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake);
 
+/* Clears c and sets it up as the collector of stream id (RM_STREAM_*), no child yet, healthy
+ * while a valid row comes at least every rm_stale_after_ns(interval_ns). */
+void rm_collector_setup(struct rm_collector *c, const struct rm_port *port, int id,
+                        int64_t interval_ns);
+
 /* The most non-data lines per collector recorded verbatim as events; later ones are counted. */
 #define RM_NONCONFORMING_LOG_MAX 100
 

@@ -14,8 +14,10 @@
 #include "model/dmon_text.h"
 #include "model/energy.h"
 #include "model/gpu_metrics.h"
+#include "model/streams.h"
 #include "model/values.h"
 #include "monitor/port.h"
+#include "monitor/smi_collectors.h"
 
 int rm_smi_split(struct csv_parser *p, const char *line, size_t len, char *store, size_t cap,
                  const char **field, size_t *flen, int max)
@@ -443,3 +445,94 @@ enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_
         return RM_LINE_NONDATA;
     }
 }
+
+int rm_dmon_interval_s(double interval_s)
+{
+    return (int)(rm_stream_period_ns(RM_INPUT_DMON_TEXT, (int64_t)llround(interval_s * 1e9)) /
+                 RM_NS_PER_SEC);
+}
+
+/* ---- the two rows of monitor/smi_collectors.h ---------------------------------------------- */
+
+static int cannot_write(const struct rm_smi_start *st, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "cannot write in %s: %s", st->port->sess->dir, strerror(errno));
+    return -1;
+}
+
+/* The query loop: `nvidia-smi --query-gpu=FIELDS --format=csv,noheader,nounits -lms MS`. */
+static int gpu_start(void *ctx, const struct rm_smi_start *st, struct rm_collector *c,
+                     int64_t *period_ns, char *err, size_t errlen)
+{
+    struct rm_gpu_ctx *g = ctx;
+    if (rm_gpu_ctx_init(g, st->port, st->gpu_fields, err, errlen) < 0) return -1;
+    if (rm_stream_open(&g->out, st->port->sess->dir, RM_STREAM_GPU) < 0)
+        return cannot_write(st, err, errlen);
+    int64_t interval_ns = (int64_t)llround(st->interval_s * 1e9);
+    rm_stream_batch(&g->out, interval_ns); /* dmon and pmon sample once a second */
+    snprintf(g->query, sizeof g->query, "--query-gpu=%s", st->gpu_fields);
+    snprintf(g->lms, sizeof g->lms, "%lld", (long long)(interval_ns / RM_NS_PER_MS));
+    const char *argv[] = {st->nvidia_smi, g->query, "--format=csv,noheader,nounits",
+                          "-lms",         g->lms,   NULL};
+    memcpy(c->argv, argv, sizeof argv);
+    rm_smi_select_gpus(c, st);
+    c->on_line = rm_gpu_on_line;
+    c->on_flush = rm_gpu_on_flush;
+    c->ctx = g;
+    *period_ns = interval_ns;
+    return 0;
+}
+
+static struct rm_stream *gpu_out(void *ctx)
+{
+    return &((struct rm_gpu_ctx *)ctx)->out;
+}
+
+static void gpu_stop(void *ctx)
+{
+    struct rm_gpu_ctx *g = ctx;
+    rm_stream_close(&g->out);
+    rm_gpu_ctx_fini(g);
+}
+
+const struct rm_smi_collector rm_gpu_collector = {.stream = RM_STREAM_GPU,
+                                                  .ctx_size = sizeof(struct rm_gpu_ctx),
+                                                  .start = gpu_start,
+                                                  .out = gpu_out,
+                                                  .stop = gpu_stop};
+
+/* `nvidia-smi dmon -s METRICS -d SEC`. */
+static int dmon_start(void *ctx, const struct rm_smi_start *st, struct rm_collector *c,
+                      int64_t *period_ns, char *err, size_t errlen)
+{
+    struct rm_dmon_ctx *d = ctx;
+    rm_dmon_ctx_init(d, st->port);
+    if (rm_stream_open(&d->out, st->port->sess->dir, RM_STREAM_DMON) < 0)
+        return cannot_write(st, err, errlen);
+    int sec = rm_dmon_interval_s(st->interval_s);
+    snprintf(d->dsec, sizeof d->dsec, "%d", sec);
+    const char *argv[] = {st->nvidia_smi, "dmon", "-s", st->dmon_metrics, "-d", d->dsec, NULL};
+    memcpy(c->argv, argv, sizeof argv);
+    rm_smi_select_gpus(c, st);
+    c->on_line = rm_dmon_on_line;
+    c->on_flush = rm_dmon_on_flush;
+    c->ctx = d;
+    *period_ns = (int64_t)sec * RM_NS_PER_SEC;
+    return 0;
+}
+
+static struct rm_stream *dmon_out(void *ctx)
+{
+    return &((struct rm_dmon_ctx *)ctx)->out;
+}
+
+static void dmon_stop(void *ctx)
+{
+    rm_stream_close(&((struct rm_dmon_ctx *)ctx)->out);
+}
+
+const struct rm_smi_collector rm_dmon_collector = {.stream = RM_STREAM_DMON,
+                                                   .ctx_size = sizeof(struct rm_dmon_ctx),
+                                                   .start = dmon_start,
+                                                   .out = dmon_out,
+                                                   .stop = dmon_stop};

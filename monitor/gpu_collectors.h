@@ -10,6 +10,7 @@
 #include "monitor/collector.h"
 #include "monitor/policy.h"
 #include "monitor/port.h"
+#include "monitor/smi_collectors.h"
 #include "monitor/stream.h"
 
 #define RM_GPU_MAX_FIELDS 64
@@ -39,7 +40,8 @@ struct rm_gpu_ctx {
     enum rm_level level[RM_MAX_GPUS];
     /* The metric (model/gpu_metrics.h) each column feeds, -1 for none: the latest values. */
     signed char metric[RM_GPU_MAX_FIELDS];
-    int64_t gap_ns; /* the energy rule's gap threshold (model/energy.h) */
+    int64_t gap_ns;            /* the energy rule's gap threshold (model/energy.h) */
+    char query[2200], lms[32]; /* the child's arguments */
 };
 
 struct rm_dmon_ctx {
@@ -49,6 +51,7 @@ struct rm_dmon_ctx {
     const char *names[64];
     int nnames;
     int have_header;
+    char dsec[16]; /* the child's -d */
 };
 
 /* Splits the comma-separated field list into ctx->names. 0, or -1 (message in err). */
@@ -57,6 +60,12 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char
 void rm_gpu_ctx_fini(struct rm_gpu_ctx *g);
 enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_gpu_on_flush(void *ctx);
+
+/* dmon's period in whole seconds for record's interval: its -d takes seconds. */
+int rm_dmon_interval_s(double interval_s);
+
+/* Their rows of rm_smi_collectors (gpu.csv, dmon.csv). */
+extern const struct rm_smi_collector rm_gpu_collector, rm_dmon_collector;
 
 void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port);
 enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);

@@ -30,8 +30,7 @@
 #define INFLUX_MAX_COLS 64
 #define INFLUX_CLOSE_NS (3 * RM_NS_PER_SEC)
 #define INFLUX_CLOSE_FAILING_NS (1 * RM_NS_PER_SEC)
-#define INFLUX_STREAMS                                                                             \
-    (1u << RM_STREAM_GPU | 1u << RM_STREAM_CPU | 1u << RM_STREAM_PROC | 1u << RM_STREAM_APPS)
+#define INFLUX_STREAMS rm_streams_influx() /* the rows of these streams (model/streams.c) */
 
 enum col_kind { COL_SKIP, COL_TIME, COL_TAG, COL_STRING, COL_NUMBER };
 

@@ -20,7 +20,6 @@
 #include "base/termsafe.h"
 #include "model/energy.h"
 #include "model/streams.h"
-#include "monitor/apps_collector.h"
 #include "monitor/child.h"
 #include "monitor/collector.h"
 #include "monitor/cpu_sampler.h"
@@ -29,6 +28,7 @@
 #include "monitor/latest.h"
 #include "monitor/port.h"
 #include "monitor/reaper.h"
+#include "monitor/smi_collectors.h"
 #include "record/exporters.h"
 #include "report/output.h"
 #include "runlog/runlog.h"
@@ -101,14 +101,11 @@ static void port_init(struct rm_recorder *r)
 
 struct supervisor {
     struct rm_recorder *rec;
-    struct rm_collector cols[3];
+    struct rm_collector cols[8];
+    const struct rm_smi_collector *row[8]; /* each collector's row of rm_smi_collectors */
+    void *ctx[8];                          /* and its context */
     int ncols;
-    struct rm_gpu_ctx gpu;
-    struct rm_dmon_ctx dmon;
-    struct rm_apps_ctx apps;
-    int have_apps;
-    char lms[32], dsec[16], psec[16], query[2200];
-    char gpu_fields_buf[1024]; /* the default fields and the probed power fields */
+    char gpu_fields_buf[1024];   /* the default fields and the probed power fields */
     char ids[RM_MAX_GPUS * 100]; /* nvidia-smi -i: the chosen GPUs' UUIDs, "" for all */
     rm_wakeup wake;
     pthread_t thread;
@@ -123,39 +120,42 @@ static void *supervisor_main(void *arg)
     return NULL;
 }
 
-static void collector_setup(struct rm_collector *c, struct rm_recorder *rec, int id,
-                            int64_t interval_ns)
+/* What the nvidia-smi collectors start from. */
+static struct rm_smi_start smi_start(const struct rm_recorder *rec)
 {
-    memset(c, 0, sizeof *c);
-    rm_child_init(&c->child);
-    c->epfd = c->watched[0] = c->watched[1] = c->watched[2] = -1;
-    c->name = rm_stream_defs[id].name;
-    c->id = id;
-    c->port = &rec->port;
-    c->stale_ns = rm_stale_after_ns(interval_ns);
+    return (struct rm_smi_start){.port = &rec->port,
+                                 .nvidia_smi = rec->opts.nvidia_smi,
+                                 .interval_s = rec->opts.interval_s,
+                                 .gpu_fields = rec->opts.gpu_fields,
+                                 .dmon_metrics = rec->opts.dmon_metrics,
+                                 .proc_root = rec->opts.proc_root,
+                                 .no_apps = rec->opts.no_apps};
 }
 
-/* The per-process collector: pmon takes whole seconds, 1 to 10. */
-static int start_apps(struct supervisor *s, struct rm_recorder *rec, char *err, size_t errlen)
+/* Starts each row of rm_smi_collectors this run wants: its file, attached to the sink. */
+static int start_smi_collectors(struct supervisor *s, struct rm_recorder *rec, char *err,
+                                size_t errlen)
 {
-    if (rm_apps_ctx_init(&s->apps, &rec->port, rec->opts.proc_root) < 0) {
-        snprintf(err, errlen, "cannot write in %s: %s", rec->sess.dir, strerror(errno));
-        return -1;
+    struct rm_smi_start st = smi_start(rec);
+    st.gpu_ids = s->ids; /* the job's GPUs (choose_gpus), "" for all */
+    for (int i = 0; i < rm_smi_ncollectors && s->ncols < (int)(sizeof s->cols / sizeof *s->cols);
+         i++) {
+        const struct rm_smi_collector *e = rm_smi_collectors[i];
+        if (e->wanted && !e->wanted(&st)) continue;
+        void *ctx = calloc(1, e->ctx_size);
+        if (!ctx) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        struct rm_collector *c = &s->cols[s->ncols];
+        s->row[s->ncols] = e;
+        s->ctx[s->ncols++] = ctx;
+        rm_collector_setup(c, &rec->port, e->stream, 0);
+        int64_t period_ns = 0;
+        if (e->start(ctx, &st, c, &period_ns, err, errlen) < 0) return -1;
+        c->stale_ns = rm_stale_after_ns(period_ns);
+        rm_sink_attach(rec->sink, e->out(ctx));
     }
-    s->have_apps = 1;
-    rm_sink_attach(rec->sink, &s->apps.out);
-    int d = (int)llround(rec->opts.interval_s);
-    d = d < 1 ? 1 : d > 10 ? 10 : d;
-    snprintf(s->psec, sizeof s->psec, "%d", d);
-    struct rm_collector *a = &s->cols[s->ncols++];
-    collector_setup(a, rec, RM_STREAM_APPS, (int64_t)d * RM_NS_PER_SEC);
-    const char *aargv[] = {
-        rec->opts.nvidia_smi, "pmon", "-s", "mu", "-d", s->psec, NULL, NULL, NULL};
-    if (s->ids[0]) aargv[6] = "-i", aargv[7] = s->ids;
-    memcpy(a->argv, aargv, sizeof aargv);
-    a->on_line = rm_apps_on_line;
-    a->on_flush = rm_apps_on_flush;
-    a->ctx = &s->apps;
     return 0;
 }
 
@@ -195,7 +195,7 @@ static void choose_gpus(struct supervisor *s, struct rm_recorder *rec)
     sess->ngpus = sel.n;
 }
 
-/* Takes the inventory, opens gpu.csv and dmon.csv and starts the supervisor thread.
+/* Takes the inventory, starts the nvidia-smi collectors (their files) and their thread.
  * Returns 0 (also when there is no nvidia-smi: a normal case), -1 on a fatal error. */
 static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, size_t errlen)
 {
@@ -233,42 +233,7 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
             rm_gpu_fields_with_power(sess, s->gpu_fields_buf, sizeof s->gpu_fields_buf);
         sess->gpu_fields = rec->opts.gpu_fields;
     }
-    if (rm_gpu_ctx_init(&s->gpu, &rec->port, rec->opts.gpu_fields, err, errlen) < 0) return -1;
-    rm_dmon_ctx_init(&s->dmon, &rec->port);
-    if (rm_stream_open(&s->gpu.out, sess->dir, RM_STREAM_GPU) < 0 ||
-        rm_stream_open(&s->dmon.out, sess->dir, RM_STREAM_DMON) < 0) {
-        snprintf(err, errlen, "cannot write in %s: %s", sess->dir, strerror(errno));
-        return -1;
-    }
-    rm_sink_attach(rec->sink, &s->gpu.out);
-    rm_sink_attach(rec->sink, &s->dmon.out);
-    int64_t interval_ns = (int64_t)llround(rec->opts.interval_s * 1e9);
-    rm_stream_batch(&s->gpu.out, interval_ns); /* dmon and pmon sample once a second */
-    snprintf(s->query, sizeof s->query, "--query-gpu=%s", rec->opts.gpu_fields);
-    snprintf(s->lms, sizeof s->lms, "%lld", (long long)(interval_ns / RM_NS_PER_MS));
-    snprintf(s->dsec, sizeof s->dsec, "%d", sess->dmon_interval_s);
-
-    struct rm_collector *g = &s->cols[0];
-    collector_setup(g, rec, RM_STREAM_GPU, interval_ns);
-    const char *gargv[] = {smi,  s->query, "--format=csv,noheader,nounits", "-lms", s->lms, NULL,
-                           NULL, NULL};
-    if (s->ids[0]) gargv[5] = "-i", gargv[6] = s->ids;
-    memcpy(g->argv, gargv, sizeof gargv);
-    g->on_line = rm_gpu_on_line;
-    g->on_flush = rm_gpu_on_flush;
-    g->ctx = &s->gpu;
-
-    struct rm_collector *d = &s->cols[1];
-    collector_setup(d, rec, RM_STREAM_DMON, (int64_t)sess->dmon_interval_s * RM_NS_PER_SEC);
-    const char *dargv[] = {smi,  "dmon", "-s", rec->opts.dmon_metrics, "-d", s->dsec,
-                           NULL, NULL,   NULL};
-    if (s->ids[0]) dargv[6] = "-i", dargv[7] = s->ids;
-    memcpy(d->argv, dargv, sizeof dargv);
-    d->on_line = rm_dmon_on_line;
-    d->on_flush = rm_dmon_on_flush;
-    d->ctx = &s->dmon;
-    s->ncols = 2;
-    if (!rec->opts.no_apps && start_apps(s, rec, err, errlen) < 0) return -1;
+    if (start_smi_collectors(s, rec, err, errlen) < 0) return -1;
 
     if (rm_wakeup_open(&s->wake) < 0 || pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
         snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
@@ -278,17 +243,22 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     return 0;
 }
 
+/* Stops the collectors' thread, then closes what each row opened (also after a start that
+ * failed half way). */
 static void stop_gpu(struct supervisor *s)
 {
-    if (!s->started) return;
-    rm_wakeup_signal(&s->wake);
-    pthread_join(s->thread, NULL);
-    rm_wakeup_close(&s->wake);
-    rm_stream_close(&s->gpu.out);
-    rm_stream_close(&s->dmon.out);
-    if (s->have_apps) rm_apps_ctx_fini(&s->apps);
-    rm_gpu_ctx_fini(&s->gpu);
-    s->started = 0;
+    if (s->started) {
+        rm_wakeup_signal(&s->wake);
+        pthread_join(s->thread, NULL);
+        rm_wakeup_close(&s->wake);
+        s->started = 0;
+    }
+    for (int i = 0; i < s->ncols; i++) {
+        s->row[i]->stop(s->ctx[i]);
+        free(s->ctx[i]);
+        s->ctx[i] = NULL;
+    }
+    s->ncols = 0;
 }
 
 /* Creates DIR/<id>/ and fills the session's identity. */
@@ -321,13 +291,12 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     s->interval_s = rec->opts.interval_s;
     s->gpu_fields = rec->opts.no_gpu ? NULL : rec->opts.gpu_fields;
     s->dmon_metrics = rec->opts.no_gpu ? NULL : rec->opts.dmon_metrics;
-    s->dmon_interval_s = (int)(rm_stream_period_ns(RM_INPUT_DMON_TEXT,
-                                                   (int64_t)llround(rec->opts.interval_s * 1e9)) /
-                               RM_NS_PER_SEC);
+    s->dmon_interval_s = rm_dmon_interval_s(rec->opts.interval_s);
     s->warn_pct = rec->opts.warn_pct;
     s->crit_pct = rec->opts.crit_pct;
-    rm_session_init_collectors(s, !rec->opts.no_gpu, rec->opts.command != NULL,
-                               rec->opts.no_apps ? 1u << RM_STREAM_APPS : 0);
+    rm_session_init_collectors(
+        s, !rec->opts.no_gpu, rec->opts.command != NULL,
+        rm_smi_collectors_off(&(struct rm_smi_start){.no_apps = rec->opts.no_apps}));
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/runlog.jsonl", s->dir);
     rec->log = rm_runlog_open(path);

@@ -157,9 +157,23 @@ static void render_energy_bar(struct out *o, const struct rm_prom_input *in)
     }
 }
 
+/* Whether the stream that fills part of the snapshot is healthy: only then is the part shown. */
+static int subject_up(const struct rm_prom_input *in, enum rm_stream_subject part)
+{
+    int s = rm_stream_of_subject(part);
+    return s >= 0 && in->collector[s] == RM_PROM_UP;
+}
+
+/* The collector label of the part's timestamp. */
+static const char *subject_name(enum rm_stream_subject part)
+{
+    int s = rm_stream_of_subject(part);
+    return s >= 0 ? rm_stream_defs[s].name : "";
+}
+
 static void render_gpus(struct out *o, const struct rm_prom_input *in)
 {
-    if (in->collector[RM_STREAM_GPU] != RM_PROM_UP)
+    if (!subject_up(in, RM_SUBJECT_GPUS))
         return; /* degraded or off: its metrics are removed, not left stale */
     for (size_t m = 0; m < sizeof gpu_metrics / sizeof *gpu_metrics; m++) {
         const struct gpu_metric *gm = &gpu_metrics[m];
@@ -188,7 +202,7 @@ static void render_gpus(struct out *o, const struct rm_prom_input *in)
 static void render_processes(struct out *o, const struct rm_prom_input *in)
 {
     const struct rm_latest *l = in->latest;
-    if (in->collector[RM_STREAM_APPS] != RM_PROM_UP || !l->nprocs) return;
+    if (!subject_up(in, RM_SUBJECT_PROCESSES) || !l->nprocs) return;
     if (in->stale_ns && in->now_ns - l->procs_ts_ns > in->stale_ns) return;
     int headed = 0;
     for (int i = 0; i < l->nprocs; i++) {
@@ -310,12 +324,12 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
     /* Live: the newest exported rows. Final: the newest rows ever taken, whatever the health
      * now, so an alert can still see how old the data is. */
     int64_t gpu_ts = 0;
-    if (in->final || in->collector[RM_STREAM_GPU] == RM_PROM_UP)
+    if (in->final || subject_up(in, RM_SUBJECT_GPUS))
         for (int i = 0; i < RM_MAX_GPUS; i++)
             if ((in->final ? l->gpu[i].valid : gpu_shown(in, i)) && l->gpu[i].ts_ns > gpu_ts)
                 gpu_ts = l->gpu[i].ts_ns;
 
-    int cpu_up = l->cpu_valid && in->collector[RM_STREAM_CPU] == RM_PROM_UP;
+    int cpu_up = l->cpu_valid && subject_up(in, RM_SUBJECT_HOST);
     int cpu_ts = l->cpu_valid && (in->final || cpu_up);
     if (in->final) cpu_up = 0;
     if (cpu_up) {
@@ -332,8 +346,8 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
                l->mem_total_bytes);
     }
     if (!in->final) render_processes(&o, in);
-    int proc_up = !in->final && in->have_command && l->proc_valid &&
-                  in->collector[RM_STREAM_PROC] == RM_PROM_UP;
+    int proc_up =
+        !in->final && in->have_command && l->proc_valid && subject_up(in, RM_SUBJECT_TREE);
     if (proc_up) {
         simple(&o, in, "runmon_process_resident_bytes",
                "Resident memory of the recorded command's process tree.", l->proc_rss_bytes);
@@ -348,13 +362,13 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
                "When the latest sample exported here was taken, in seconds since the epoch.");
         if (gpu_ts) {
             put(&o, "runmon_last_sample_timestamp_seconds{");
-            put_label(&o, "collector", rm_stream_defs[RM_STREAM_GPU].name, 1);
+            put_label(&o, "collector", subject_name(RM_SUBJECT_GPUS), 1);
             common_labels(&o, in, 0);
             put(&o, "} %.3f\n", (double)gpu_ts / 1e9);
         }
         if (cpu_ts) {
             put(&o, "runmon_last_sample_timestamp_seconds{");
-            put_label(&o, "collector", rm_stream_defs[RM_STREAM_CPU].name, 1);
+            put_label(&o, "collector", subject_name(RM_SUBJECT_HOST), 1);
             common_labels(&o, in, 0);
             put(&o, "} %.3f\n", (double)l->cpu_ts_ns / 1e9);
         }

@@ -189,23 +189,24 @@ static int stream_family(struct report *r, int stream, char *err, size_t errsz)
     char **names;
     size_t n = rm_segment_family(r->dir, stream, &names);
     int rc = 0;
+    enum rm_stream_subject subject = rm_stream_defs[stream].subject;
     for (size_t i = 0; i < n && !rc; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", r->dir, names[i]);
         uint64_t longl = 0;
-        if (stream == RM_STREAM_GPU) {
+        if (subject == RM_SUBJECT_GPUS) {
             rm_gpucsv_init(&r->gcsv, r->gpu_fields);
             r->plimit_col = -1;
             rm_report_thr_reset(r);
             rc = rm_csv_read_file(path, gpu_row, r, NULL, &longl, err, errsz);
-        } else if (stream == RM_STREAM_APPS) {
+        } else if (subject == RM_SUBJECT_PROCESSES) {
             if (!r->apps) r->apps = rm_xcalloc(RM_APPS_MAX_GPUS, sizeof *r->apps);
             rm_appscsv_init(&r->acsv);
             rc = rm_csv_read_file(path, apps_row, r, NULL, &longl, err, errsz);
             apps_close(r);
         } else {
             rm_hostcsv_init(&r->hcsv);
-            r->host_kind = stream == RM_STREAM_PROC;
+            r->host_kind = subject == RM_SUBJECT_TREE;
             rc = rm_csv_read_file(path, host_row, r, NULL, &longl, err, errsz);
         }
     }

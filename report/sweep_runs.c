@@ -99,7 +99,7 @@ static void read_series(struct sweep_run *run, const json_t *ses, int64_t t0, in
         if (rm_series_init(&c->s[m], t0, t1, RM_SWEEP_BUCKETS, gap)) abort();
     char *fields = gpu_fields(ses);
     char **names;
-    size_t n = rm_segment_family(run->dir, RM_STREAM_GPU, &names);
+    size_t n = rm_segment_family(run->dir, rm_stream_of_subject(RM_SUBJECT_GPUS), &names);
     for (size_t i = 0; i < n; i++) {
         char path[4096], err[256];
         snprintf(path, sizeof path, "%s/%s", run->dir, names[i]);

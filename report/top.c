@@ -18,6 +18,7 @@
 #include "base/rm_time.h"
 #include "base/termsafe.h"
 #include "model/session.h"
+#include "model/streams.h"
 #include "summary/csvread.h"
 
 #define TOP_MAX_GPUS 64
@@ -175,11 +176,21 @@ static void tail_row(void *ctx, const struct rm_csv_row *r)
     tl->fn(tl->top, tl, r);
 }
 
-static void tail_init(struct top_tail *tl, struct rm_top *t, const char *file,
+/* The name of the stream of subject (model/streams.h): its collector's and its file's. */
+static const char *subject_name(enum rm_stream_subject subject)
+{
+    int s = rm_stream_of_subject(subject);
+    return s >= 0 ? rm_stream_defs[s].name : "";
+}
+
+/* Tails the active file of the stream of subject. */
+static void tail_init(struct top_tail *tl, struct rm_top *t, enum rm_stream_subject subject,
                       const char *const *names, top_row_fn fn)
 {
     memset(tl, 0, sizeof *tl);
     tl->top = t;
+    char file[64] = "";
+    rm_segment_name(file, sizeof file, rm_stream_of_subject(subject), 0);
     snprintf(tl->path, sizeof tl->path, "%s/%s", t->dir, file);
     tl->fd = -1;
     tl->names = names;
@@ -498,10 +509,10 @@ struct rm_top *rm_top_open(const char *dir, char *err, size_t errsz)
     t->rl_fd = -1;
     t->rl_line = line;
     rm_linebuf_init(&t->rl_lb, line, TOP_RUNLOG_LINE + 1);
-    tail_init(&t->gpu, t, "gpu.csv", gpu_cols, gpu_row);
-    tail_init(&t->cpu, t, "cpu.csv", cpu_cols, cpu_row);
-    tail_init(&t->proc, t, "proc.csv", proc_cols, proc_row);
-    tail_init(&t->apps, t, "apps.csv", apps_cols, apps_row);
+    tail_init(&t->gpu, t, RM_SUBJECT_GPUS, gpu_cols, gpu_row);
+    tail_init(&t->cpu, t, RM_SUBJECT_HOST, cpu_cols, cpu_row);
+    tail_init(&t->proc, t, RM_SUBJECT_TREE, proc_cols, proc_row);
+    tail_init(&t->apps, t, RM_SUBJECT_PROCESSES, apps_cols, apps_row);
     t->cpu_busy = t->mem_total = t->mem_used = NAN;
     return t;
 }
@@ -781,7 +792,7 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
 
     /* GPUs */
     int nw = width >= 120 ? 20 : 12, bw = width >= 120 ? 20 : width >= 100 ? 10 : 6;
-    const char *gh = health_of(t, "gpu", NULL);
+    const char *gh = health_of(t, subject_name(RM_SUBJECT_GPUS), NULL);
     int ngpu = 0;
     for (int i = 0; i < TOP_MAX_GPUS; i++)
         ngpu += t->g[i].seen;
@@ -824,7 +835,8 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
     }
 
     /* host and the command's process tree */
-    const char *ch = health_of(t, "cpu", NULL), *ph = health_of(t, "proc", NULL);
+    const char *ch = health_of(t, subject_name(RM_SUBJECT_HOST), NULL),
+               *ph = health_of(t, subject_name(RM_SUBJECT_TREE), NULL);
     if (t->have_cpu) {
         char cb[64], mb[64];
         addline(f, width, bad_health(ch) ? RM_TOP_WARN : RM_TOP_PLAIN,
@@ -884,7 +896,7 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
     }
 
     /* the GPU processes of the last apps.csv sample */
-    const char *ah = health_of(t, "apps", NULL);
+    const char *ah = health_of(t, subject_name(RM_SUBJECT_PROCESSES), NULL);
     if (t->have_apps || bad_health(ah)) {
         if (bad_health(ah) && !t->napps) {
             addline(f, width, RM_TOP_WARN, "GPU processes: the apps collector is not working");

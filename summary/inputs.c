@@ -130,6 +130,7 @@ static const struct rm_input_reader readers[RM_INPUT_COUNT] = {
                           .note = note_gpu,
                           .source = RM_GPU_SOURCE_QUERY,
                           .gpu_gaps = true,
+                          .name_period = true,
                           .segment_whole = true},
     [RM_INPUT_DMON_TEXT] = {.kind = RM_INPUT_DMON_TEXT,
                             .reset = reset_dmon,

@@ -43,6 +43,8 @@ struct rm_input_reader {
     enum rm_gpu_source source;
     bool gpu_gaps;       /* gaps are each GPU's own, summed (rows of several GPUs interleave) */
     bool own_spacing;    /* sampled at its own spacing whatever the session's interval */
+    bool name_period;    /* without a GPU count, rows with no identity are told apart by the
+                            period of their GPU names (scan.c) */
     bool segment_whole;  /* a sealed segment's stored aggregate holds all it adds (else the
                             segment's rows are read while on disk) */
     const char *untimed; /* the note for data rows without a time, NULL when they cannot be */

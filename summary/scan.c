@@ -16,8 +16,8 @@
 #include "model/energy.h"
 #include "summary/csvread.h"
 #include "summary/inputs.h"
-#include "summary/sniff.h"
 #include "summary/period.h"
+#include "summary/sniff.h"
 
 static void reset_parser(struct file_agg *f)
 {
@@ -227,7 +227,7 @@ static void ident_row(void *ctx, const struct rm_csv_row *row)
  * samples of one and a sample of another. f->ident_note says what was assumed. */
 static void split_by_name_period(struct file_agg *f)
 {
-    if (f->kind != RM_INPUT_GPU_CSV || f->gpu_count > 0) return;
+    if (!rm_input_reader(f->kind)->name_period || f->gpu_count > 0) return;
     struct ident_scan c = {.f = f};
     size_t got;
     free(scan_head(f, IDENT_SCAN_BYTES, NULL, ident_row, &c, 1, &got));

@@ -15,6 +15,7 @@
 
 #include "model/session.h"
 #include "model/streams.h"
+#include "monitor/smi_collectors.h"
 #include "summary/inputs.h"
 
 static void filled(const char *s)
@@ -124,6 +125,52 @@ static void test_initial_health_follows_needs(void **state)
         }
 }
 
+/* The outputs ask for the stream of a subject: each subject has exactly one, and every
+ * stream the report draws has one (report_collect.c reads its rows by it). */
+static void test_every_subject_has_one_stream(void **state)
+{
+    (void)state;
+    assert_int_equal(rm_stream_of_subject(RM_SUBJECT_NONE), -1);
+    for (int subject = RM_SUBJECT_NONE + 1; subject < RM_SUBJECT_COUNT; subject++) {
+        int n = 0;
+        for (int k = 0; k < RM_STREAM_COUNT; k++)
+            n += rm_stream_defs[k].subject == (enum rm_stream_subject)subject;
+        assert_int_equal(n, 1);
+        int k = rm_stream_of_subject((enum rm_stream_subject)subject);
+        assert_true(k >= 0 && rm_stream_defs[k].subject == (enum rm_stream_subject)subject);
+    }
+    for (int k = 0; k < RM_STREAM_COUNT; k++)
+        if (rm_stream_defs[k].drawn)
+            assert_int_not_equal(rm_stream_defs[k].subject, RM_SUBJECT_NONE);
+}
+
+/* The recorder starts the nvidia-smi collectors from their table: each row complete, each of
+ * a stream that needs nvidia-smi, no stream twice; an option that turns a row off turns off
+ * its stream only. */
+static void test_smi_collector_rows_are_complete(void **state)
+{
+    (void)state;
+    unsigned seen = 0;
+    assert_true(rm_smi_ncollectors > 0);
+    for (int i = 0; i < rm_smi_ncollectors; i++) {
+        const struct rm_smi_collector *c = rm_smi_collectors[i];
+        assert_true(c->stream >= 0 && c->stream < RM_STREAM_COUNT);
+        assert_true(rm_stream_defs[c->stream].needs & RM_NEEDS_NVIDIA_SMI);
+        assert_false(seen & 1u << c->stream);
+        seen |= 1u << c->stream;
+        assert_non_null(c->start);
+        assert_non_null(c->out);
+        assert_non_null(c->stop);
+        assert_true(c->ctx_size > 0);
+    }
+    for (int k = 0; k < RM_STREAM_COUNT; k++)
+        if (rm_stream_defs[k].needs & RM_NEEDS_NVIDIA_SMI) assert_true(seen & 1u << k);
+    assert_int_equal(rm_smi_collectors_off(&(struct rm_smi_start){.no_apps = false}), 0);
+    unsigned off = rm_smi_collectors_off(&(struct rm_smi_start){.no_apps = true});
+    assert_int_equal(__builtin_popcount(off), 1);
+    assert_true(off & seen);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +178,8 @@ int main(void)
         cmocka_unit_test(test_every_input_kind_has_a_reader),
         cmocka_unit_test(test_names_and_guesses_round_trip),
         cmocka_unit_test(test_initial_health_follows_needs),
+        cmocka_unit_test(test_every_subject_has_one_stream),
+        cmocka_unit_test(test_smi_collector_rows_are_complete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
