@@ -73,4 +73,17 @@ expect_match "group-by csv: the bar's columns" "energy_wh_std,energy_wh_mean_low
     "$("$RUNMON" sessions "$K" --summary --sweep tie --group-by g --format csv | head -1)"
 expect_match "group-by text: mean ±bar, sd" "1\.020±0\.050 Wh sd 0\.028 Wh" \
     "$("$RUNMON" sessions "$K" --summary --sweep tie --group-by g --wide --format text | sed -n 2p)"
+# ---- narrow text: the bars go before a figure is cut, the ties stay ----
+COLUMNS=60 "$RUNMON" sessions "$K" --summary --sweep tie --format text >"$T/n.txt"
+expect_match "narrow text: a's energy without its bar, still tied" " 1\.000 Wh=" "$(sed -n 2p "$T/n.txt")"
+expect_match "narrow text: a note says the bars were left out" "error bars left out to fit the width" "$(cat "$T/n.txt")"
+check "narrow text: no ± in the rows" bash -c "! sed -n '2,4p' '$T/n.txt' | grep -q '±'"
+
+# ---- the single-session report: the run's and each GPU's energy with its bar ----
+id=$(jq -r 'select(.event == "ended" and .params.cfg == "a") | .session_id' "$K/index.jsonl")
+"$RUNMON" report "$K/$id" -o "$T/r.html" >/dev/null
+expect_match "report: the Energy card with its bar" 'Energy</div><div class="value">1\.00 Wh <small class="ebar">\(0\.950&#8211;1\.050\)</small>' "$(cat "$T/r.html")"
+want=$(jq -r '.gpus[0] | "\(.energy_wh) \(.energy_wh_low) \(.energy_wh_high)"' "$K/$id/summary.json" |
+    awk '{ printf "<td>%.3f <small class=\"ebar\">(%.3f\\&#8211;%.3f)</small>", $1, $2, $3 }')
+expect_match "report: the GPU table's energy with its bar" "$(printf '%s' "$want" | sed 's/[.()]/\\&/g')" "$(cat "$T/r.html")"
 done_testing
