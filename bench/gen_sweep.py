@@ -105,8 +105,9 @@ def main():
             if not y.get("workload_peak_vram_mb") and isinstance(y.get("peak_vram_mb"), (int, float)):
                 y["workload_peak_vram_mb"] = round(y["peak_vram_mb"] * 0.9, 1)
             t = y.get("totals", {})
-            if isinstance(t.get("energy_wh"), (int, float)):
-                t["energy_wh"] = t["energy_wh"] * f
+            for k in ("energy_wh", "energy_wh_low", "energy_wh_high"):  # the value and its bar
+                if isinstance(t.get(k), (int, float)):
+                    t[k] = t[k] * f
             if isinstance(y["session"].get("duration_s"), (int, float)):
                 y["session"]["duration_s"] = round(y["session"]["duration_s"] * (0.8 + 0.04 * (i % 10)), 3)
             with open(os.path.join(d, "summary.json"), "w") as fo:

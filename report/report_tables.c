@@ -43,6 +43,17 @@ static void fmt_duration(FILE *o, const json_t *v)
                 (long)s % 3600 / 60);
 }
 
+/* The error bar of obj's energy_wh (summary.json's energy_wh_low/high: docs/ENERGY.md) after
+ * the value, as the phase table shows it; nothing when obj has none. */
+static void energy_bar(FILE *o, const json_t *obj, int dec)
+{
+    const json_t *lo = json_object_get(obj, "energy_wh_low"),
+                 *hi = json_object_get(obj, "energy_wh_high");
+    if (json_is_number(lo) && json_is_number(hi))
+        fprintf(o, " <small class=\"ebar\">(%.*f&#8211;%.*f)</small>", dec, json_number_value(lo),
+                dec, json_number_value(hi));
+}
+
 static void card(FILE *o, const char *label)
 {
     fprintf(o, "<div class=\"card\"><div class=\"label\">%s</div><div class=\"value\">", label);
@@ -72,6 +83,7 @@ void rm_report_write_cards(struct report *r)
     fprintf(o, "</div></div>");
     card(o, "Energy");
     rm_report_num(o, rm_report_get(s, "totals.energy_wh"), 2, " Wh", 1);
+    energy_bar(o, rm_report_get(s, "totals"), 3); /* finer than the value: a bar of a short run */
     fprintf(o, "</div></div>");
     card(o, "Alerts");
     long long w = json_integer_value(rm_report_get(s, "alerts.warning"));
@@ -94,12 +106,14 @@ struct num_col {
     double div;
 };
 
-/* One cell per column, each opened by "</td><td>" (the row's first cell is the caller's). */
+/* One cell per column, each opened by "</td><td>" (the row's first cell is the caller's);
+ * the energy with its bar. */
 static void num_cells(FILE *o, const json_t *obj, const struct num_col *cols, size_t n)
 {
     for (size_t c = 0; c < n; c++) {
         fprintf(o, "</td><td>");
         rm_report_num(o, rm_report_get(obj, cols[c].key), cols[c].dec, "", cols[c].div);
+        if (!strcmp(cols[c].key, "energy_wh")) energy_bar(o, obj, cols[c].dec);
     }
 }
 

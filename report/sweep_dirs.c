@@ -98,6 +98,8 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
                         : json_is_number(g) ? json_string("gpu")
                                             : json_null());
     copy_key(row, json_object_get(sum, "totals"), "energy_wh");
+    copy_key(row, json_object_get(sum, "totals"), "energy_wh_low");
+    copy_key(row, json_object_get(sum, "totals"), "energy_wh_high");
     /* record --sweep/--param (session.json) over the run log's params lines (the summary's). */
     if (json_is_string(json_object_get(ses, "sweep")))
         copy_key(row, ses, "sweep");

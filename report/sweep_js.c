@@ -26,6 +26,9 @@ const char rm_sweep_css[] =
     ".bl{display:grid;grid-template-columns:minmax(4em,32%) minmax(48px,1fr) max-content;gap:3px 8px;align-items:center;font-size:12px}\n"
     ".br{display:contents}.bn{overflow-wrap:anywhere;min-width:0}.bv{text-align:right;white-space:nowrap;color:#333}\n"
     ".bt{display:block;height:10px;background:#eef0f3;border-radius:2px;overflow:hidden}.bt i{display:block;height:100%}\n"
+    /* The energy's error bar: a whisker (two caps and a line) inside the bar's track. */
+    ".bt{position:relative}.wk{position:absolute;top:1px;bottom:1px;min-width:2px;box-sizing:border-box;border:solid #1b1b1b;border-width:0 2px}\n"
+    ".wk::after{content:'';position:absolute;left:0;right:0;top:50%;border-top:2px solid #1b1b1b;margin-top:-1px}.short{color:#b35900;font-weight:bold}\n"
     ".legend{display:flex;flex-wrap:wrap;gap:2px 10px}\n"
     ".legend button.run{font:12px 'DejaVu Sans',Helvetica,Arial,sans-serif;color:#333;background:none;border:1px solid transparent;border-radius:3px;padding:1px 4px;cursor:pointer;text-align:left;overflow-wrap:anywhere;max-width:100%}\n"
     ".legend button.run:hover{border-color:#ccc}.legend button.off{opacity:.4;text-decoration:line-through}\n"

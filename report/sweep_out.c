@@ -28,7 +28,13 @@ struct figure {
     char title[96];
     enum unit unit;
     int best;
+    /* Its error bar's row keys (energy), or NULL: runs whose bars overlap are not told apart. */
+    const char *low_key, *high_key;
 };
+
+/* How a row's value of a figure is marked: the best, or tied for the best (its error bar
+ * overlaps the best run's). */
+enum mark { M_NONE, M_BEST, M_TIED };
 
 struct table {
     FILE *f;
@@ -39,6 +45,7 @@ struct table {
     json_t *phases;         /* the phase columns' paths */
     const char *vram;       /* "workload" or "device": the headline VRAM column */
     size_t params_left_out; /* parameters the text table had no room for */
+    int bars_left_out;      /* the text table showed the energy without its bar, for room */
 };
 
 static double fig_value(const struct figure *g, const json_t *row)
@@ -113,6 +120,8 @@ static void choose_figures(struct table *t)
     if (any_value(t->s, "framework_peak_mb"))
         add_fig(t, "framework_peak_mb", NULL, "FRAMEWORK PEAK", U_MIB, -1);
     add_fig(t, "energy_wh", NULL, "ENERGY", U_WH, -1);
+    t->fig[t->n_fig - 1].low_key = "energy_wh_low";
+    t->fig[t->n_fig - 1].high_key = "energy_wh_high";
     json_t *want = json_array();
     if (o->n_phases)
         for (size_t k = 0; k < o->n_phases; k++)
@@ -168,6 +177,22 @@ static const char *fig_text(char *b, size_t cap, enum unit u, double x)
     return b;
 }
 
+/* Row's error bar of figure g: [lo, hi] around its value, or the value itself when the
+ * figure has no bar or the row lacks it. 0 when the row has no value. */
+static int fig_bar(const struct figure *g, const json_t *row, double *lo, double *hi)
+{
+    double x = fig_value(g, row);
+    if (isnan(x)) return 0;
+    *lo = *hi = x;
+    if (!g->low_key) return 1;
+    const json_t *l = json_object_get(row, g->low_key), *h = json_object_get(row, g->high_key);
+    if (json_is_number(l) && json_is_number(h)) {
+        *lo = fmin(x, json_number_value(l));
+        *hi = fmax(x, json_number_value(h));
+    }
+    return 1;
+}
+
 /* The best value of figure g over the rows, or NAN when fewer than two runs have it or all
  * have the same. */
 static double best_of(const struct figure *g, const json_t *rows)
@@ -184,6 +209,47 @@ static double best_of(const struct figure *g, const json_t *rows)
     }
     if (n >= 2 && lo < hi) best = g->best < 0 ? lo : hi;
     return best;
+}
+
+/* Each row's mark for figure g (marks[i] for row i): the best value (best_of) is M_BEST; for
+ * a figure with an error bar, when the bar of another run overlaps the best run's, every run
+ * whose bar overlaps it is M_TIED instead and none is M_BEST (docs/FORMATS.md, "The sweep
+ * table"). */
+static void marks_of(const struct figure *g, const json_t *rows, enum mark *marks)
+{
+    size_t i, n_tied = 0;
+    const json_t *e;
+    double best = best_of(g, rows), blo = INFINITY, bhi = -INFINITY, lo, hi;
+    json_array_foreach(rows, i, e)
+    {
+        marks[i] = M_NONE;
+        if (!isnan(best) && fig_value(g, e) == best) {
+            marks[i] = M_BEST;
+            fig_bar(g, e, &lo, &hi);
+            blo = fmin(blo, lo), bhi = fmax(bhi, hi);
+        }
+    }
+    if (isnan(best) || !g->low_key) return;
+    json_array_foreach(rows, i, e) if (fig_bar(g, e, &lo, &hi) && lo <= bhi && hi >= blo) n_tied++;
+    if (n_tied < 2) return;
+    json_array_foreach(rows, i, e) marks[i] =
+        fig_bar(g, e, &lo, &hi) && lo <= bhi && hi >= blo ? M_TIED : M_NONE;
+}
+
+/* A figure with its error bar, compactly: "0.310±0.020 Wh", the half-width the larger of its
+ * two sides (the exact ends are in JSON and CSV). */
+static const char *fig_bar_text(char *b, size_t cap, const struct figure *g, const json_t *row)
+{
+    double x = fig_value(g, row), lo, hi;
+    if (!g->low_key || !fig_bar(g, row, &lo, &hi) ||
+        !json_is_number(json_object_get(row, g->low_key)))
+        return fig_text(b, cap, g->unit, x);
+    double half = fmax(x - lo, hi - x);
+    if (x < 1000)
+        snprintf(b, cap, "%.3f\xc2\xb1%.3f Wh", x, half);
+    else
+        snprintf(b, cap, "%.2f\xc2\xb1%.2f kWh", x / 1000, half / 1000);
+    return b;
 }
 
 /* A parameter's value as text: a string as it is, another value as its JSON text. */
@@ -203,9 +269,11 @@ struct tcol {
     char title[256];
     int right; /* a figure, right-aligned */
     int width, min;
-    int stage;    /* when it is cut to fit: 1 with the values, 2 last (the session id) */
-    int left_cut; /* cut at its start, its end kept (a session id's host and pid) */
-    char **cells; /* one escaped cell per row */
+    int stage;          /* when it is cut to fit: 1 with the values, 2 last (the session id) */
+    int left_cut;       /* cut at its start, its end kept (a session id's host and pid) */
+    char **cells;       /* one escaped cell per row */
+    char **short_cells; /* or NULL: shorter cells (the figure without its bar) used when the
+                           line does not fit otherwise */
 };
 
 /* The characters of escaped text s (a code point or an escape character each). */
@@ -295,15 +363,38 @@ static void fit(struct tcol *c, size_t n, int cols)
         }
 }
 
-static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
+static void measure(struct tcol *c, size_t n, size_t rows, const int *min)
 {
     for (size_t k = 0; k < n; k++) {
         c[k].width = chars(c[k].title);
         for (size_t i = 0; i < rows; i++)
             if (chars(c[k].cells[i]) > c[k].width) c[k].width = chars(c[k].cells[i]);
-        if (c[k].min < 0 || c[k].min > c[k].width) c[k].min = c[k].width;
+        c[k].min = min[k] < 0 || min[k] > c[k].width ? c[k].width : min[k];
     }
-    if (!t->o->wide) fit(c, n, t->o->columns > 0 ? t->o->columns : 100);
+}
+
+static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
+{
+    int min[MAX_COLS] = {0}, cols = t->o->columns > 0 ? t->o->columns : 100;
+    for (size_t k = 0; k < n; k++)
+        min[k] = c[k].min;
+    measure(c, n, rows, min);
+    if (!t->o->wide) fit(c, n, cols);
+    /* Still too wide: the figures' bars go (their ties stay marked), then fit again. */
+    int shorter = 0;
+    for (size_t k = 0; k < n; k++)
+        shorter |= c[k].short_cells != NULL;
+    if (!t->o->wide && shorter && line_width(c, n) > cols) {
+        for (size_t k = 0; k < n; k++)
+            if (c[k].short_cells) {
+                char **swap = c[k].cells;
+                c[k].cells = c[k].short_cells;
+                c[k].short_cells = swap;
+            }
+        t->bars_left_out = 1;
+        measure(c, n, rows, min);
+        fit(c, n, cols);
+    }
     for (size_t k = 0; k < n; k++) {
         fputs(k ? (k == n - 1 ? "  " : " ") : "", t->f);
         if (k == n - 1)
@@ -344,7 +435,10 @@ static void free_cols(struct tcol *c, size_t n, size_t rows)
     for (size_t k = 0; k < n; k++) {
         for (size_t i = 0; i < rows && c[k].cells; i++)
             free(c[k].cells[i]);
+        for (size_t i = 0; i < rows && c[k].short_cells; i++)
+            free(c[k].short_cells[i]);
         free(c[k].cells);
+        free(c[k].short_cells);
     }
 }
 
@@ -450,15 +544,21 @@ static void text_runs(struct table *t)
         }
         const struct figure *f = &t->fig[g];
         x = new_col(c, &n, f->title, 1, f->phase ? 8 : -1, nr);
-        double best = best_of(f, rows);
+        enum mark *m = calloc(nr ? nr : 1, sizeof *m);
+        if (!m) abort();
+        marks_of(f, rows, m);
+        if (f->low_key) x->short_cells = calloc(nr ? nr : 1, sizeof *x->short_cells);
         json_array_foreach(rows, i, e)
         {
             char v[64];
-            double val = fig_value(f, e);
-            snprintf(b, sizeof b, "%s%s", fig_text(v, sizeof v, f->unit, val),
-                     !isnan(best) && val == best ? "*" : "");
+            const char *mark = m[i] == M_BEST ? "*" : m[i] == M_TIED ? "=" : "";
+            snprintf(b, sizeof b, "%s%s", fig_bar_text(v, sizeof v, f, e), mark);
             x->cells[i] = strdup(b);
+            if (!x->short_cells) continue;
+            snprintf(b, sizeof b, "%s%s", fig_text(v, sizeof v, f->unit, fig_value(f, e)), mark);
+            x->short_cells[i] = strdup(b);
         }
+        free(m);
     }
     x = new_col(c, &n, "COMMAND", 0, 10, nr);
     json_array_foreach(rows, i, e)
@@ -474,15 +574,27 @@ static void text_runs(struct table *t)
 
 struct agg {
     double n, sum, sumsq, lo, hi;
+    double bar_lo, bar_hi; /* sums of the runs' error bar ends (a figure with a bar) */
 };
 
-static json_t *agg_json(const struct agg *a)
+/* A figure with a bar also gets "mean_low", "mean_high": the mean of the runs' lows and of
+ * their highs, the bounds of the mean when each run's true value lies in its bar. */
+static json_t *agg_json(const struct agg *a, int bar)
 {
-    if (!a->n) return json_pack("{s:n,s:n,s:n,s:n,s:i}", "mean", "min", "max", "std", "n", 0);
+    json_t *j;
+    if (!a->n) {
+        j = json_pack("{s:n,s:n,s:n,s:n,s:i}", "mean", "min", "max", "std", "n", 0);
+        if (bar) json_object_set_new(j, "mean_low", json_null());
+        if (bar) json_object_set_new(j, "mean_high", json_null());
+        return j;
+    }
     double mean = a->sum / a->n;
     double var = a->n > 1 ? (a->sumsq - a->n * mean * mean) / (a->n - 1) : 0;
-    return json_pack("{s:f,s:f,s:f,s:f,s:i}", "mean", mean, "min", a->lo, "max", a->hi, "std",
-                     var > 0 ? sqrt(var) : 0.0, "n", (int)a->n);
+    j = json_pack("{s:f,s:f,s:f,s:f,s:i}", "mean", mean, "min", a->lo, "max", a->hi, "std",
+                  var > 0 ? sqrt(var) : 0.0, "n", (int)a->n);
+    if (bar) json_object_set_new(j, "mean_low", json_real(a->bar_lo / a->n));
+    if (bar) json_object_set_new(j, "mean_high", json_real(a->bar_hi / a->n));
+    return j;
 }
 
 /* [{param, value, runs, session_ids, figures {key: {mean, min, max, std, n}}}] in order of
@@ -515,7 +627,7 @@ static json_t *groups_of(struct table *t)
     {
         json_t *figs = json_object();
         for (size_t k = 0; k < t->n_fig; k++) {
-            struct agg a = {0, 0, 0, INFINITY, -INFINITY};
+            struct agg a = {0, 0, 0, INFINITY, -INFINITY, 0, 0};
             size_t j;
             const json_t *r;
             json_array_foreach(t->s->rows, j, r)
@@ -523,12 +635,13 @@ static json_t *groups_of(struct table *t)
                 const json_t *v = json_object_get(json_object_get(r, "params"), name);
                 if (!json_equal(v ? (json_t *)v : json_null(), json_object_get(g, "value")))
                     continue;
-                double x = fig_value(&t->fig[k], r);
-                if (isnan(x)) continue;
+                double x = fig_value(&t->fig[k], r), blo, bhi;
+                if (!fig_bar(&t->fig[k], r, &blo, &bhi)) continue;
                 a.n++, a.sum += x, a.sumsq += x * x;
                 a.lo = fmin(a.lo, x), a.hi = fmax(a.hi, x);
+                a.bar_lo += blo, a.bar_hi += bhi;
             }
-            json_object_set_new(figs, t->fig[k].key, agg_json(&a));
+            json_object_set_new(figs, t->fig[k].key, agg_json(&a, t->fig[k].low_key != NULL));
         }
         json_object_set_new(g, "figures", figs);
     }
@@ -561,8 +674,21 @@ static void text_groups(struct table *t, const json_t *groups)
             const json_t *a = json_object_get(json_object_get(g, "figures"), f->key);
             const json_t *m = json_object_get(a, "mean");
             char v1[64], v2[64];
+            /* The mean with its bar (the mean of the runs' lows and highs), as a run's. */
+            json_t *bar = f->low_key ? json_pack("{s:O,s:O,s:O}", f->row_key, m, f->low_key,
+                                                 json_object_get(a, "mean_low"), f->high_key,
+                                                 json_object_get(a, "mean_high"))
+                                     : NULL;
             if (!json_is_number(m)) {
                 snprintf(b, sizeof b, "-");
+            } else if (bar) {
+                fig_bar_text(v1, sizeof v1, f, bar);
+                if (json_integer_value(json_object_get(a, "n")) > 1) {
+                    fig_text(v2, sizeof v2, f->unit, json_number_value(json_object_get(a, "std")));
+                    snprintf(b, sizeof b, "%s sd %s", v1, v2);
+                } else {
+                    snprintf(b, sizeof b, "%s", v1);
+                }
             } else if (json_integer_value(json_object_get(a, "n")) > 1) {
                 fig_text(v1, sizeof v1, f->unit, json_number_value(m));
                 fig_text(v2, sizeof v2, f->unit, json_number_value(json_object_get(a, "std")));
@@ -570,6 +696,7 @@ static void text_groups(struct table *t, const json_t *groups)
             } else {
                 snprintf(b, sizeof b, "%s", fig_text(v1, sizeof v1, f->unit, json_number_value(m)));
             }
+            json_decref(bar);
             x->cells[i] = strdup(b);
         }
     }
@@ -614,11 +741,20 @@ static void text_notes(struct table *t, int grouped)
     if (t->params_left_out)
         fprintf(f, "%zu more parameters are columns of --format json and csv\n",
                 t->params_left_out);
-    if (!grouped)
+    if (!grouped) {
         fputs("*: the best of the column (least time, VRAM and energy; most utilization)\n", f);
-    else
+        fputs("ENERGY: the GPUs' sum \xc2\xb1its error bar; =: tied for the best (its bar\n"
+              "  overlaps the best run's: the runs are not told apart)\n",
+              f);
+        if (t->bars_left_out)
+            fputs("ENERGY's error bars left out to fit the width (--wide, json and csv have "
+                  "them)\n",
+                  f);
+    } else {
         fputs("each figure: mean \xc2\xb1std over the value's runs (min and max in json/csv)\n", f);
-    fputs("UTIL %: GPU utilization, mean over GPUs; ENERGY: the GPUs' sum\n", f);
+        fputs("ENERGY: the GPUs' sum, mean \xc2\xb1the mean of the runs' error bars, sd: std\n", f);
+    }
+    fputs("UTIL %: GPU utilization, mean over GPUs\n", f);
     if (!strcmp(t->vram, "workload"))
         fputs("WORKLOAD VRAM: the recorded command's own processes (nvidia-smi pmon), max over\n"
               "  GPUs: the summary's workload_peak_vram_mb\n",
@@ -683,8 +819,11 @@ static void csv_runs(struct table *t)
     csv_name(t, "", "params_inferred", 0);
     for (k = 0; k < sizeof csv_tail / sizeof *csv_tail; k++)
         csv_name(t, "", csv_tail[k], 0);
-    for (k = 0; k < t->n_fig; k++)
+    for (k = 0; k < t->n_fig; k++) {
         csv_name(t, "", t->fig[k].key, 0);
+        if (t->fig[k].low_key) csv_name(t, "", t->fig[k].low_key, 0);
+        if (t->fig[k].low_key) csv_name(t, "", t->fig[k].high_key, 0);
+    }
     fputc('\n', t->f);
     json_array_foreach(t->s->rows, i, e)
     {
@@ -706,6 +845,11 @@ static void csv_runs(struct table *t)
             double x = fig_value(&t->fig[k], e);
             fputc(',', t->f);
             if (!isnan(x)) fprintf(t->f, "%.15g", x);
+            if (!t->fig[k].low_key) continue;
+            fputc(',', t->f);
+            csv_json_value(t, json_object_get(e, t->fig[k].low_key));
+            fputc(',', t->f);
+            csv_json_value(t, json_object_get(e, t->fig[k].high_key));
         }
         fputc('\n', t->f);
     }
@@ -713,13 +857,13 @@ static void csv_runs(struct table *t)
 
 static void csv_groups(struct table *t, const json_t *groups)
 {
-    static const char *const stat[] = {"mean", "min", "max", "std"};
+    static const char *const stat[] = {"mean", "min", "max", "std", "mean_low", "mean_high"};
     size_t i, k;
     const json_t *g;
     csv_name(t, "param:", t->o->group_by, 1);
     csv_name(t, "", "runs", 0);
     for (k = 0; k < t->n_fig; k++)
-        for (size_t s = 0; s < 4; s++) {
+        for (size_t s = 0; s < (t->fig[k].low_key ? 6u : 4u); s++) {
             char b[600];
             snprintf(b, sizeof b, "%s_%s", t->fig[k].key, stat[s]);
             csv_name(t, "", b, 0);
@@ -731,7 +875,7 @@ static void csv_groups(struct table *t, const json_t *groups)
         fprintf(t->f, ",%lld", (long long)json_integer_value(json_object_get(g, "runs")));
         for (k = 0; k < t->n_fig; k++) {
             const json_t *a = json_object_get(json_object_get(g, "figures"), t->fig[k].key);
-            for (size_t s = 0; s < 4; s++) {
+            for (size_t s = 0; s < (t->fig[k].low_key ? 6u : 4u); s++) {
                 fputc(',', t->f);
                 csv_json_value(t, json_object_get(a, stat[s]));
             }
@@ -747,17 +891,22 @@ static void json_doc(struct table *t, const json_t *groups)
     const struct rm_sweep *s = t->s;
     json_t *rows = json_deep_copy(s->rows), *e;
     size_t i;
-    double best[MAX_COLS];
+    size_t nr = json_array_size(rows);
+    enum mark *m = calloc((nr ? nr : 1) * (t->n_fig ? t->n_fig : 1), sizeof *m);
+    if (!m) abort();
     for (size_t k = 0; k < t->n_fig; k++)
-        best[k] = best_of(&t->fig[k], s->rows);
+        marks_of(&t->fig[k], s->rows, m + k * nr);
     json_array_foreach(rows, i, e)
     {
-        json_t *b = json_array();
-        for (size_t k = 0; k < t->n_fig; k++)
-            if (!isnan(best[k]) && fig_value(&t->fig[k], e) == best[k])
-                json_array_append_new(b, rm_jstr(t->fig[k].key));
+        json_t *b = json_array(), *tied = json_array();
+        for (size_t k = 0; k < t->n_fig; k++) {
+            if (m[k * nr + i] == M_BEST) json_array_append_new(b, rm_jstr(t->fig[k].key));
+            if (m[k * nr + i] == M_TIED) json_array_append_new(tied, rm_jstr(t->fig[k].key));
+        }
         json_object_set_new(e, "best", b);
+        json_object_set_new(e, "best_tied", tied);
     }
+    free(m);
     json_t *sinks = json_array(), *figs = json_array();
     size_t n_sinks = t->o->n_sinks ? t->o->n_sinks : 1;
     for (size_t k = 0; k < n_sinks; k++)

@@ -99,6 +99,28 @@ static void num_cell(FILE *o, double v, int dec, const char *cls)
             cls ? "\"" : "", v, dec, v);
 }
 
+/* An energy cell: the value (sorted by it), its error bar as "±H" (the larger of its two
+ * sides, the exact ends in the title) and "~" for a short phase (summary.json short_phase). */
+static void energy_cell(FILE *o, double v, double lo, double hi, bool short_phase)
+{
+    if (!isfinite(v)) {
+        fputs("<td data-v=\"\">&#8211;</td>", o);
+        return;
+    }
+    if (isfinite(lo) && isfinite(hi))
+        fprintf(o, "<td data-v=\"%.10g\" title=\"error bar %.4f&#8211;%.4f Wh\">", v, lo, hi);
+    else
+        fprintf(o, "<td data-v=\"%.10g\">", v);
+    fprintf(o, "%.3f", v);
+    if (short_phase)
+        fputs("<span class=\"short\" title=\"short phase: shorter than 2 sensor windows or 3 "
+              "samples; its energy is mostly the sensor's smear\">~</span>",
+              o);
+    if (isfinite(lo) && isfinite(hi))
+        fprintf(o, "<small> &#177;%.3f</small>", fmax(v - lo, hi - v));
+    fputs("</td>", o);
+}
+
 static void swatch(FILE *o, size_t i)
 {
     const char *d = dashes[(i / RM_SWEEP_COLORS) % RM_SWEEP_DASHES];
@@ -241,7 +263,8 @@ static void write_table(struct page *p)
         fputs("</td>", o);
         num_cell(o, num_of(row, "gpu_util_mean_pct"), 1, NULL);
         num_cell(o, num_of(row, "peak_vram_mb") / 1024, 2, NULL);
-        num_cell(o, num_of(row, "energy_wh"), 3, NULL);
+        energy_cell(o, num_of(row, "energy_wh"), num_of(row, "energy_wh_low"),
+                    num_of(row, "energy_wh_high"), false);
         fputs("<td class=\"t\"><code>", o);
         esc(o, str_of(row, "session_id"));
         fputs("</code></td></tr>\n", o);
@@ -255,9 +278,12 @@ static void write_table(struct page *p)
     fputs("</section>\n", o);
 }
 
-/* One panel of bars: value i of each run against the scale (a run's own total for VRAM). */
+/* One panel of bars: value i of each run against the scale (a run's own total for VRAM);
+ * with lo and hi (energy), each run's error bar drawn as a whisker over its bar and its
+ * half-width beside the value. */
 static void write_bars(struct page *p, const char *id, const char *title, const double *v,
-                       const double *scale, int dec, const char *unit)
+                       const double *scale, int dec, const char *unit, const double *lo,
+                       const double *hi)
 {
     FILE *o = p->o;
     fprintf(o, "<section class=\"panel bars\" id=\"%s\"><h3>%s</h3><div class=\"bl\">", id, title);
@@ -267,12 +293,24 @@ static void write_bars(struct page *p, const char *id, const char *title, const 
         if (pct < 0) pct = 0;
         fprintf(o, "<div class=\"br\" data-run=\"%zu\"><span class=\"bn\">%zu &#183; ", r, r + 1);
         esc(o, p->runs[r].label);
-        fprintf(o,
-                "</span><span class=\"bt\"><i style=\"width:%.1f%%;background:%s\"></i></span>"
-                "<span class=\"bv\">",
-                pct, p->drawn ? palette[r % RM_SWEEP_COLORS] : "#4e79a7");
+        fprintf(o, "</span><span class=\"bt\"><i style=\"width:%.1f%%;background:%s\"></i>", pct,
+                p->drawn ? palette[r % RM_SWEEP_COLORS] : "#4e79a7");
+        bool whisker =
+            lo && hi && isfinite(v[r]) && isfinite(lo[r]) && isfinite(hi[r]) && scale[r] > 0;
+        if (whisker) {
+            double l = fmax(0, fmin(100, 100 * lo[r] / scale[r]));
+            double h = fmax(l, fmin(100, 100 * hi[r] / scale[r]));
+            fprintf(o,
+                    "<span class=\"wk\" style=\"left:%.2f%%;width:%.2f%%\" title=\"error bar "
+                    "%.*f&#8211;%.*f %s\"></span>",
+                    l, h - l, dec + 1, lo[r], dec + 1, hi[r], unit);
+        }
+        fputs("</span><span class=\"bv\">", o);
         if (!isfinite(v[r]))
             fputs("&#8211;", o);
+        else if (whisker)
+            fprintf(o, "%.*f &#177;%.*f %s", dec, v[r], dec, fmax(v[r] - lo[r], hi[r] - v[r]),
+                    unit);
         else if (!strcmp(id, "b-vram") && scale[r] > 0)
             fprintf(o, "%.*f / %.*f %s (%.0f%%)", dec, v[r], dec, scale[r], unit,
                     100 * v[r] / scale[r]);
@@ -286,7 +324,8 @@ static void write_bars(struct page *p, const char *id, const char *title, const 
 static void write_all_bars(struct page *p)
 {
     double *v = calloc(p->n, sizeof *v), *s = calloc(p->n, sizeof *s);
-    if (!v || !s) abort();
+    double *lo = calloc(p->n, sizeof *lo), *hi = calloc(p->n, sizeof *hi);
+    if (!v || !s || !lo || !hi) abort();
     static const struct {
         const char *id, *title, *key, *unit;
         int dec;
@@ -300,17 +339,26 @@ static void write_all_bars(struct page *p)
     fputs("<div class=\"barrow\">", p->o);
     for (size_t k = 0; k < sizeof b / sizeof b[0]; k++) {
         double max = 0;
+        bool energy = !strcmp(b[k].key, "energy_wh");
         for (size_t r = 0; r < p->n; r++) {
             v[r] = num_of(p->runs[r].row, b[k].key) / b[k].div;
             if (isfinite(v[r]) && v[r] > max) max = v[r];
+            /* The energy's error bar: the scale reaches the highest end, so each whisker
+             * lies inside its bar's track. */
+            lo[r] = energy ? num_of(p->runs[r].row, "energy_wh_low") : NAN;
+            hi[r] = energy ? num_of(p->runs[r].row, "energy_wh_high") : NAN;
+            if (isfinite(v[r]) && isfinite(lo[r]) && isfinite(hi[r]) && hi[r] > max) max = hi[r];
         }
         for (size_t r = 0; r < p->n; r++)
             s[r] = k == 0 ? p->runs[r].vram_total_mb / 1024 : k == 3 ? 100 : max;
-        write_bars(p, b[k].id, b[k].title, v, s, b[k].dec, b[k].unit);
+        write_bars(p, b[k].id, b[k].title, v, s, b[k].dec, b[k].unit, energy ? lo : NULL,
+                   energy ? hi : NULL);
     }
     fputs("</div>\n", p->o);
     free(v);
     free(s);
+    free(lo);
+    free(hi);
 }
 
 static void write_legend(struct page *p)
@@ -512,6 +560,14 @@ static void write_phases(struct page *p)
                 if (json_is_number(v) && !(json_number_value(v) <= gpk)) gpk = json_number_value(v);
                 if (json_is_number(en)) e = (isfinite(e) ? e : 0) + json_number_value(en);
             }
+            /* The phase's own energy and bar (MIG instances counted once), else the GPUs' sum
+             * (a summary older than the bar). */
+            double elo = NAN, ehi = NAN;
+            if (json_is_number(json_object_get(ph, "energy_wh"))) {
+                e = num_of(ph, "energy_wh");
+                elo = num_of(ph, "energy_wh_low");
+                ehi = num_of(ph, "energy_wh_high");
+            }
             fprintf(o, "<tr data-run=\"%zu\"><td class=\"l\">", r);
             esc(o, pk[k].path);
             fprintf(o, "</td><td class=\"l\" data-v=\"%zu\">", r + 1);
@@ -523,7 +579,7 @@ static void write_phases(struct page *p)
             num_cell(o, num_of(ph, "total_seconds"), 3, NULL);
             num_cell(o, wpk / 1024, 2, NULL);
             num_cell(o, gpk / 1024, 2, NULL);
-            num_cell(o, e, 4, NULL);
+            energy_cell(o, e, elo, ehi, json_is_true(json_object_get(ph, "short_phase")));
             fputs("</tr>\n", o);
         }
     fputs("</tbody></table></div></section>\n", o);

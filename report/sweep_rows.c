@@ -83,6 +83,10 @@ static void add_summary(json_t *row, const char *sink)
     json_t *tot = json_object_get(s, "totals");
     json_object_set_new(row, "gpu_name", gpu_names(json_object_get(s, "gpus")));
     json_object_set_new(row, "gpu_count", num_copy(json_object_get(tot, "gpu_count")));
+    /* The energy's error bar (docs/ENERGY.md): the table calls two runs different only when
+     * their bars do not overlap. */
+    json_object_set_new(row, "energy_wh_low", num_copy(json_object_get(tot, "energy_wh_low")));
+    json_object_set_new(row, "energy_wh_high", num_copy(json_object_get(tot, "energy_wh_high")));
     json_object_set_new(row, "workload_peak_vram_mb",
                         num_copy(json_object_get(s, "workload_peak_vram_mb")));
     json_object_set_new(row, "device_peak_vram_mb", num_copy(json_object_get(s, "peak_vram_mb")));

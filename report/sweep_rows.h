@@ -30,6 +30,7 @@ struct rm_sweep {
      *   gpu_count            summary.json totals.gpu_count, or null
      *   workload_peak_vram_mb, device_peak_vram_mb   summary.json's two VRAM peaks, or null
      *   framework_peak_mb    summary.json framework_peak_mb.max, or null
+     *   energy_wh_low, energy_wh_high   summary.json totals' bar of energy_wh, or null
      *   phase_seconds        object: each phase path's total_seconds (summary.json phases[])
      */
     json_t *rows;

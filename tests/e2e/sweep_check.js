@@ -85,6 +85,25 @@ function layout(page) {
                     out.overlaps.push((p.id || '?') + ': ' + x.t + ' leaves its panel');
             });
         });
+        // The energy's error bars (issue 22): each whisker drawn (a box), inside its bar's
+        // track (the plot area), over no label of its panel.
+        out.whiskers = 0;
+        out.whiskerBad = [];
+        document.querySelectorAll('.bars .wk').forEach((w) => {
+            const b = w.getBoundingClientRect(), t = w.parentElement.getBoundingClientRect();
+            const name = (w.closest('.br') || {}).textContent || '?';
+            out.whiskers++;
+            if (!(b.width >= 1 && b.height >= 4)) out.whiskerBad.push(name + ': not drawn');
+            if (b.left < t.left - 0.5 || b.right > t.right + 0.5 || b.top < t.top - 0.5 ||
+                b.bottom > t.bottom + 0.5)
+                out.whiskerBad.push(name + ': outside its bar');
+            w.closest('.panel').querySelectorAll('.bn, .bv').forEach((l) => {
+                const a = l.getBoundingClientRect();
+                if (vis(l) && a.left < b.right - 0.5 && b.left < a.right - 0.5 &&
+                    a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+                    out.whiskerBad.push(name + ': over the label ' + l.textContent);
+            });
+        });
         out.chartHeights = [...document.querySelectorAll('svg.chart')]
             .map((s) => Math.round(s.getBoundingClientRect().height * 10) / 10);
         out.minChartHeight = out.chartHeights.length ? Math.min(...out.chartHeights) : 0;

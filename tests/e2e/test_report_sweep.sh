@@ -46,9 +46,15 @@ for lr in 0.1 0.01 0.001; do
 done
 for x in 0 1 2; do
     e=$(jq -r '.totals.energy_wh' "${S[$x]}/summary.json")
-    check "run $((x + 1)): its energy from its summary.json ($e Wh)" grep -q "<td data-v=\"$e\">" "$p"
+    check "run $((x + 1)): its energy from its summary.json ($e Wh)" grep -Eq "<td data-v=\"$e\"[ >]" "$p"
 done
 check "numbers sort as numbers (data-v)" grep -q '<td class="t" data-v="0.001">0.001</td>' "$p"
+for x in 0 1 2; do
+    read -r lo hi <<<"$(jq -r '.totals | "\(.energy_wh_low) \(.energy_wh_high)"' "${S[$x]}/summary.json")"
+    check "run $((x + 1)): its energy's error bar in the table's title ($lo-$hi Wh, issue 22)" \
+        grep -q "title=\"error bar $(printf '%.4f' "$lo")&#8211;$(printf '%.4f' "$hi") Wh\">" "$p"
+done
+expect_eq "an energy whisker on each run's bar" 3 "$(sed -n '/id="b-energy"/,/<\/section>/p' "$p" | grep -o '<span class="wk"' | wc -l)"
 expect_eq "four bar panels of three bars" "4 12" "$(count '<section class="panel bars"' "$p") $(count '<div class="br"' "$p")"
 check "VRAM bars against the GPU's total (140.4 GiB)" grep -Eq '<span class="bv">[0-9.]+ / 140.4 GiB \([0-9]+%\)</span>' "$p"
 expect_eq "three charts: VRAM, utilization, power" "c-vram c-util c-power" "$(grep -o '<section class="panel" id="c-[a-z]*"' "$p" | sed 's/.*id="//; s/"//' | xargs)"
@@ -59,6 +65,15 @@ done
 top=$(grep -o '<section class="panel" id="c-vram">.*</section>' "$p" | grep -o '<span style="top:0%">[^<]*' | sed 's/.*>//')
 expect_eq "the VRAM scale holds the largest run (64.5 GiB: a round top)" "80 GiB" "$top"
 expect_eq "phase table: train and eval of each run" 6 "$(sed -n '/id="t-phases"/,/<\/section>/p' "$p" | grep -c '<tr data-run=')"
+# Issue 22: each phase's energy with its bar (summary.json's phase figures), short phases marked.
+want=$(jq -r '.phases | sort_by(.path) | .[] | select(.energy_wh_low != null) | "\(.energy_wh) \(.energy_wh_low) \(.energy_wh_high) \(.short_phase)"' "${S[0]}/summary.json" |
+    while read -r e lo hi sh; do
+        printf '<td data-v="%s" title="error bar %.4f&#8211;%.4f Wh">%.3f%s<small> &#177;%.3f</small></td>\n' "$e" "$lo" "$hi" "$e" \
+            "$([ "$sh" = true ] && echo '<span class="short" title="short phase: shorter than 2 sensor windows or 3 samples; its energy is mostly the sensor'"'"'s smear">~</span>')" \
+            "$(awk -v e="$e" -v l="$lo" -v h="$hi" 'BEGIN { a = e - l; b = h - e; print (a > b ? a : b) }')"
+    done)
+got=$(sed -n '/id="t-phases"/,/<\/section>/p' "$p" | grep 'data-run="0"' | grep -o '<td data-v="[^"]*" title="error bar[^>]*>.*</td>' | sed 's,</td>.*,</td>,')
+expect_eq "phase table: run 1's phases' energy with its bar (as its summary.json's)" "$want" "$got"
 expect_eq "self-contained: no http(s) reference" 0 "$(grep -Eci '(src|href)="(https?:)?//' "$p")"
 expect_eq "one script element" 1 "$(count '<script' "$p")"
 check "the legend rule is stated" grep -q '10 colours, then 5 dash styles: up to 50 runs' "$p"
@@ -190,6 +205,8 @@ else
             expect_eq "$n: no two labels overlap, none leaves its panel ($(jq .texts <<<"$m") measured)" "" "$(jq -r '.overlaps | join(", ")' <<<"$m")"
             expect_eq "$n: text >= 11 px" true "$(jq '.minText >= 11' <<<"$m")"
             expect_eq "$n: a table row and 4 bars per run" "$runs $((4 * runs))" "$(jq -r '"\(.runs) \(.bars)"' <<<"$m")"
+            expect_eq "$n: an energy whisker per run (issue 22)" "$runs" "$(jq -r .whiskers <<<"$m")"
+            expect_eq "$n: each whisker drawn inside its bar, over no label" "" "$(jq -r '.whiskerBad | join(", ")' <<<"$m")"
             expect_eq "$n: every table that scrolls sideways shows a scroll cue" "" "$(jq -r '.cueMissing | join(", ")' <<<"$m")"
             expect_eq "$n: no scroll cue over a table that fits" "" "$(jq -r '.cueSpurious | join(", ")' <<<"$m")"
             [ "$w" = 390 ] && check "$n: the sweep table scrolls sideways at 390 px (the cue is measured)" test "$(jq .tablesScrolling <<<"$m")" -gt 0

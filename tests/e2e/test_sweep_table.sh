@@ -22,7 +22,7 @@ for d in "$K"/*/; do
     if [ "$(awk -v v="$v" 'BEGIN { print (v < 1024) }')" = 1 ]; then vs=$(printf '%.0f MiB' "$v")
     else vs=$(awk -v v="$v" 'BEGIN { printf "%.1f GiB", v / 1024 }'); fi
     x=$(jq .session.exit_code "$d/summary.json")
-    expect_match "text: $id exit, util, vram, energy" " $x +[0-9.]+s\*? +2x .+ +$u\*? +$vs\*? +$e Wh\*?  " "$row"
+    expect_match "text: $id exit, util, vram, energy" " $x +[0-9.]+s\*? +2x .+ +$u\*? +$vs\*? +$e(±[0-9.]+)? Wh[*=]?  " "$row"
 done
 expect_match "text: the failing run's row (--wide: the whole command)" "failed +3 +[0-9.]+s .* sh -c sleep 1.6; exit 3$" \
     "$("$RUNMON" sessions "$K" --summary --wide --format text | grep ' failed ')"
@@ -35,7 +35,7 @@ expect_eq "json: full values equal summary.json's" \
 expect_eq "json: peak vram source named" true "$(jq '[.sessions[] | .peak_vram_source | . == "workload" or . == "gpu"] | all' "$T/t.json")"
 
 "$RUNMON" sessions "$K" --summary --format csv >"$T/t.csv"
-expect_eq "csv: header (the parameters inferred from the commands)" "session_id,status,host,sweep,param:arg0,param:arg1,param:c,params_inferred,rerun,exit_code,signal,started_at,ended_at,gpu_name,gpu_count,files,bytes,command,session_dir,duration_s,gpu_util_mean_pct,workload_peak_vram_mb,energy_wh" "$(head -1 "$T/t.csv")"
+expect_eq "csv: header (the parameters inferred from the commands)" "session_id,status,host,sweep,param:arg0,param:arg1,param:c,params_inferred,rerun,exit_code,signal,started_at,ended_at,gpu_name,gpu_count,files,bytes,command,session_dir,duration_s,gpu_util_mean_pct,workload_peak_vram_mb,energy_wh,energy_wh_low,energy_wh_high" "$(head -1 "$T/t.csv")"
 expect_eq "csv: 3 rows" 3 "$(rows "$T/t.csv")"
 expect_eq "csv: exit codes" "0 3 0" "$(python3 -c 'import csv, sys; print(*[r["exit_code"] for r in csv.DictReader(open(sys.argv[1]))])' "$T/t.csv")"
 
