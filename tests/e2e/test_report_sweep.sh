@@ -66,11 +66,13 @@ top=$(grep -o '<section class="panel" id="c-vram">.*</section>' "$p" | grep -o '
 expect_eq "the VRAM scale holds the largest run (64.5 GiB: a round top)" "80 GiB" "$top"
 expect_eq "phase table: train and eval of each run" 6 "$(sed -n '/id="t-phases"/,/<\/section>/p' "$p" | grep -c '<tr data-run=')"
 # Issue 22: each phase's energy with its bar (summary.json's phase figures), short phases marked.
+# The bar's half-width is rounded once from the full double (awk's print goes through %.6g
+# first: 0.00249999 -> 0.0025 -> 0.003, where the page prints 0.002).
 want=$(jq -r '.phases | sort_by(.path) | .[] | select(.energy_wh_low != null) | "\(.energy_wh) \(.energy_wh_low) \(.energy_wh_high) \(.short_phase)"' "${S[0]}/summary.json" |
     while read -r e lo hi sh; do
-        printf '<td data-v="%s" title="error bar %.4f&#8211;%.4f Wh">%.3f%s<small> &#177;%.3f</small></td>\n' "$e" "$lo" "$hi" "$e" \
+        printf '<td data-v="%s" title="error bar %.4f&#8211;%.4f Wh">%.3f%s<small> &#177;%s</small></td>\n' "$e" "$lo" "$hi" "$e" \
             "$([ "$sh" = true ] && echo '<span class="short" title="short phase: shorter than 2 sensor windows or 3 samples; its energy is mostly the sensor'"'"'s smear">~</span>')" \
-            "$(awk -v e="$e" -v l="$lo" -v h="$hi" 'BEGIN { a = e - l; b = h - e; print (a > b ? a : b) }')"
+            "$(awk -v e="$e" -v l="$lo" -v h="$hi" 'BEGIN { a = e - l; b = h - e; printf "%.3f", (a > b ? a : b) }')"
     done)
 got=$(sed -n '/id="t-phases"/,/<\/section>/p' "$p" | grep 'data-run="0"' | grep -o '<td data-v="[^"]*" title="error bar[^>]*>.*</td>' | sed 's,</td>.*,</td>,')
 expect_eq "phase table: run 1's phases' energy with its bar (as its summary.json's)" "$want" "$got"
