@@ -472,6 +472,13 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
     for (size_t i = 0; i < s->njobs; i++) {
         struct file_agg *f = s->jobs[i];
         enum rm_gpu_source src = rm_input_reader(f->kind)->source;
+        rm_host_stats_merge(&m->host, &f->host);
+        for (size_t p = 0; f->ph && p < m->nph && p < f->nph; p++)
+            if (f->ph[p] && f->ph[p]->used && f->ph[p]->host) {
+                rm_host_stats_merge(&m->phost[p], f->ph[p]->host);
+                free(f->ph[p]->host); /* merged: the file's copy goes as the merged one grows */
+                f->ph[p]->host = NULL;
+            }
         if (src != RM_GPU_SOURCE_NONE)
             rm_source_merge(src == RM_GPU_SOURCE_QUERY ? &m->q : &m->d, f, m->nph, &s->rl);
         if (f->apps) {
@@ -479,10 +486,6 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
             m->have_apps = true;
             rm_apps_merge(&m->apps, f->apps);
         }
-        rm_host_stats_merge(&m->host, &f->host);
-        for (size_t p = 0; f->ph && p < m->nph && p < f->nph; p++)
-            if (f->ph[p] && f->ph[p]->used && f->ph[p]->host)
-                rm_host_stats_merge(&m->phost[p], f->ph[p]->host);
         /* Merged: the file's own copy of its phases is not needed again, so at most one
          * file's phases are held beside the sources' (thousands of phases cost megabytes). */
         rm_file_agg_drop_phases(f);
