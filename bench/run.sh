@@ -357,10 +357,11 @@ fi
 # ---- Summary: many distinct phases ------------------------------------------------------------
 # `runmon summary` of a session whose run log names a phase per step (bench/gen_phases.py: one
 # outer phase, N steps of 0.1 s inside it, one sample group per step) with G GPUs
-# (BENCH_PHASES_GPUS, default "1 8"), at N = BENCH_PHASES_SIZES (default 50k, 100k, 300k):
+# (BENCH_PHASES_GPUS, default "1 8"), at N = BENCH_PHASES_SIZES (default 10k, 50k, 100k, 300k):
 # wall time and peak RSS (best of BENCH_PHASES_RUNS, default 3), beside the same files without
 # the run log (the baseline: what the phases add). RUNMON_SUMMARY_MAX_PHASES (10000) is a
-# budget of phase rows x GPUs: 10000 / G paths get a row, the rest fold into one. Then the
+# budget of phase rows x GPUs: 10000 / G paths get a row, the rest fold into one (10k paths
+# with 1 GPU: every path a row, the figure at the cap). Then the
 # readers of such a session: `runmon report` computing the summary (no summary.json), `runmon
 # report` with the summary.json that `runmon summary -o` wrote, and `runmon sessions --summary`
 # of a one-session sink holding that summary.json. BENCH_PHASES_BEFORE_RUNMON=PATH adds
@@ -402,7 +403,7 @@ if want phases; then
         rm -f "$d/summary.json"
     }
     for g in ${BENCH_PHASES_GPUS:-1 8}; do
-        for n in ${BENCH_PHASES_SIZES:-50000 100000 300000}; do
+        for n in ${BENCH_PHASES_SIZES:-10000 50000 100000 300000}; do
             d=$P/g$g-$n
             python3 bench/gen_phases.py "$d" --phases "$n" --gpus "$g"
             mkdir -p "$d-base" && ln -f "$d"/{gpu.csv,cpu.csv,session.json} "$d-base"/
@@ -415,11 +416,17 @@ if want phases; then
             figure "  baseline: peak RSS" "$(kib_mib "${b#* }")" "MiB"
             figure "  the phases' memory per distinct path" \
                 "$(awk -v r="${r#* }" -v b="${b#* }" -v n="$n" 'BEGIN { printf "%.0f", (r - b) * 1024 / n }')" "bytes"
+            rows=$((10000 / g < n ? 10000 / g : n))
+            figure "  the phases' memory per phase row ($rows rows)" \
+                "$(awk -v r="${r#* }" -v b="${b#* }" -v n="$rows" 'BEGIN { printf "%.0f", (r - b) * 1024 / n }')" "bytes"
             readers "$BUILD/runmon" "$d" "now"
             if [ -n "${BENCH_PHASES_BEFORE_RUNMON:-}" ]; then
                 o=$(BENCH_PHASES_RUNS=1 time_rss "$BENCH_PHASES_BEFORE_RUNMON" summary "$d" --format json)
                 figure "  before ($BENCH_PHASES_BEFORE_RUNMON)" "${o% *}" "s"
                 figure "  before: peak RSS" "$(kib_mib "${o#* }")" "MiB"
+                figure "  before: the phases' memory per phase row" \
+                    "$(awk -v r="${o#* }" -v b="${b#* }" -v n="$rows" 'BEGIN { printf "%.0f", (r - b) * 1024 / n }')" "bytes"
+                figure "  peak RSS before / now" "$(awk -v o="${o#* }" -v r="${r#* }" 'BEGIN { printf "%.2f", o / r }')" "x"
                 BENCH_PHASES_RUNS=1 readers "$BENCH_PHASES_BEFORE_RUNMON" "$d" "before"
             fi
             rm -rf "$d" "$d-base"

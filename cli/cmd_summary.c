@@ -114,11 +114,21 @@ static int guess_kind(const char *path, enum rm_input_kind *kind)
     return 0;
 }
 
-static int write_out(const char *file, const char *format, const json_t *o)
+/* Where a summary goes: stdout, a special file written in place, or a temporary file that
+ * replaces file once written whole. */
+struct out_file {
+    const char *file;
+    FILE *out;
+    char tmp[4096];
+    int in_place;
+};
+
+static int open_out(struct out_file *f, const char *file)
 {
     FILE *out = stdout;
-    char tmp[4096];
-    int in_place = file && rm_path_is_special(file);
+    char *tmp = f->tmp;
+    f->file = file;
+    int in_place = f->in_place = file && rm_path_is_special(file);
     if (in_place) {
         /* /dev/null, a terminal, a FIFO: written in place, never replaced by a file. */
         out = fopen(file, "w");
@@ -127,7 +137,8 @@ static int write_out(const char *file, const char *format, const json_t *o)
             return 1;
         }
     } else if (file) {
-        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", file, (long)getpid()) >= sizeof tmp) {
+        if ((size_t)snprintf(tmp, sizeof f->tmp, "%s.tmp.%ld", file, (long)getpid()) >=
+            sizeof f->tmp) {
             fprintf(stderr, "runmon summary: %s: path too long\n", file);
             return 1;
         }
@@ -137,14 +148,23 @@ static int write_out(const char *file, const char *format, const json_t *o)
             return 1;
         }
     }
-    int rc = 0;
-    if (!strcmp(format, "json"))
-        rc = rm_summary_print_json(out, o);
-    else if (!strcmp(format, "csv"))
-        rm_summary_print_csv(out, o);
-    else
-        rm_summary_print_text(out, o);
+    f->out = out;
+    return 0;
+}
+
+/* Finishes what open_out began: rc nonzero (a write failed) or failed (nothing worth
+ * keeping) leaves file as it was. Returns 0 or 1. */
+static int close_out(struct out_file *f, int rc, bool failed)
+{
+    FILE *out = f->out;
+    const char *file = f->file, *tmp = f->tmp;
+    int in_place = f->in_place;
     if (fflush(out) || ferror(out)) rc = -1;
+    if (failed) {
+        if (file) fclose(out);
+        if (file && !in_place) unlink(tmp);
+        return rc ? 1 : 0;
+    }
     if (in_place) {
         if (fclose(out)) rc = -1;
         if (rc) fprintf(stderr, "runmon summary: writing %s: %s\n", file, strerror(errno));
@@ -158,6 +178,20 @@ static int write_out(const char *file, const char *format, const json_t *o)
         }
     }
     return rc ? 1 : 0;
+}
+
+static int write_out(const char *file, const char *format, const json_t *o)
+{
+    struct out_file f;
+    if (open_out(&f, file)) return 1;
+    int rc = 0;
+    if (!strcmp(format, "json"))
+        rc = rm_summary_print_json(f.out, o);
+    else if (!strcmp(format, "csv"))
+        rm_summary_print_csv(f.out, o);
+    else
+        rm_summary_print_text(f.out, o);
+    return close_out(&f, rc, false);
 }
 
 /* Several PATHs: one summary each, plus combined totals per host. */
@@ -576,6 +610,37 @@ static int write_summaries(const struct summary_args *a, json_t *list)
     return rc;
 }
 
+/* One session folder as JSON: written as it is built, the phase rows one at a time
+ * (report/output.h), so 10,000 phase rows never sit in memory as JSON. The bytes are those
+ * write_summaries would write. */
+static bool streams(const struct summary_args *a)
+{
+    struct stat st;
+    return a->npaths == 1 && a->nfiles == 0 && !strcmp(a->format, "json") &&
+           stat(a->paths[0], &st) == 0 && S_ISDIR(st.st_mode) && !rm_sink_is_sink_dir(a->paths[0]);
+}
+
+static int stream_session(struct summary_args *a)
+{
+    struct out_file f;
+    if (open_out(&f, a->outfile)) return 1;
+    struct rm_json_stream st = {.out = f.out};
+    struct rm_summary_opts opts = a->opts;
+    opts.phase_row = rm_summary_stream_row;
+    opts.phase_row_ctx = &st;
+    char err[1024] = "";
+    json_t *result = NULL;
+    int rc = rm_summary_session_dir(a->paths[0], &opts, &result, err, sizeof err);
+    if (rc) {
+        close_out(&f, 0, true);
+        complain(err, NULL);
+        return rc;
+    }
+    int wrc = rm_summary_stream_end(&st, result);
+    json_decref(result);
+    return close_out(&f, wrc, false);
+}
+
 int rm_cmd_summary(int argc, char **argv)
 {
     struct summary_args a = {.opts = {.progress = true}};
@@ -587,6 +652,12 @@ int rm_cmd_summary(int argc, char **argv)
     }
     json_t *list = json_array();
     rc = summarize_files(&a, list);
+    if (!rc && streams(&a)) {
+        rc = stream_session(&a);
+        json_decref(list);
+        free(a.kept);
+        return rc;
+    }
     if (!rc) rc = summarize_dirs(&a, list);
     if (!rc) rc = write_summaries(&a, list);
     json_decref(list);

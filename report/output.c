@@ -66,6 +66,80 @@ int rm_summary_print_json(FILE *out, const json_t *summary)
     return fputc('\n', out) == EOF ? -1 : 0;
 }
 
+/* ---- JSON with the phase rows streamed ------------------------------------------------ */
+
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15) | JSON_ENCODE_ANY)
+
+struct indented {
+    FILE *out;
+    const char *pad; /* written after each newline: the value's depth in the document */
+};
+
+/* json_dump_callback's sink: a newline in the dump is always the layout's (strings escape
+ * theirs), so padding after each one nests the value as json_dumpf of the whole would. */
+static int put_indented(const char *buf, size_t size, void *data)
+{
+    const struct indented *in = data;
+    for (size_t i = 0; i < size; i++) {
+        if (putc(buf[i], in->out) == EOF) return -1;
+        if (buf[i] == '\n' && fputs(in->pad, in->out) == EOF) return -1;
+    }
+    return 0;
+}
+
+static void dump_at(struct rm_json_stream *st, const json_t *v, const char *pad)
+{
+    struct indented in = {st->out, pad};
+    if (json_dump_callback(v, put_indented, &in, DUMP_FLAGS)) st->failed = true;
+}
+
+/* The top-level keys of doc not yet written, up to and opening "phases" (all when to_end). */
+static void write_keys(struct rm_json_stream *st, const json_t *doc, bool to_end)
+{
+    size_t i = 0;
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)doc, key, v)
+    {
+        if (i++ < st->keys) continue;
+        fputs(st->keys ? ",\n  " : "{\n  ", st->out);
+        json_t *k = json_string(key);
+        dump_at(st, k, "");
+        json_decref(k);
+        fputs(": ", st->out);
+        st->keys++;
+        if (!strcmp(key, "phases")) {
+            fputc('[', st->out);
+            st->in_phases = true;
+            if (!to_end) return;
+            fputs(st->rows ? "\n  ]" : "]", st->out);
+            continue;
+        }
+        dump_at(st, v, "  ");
+    }
+}
+
+void rm_summary_stream_row(void *ctx, const json_t *doc, json_t *row)
+{
+    struct rm_json_stream *st = ctx;
+    if (!st->in_phases) write_keys(st, doc, false);
+    fputs(st->rows++ ? ",\n    " : "\n    ", st->out);
+    dump_at(st, row, "    ");
+    json_decref(row);
+}
+
+int rm_summary_stream_end(struct rm_json_stream *st, const json_t *summary)
+{
+    if (st->in_phases) {
+        /* "phases" is open: close it, then the keys after it. */
+        fputs(st->rows ? "\n  ]" : "]", st->out);
+        st->rows = 0;
+    }
+    write_keys(st, summary, true);
+    fputs(st->keys ? "\n}\n" : "{}\n", st->out);
+    return st->failed || ferror(st->out) ? -1 : 0;
+}
+
 #define F(p, d) fmt(g, p, d)
 
 /* The GPU table: at most 100 columns (names past 18 characters are cut; a leading "NVIDIA "

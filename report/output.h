@@ -5,11 +5,26 @@
 #define RUNMON_REPORT_OUTPUT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 void rm_summary_print_text(FILE *out, const json_t *summary);
 void rm_summary_print_csv(FILE *out, const json_t *summary);
 /* Compact-free, stable JSON with a final newline. */
 int rm_summary_print_json(FILE *out, const json_t *summary);
+
+/* The same JSON, byte for byte, with the rows of "phases" written one at a time as the
+ * summary makes them (rm_summary_opts.phase_row = rm_summary_stream_row, its ctx a
+ * struct rm_json_stream), so no more than one row's JSON is held. Once the summary is built,
+ * rm_summary_stream_end writes the keys after "phases"; it returns 0 or -1 (write error). */
+struct rm_json_stream {
+    FILE *out;
+    size_t keys;    /* top-level keys written so far */
+    size_t rows;    /* phase rows written so far */
+    bool in_phases; /* "phases": [ is open */
+    bool failed;    /* a write failed */
+};
+void rm_summary_stream_row(void *ctx, const json_t *doc, json_t *row);
+int rm_summary_stream_end(struct rm_json_stream *st, const json_t *summary);
 
 #endif

@@ -472,6 +472,13 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
     for (size_t i = 0; i < s->njobs; i++) {
         struct file_agg *f = s->jobs[i];
         enum rm_gpu_source src = rm_input_reader(f->kind)->source;
+        rm_host_stats_merge(&m->host, &f->host);
+        for (size_t p = 0; f->ph && p < m->nph && p < f->nph; p++)
+            if (f->ph[p] && f->ph[p]->used && f->ph[p]->host) {
+                rm_host_stats_merge(&m->phost[p], f->ph[p]->host);
+                free(f->ph[p]->host); /* merged: the file's copy goes as the merged one grows */
+                f->ph[p]->host = NULL;
+            }
         if (src != RM_GPU_SOURCE_NONE)
             rm_source_merge(src == RM_GPU_SOURCE_QUERY ? &m->q : &m->d, f, m->nph, &s->rl);
         if (f->apps) {
@@ -479,10 +486,6 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
             m->have_apps = true;
             rm_apps_merge(&m->apps, f->apps);
         }
-        rm_host_stats_merge(&m->host, &f->host);
-        for (size_t p = 0; f->ph && p < m->nph && p < f->nph; p++)
-            if (f->ph[p] && f->ph[p]->used && f->ph[p]->host)
-                rm_host_stats_merge(&m->phost[p], f->ph[p]->host);
         /* Merged: the file's own copy of its phases is not needed again, so at most one
          * file's phases are held beside the sources' (thousands of phases cost megabytes). */
         rm_file_agg_drop_phases(f);
@@ -902,12 +905,21 @@ static void drop_phase(struct source *src, size_t p)
     src->phn[p] = 0;
 }
 
+/* A phase row, to the caller's row function (which writes it out and lets it go: the rows'
+ * JSON is never all held at once), or else appended to "phases". */
+static void emit_row(struct rm_summary *s, const json_t *doc, json_t *phases, json_t *row)
+{
+    if (s->opts.phase_row)
+        s->opts.phase_row(s->opts.phase_row_ctx, doc, row);
+    else
+        json_array_append_new(phases, row);
+}
+
 /* Phases, in order of first appearance in the run log: the first m->rows paths a row each,
  * then one row for the rest (those folded while the run log was read, and the rows past the
  * budget, folded here when the GPUs turned out more than session.json listed). */
-static json_t *build_phases(struct rm_summary *s, struct merged *m)
+static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, json_t *phases)
 {
-    json_t *phases = json_array();
     struct other_row o;
     other_row_init(&o, m->nfg);
     size_t shown = 0;
@@ -915,8 +927,9 @@ static json_t *build_phases(struct rm_summary *s, struct merged *m)
         if (p == s->rl.other) continue;
         if (keep_phase(s, s->rl.phases[p].path)) {
             if (shown < m->rows) {
-                json_array_append_new(phases, phase_json(s, &s->rl.phases[p], false,
-                                                         phase_gpus(s, m, p, NULL), &m->phost[p]));
+                emit_row(s, doc, phases,
+                         phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL),
+                                    &m->phost[p]));
                 shown++;
             } else {
                 fold_row(&o, m, p);
@@ -930,11 +943,11 @@ static json_t *build_phases(struct rm_summary *s, struct merged *m)
     }
     if (s->rl.other != RM_NO_PHASE) {
         fold_row(&o, m, s->rl.other);
-        json_array_append_new(phases, phase_json(s, &s->rl.phases[s->rl.other], true,
-                                                 phase_gpus(s, m, s->rl.other, &o), &o.host));
+        emit_row(s, doc, phases,
+                 phase_json(s, &s->rl.phases[s->rl.other], true, phase_gpus(s, m, s->rl.other, &o),
+                            &o.host));
     }
     other_row_free(&o);
-    return phases;
 }
 
 /* The run's sweep and parameters: session.json's (runmon record --sweep/--param) over the
@@ -1015,9 +1028,22 @@ static long gpu_coverage(json_t *gpus, double sess_s)
     return worst;
 }
 
+/* The session's seconds: the run log's span, else the data's; NaN when unknown. */
+static double session_seconds(const struct file_tally *t, int64_t s_start, int64_t s_end)
+{
+    int64_t span_a = s_start != RM_NO_TIME ? s_start : t->data_first;
+    int64_t span_b = s_end != RM_NO_TIME ? s_end : t->data_last;
+    if (span_b == RM_NO_TIME ||
+        (t->data_last != RM_NO_TIME && s_end == RM_NO_TIME && t->data_last > span_b))
+        span_b = t->data_last;
+    return span_a != RM_NO_TIME && span_b != RM_NO_TIME && span_b > span_a
+               ? (double)(span_b - span_a) / 1e9
+               : NAN;
+}
+
+/* worst: gpu_coverage's answer. */
 static json_t *build_data_quality(const struct rm_summary *s, struct file_tally *t,
-                                  const struct merged *m, json_t *gpus, int64_t s_start,
-                                  int64_t s_end)
+                                  const struct merged *m, json_t *gpus, double sess_s, long worst)
 {
     json_t *dq = json_object(), *sk = json_object();
     json_object_set_new(dq, "rows_read", json_integer((json_int_t)t->rows));
@@ -1027,18 +1053,9 @@ static json_t *build_data_quality(const struct rm_summary *s, struct file_tally 
     json_object_set_new(dq, "gaps",
                         json_pack("{s:I,s:o}", "count", (json_int_t)t->gaps, "seconds",
                                   jnum((double)t->gap_ns / 1e9, 3)));
-    int64_t span_a = s_start != RM_NO_TIME ? s_start : t->data_first;
-    int64_t span_b = s_end != RM_NO_TIME ? s_end : t->data_last;
-    if (span_b == RM_NO_TIME ||
-        (t->data_last != RM_NO_TIME && s_end == RM_NO_TIME && t->data_last > span_b))
-        span_b = t->data_last;
-    double sess_s = span_a != RM_NO_TIME && span_b != RM_NO_TIME && span_b > span_a
-                        ? (double)(span_b - span_a) / 1e9
-                        : NAN;
     /* The worst-covered GPU's figures: a GPU that lost part of the run is not hidden behind
      * one that did not. */
     double sampled_s = m->tot.covered_ns ? (double)m->tot.covered_ns / 1e9 : (m->nfg ? 0 : NAN);
-    long worst = gpu_coverage(gpus, sess_s);
     json_t *wg = worst >= 0 ? json_array_get(gpus, (size_t)worst) : NULL;
     if (wg) sampled_s = json_number_value(json_object_get(wg, "sampled_seconds"));
     json_object_set_new(dq, "sampled_seconds", jnum(sampled_s, 3));
@@ -1090,7 +1107,13 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_object_set_new(o, "session", session_json(s->session));
     json_object_set_new(o, "gpus", gpus);
     json_object_set_new(o, "totals", build_totals(&m));
-    json_object_set_new(o, "phases", build_phases(s, &m));
+    /* Every key before "phases" is whole before the first row: a streaming writer has
+     * written them by then (report/output.h). */
+    double sess_s = session_seconds(&tally, s_start, s_end);
+    long worst = gpu_coverage(gpus, sess_s);
+    json_t *phases = json_array();
+    json_object_set_new(o, "phases", phases);
+    build_phases(s, &m, o, phases);
     json_object_set_new(o, "collectors", collectors_json(s->session, &s->rl, tally.present));
     json_object_set_new(o, "alerts", build_alerts(s));
     note_phase_cap(s, &m, tally.notes);
@@ -1104,7 +1127,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
                                           "count each GPU once"));
         break;
     }
-    json_object_set_new(o, "data_quality", build_data_quality(s, &tally, &m, gpus, s_start, s_end));
+    json_object_set_new(o, "data_quality", build_data_quality(s, &tally, &m, gpus, sess_s, worst));
     merged_free(&m);
     *out = o;
     return 0;

@@ -89,14 +89,19 @@ struct phase_acc *rm_file_phase(struct file_agg *f, size_t p)
     return f->ph[p];
 }
 
+void rm_file_agg_drop_phase(struct file_agg *f, size_t p)
+{
+    if (!f->ph || p >= f->nph || !f->ph[p]) return;
+    free(f->ph[p]->gpu);
+    free(f->ph[p]->host);
+    free(f->ph[p]);
+    f->ph[p] = NULL;
+}
+
 void rm_file_agg_drop_phases(struct file_agg *f)
 {
     for (size_t i = 0; f->ph && i < f->nph; i++)
-        if (f->ph[i]) {
-            free(f->ph[i]->gpu);
-            free(f->ph[i]->host);
-            free(f->ph[i]);
-        }
+        rm_file_agg_drop_phase(f, i);
     free(f->ph);
     f->ph = NULL;
     f->nph = 0;

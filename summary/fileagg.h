@@ -108,6 +108,9 @@ struct phase_acc *rm_file_phase(struct file_agg *f, size_t p);
 struct rm_gpu_stats *rm_file_phase_gpu(struct file_agg *f, size_t p, size_t i);
 /* Frees f's per-phase parts (once they were merged). */
 void rm_file_agg_drop_phases(struct file_agg *f);
+/* Frees f's part of phase p (once merged): merging phase by phase, the file's and the
+ * merged copies of thousands of phases are never both whole. */
+void rm_file_agg_drop_phase(struct file_agg *f, size_t p);
 
 /* One sample into f: its GPU's statistics (a new time or the same GPU again starts a sample
  * group), the phases whose windows hold it, and the spacing from the GPU's previous sample

@@ -50,8 +50,7 @@ static void add_boundary_span(void *ctx, size_t phase, enum rm_span_kind kind, i
 }
 
 /* Adds f's GPUs (matched by key) and phases to the source. */
-void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph,
-                     const struct rm_runlog *rl)
+void rm_source_merge(struct source *src, struct file_agg *f, size_t nph, const struct rm_runlog *rl)
 {
     src->files++;
     int64_t gap = f->gap_ns > src->gap_ns ? f->gap_ns : src->gap_ns;
@@ -89,6 +88,7 @@ void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph,
                 if (!st->samples && !st->covered_ns && !st->gaps) continue;
                 rm_stats_fold(source_phase_gpu(src, nph, p, map[i]), st);
             }
+            rm_file_agg_drop_phase(f, p); /* merged: its memory goes to the next phase's */
         }
     }
     free(map);

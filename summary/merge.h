@@ -33,7 +33,7 @@ struct final_gpu {
 
 /* Adds f's GPUs and phases to src; rl (may be NULL) gives the phase windows that the spacing
  * from one file's last sample of a GPU to the next file's first is cut to. */
-void rm_source_merge(struct source *src, const struct file_agg *f, size_t nph,
+void rm_source_merge(struct source *src, struct file_agg *f, size_t nph,
                      const struct rm_runlog *rl);
 void rm_source_free(struct source *src);
 /* The GPUs of both sources, paired by index and ordered by it (unknown indexes last).

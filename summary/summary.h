@@ -22,6 +22,11 @@ struct rm_summary_opts {
     bool progress;           /* progress on stderr when a scan takes over a second */
     double interval_s;       /* sampling interval; 0: session.json, else median spacing */
     const char *gpu_fields;  /* field list for headerless gpu CSVs (NULL: session.json/legacy) */
+    /* When set, each row of "phases" goes here as soon as it is made (the callee owns it),
+     * with doc the document's keys so far, and "phases" stays empty: a writer that streams
+     * the rows out never holds them all (10,000 rows' JSON would be ~120 MB). */
+    void (*phase_row)(void *ctx, const json_t *doc, json_t *row);
+    void *phase_row_ctx;
 };
 
 struct rm_summary;
