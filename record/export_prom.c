@@ -51,42 +51,10 @@ static int64_t prom_due(const void *self)
     return ((const struct prom_textfile *)self)->next_mono_ns;
 }
 
-static enum rm_prom_health health_of(enum rm_health h)
-{
-    switch (h) {
-    case RM_HEALTH_HEALTHY:
-        return RM_PROM_UP;
-    case RM_HEALTH_DISABLED:
-        return RM_PROM_DISABLED;
-    default:
-        return RM_PROM_DOWN;
-    }
-}
-
 static void write_now(struct prom_textfile *p, const struct rm_snapshot *snap)
 {
-    struct rm_prom_input in = {
-        .host = snap->host,
-        .session = snap->session,
-        .driver_version = snap->driver_version,
-        .status = snap->status,
-        .latest = &snap->latest,
-        .ngpus_inventory = RM_MAX_GPUS,
-        .phase = snap->phase,
-        .now_ns = snap->now_ns,
-        .stale_ns = snap->stale_ns,
-        .have_command = snap->have_command,
-        .final = snap->final,
-        .done = snap->done,
-        .ndone = snap->ndone,
-        .interval_s = snap->interval_s,
-        .period_s = p->period_s,
-        .warn_ratio = snap->warn_pct / 100.0,
-        .crit_ratio = snap->crit_pct / 100.0,
-    };
-    memcpy(in.inventory_uuid, snap->gpu_uuid, sizeof in.inventory_uuid);
-    for (int c = 0; c < RM_STREAM_COUNT; c++)
-        in.collector[c] = health_of(snap->health[c]);
+    struct rm_prom_input in;
+    rm_snapshot_prom_input(snap, p->period_s, &in);
     long n;
     while ((n = rm_prom_render(p->buf, p->cap, &in)) < 0) {
         char *nb = p->cap < 16 * 1024 * 1024 ? realloc(p->buf, p->cap * 2) : NULL;

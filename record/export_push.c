@@ -166,13 +166,6 @@ static int64_t push_due(const void *self)
     return ((const struct push *)self)->next_mono_ns;
 }
 
-static enum rm_prom_health health_of(enum rm_health h)
-{
-    return h == RM_HEALTH_HEALTHY    ? RM_PROM_UP
-           : h == RM_HEALTH_DISABLED ? RM_PROM_DISABLED
-                                     : RM_PROM_DOWN;
-}
-
 /* The run's figures a finished run keeps (the renderer's final exposition has no values). */
 static long append_final(struct push *p, long n, const struct rm_snapshot *snap)
 {
@@ -219,28 +212,8 @@ static long append_final(struct push *p, long n, const struct rm_snapshot *snap)
 
 static long render(struct push *p, const struct rm_snapshot *snap)
 {
-    struct rm_prom_input in = {
-        .host = snap->host,
-        .session = snap->session,
-        .driver_version = snap->driver_version,
-        .status = snap->status,
-        .latest = &snap->latest,
-        .ngpus_inventory = RM_MAX_GPUS,
-        .phase = snap->phase,
-        .now_ns = snap->now_ns,
-        .stale_ns = snap->stale_ns,
-        .have_command = snap->have_command,
-        .final = snap->final,
-        .done = snap->done,
-        .ndone = snap->ndone,
-        .interval_s = snap->interval_s,
-        .period_s = p->period_s,
-        .warn_ratio = snap->warn_pct / 100.0,
-        .crit_ratio = snap->crit_pct / 100.0,
-    };
-    memcpy(in.inventory_uuid, snap->gpu_uuid, sizeof in.inventory_uuid);
-    for (int c = 0; c < RM_STREAM_COUNT; c++)
-        in.collector[c] = health_of(snap->health[c]);
+    struct rm_prom_input in;
+    rm_snapshot_prom_input(snap, p->period_s, &in);
     for (;;) {
         long n = rm_prom_render(p->buf, p->cap, &in);
         if (n >= 0 && snap->final) n = append_final(p, n, snap);

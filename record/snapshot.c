@@ -71,3 +71,42 @@ void rm_snapshot_take(struct rm_snapshot *out, struct rm_snapshot_source *src, i
         if (idx >= 0 && idx < RM_MAX_GPUS) out->gpu_uuid[idx] = s->gpus[i].uuid;
     }
 }
+
+static enum rm_prom_health prom_health(enum rm_health h)
+{
+    switch (h) {
+    case RM_HEALTH_HEALTHY:
+        return RM_PROM_UP;
+    case RM_HEALTH_DISABLED:
+        return RM_PROM_DISABLED;
+    default:
+        return RM_PROM_DOWN;
+    }
+}
+
+void rm_snapshot_prom_input(const struct rm_snapshot *snap, double period_s,
+                            struct rm_prom_input *in)
+{
+    *in = (struct rm_prom_input){
+        .host = snap->host,
+        .session = snap->session,
+        .driver_version = snap->driver_version,
+        .status = snap->status,
+        .latest = &snap->latest,
+        .ngpus_inventory = RM_MAX_GPUS,
+        .phase = snap->phase,
+        .now_ns = snap->now_ns,
+        .stale_ns = snap->stale_ns,
+        .have_command = snap->have_command,
+        .final = snap->final,
+        .done = snap->done,
+        .ndone = snap->ndone,
+        .interval_s = snap->interval_s,
+        .period_s = period_s,
+        .warn_ratio = snap->warn_pct / 100.0,
+        .crit_ratio = snap->crit_pct / 100.0,
+    };
+    memcpy(in->inventory_uuid, snap->gpu_uuid, sizeof in->inventory_uuid);
+    for (int c = 0; c < RM_STREAM_COUNT; c++)
+        in->collector[c] = prom_health(snap->health[c]);
+}

@@ -27,6 +27,7 @@
 #include "monitor/latest.h"
 #include "monitor/phase_follow.h"
 #include "monitor/port.h"
+#include "report/prom.h"
 
 struct rm_snapshot {
     int final;       /* the session has ended: status is final, workers stopped */
@@ -72,5 +73,10 @@ void rm_snapshot_source_fini(struct rm_snapshot_source *src);
  * mono_ns: the caller's CLOCK_MONOTONIC now; final: the session has ended. */
 void rm_snapshot_take(struct rm_snapshot *out, struct rm_snapshot_source *src, int64_t mono_ns,
                       int final);
+
+/* The Prometheus renderer's input for snap, which the textfile and the Pushgateway render
+ * alike; period_s: how often the caller renders it (a stale exposition is judged by it). */
+void rm_snapshot_prom_input(const struct rm_snapshot *snap, double period_s,
+                            struct rm_prom_input *in);
 
 #endif
