@@ -1,5 +1,6 @@
 /* The rows of `runmon report S1 S2 ...`: one per session folder, as the sweep table holds them,
- * and parameter columns inferred from the commands where no run stored any. */
+ * and parameter columns inferred from the commands where no run stored any
+ * (rm_sweep_infer_params, report/sweep_rows.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,49 +8,6 @@
 #include "base/jsonpick.h"
 #include "report/sweep_internal.h"
 #include "report/sweep_rows.h"
-
-/* ---- inference ---------------------------------------------------------------------------- */
-
-json_t *rm_sweep_infer_params(json_t *rows)
-{
-    size_t n = json_array_size(rows), i;
-    json_t **maps = calloc(n ? n : 1, sizeof *maps), *row;
-    json_t *names = json_array();
-    if (!maps) abort();
-    json_array_foreach(rows, i, row) maps[i] =
-        rm_sweep_command_params(json_object_get(row, "command"));
-    /* A key whose value is not the same in every run, in order of first appearance. */
-    for (size_t r = 0; r < n; r++) {
-        const char *k;
-        json_t *v;
-        json_object_foreach(maps[r], k, v)
-        {
-            bool listed = false, differs = false;
-            size_t j;
-            json_t *x;
-            json_array_foreach(names, j, x) listed |= !strcmp(json_string_value(x), k);
-            if (listed) continue;
-            for (size_t q = 0; q < n && !differs; q++)
-                differs = !json_equal(v, json_object_get(maps[q], k));
-            if (differs) json_array_append_new(names, json_string(k));
-        }
-    }
-    json_array_foreach(rows, i, row)
-    {
-        json_t *p = json_object();
-        size_t j;
-        json_t *x;
-        json_array_foreach(names, j, x)
-        {
-            json_t *v = json_object_get(maps[i], json_string_value(x));
-            if (v) json_object_set(p, json_string_value(x), v);
-        }
-        json_object_set_new(row, "params", p);
-        json_decref(maps[i]);
-    }
-    free(maps);
-    return names;
-}
 
 /* ---- rows -------------------------------------------------------------------------------- */
 

@@ -44,17 +44,12 @@ int rm_sweep_page_build(const json_t *rows, const struct rm_sweep_page_opts *opt
 
 /* The rows of several session folders dirs[0..n) (the `report S1 S2 ...` form): each row as
  * the sweep table's, from session.json and summary.json, with session_dir; params from
- * session.json's "params" (record --param) over summary.json's (the run log's params lines). *param_names gets the parameter columns:
- * the union of the stored params' keys in order of first appearance, else, when no run stored
- * any, the command-line arguments that differ between the runs (rm_sweep_infer_params), and
- * *inferred says which. A new array, or NULL with err (a folder that cannot be read). */
+ * session.json's "params" (record --param) over summary.json's (the run log's params lines).
+ * *param_names gets the parameter columns: the union of the stored params' keys in order of first
+ * appearance, else, when no run stored any, the command-line arguments that differ between the runs
+ * (rm_sweep_infer_params), and *inferred says which. A new array, or NULL with err (a folder that
+ * cannot be read). */
 json_t *rm_sweep_rows_from_dirs(const char *const *dirs, size_t n, json_t **param_names,
                                 bool *inferred, size_t *n_hosts, char *err, size_t errsz);
-
-/* Infers parameters from the rows' "command" arrays by the sweep table's rule
- * (rm_sweep_command_params: `--key value`, `--key=value`, `key=value`, positional words
- * argN): the keys whose values are not the same in every run become the columns. Sets each
- * row's "params" and returns the new array of column names (possibly empty). */
-json_t *rm_sweep_infer_params(json_t *rows);
 
 #endif

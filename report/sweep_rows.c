@@ -205,13 +205,13 @@ static json_t *differing_keys(json_t *const *params, size_t n)
     return names;
 }
 
-static void infer_params(struct rm_sweep *s)
+json_t *rm_sweep_infer_params(json_t *rows)
 {
-    size_t n = json_array_size(s->rows), i;
+    size_t n = json_array_size(rows), i;
     json_t **all = calloc(n ? n : 1, sizeof *all);
-    if (!all) return;
+    if (!all) abort();
     for (i = 0; i < n; i++)
-        all[i] = rm_sweep_command_params(json_object_get(json_array_get(s->rows, i), "command"));
+        all[i] = rm_sweep_command_params(json_object_get(json_array_get(rows, i), "command"));
     json_t *names = differing_keys(all, n);
     for (i = 0; i < n; i++) {
         json_t *p = json_object();
@@ -222,10 +222,16 @@ static void infer_params(struct rm_sweep *s)
             json_t *v = json_object_get(all[i], json_string_value(name));
             if (v) json_object_set(p, json_string_value(name), v);
         }
-        json_object_set_new(json_array_get(s->rows, i), "params", p);
+        json_object_set_new(json_array_get(rows, i), "params", p);
         json_decref(all[i]);
     }
     free(all);
+    return names;
+}
+
+static void infer_params(struct rm_sweep *s)
+{
+    json_t *names = rm_sweep_infer_params(s->rows);
     json_decref(s->param_names);
     s->param_names = names;
     s->params_inferred = json_array_size(names) > 0;

@@ -54,4 +54,10 @@ void rm_sweep_free(struct rm_sweep *s);
  * positional words (arg0 the program, arg1...). A new reference. */
 json_t *rm_sweep_command_params(const json_t *command);
 
+/* Infers parameters from the rows' "command" arrays by that rule: the keys whose values are
+ * not the same in every run (a missing key differs from any value), in order of first
+ * appearance, become the columns. Sets each row's "params" and returns the new array of
+ * column names (possibly empty). rm_sweep_load and the `report S1 S2 ...` rows use it. */
+json_t *rm_sweep_infer_params(json_t *rows);
+
 #endif

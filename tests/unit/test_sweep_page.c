@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "report/sweep_page.h"
+#include "report/sweep_rows.h"
 
 static json_t *row(int i, double lr, const char *opt, int rerun)
 {
