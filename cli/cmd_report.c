@@ -147,17 +147,5 @@ int rm_cmd_report(int argc, char **argv)
         outfile = def;
         if (stat(dir, &st) == 0) mode = st.st_mode & 0666;
     }
-    if (in_session ? rm_write_file_atomic_mode(outfile, html, len, mode)
-                   : rm_write_file_atomic(outfile, html, len)) {
-        fputs("runmon report: writing ", stderr);
-        rm_fput_safe(stderr, outfile);
-        fprintf(stderr, ": %s\n", strerror(errno));
-        free(html);
-        return 1;
-    }
-    free(html);
-    /* The path holds the session folder's name, which came from the sink: escaped. */
-    rm_fput_safe(stdout, outfile);
-    putchar('\n');
-    return fflush(stdout) ? 1 : 0;
+    return rm_report_write_page(outfile, html, len, in_session ? (int)mode : -1);
 }

@@ -19,6 +19,23 @@ static int fail(const char *msg)
     return 2;
 }
 
+int rm_report_write_page(const char *outfile, char *html, size_t len, int mode)
+{
+    if (mode < 0 ? rm_write_file_atomic(outfile, html, len)
+                 : rm_write_file_atomic_mode(outfile, html, len, (mode_t)mode)) {
+        fputs("runmon report: writing ", stderr);
+        rm_fput_safe(stderr, outfile);
+        fprintf(stderr, ": %s\n", strerror(errno));
+        free(html);
+        return 1;
+    }
+    free(html);
+    /* The path may hold a session folder's or a sweep's name, which came from the sink. */
+    rm_fput_safe(stdout, outfile);
+    putchar('\n');
+    return fflush(stdout) ? 1 : 0;
+}
+
 static int write_page(const json_t *rows, const struct rm_sweep_page_opts *opts,
                       const char *outfile)
 {
@@ -30,17 +47,7 @@ static int write_page(const json_t *rows, const struct rm_sweep_page_opts *opts,
         fail(err[0] ? err : "failed");
         return rc;
     }
-    if (rm_write_file_atomic(outfile, html, len)) {
-        fputs("runmon report: writing ", stderr);
-        rm_fput_safe(stderr, outfile);
-        fprintf(stderr, ": %s\n", strerror(errno));
-        free(html);
-        return 1;
-    }
-    free(html);
-    rm_fput_safe(stdout, outfile);
-    putchar('\n');
-    return fflush(stdout) ? 1 : 0;
+    return rm_report_write_page(outfile, html, len, -1);
 }
 
 /* Session folders (each a folder, or a sink's latest) compared on one page. */
