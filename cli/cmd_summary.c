@@ -610,33 +610,38 @@ static int write_summaries(const struct summary_args *a, json_t *list)
     return rc;
 }
 
-/* One session folder as JSON: written as it is built, the phase rows one at a time
- * (report/output.h), so 10,000 phase rows never sit in memory as JSON. The bytes are those
- * write_summaries would write. */
+/* One session folder: written as it is built, the phase rows one at a time (JSON, text and
+ * CSV: report/output.h), so 10,000 phase rows never sit in memory as JSON. The bytes are
+ * those write_summaries would write. */
 static bool streams(const struct summary_args *a)
 {
     struct stat st;
-    return a->npaths == 1 && a->nfiles == 0 && !strcmp(a->format, "json") &&
-           stat(a->paths[0], &st) == 0 && S_ISDIR(st.st_mode) && !rm_sink_is_sink_dir(a->paths[0]);
+    return a->npaths == 1 && a->nfiles == 0 && stat(a->paths[0], &st) == 0 && S_ISDIR(st.st_mode) &&
+           !rm_sink_is_sink_dir(a->paths[0]);
 }
 
 static int stream_session(struct summary_args *a)
 {
     struct out_file f;
     if (open_out(&f, a->outfile)) return 1;
-    struct rm_json_stream st = {.out = f.out};
+    bool json = !strcmp(a->format, "json");
+    struct rm_json_stream js = {.out = f.out};
+    /* The first line's path: rm_summary_session_dir sets "path" to it after the build. */
+    struct rm_text_stream ts = {
+        .out = f.out, .csv = !strcmp(a->format, "csv"), .path = a->paths[0]};
     struct rm_summary_opts opts = a->opts;
-    opts.phase_row = rm_summary_stream_row;
-    opts.phase_row_ctx = &st;
+    opts.phase_row = json ? rm_summary_stream_row : rm_summary_text_row;
+    opts.phase_row_ctx = json ? (void *)&js : (void *)&ts;
     char err[1024] = "";
     json_t *result = NULL;
     int rc = rm_summary_session_dir(a->paths[0], &opts, &result, err, sizeof err);
     if (rc) {
+        if (!json) rm_summary_text_end(&ts, NULL); /* frees what it held */
         close_out(&f, 0, true);
         complain(err, NULL);
         return rc;
     }
-    int wrc = rm_summary_stream_end(&st, result);
+    int wrc = json ? rm_summary_stream_end(&js, result) : rm_summary_text_end(&ts, result);
     json_decref(result);
     return close_out(&f, wrc, false);
 }

@@ -29,13 +29,12 @@
 #include "monitor/port.h"
 #include "monitor/reaper.h"
 #include "monitor/smi_collectors.h"
+#include "record/end_summary.h"
 #include "record/exporters.h"
-#include "report/output.h"
 #include "runlog/runlog.h"
 #include "sink/liveness.h"
 #include "sink/session.h"
 #include "sink/sink.h"
-#include "summary/summary.h"
 
 /* The state of one session, shared by its threads through the ports it hands out. */
 struct rm_recorder {
@@ -335,33 +334,12 @@ static void save_session(struct rm_recorder *rec)
  * summarize). */
 static int write_summary(struct rm_recorder *rec, int have_sink)
 {
-    struct rm_summary_opts so = {.interval_s = rec->opts.interval_s};
-    json_t *sum = NULL;
-    char err[1024] = "";
-    int rc = have_sink ? rm_sink_summary(rec->opts.output_dir, rec->sess.id, 0, &so, &sum, err,
-                                         sizeof err)
-                       : rm_summary_session_dir(rec->sess.dir, &so, &sum, err, sizeof err);
-    if (rc != 0 || !sum) {
-        if (!rec->opts.quiet) say("no summary: ", err[0] ? err : "no data");
-        json_decref(sum);
-        return 0;
-    }
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/summary.json", rec->sess.dir);
-    int wrc = !mem || rm_summary_print_json(mem, sum) < 0 || fclose(mem) != 0 ? -1 : 1;
-    for (int t = 0; wrc == 1 && t < RM_SINK_END_TRIES; t++) {
-        rm_sink_end_backoff(t);
-        if (rm_write_file_atomic(path, buf, len) == 0) wrc = 0;
-    }
-    if (wrc != 0 && !rec->opts.quiet)
-        fprintf(stderr, "runmon record: cannot write %s: %s\n", path, strerror(errno));
-    free(buf);
-    if (!rec->opts.quiet) rm_summary_print_text(stderr, sum);
-    json_decref(sum);
-    return wrc ? -1 : 0;
+    struct rm_end_summary e = {.sink_dir = have_sink ? rec->opts.output_dir : NULL,
+                               .session_id = rec->sess.id,
+                               .dir = rec->sess.dir,
+                               .interval_s = rec->opts.interval_s,
+                               .quiet = rec->opts.quiet};
+    return rm_end_summary_write(&e);
 }
 
 /* The recorded command, from its start to the end of what it left behind. Main thread only. */

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -216,50 +217,60 @@ static void print_processes(FILE *out, const json_t *gpus)
     }
 }
 
-/* Per phase: the workload's VRAM as nvidia-smi saw it, and the framework's own peak. */
-static void print_phase_memory(FILE *out, const json_t *phases)
+/* ---- text: the part before the phases, each phase row, the part after ------------------ */
+
+/* Whether a phase row has memory figures (then the "Memory by phase" table is printed). */
+static bool phase_has_memory(const json_t *p)
 {
-    size_t i, k;
-    const json_t *p, *x;
-    int any = 0;
-    json_array_foreach(phases, i, p)
-    {
-        any |= json_is_object(json_object_get(p, "framework_peak_mb"));
-        json_array_foreach(json_object_get(p, "gpus"), k, x) any |=
-            json_is_object(json_object_get(x, "workload_vram_mb"));
-    }
-    if (!any) return;
+    size_t k;
+    const json_t *x;
+    bool any = json_is_object(json_object_get(p, "framework_peak_mb"));
+    json_array_foreach(json_object_get(p, "gpus"), k, x) any |=
+        json_is_object(json_object_get(x, "workload_vram_mb"));
+    return any;
+}
+
+static void print_memory_title(FILE *out)
+{
     fprintf(out,
             "\nMemory by phase (MiB; workload: max over GPUs of nvidia-smi's per-process sum)\n");
     fprintf(out, "  %-40s %14s %14s %15s\n", "PATH", "WORKLOAD PEAK", "WORKLOAD MEAN",
             "FRAMEWORK PEAK");
-    json_array_foreach(phases, i, p)
-    {
-        double peak = NAN, mean = NAN;
-        json_array_foreach(json_object_get(p, "gpus"), k, x)
-        {
-            const json_t *v = at(x, "workload_vram_mb.peak"), *m = at(x, "workload_vram_mb.mean");
-            if (json_is_number(v) && (isnan(peak) || json_number_value(v) > peak))
-                peak = json_number_value(v);
-            if (json_is_number(m) && (isnan(mean) || json_number_value(m) > mean))
-                mean = json_number_value(m);
-        }
-        char ps[32] = "-", ms[32] = "-";
-        if (!isnan(peak)) snprintf(ps, sizeof ps, "%.0f", peak);
-        if (!isnan(mean)) snprintf(ms, sizeof ms, "%.1f", mean);
-        fprintf(out, "  %s %14s %14s %15s\n", cell(p, "path", 40, 40), ps, ms,
-                fmt(p, "framework_peak_mb.max", 0));
-    }
 }
 
-static void print_one(FILE *out, const json_t *s)
+/* Per phase: the workload's VRAM as nvidia-smi saw it, and the framework's own peak. */
+static void print_memory_line(FILE *out, const json_t *p)
+{
+    size_t k;
+    const json_t *x;
+    double peak = NAN, mean = NAN;
+    json_array_foreach(json_object_get(p, "gpus"), k, x)
+    {
+        const json_t *v = at(x, "workload_vram_mb.peak"), *m = at(x, "workload_vram_mb.mean");
+        if (json_is_number(v) && (isnan(peak) || json_number_value(v) > peak))
+            peak = json_number_value(v);
+        if (json_is_number(m) && (isnan(mean) || json_number_value(m) > mean))
+            mean = json_number_value(m);
+    }
+    char ps[32] = "-", ms[32] = "-";
+    if (!isnan(peak)) snprintf(ps, sizeof ps, "%.0f", peak);
+    if (!isnan(mean)) snprintf(ms, sizeof ms, "%.1f", mean);
+    fprintf(out, "  %s %14s %14s %15s\n", cell(p, "path", 40, 40), ps, ms,
+            fmt(p, "framework_peak_mb.max", 0));
+}
+
+/* The summary's first line (path: the document's "path", or the caller's when it has none
+ * yet), the session, the GPUs and the totals. */
+static void print_head(FILE *out, const json_t *s, const char *path)
 {
     const json_t *g = s;
     const json_t *ses = json_object_get(s, "session");
     fputs("runmon summary", out);
-    if (json_is_string(json_object_get(s, "path"))) {
+    if (json_is_string(json_object_get(s, "path")))
+        path = json_string_value(json_object_get(s, "path"));
+    if (path) {
         fputs(": ", out);
-        rm_fput_safe(out, json_string_value(json_object_get(s, "path")));
+        rm_fput_safe(out, path);
     }
     fputc('\n', out);
     if (json_is_object(ses)) {
@@ -299,48 +310,53 @@ static void print_one(FILE *out, const json_t *s)
         "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
         F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
         F("proc.cpu_pct.max", 1));
-    const json_t *phases = json_object_get(s, "phases");
-    if (json_array_size(phases)) {
-        fprintf(out,
-                "\nPhases (UTIL: mean over the phase's GPUs; POWER, ENERGY: sum over them;"
-                " ~ short phase)\n"
-                "  %-30s %5s %9s %11s %6s %8s %9s %9s\n",
-                "PATH", "COUNT", "TIME s", "ok/err/open", "UTIL %", "POWER W", "ENERGY Wh",
-                "CPU usr %");
-        size_t i;
-        const json_t *p;
-        json_array_foreach(phases, i, p)
-        {
-            g = p;
-            char st[48];
-            snprintf(st, sizeof st, "%s/%s/%s", F("status.ok", 0), F("status.error", 0),
-                     F("status.unterminated", 0));
-            /* Over the phase's GPUs: mean utilization, summed power and energy. */
-            const json_t *pg = json_object_get(p, "gpus");
-            double util = 0, pw = 0;
-            int nu = 0, np = 0;
-            size_t k;
-            const json_t *x;
-            json_array_foreach(pg, k, x)
-            {
-                const json_t *v;
-                if (json_is_number(v = at(x, "util_pct.mean"))) util += json_number_value(v), nu++;
-                if (json_is_number(v = at(x, "power_w.mean"))) pw += json_number_value(v), np++;
-            }
-            char us[32] = "-", ps[32] = "-", es[32] = "-";
-            if (nu) snprintf(us, sizeof us, "%.1f", util / nu);
-            if (np) snprintf(ps, sizeof ps, "%.1f", pw);
-            /* The phase's own sum (MIG instances of one GPU counted once); ~ a short phase,
-             * whose energy is mostly the sensor's smear. */
-            const json_t *ev = json_object_get(p, "energy_wh");
-            if (json_is_number(ev))
-                snprintf(es, sizeof es, "%.3f%s", json_number_value(ev),
-                         json_is_true(json_object_get(p, "short_phase")) ? "~" : "");
-            fprintf(out, "  %s %5s %9s %11s %6s %8s %9s %9s\n", cell(p, "path", 30, 30),
-                    F("count", 0), F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
-        }
+}
+
+static void print_phase_title(FILE *out)
+{
+    fprintf(out,
+            "\nPhases (UTIL: mean over the phase's GPUs; POWER, ENERGY: sum over them;"
+            " ~ short phase)\n"
+            "  %-30s %5s %9s %11s %6s %8s %9s %9s\n",
+            "PATH", "COUNT", "TIME s", "ok/err/open", "UTIL %", "POWER W", "ENERGY Wh",
+            "CPU usr %");
+}
+
+static void print_phase_line(FILE *out, const json_t *p)
+{
+    const json_t *g = p;
+    char st[48];
+    snprintf(st, sizeof st, "%s/%s/%s", F("status.ok", 0), F("status.error", 0),
+             F("status.unterminated", 0));
+    /* Over the phase's GPUs: mean utilization, summed power and energy. */
+    const json_t *pg = json_object_get(p, "gpus");
+    double util = 0, pw = 0;
+    int nu = 0, np = 0;
+    size_t k;
+    const json_t *x;
+    json_array_foreach(pg, k, x)
+    {
+        const json_t *v;
+        if (json_is_number(v = at(x, "util_pct.mean"))) util += json_number_value(v), nu++;
+        if (json_is_number(v = at(x, "power_w.mean"))) pw += json_number_value(v), np++;
     }
-    print_phase_memory(out, phases);
+    char us[32] = "-", ps[32] = "-", es[32] = "-";
+    if (nu) snprintf(us, sizeof us, "%.1f", util / nu);
+    if (np) snprintf(ps, sizeof ps, "%.1f", pw);
+    /* The phase's own sum (MIG instances of one GPU counted once); ~ a short phase,
+     * whose energy is mostly the sensor's smear. */
+    const json_t *ev = json_object_get(p, "energy_wh");
+    if (json_is_number(ev))
+        snprintf(es, sizeof es, "%.3f%s", json_number_value(ev),
+                 json_is_true(json_object_get(p, "short_phase")) ? "~" : "");
+    fprintf(out, "  %s %5s %9s %11s %6s %8s %9s %9s\n", cell(p, "path", 30, 30), F("count", 0),
+            F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
+}
+
+/* Collectors, alerts and data quality: the keys after "phases". */
+static void print_tail(FILE *out, const json_t *s)
+{
+    const json_t *g;
     const json_t *col = json_object_get(s, "collectors");
     if (json_object_size(col)) {
         fprintf(out, "\nCollectors\n");
@@ -394,6 +410,31 @@ static void print_one(FILE *out, const json_t *s)
         rm_fput_safe(out, json_string_value(v));
         fputc('\n', out);
     }
+}
+
+static void print_one_at(FILE *out, const json_t *s, const char *path)
+{
+    print_head(out, s, path);
+    const json_t *phases = json_object_get(s, "phases");
+    size_t i;
+    const json_t *p;
+    bool memory = false;
+    if (json_array_size(phases)) print_phase_title(out);
+    json_array_foreach(phases, i, p)
+    {
+        print_phase_line(out, p);
+        memory |= phase_has_memory(p);
+    }
+    if (memory) {
+        print_memory_title(out);
+        json_array_foreach(phases, i, p) print_memory_line(out, p);
+    }
+    print_tail(out, s);
+}
+
+static void print_one(FILE *out, const json_t *s)
+{
+    print_one_at(out, s, NULL);
 }
 
 /* A "runmon-summary-set" (several PATHs): each summary in turn, then one row per host and a
@@ -495,9 +536,9 @@ static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t
     fputc('\n', out);
 }
 
-void rm_summary_print_csv(FILE *out, const json_t *s)
+/* The header, the GPUs' rows and the totals' row: what comes before the phases' rows. */
+static void csv_head(FILE *out, const json_t *s, int tty)
 {
-    int tty = isatty(fileno(out)); /* read by a person there: escaped as the text is */
     fputs("kind,phase,gpu,uuid,name", out);
     for (size_t i = 0; i < sizeof gpu_cols / sizeof gpu_cols[0]; i++) {
         fputc(',', out);
@@ -505,8 +546,8 @@ void rm_summary_print_csv(FILE *out, const json_t *s)
             fputc(*c == '.' ? '_' : *c, out);
     }
     fputs(",count,total_seconds,cpu_usr_mean_pct,cpu_idle_mean_pct\n", out);
-    size_t i, k;
-    const json_t *g, *p;
+    size_t i;
+    const json_t *g;
     json_array_foreach(json_object_get(s, "gpus"), i, g) csv_gpu(out, "gpu", NULL, g, NULL, tty);
     json_t *tot =
         json_pack("{s:O,s:O}", "power_w", json_object_get(json_object_get(s, "totals"), "power_w"),
@@ -515,15 +556,84 @@ void rm_summary_print_csv(FILE *out, const json_t *s)
         csv_gpu(out, "total", NULL, tot, json_object_get(s, "totals"), tty);
         json_decref(tot);
     }
-    json_array_foreach(json_object_get(s, "phases"), i, p)
-    {
-        const char *path = json_string_value(json_object_get(p, "path"));
-        const json_t *pg = json_object_get(p, "gpus");
-        if (json_array_size(pg) == 0) {
-            json_t *empty = json_object();
-            csv_gpu(out, "phase", path, empty, p, tty);
-            json_decref(empty);
-        }
-        json_array_foreach(pg, k, g) csv_gpu(out, "phase", path, g, p, tty);
+}
+
+/* A phase's rows: one per GPU, or one without a GPU. */
+static void csv_phase(FILE *out, const json_t *p, int tty)
+{
+    size_t k;
+    const json_t *g;
+    const char *path = json_string_value(json_object_get(p, "path"));
+    const json_t *pg = json_object_get(p, "gpus");
+    if (json_array_size(pg) == 0) {
+        json_t *empty = json_object();
+        csv_gpu(out, "phase", path, empty, p, tty);
+        json_decref(empty);
     }
+    json_array_foreach(pg, k, g) csv_gpu(out, "phase", path, g, p, tty);
+}
+
+void rm_summary_print_csv(FILE *out, const json_t *s)
+{
+    int tty = isatty(fileno(out)); /* read by a person there: escaped as the text is */
+    csv_head(out, s, tty);
+    size_t i;
+    const json_t *p;
+    json_array_foreach(json_object_get(s, "phases"), i, p) csv_phase(out, p, tty);
+}
+
+/* ---- text and CSV with the phase rows streamed ---------------------------------------- */
+
+void rm_summary_text_row(void *ctx, const json_t *doc, json_t *row)
+{
+    struct rm_text_stream *st = ctx;
+    if (!st->started) {
+        st->started = true;
+        st->tty = isatty(fileno(st->out));
+        if (st->csv)
+            csv_head(st->out, doc, st->tty);
+        else
+            print_head(st->out, doc, st->path);
+    }
+    if (st->csv) {
+        csv_phase(st->out, row, st->tty);
+    } else {
+        if (!st->rows) print_phase_title(st->out);
+        /* The memory table comes after every phase and is printed only when some row has
+         * figures for it: its lines wait in memory (about 100 bytes a row), not the rows. */
+        if (!st->memory_lines && !st->failed &&
+            !(st->memory_lines = open_memstream(&st->memory_buf, &st->memory_len)))
+            st->failed = true;
+        if (st->memory_lines) print_memory_line(st->memory_lines, row);
+        st->memory |= phase_has_memory(row);
+        print_phase_line(st->out, row);
+    }
+    st->rows++;
+    json_decref(row);
+}
+
+int rm_summary_text_end(struct rm_text_stream *st, const json_t *summary)
+{
+    if (!summary) {
+        /* no summary: what was held goes */
+    } else if (!st->started) {
+        /* No row came: the whole document, as the one-piece writers print it. */
+        if (st->csv)
+            rm_summary_print_csv(st->out, summary);
+        else
+            print_one_at(st->out, summary, st->path);
+    } else if (!st->csv) {
+        if (st->memory_lines && fclose(st->memory_lines)) st->failed = true;
+        st->memory_lines = NULL;
+        if (st->memory && st->memory_buf) {
+            print_memory_title(st->out);
+            fwrite(st->memory_buf, 1, st->memory_len, st->out);
+        }
+        print_tail(st->out, summary);
+    }
+    if (st->memory_lines) fclose(st->memory_lines);
+    free(st->memory_buf);
+    st->memory_lines = NULL;
+    st->memory_buf = NULL;
+    return st->failed || ferror(st->out) ? -1 : 0;
 }

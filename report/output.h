@@ -27,4 +27,24 @@ struct rm_json_stream {
 void rm_summary_stream_row(void *ctx, const json_t *doc, json_t *row);
 int rm_summary_stream_end(struct rm_json_stream *st, const json_t *summary);
 
+/* Text or CSV the same way: the part before the phases when the first row comes, each row
+ * as it comes, the rest at rm_summary_text_end (it returns 0 or -1). Zero the struct and set
+ * out, csv, and path: the first line's PATH when the summary has no "path" yet (a sink's
+ * session, whose "path" rm_sink_summary adds after the build). summary NULL (the build
+ * failed): rm_summary_text_end only frees what the stream held. */
+struct rm_text_stream {
+    FILE *out;
+    bool csv;
+    const char *path;
+    /* state */
+    bool started, memory, failed;
+    int tty;
+    size_t rows;
+    FILE *memory_lines; /* the "Memory by phase" lines, printed after the phases */
+    char *memory_buf;
+    size_t memory_len;
+};
+void rm_summary_text_row(void *ctx, const json_t *doc, json_t *row);
+int rm_summary_text_end(struct rm_text_stream *st, const json_t *summary);
+
 #endif
