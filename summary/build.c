@@ -9,6 +9,7 @@
 #include "base/rm_time.h"
 #include "summary/inputs.h"
 #include "summary/merge.h"
+#include "summary/pack.h"
 #include "summary/pool.h"
 #include "summary/summary_internal.h"
 
@@ -280,7 +281,7 @@ struct file_tally {
 struct merged {
     struct source q, d; /* query-gpu, dmon */
     struct rm_host_stats host;
-    struct rm_host_stats *phost; /* [phase] */
+    uint8_t **phost; /* [phase]: the host's figures, packed (pack.h) */
     size_t nph;
     struct final_gpu *fg;
     size_t nfg;
@@ -474,10 +475,16 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
         enum rm_gpu_source src = rm_input_reader(f->kind)->source;
         rm_host_stats_merge(&m->host, &f->host);
         for (size_t p = 0; f->ph && p < m->nph && p < f->nph; p++)
-            if (f->ph[p] && f->ph[p]->used && f->ph[p]->host) {
-                rm_host_stats_merge(&m->phost[p], f->ph[p]->host);
-                free(f->ph[p]->host); /* merged: the file's copy goes as the merged one grows */
-                f->ph[p]->host = NULL;
+            if (f->ph[p] && f->ph[p]->used && (f->ph[p]->host || f->ph[p]->host_packed)) {
+                struct phase_acc *a = rm_file_phase(f, p);
+                struct rm_host_stats h;
+                rm_unpack_host_stats(m->phost[p], &h);
+                rm_host_stats_merge(&h, a->host);
+                free(m->phost[p]);
+                m->phost[p] = rm_pack_host_stats(&h);
+                free(a->host); /* merged: the file's copy goes as the merged one grows */
+                a->host = NULL;
+                rm_file_park_phase(f, p);
             }
         if (src != RM_GPU_SOURCE_NONE)
             rm_source_merge(src == RM_GPU_SOURCE_QUERY ? &m->q : &m->d, f, m->nph, &s->rl);
@@ -506,6 +513,8 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
 static void merged_free(struct merged *m)
 {
     free(m->fg);
+    for (size_t p = 0; m->phost && p < m->nph; p++)
+        free(m->phost[p]);
     free(m->phost);
     if (m->have_apps) rm_apps_free(&m->apps);
     rm_source_free(&m->q);
@@ -729,18 +738,17 @@ static bool gpu_has_apps(const struct merged *m, const struct final_gpu *g)
 
 /* Final GPU i's figures in phase p: query-gpu's and dmon's (NULL: no data there) and the
  * workload's VRAM (NULL: no sample). */
-static void phase_figures(const struct merged *m, size_t p, size_t i,
-                          const struct rm_gpu_stats **qs, const struct rm_gpu_stats **ds,
-                          const struct rm_stat **w)
+static void phase_figures(struct merged *m, size_t p, size_t i, const struct rm_gpu_stats **qs,
+                          const struct rm_gpu_stats **ds, const struct rm_stat **w)
 {
     const struct final_gpu *g = &m->fg[i];
-    const struct source *q = &m->q, *d = &m->d;
+    struct source *q = &m->q, *d = &m->d;
+    const struct rm_gpu_stats *qp = g->q ? rm_source_phase(q, p) : NULL,
+                              *dp = g->d ? rm_source_phase(d, p) : NULL;
     *qs = *ds = NULL;
     *w = NULL;
-    if (g->q && q->ph && p < q->nph && q->phn[p] > g->qi && phase_has_data(&q->ph[p][g->qi]))
-        *qs = &q->ph[p][g->qi];
-    if (g->d && d->ph && p < d->nph && d->phn[p] > g->di && phase_has_data(&d->ph[p][g->di]))
-        *ds = &d->ph[p][g->di];
+    if (qp && q->phn[p] > g->qi && phase_has_data(&qp[g->qi])) *qs = &qp[g->qi];
+    if (dp && d->phn[p] > g->di && phase_has_data(&dp[g->di])) *ds = &dp[g->di];
     if (gpu_has_apps(m, g) && p < m->apps.nph) *w = rm_apps_phase_stat(&m->apps, p, g->index);
 }
 
@@ -782,7 +790,7 @@ static void fold_stats(struct rm_gpu_stats *a, const struct rm_gpu_stats *b)
 }
 
 /* Phase p's figures into the other row. */
-static void fold_row(struct other_row *o, const struct merged *m, size_t p)
+static void fold_row(struct other_row *o, struct merged *m, size_t p)
 {
     for (size_t i = 0; i < m->nfg; i++) {
         const struct rm_gpu_stats *qs, *ds;
@@ -792,7 +800,11 @@ static void fold_row(struct other_row *o, const struct merged *m, size_t p)
         if (ds) fold_stats(&o->d[i], ds);
         if (w) rm_stat_merge(&o->work[i], w);
     }
-    if (p < m->nph) rm_host_stats_merge(&o->host, &m->phost[p]);
+    if (p < m->nph) {
+        struct rm_host_stats h;
+        rm_unpack_host_stats(m->phost[p], &h);
+        rm_host_stats_merge(&o->host, &h);
+    }
 }
 
 /* A phase whose windows are on average shorter than RM_SHORT_PHASE_WINDOWS sensor windows or
@@ -812,7 +824,7 @@ static double short_phase_s(const struct rm_summary *s, const struct rm_phase *p
 }
 
 /* A phase's "gpus": each paired GPU with data in phase p, or in the other row o. */
-static json_t *phase_gpus(const struct rm_summary *s, const struct merged *m, size_t p,
+static json_t *phase_gpus(const struct rm_summary *s, struct merged *m, size_t p,
                           const struct other_row *o)
 {
     double short_s = short_phase_s(s, &s->rl.phases[p]);
@@ -895,16 +907,6 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
     return po;
 }
 
-/* Phase p's GPU figures, once its JSON holds them: the document and the figures are never
- * both held for thousands of phases. */
-static void drop_phase(struct source *src, size_t p)
-{
-    if (!src->ph || p >= src->nph) return;
-    free(src->ph[p]);
-    src->ph[p] = NULL;
-    src->phn[p] = 0;
-}
-
 /* A phase row, to the caller's row function (which writes it out and lets it go: the rows'
  * JSON is never all held at once), or else appended to "phases". */
 static void emit_row(struct rm_summary *s, const json_t *doc, json_t *phases, json_t *row)
@@ -927,9 +929,10 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
         if (p == s->rl.other) continue;
         if (keep_phase(s, s->rl.phases[p].path)) {
             if (shown < m->rows) {
+                struct rm_host_stats h;
+                rm_unpack_host_stats(m->phost[p], &h);
                 emit_row(s, doc, phases,
-                         phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL),
-                                    &m->phost[p]));
+                         phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL), &h));
                 shown++;
             } else {
                 fold_row(&o, m, p);
@@ -939,7 +942,11 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
                 s->rl.max_phases = m->rows;
             }
         }
-        drop_phase(&m->q, p), drop_phase(&m->d, p);
+        /* Its JSON holds them now: the figures of thousands of phases and their rows are
+         * never all held. */
+        rm_source_drop_phase(&m->q, p), rm_source_drop_phase(&m->d, p);
+        free(m->phost[p]);
+        m->phost[p] = NULL;
     }
     if (s->rl.other != RM_NO_PHASE) {
         fold_row(&o, m, s->rl.other);

@@ -204,7 +204,7 @@ static void add_fold_span(void *ctx, size_t phase, enum rm_span_kind kind, int64
 }
 
 /* Folds chunk b (the stretch of the file right after what f holds) into f. */
-static void fold_part(struct file_agg *f, const struct file_agg *b)
+static void fold_part(struct file_agg *f, struct file_agg *b)
 {
     f->rows += b->rows;
     for (int k = 0; k < RM_SKIP_COUNT; k++)
@@ -236,12 +236,15 @@ static void fold_part(struct file_agg *f, const struct file_agg *b)
         rm_stats_merge(a, &g->st, f->gap_ns);
     }
     for (size_t p = 0; b->ph && p < b->nph; p++) {
-        const struct phase_acc *a = b->ph[p];
+        const struct phase_acc *a = rm_file_phase_get(b, p);
         for (size_t i = 0; a && a->used && i < a->ngpu && i < b->gpus.n; i++) {
             const struct rm_gpu_stats *st = &a->gpu[i];
             if (!st->samples && !st->covered_ns && !st->gaps) continue;
             rm_stats_fold(rm_file_phase_gpu(f, p, map[i]), st);
         }
+        /* Folded: the chunk's part goes, and f's waits packed unless still in use. */
+        rm_file_agg_drop_phase(b, p);
+        rm_file_park_idle(f);
     }
     free(map);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "summary/pack.h"
 
 /* ---- the GPU table ---------------------------------------------------------------- */
 
@@ -68,6 +69,7 @@ void rm_file_agg_free(struct file_agg *f)
     free(f->gpus.s);
     rm_file_agg_drop_phases(f);
     free(f->plist);
+    free(f->open);
     free(f->spans.v);
     free(f->parser);
     free(f->part_start);
@@ -79,6 +81,9 @@ void rm_file_agg_free(struct file_agg *f)
 
 /* ---- phases ----------------------------------------------------------------------- */
 
+/* Unpacked phases at most before rm_file_park_idle packs the idle ones. */
+#define RM_OPEN_PHASES 256
+
 struct phase_acc *rm_file_phase(struct file_agg *f, size_t p)
 {
     if (!f->ph) {
@@ -86,7 +91,65 @@ struct phase_acc *rm_file_phase(struct file_agg *f, size_t p)
         f->ph = rm_xcalloc(f->nph, sizeof *f->ph);
     }
     if (!f->ph[p]) f->ph[p] = rm_xcalloc(1, sizeof *f->ph[p]);
-    return f->ph[p];
+    struct phase_acc *a = f->ph[p];
+    if (a->open) return a;
+    if (a->ngpu) {
+        a->gpu = rm_xrealloc(NULL, a->ngpu * sizeof *a->gpu);
+        rm_unpack_gpu_stats(a->gpu_packed, a->gpu, a->ngpu);
+    }
+    if (a->host_packed) {
+        a->host = rm_xrealloc(NULL, sizeof *a->host);
+        rm_unpack_host_stats(a->host_packed, a->host);
+    }
+    free(a->gpu_packed);
+    free(a->host_packed);
+    a->gpu_packed = a->host_packed = NULL;
+    a->open = true;
+    f->open = rm_xgrow(f->open, &f->capopen, f->nopen + 1, sizeof *f->open);
+    f->open[f->nopen++] = p;
+    return a;
+}
+
+struct phase_acc *rm_file_phase_get(struct file_agg *f, size_t p)
+{
+    return f->ph && p < f->nph && f->ph[p] ? rm_file_phase(f, p) : NULL;
+}
+
+static void park(struct phase_acc *a)
+{
+    if (!a->open) return;
+    if (a->gpu) a->gpu_packed = rm_pack_gpu_stats(a->gpu, a->ngpu);
+    if (a->host) a->host_packed = rm_pack_host_stats(a->host);
+    free(a->gpu);
+    free(a->host);
+    a->gpu = NULL;
+    a->host = NULL;
+    a->open = false;
+}
+
+void rm_file_park_phase(struct file_agg *f, size_t p)
+{
+    if (f->ph && p < f->nph && f->ph[p]) park(f->ph[p]); /* its entry in f->open goes later */
+}
+
+void rm_file_park_idle(struct file_agg *f)
+{
+    if (f->nopen <= (f->open_limit > RM_OPEN_PHASES ? f->open_limit : RM_OPEN_PHASES)) return;
+    size_t kept = 0;
+    for (size_t k = 0; k < f->nopen; k++) {
+        struct phase_acc *a = f->ph[f->open[k]];
+        if (!a || !a->open) continue; /* dropped, or parked already */
+        if (a->stamp == f->stamp && f->stamp) {
+            f->open[kept++] = f->open[k]; /* at the latest sample time: still in use */
+            a->open = false;              /* listed once: unmarked until the loop ends */
+        } else {
+            park(a);
+        }
+    }
+    for (size_t k = 0; k < kept; k++)
+        f->ph[f->open[k]]->open = true;
+    f->nopen = kept;
+    f->open_limit = 2 * kept; /* many phases at one time: park less often */
 }
 
 void rm_file_agg_drop_phase(struct file_agg *f, size_t p)
@@ -94,6 +157,8 @@ void rm_file_agg_drop_phase(struct file_agg *f, size_t p)
     if (!f->ph || p >= f->nph || !f->ph[p]) return;
     free(f->ph[p]->gpu);
     free(f->ph[p]->host);
+    free(f->ph[p]->gpu_packed);
+    free(f->ph[p]->host_packed);
     free(f->ph[p]);
     f->ph[p] = NULL;
 }
@@ -105,6 +170,7 @@ void rm_file_agg_drop_phases(struct file_agg *f)
     free(f->ph);
     f->ph = NULL;
     f->nph = 0;
+    f->nopen = 0;
 }
 
 static void phase_hit(void *ctx, size_t phase)
@@ -203,6 +269,7 @@ static void add_phase_span(void *ctx, size_t phase, enum rm_span_kind kind, int6
 
 void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
 {
+    rm_file_park_idle(f);
     f->rows++;
     if (!f->group_open || s->t_ns != f->group_t) rm_file_flush_group(f);
     f->group_t = s->t_ns;
@@ -268,12 +335,13 @@ void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
 
 void rm_file_add_host_sample(struct file_agg *f, const struct rm_host_sample *s, bool proc)
 {
+    rm_file_park_idle(f);
     f->rows++;
     note_time(f, s->t_ns);
     rm_host_stats_add(&f->host, s, proc);
     phases_at(f, s->t_ns);
     for (size_t k = 0; k < f->nplist; k++) {
-        struct phase_acc *a = f->ph[f->plist[k]]; /* made by phases_at */
+        struct phase_acc *a = rm_file_phase(f, f->plist[k]); /* made by phases_at */
         a->used = true;
         if (!a->host) a->host = rm_xcalloc(1, sizeof *a->host);
         rm_host_stats_add(a->host, s, proc);

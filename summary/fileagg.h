@@ -39,13 +39,17 @@ struct gpu_table {
     size_t hint;
 };
 
-/* One phase's part of one file, made when a sample or a spacing first falls in the phase. */
+/* One phase's part of one file, made when a sample or a spacing first falls in the phase.
+ * While no sample falls in it, its figures wait packed (pack.h): rm_file_phase unpacks them,
+ * rm_file_park_idle packs those of the phases that the latest sample time did not hit. */
 struct phase_acc {
     uint32_t stamp;
     bool used;
+    bool open;                /* unpacked (gpu and host below); else packed */
     struct rm_gpu_stats *gpu; /* by slot index of the owning table */
     size_t ngpu;
-    struct rm_host_stats *host; /* NULL until a host sample */
+    struct rm_host_stats *host;        /* NULL until a host sample */
+    uint8_t *gpu_packed, *host_packed; /* while not open */
 };
 
 struct file_agg {
@@ -85,6 +89,7 @@ struct file_agg {
     uint32_t stamp;
     int64_t phase_t;
     size_t *plist, nplist, capplist;
+    size_t *open, nopen, capopen, open_limit; /* phases unpacked since the last parking */
     struct span_buf spans;
 
     /* One chunk of a file parsed in parallel (chunks.c): its bytes [part_off, part_end). */
@@ -102,8 +107,17 @@ size_t rm_gpu_table_add(struct gpu_table *t, const char *key, size_t len);
 
 void rm_file_agg_init(struct file_agg *f, enum rm_input_kind kind, const char *path);
 void rm_file_agg_free(struct file_agg *f);
-/* Phase p's part of f (of f->rl's phases), made when missing. */
+/* Phase p's part of f (of f->rl's phases), made when missing, unpacked when packed. */
 struct phase_acc *rm_file_phase(struct file_agg *f, size_t p);
+/* Phase p's part of f, unpacked, or NULL when f has none. */
+struct phase_acc *rm_file_phase_get(struct file_agg *f, size_t p);
+/* Packs the figures of phase p (when f has it). Pointers into it are no longer valid. */
+void rm_file_park_phase(struct file_agg *f, size_t p);
+/* When more than a few hundred phases are unpacked, packs those the latest sample time did not
+ * hit (an outer phase spanning the run stays unpacked). Call it where no pointer into a
+ * phase's figures is held: the unpacked stay few, so a file meeting 100,000 phases holds
+ * them at about 200 bytes each rather than 1.5 KB. */
+void rm_file_park_idle(struct file_agg *f);
 /* GPU slot i's statistics in phase p of f, made when missing; marks the phase used. */
 struct rm_gpu_stats *rm_file_phase_gpu(struct file_agg *f, size_t p, size_t i);
 /* Frees f's per-phase parts (once they were merged). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "summary/pack.h"
 
 /* ---- merging ---------------------------------------------------------------------- */
 
@@ -15,25 +16,64 @@ void rm_source_free(struct source *src)
         free(src->ph[p]);
     free(src->ph);
     free(src->phn);
+    free(src->cur);
     free(src->t.s);
 }
 
-/* Room in the source's phase table for phase p and slot j. */
-static struct rm_gpu_stats *source_phase_gpu(struct source *src, size_t nph, size_t p, size_t j)
+/* Room in src->cur for n slots. */
+static void cur_room(struct source *src, size_t n)
+{
+    if (src->ncur < n) {
+        src->cur = rm_xrealloc(src->cur, n * sizeof *src->cur);
+        src->ncur = n;
+    }
+}
+
+const struct rm_gpu_stats *rm_source_phase(struct source *src, size_t p)
+{
+    if (!src->ph || p >= src->nph || !src->phn[p]) return NULL;
+    if (src->curp != p || !src->cur) {
+        cur_room(src, src->phn[p]);
+        rm_unpack_gpu_stats(src->ph[p], src->cur, src->phn[p]);
+        src->curp = p;
+    }
+    return src->cur;
+}
+
+void rm_source_drop_phase(struct source *src, size_t p)
+{
+    if (!src->ph || p >= src->nph) return;
+    free(src->ph[p]);
+    src->ph[p] = NULL;
+    src->phn[p] = 0;
+    if (src->curp == p) src->curp = SIZE_MAX;
+}
+
+/* Phase p's statistics, at least slot j's, unpacked into src->cur to change them. */
+static struct rm_gpu_stats *open_phase(struct source *src, size_t nph, size_t p, size_t j)
 {
     if (!src->ph) {
         src->nph = nph;
         src->ph = rm_xcalloc(nph, sizeof *src->ph);
         src->phn = rm_xcalloc(nph, sizeof *src->phn);
+        src->curp = SIZE_MAX;
     }
-    if (src->phn[p] <= j) {
-        size_t n = src->t.n > j ? src->t.n : j + 1;
-        src->ph[p] = rm_xrealloc(src->ph[p], n * sizeof **src->ph);
-        for (size_t k = src->phn[p]; k < n; k++)
-            rm_stats_init(&src->ph[p][k]);
-        src->phn[p] = n;
-    }
-    return &src->ph[p][j];
+    size_t had = src->phn[p], n = had;
+    if (n <= j) n = src->t.n > j ? src->t.n : j + 1;
+    cur_room(src, n);
+    if (src->curp != p) rm_unpack_gpu_stats(src->ph[p], src->cur, had);
+    for (size_t k = had; k < n; k++)
+        rm_stats_init(&src->cur[k]);
+    src->phn[p] = n;
+    src->curp = p;
+    return src->cur;
+}
+
+/* Packs phase p's changed statistics (src->cur) back. */
+static void close_phase(struct source *src, size_t p)
+{
+    free(src->ph[p]);
+    src->ph[p] = rm_pack_gpu_stats(src->cur, src->phn[p]);
 }
 
 struct boundary_ctx {
@@ -45,8 +85,9 @@ static void add_boundary_span(void *ctx, size_t phase, enum rm_span_kind kind, i
                               const struct rm_energy_bar *bar)
 {
     struct boundary_ctx *c = ctx;
-    if (phase < c->nph)
-        rm_stats_add_span(source_phase_gpu(c->src, c->nph, phase, c->slot), kind, ns, j, bar);
+    if (phase >= c->nph) return;
+    rm_stats_add_span(&open_phase(c->src, c->nph, phase, c->slot)[c->slot], kind, ns, j, bar);
+    close_phase(c->src, phase);
 }
 
 /* Adds f's GPUs (matched by key) and phases to the source. */
@@ -82,12 +123,15 @@ void rm_source_merge(struct source *src, struct file_agg *f, size_t nph, const s
     rm_stat_merge(&src->total_power, &f->total_power);
     if (f->ph && nph) {
         for (size_t p = 0; p < nph && p < f->nph; p++) {
-            const struct phase_acc *a = f->ph[p];
+            const struct phase_acc *a = rm_file_phase_get(f, p);
+            bool changed = false;
             for (size_t i = 0; a && a->used && i < a->ngpu; i++) {
                 const struct rm_gpu_stats *st = &a->gpu[i];
                 if (!st->samples && !st->covered_ns && !st->gaps) continue;
-                rm_stats_fold(source_phase_gpu(src, nph, p, map[i]), st);
+                rm_stats_fold(&open_phase(src, nph, p, map[i])[map[i]], st);
+                changed = true;
             }
+            if (changed) close_phase(src, p);
             rm_file_agg_drop_phase(f, p); /* merged: its memory goes to the next phase's */
         }
     }

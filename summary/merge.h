@@ -18,9 +18,11 @@ struct source {
     struct gpu_table t;
     struct rm_stat total_power;
     int64_t gap_ns;
-    struct rm_gpu_stats **ph; /* [phase][slot] */
+    uint8_t **ph; /* [phase]: its phn[phase] slots' statistics, packed (pack.h) */
     size_t *phn;
     size_t nph;
+    struct rm_gpu_stats *cur; /* one phase's, unpacked: phase curp (SIZE_MAX: none) */
+    size_t ncur, curp;
     uint64_t files;
 };
 
@@ -36,6 +38,11 @@ struct final_gpu {
 void rm_source_merge(struct source *src, struct file_agg *f, size_t nph,
                      const struct rm_runlog *rl);
 void rm_source_free(struct source *src);
+/* Phase p's statistics of src's slots (src->phn[p] of them), unpacked into src->cur until
+ * another phase is asked for; NULL when the phase has none. */
+const struct rm_gpu_stats *rm_source_phase(struct source *src, size_t p);
+/* Frees phase p's statistics (its row is made). */
+void rm_source_drop_phase(struct source *src, size_t p);
 /* The GPUs of both sources, paired by index and ordered by it (unknown indexes last).
  * Returns the count; *out is malloc'd. */
 size_t rm_pair_gpus(json_t *session, const struct source *q, const struct source *d,

@@ -22,13 +22,14 @@ static bool stats_have_data(const struct rm_gpu_stats *st)
 /* The file's per-phase partials, by phase path (the index of a phase differs between run
  * logs read at different times): [{"path", "gpus": [{"key", "stats"}], "host"}], NULL when
  * the file met no phase. */
-static json_t *phases_to_json(const struct file_agg *f)
+static json_t *phases_to_json(struct file_agg *f)
 {
     if (!f->ph || !f->rl) return NULL;
     json_t *a = json_array();
     for (size_t p = 0; p < f->nph && p < f->rl->nphases; p++) {
         const struct phase_acc *acc = f->ph[p];
         if (!acc || !acc->used) continue;
+        acc = rm_file_phase(f, p);
         json_t *g = json_array();
         for (size_t i = 0; i < acc->ngpu && i < f->gpus.n; i++)
             if (stats_have_data(&acc->gpu[i]))
@@ -40,6 +41,7 @@ static json_t *phases_to_json(const struct file_agg *f)
         if (acc->host && (acc->host->cpu_samples || acc->host->proc_samples))
             json_object_set_new(e, "host", rm_host_stats_to_json(acc->host));
         json_array_append_new(a, e);
+        rm_file_park_phase(f, p);
     }
     if (json_array_size(a) == 0) {
         json_decref(a);
@@ -91,10 +93,11 @@ void rm_segment_resolve_phases(struct file_agg *f, const struct rm_runlog *rl)
             if (!acc->host) acc->host = rm_xcalloc(1, sizeof *acc->host);
             rm_host_stats_merge(acc->host, &h);
         }
+        rm_file_park_phase(f, p);
     }
 }
 
-static json_t *file_agg_to_json(const struct file_agg *f)
+static json_t *file_agg_to_json(struct file_agg *f)
 {
     json_t *o = json_object(), *g = json_array(), *sk = json_object();
     json_object_set_new(o, "format", json_string("runmon-segment-stats"));
