@@ -22,6 +22,9 @@ struct reader {
     bool keep;   /* the bytes taken are copied to kept too */
     char *kept;  /* a member's key or wanted value, as written */
     size_t nkept, capkept;
+    const char *rows; /* the top-level member whose elements go to each, one at a time */
+    void (*each)(void *ctx, json_t *row);
+    void *ctx;
 };
 
 static int peek(struct reader *r)
@@ -156,6 +159,15 @@ static size_t name_len(const char *key)
     return sub ? (size_t)(sub - key) : strlen(key);
 }
 
+/* The index of the key "*" (every member not named), or n. */
+static size_t wanted_star(const char *const *keys, size_t n)
+{
+    size_t i = 0;
+    while (i < n && strcmp(keys[i], "*"))
+        i++;
+    return i;
+}
+
 /* The index in keys of the member key held in r->kept (with its quotes), or n. */
 static size_t wanted(const struct reader *r, const char *const *keys, size_t n)
 {
@@ -178,7 +190,39 @@ static size_t wanted(const struct reader *r, const char *const *keys, size_t n)
     return i;
 }
 
-static bool members(struct reader *r, const char *const *keys, size_t n, json_t *out);
+static bool members(struct reader *r, const char *const *keys, size_t n, json_t *out, bool top);
+
+/* The member key held in r->kept, decoded (NULL when it is not a string). */
+static json_t *kept_key(const struct reader *r)
+{
+    json_t *k = json_loadb(r->kept, r->nkept, JSON_DECODE_ANY, NULL);
+    if (json_is_string(k)) return k;
+    json_decref(k);
+    return NULL;
+}
+
+/* The array of r->rows: each element parsed on its own and handed to r->each. */
+static bool each_row(struct reader *r)
+{
+    blanks(r);
+    if (take(r) != '[') return false;
+    blanks(r);
+    if (peek(r) == ']') return take(r) == ']';
+    for (;;) {
+        blanks(r);
+        r->keep = true;
+        r->nkept = 0;
+        bool ok = skip_value(r);
+        r->keep = false;
+        json_t *v = ok ? json_loadb(r->kept, r->nkept, JSON_DECODE_ANY, NULL) : NULL;
+        if (!v) return false;
+        r->each(r->ctx, v);
+        blanks(r);
+        int c = take(r);
+        if (c == ']') return true;
+        if (c != ',') return false;
+    }
+}
 
 /* A nested spec's array ("NAME[].a,b"): each element that is an object keeps only members
  * a and b (null for another element), so an array of thousands of rows costs a scan, not a
@@ -215,7 +259,7 @@ static bool pick_rows(struct reader *r, const char *spec, json_t *out)
             if (peek(r) == '{') {
                 json_t *o = json_object();
                 json_array_append_new(rows, o);
-                if (!members(r, sub, ns, o)) break;
+                if (!members(r, sub, ns, o, false)) break;
             } else {
                 if (!skip_value(r)) break;
                 json_array_append_new(rows, json_null());
@@ -234,8 +278,9 @@ static bool pick_rows(struct reader *r, const char *spec, json_t *out)
     return ok;
 }
 
-/* The members wanted of the object r reads, into out; false when it is not one object. */
-static bool members(struct reader *r, const char *const *keys, size_t n, json_t *out)
+/* The members wanted of the object r reads, into out; false when it is not one object. top:
+ * the file's object (whose member r->rows goes to r->each). */
+static bool members(struct reader *r, const char *const *keys, size_t n, json_t *out, bool top)
 {
     blanks(r);
     if (take(r) != '{') return false;
@@ -252,11 +297,29 @@ static bool members(struct reader *r, const char *const *keys, size_t n, json_t 
         r->keep = false;
         if (!key) return false;
         size_t w = wanted(r, keys, n);
+        /* A member no key names: the rows handed one at a time, or kept by "*" under its own
+         * name (decoded: keys[w] is not it). */
+        json_t *own = NULL;
+        bool rows = false;
+        if (w == n || (top && r->rows)) {
+            own = kept_key(r);
+            if (!own) return false;
+            rows = top && r->rows && !strcmp(json_string_value(own), r->rows);
+            if (w == n && !rows) w = wanted_star(keys, n);
+            if (rows || w == n || strcmp(keys[w], "*")) {
+                json_decref(own);
+                own = NULL;
+            }
+        }
         blanks(r);
-        if (take(r) != ':') return false;
-        if (w < n && strstr(keys[w], "[].")) {
+        bool ok = take(r) == ':';
+        if (!ok) {
+            /* not a member */
+        } else if (rows) {
+            ok = each_row(r);
+        } else if (w < n && strstr(keys[w], "[].")) {
             json_t *holder = json_object();
-            bool ok = pick_rows(r, keys[w], holder);
+            ok = pick_rows(r, keys[w], holder);
             json_t *v = json_object_get(holder, "");
             if (ok) {
                 char name[256];
@@ -264,19 +327,19 @@ static bool members(struct reader *r, const char *const *keys, size_t n, json_t 
                 json_object_set(out, name, v);
             }
             json_decref(holder);
-            if (!ok) return false;
         } else {
             r->keep = w < n;
             r->nkept = 0;
-            bool ok = skip_value(r);
+            ok = skip_value(r);
             r->keep = false;
-            if (!ok) return false;
-            if (w < n) {
+            if (ok && w < n) {
                 json_t *v = json_loadb(r->kept, r->nkept, JSON_DECODE_ANY, NULL);
-                if (!v) return false;
-                json_object_set_new(out, keys[w], v);
+                ok = v != NULL;
+                if (v) json_object_set_new(out, own ? json_string_value(own) : keys[w], v);
             }
         }
+        json_decref(own);
+        if (!ok) return false;
         blanks(r);
         int c = take(r);
         if (c == '}') return true;
@@ -287,14 +350,23 @@ static bool members(struct reader *r, const char *const *keys, size_t n, json_t 
 /* The file's one object, its wanted members into out. */
 static bool pick(struct reader *r, const char *const *keys, size_t n, json_t *out)
 {
-    if (!members(r, keys, n, out)) return false;
+    if (!members(r, keys, n, out, true)) return false;
     blanks(r);
     return peek(r) < 0 && !r->failed; /* nothing after the object */
 }
 
 json_t *rm_json_pick_file(const char *path, const char *const *keys, size_t n)
 {
-    struct reader r = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
+    return rm_json_pick_file_rows(path, keys, n, NULL, NULL, NULL);
+}
+
+json_t *rm_json_pick_file_rows(const char *path, const char *const *keys, size_t n,
+                               const char *rows, void (*each)(void *ctx, json_t *row), void *ctx)
+{
+    struct reader r = {.fd = open(path, O_RDONLY | O_CLOEXEC),
+                       .rows = each ? rows : NULL,
+                       .each = each,
+                       .ctx = ctx};
     if (r.fd < 0) return NULL;
     r.buf = rm_xrealloc(NULL, PICK_BUF);
     json_t *out = json_object();

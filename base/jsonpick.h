@@ -18,4 +18,12 @@
  * thousands of phase rows cost a scan, not a tree (NAME that is not an array is kept whole). */
 json_t *rm_json_pick_file(const char *path, const char *const *keys, size_t n);
 
+/* rm_json_pick_file, and: a key "*" keeps every member that no other key names; the
+ * top-level member named rows (an array) is not kept: each of its elements is parsed on its
+ * own and handed to each (which owns it) as the scan reaches it, so an array of thousands of
+ * rows is never held (a report that draws a few figures of each phase row). A NULL result
+ * after some rows were handed means the file was not one JSON object. */
+json_t *rm_json_pick_file_rows(const char *path, const char *const *keys, size_t n,
+                               const char *rows, void (*each)(void *ctx, json_t *row), void *ctx);
+
 #endif

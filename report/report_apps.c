@@ -1,6 +1,7 @@
 /* The report's tables of per-process GPU memory (apps.csv), from the ResourceSummary: the
  * processes per GPU with the workload's and the other processes' VRAM, and the framework's
  * and the workload's peak per phase. Sessions without apps.csv get neither. */
+#include <math.h>
 #include <string.h>
 
 #include "report/report_internal.h"
@@ -99,62 +100,34 @@ void rm_report_write_processes(struct report *r)
     fprintf(o, "</section>\n");
 }
 
-/* The phase's largest workload VRAM over its GPUs, or -1. */
-static double phase_workload_peak(const json_t *ph)
-{
-    double peak = -1;
-    size_t k;
-    json_t *g;
-    json_array_foreach(rm_report_get(ph, "gpus"), k, g)
-    {
-        const json_t *v = rm_report_get(g, "workload_vram_mb.peak");
-        if (json_is_number(v) && json_number_value(v) > peak) peak = json_number_value(v);
-    }
-    return peak;
-}
-
-static bool phase_has_memory(const json_t *ph)
-{
-    if (json_is_object(rm_report_get(ph, "framework_peak_mb"))) return true;
-    size_t k;
-    json_t *g;
-    json_array_foreach(rm_report_get(ph, "gpus"), k, g)
-    {
-        if (json_is_object(rm_report_get(g, "workload_vram_mb"))) return true;
-    }
-    return false;
-}
-
 void rm_report_write_phase_memory(struct report *r)
 {
     FILE *o = r->out;
-    const json_t *phs = rm_report_get(r->summary, "phases");
-    size_t i;
-    json_t *p;
     bool any = false;
-    json_array_foreach(phs, i, p) any |= phase_has_memory(p);
+    for (size_t i = 0; i < r->nphases; i++)
+        any |= r->phases[i].has_memory;
     if (!any) return;
     fprintf(o, "<section class=\"panel\" id=\"t-phase-memory\"><h3>Memory by phase</h3><div "
                "class=\"tw\"><table>"
                "<thead><tr><th class=\"l\">phase</th><th class=\"l\">framework</th><th>framework "
                "peak MiB</th>"
                "<th>workload VRAM peak MiB</th></tr></thead><tbody>");
-    json_array_foreach(phs, i, p)
-    {
-        json_int_t depth = json_integer_value(rm_report_get(p, "depth"));
-        depth = depth < 0 ? 0 : depth > 8 ? 8 : depth;
-        const json_t *path = rm_report_get(p, "path");
+    for (size_t i = 0; i < r->nphases; i++) {
+        const struct report_phase *p = &r->phases[i];
         fprintf(o, "<tr class=\"phase-mem\"><td class=\"l\" style=\"padding-left:%dem\">",
-                (int)depth + 1);
-        rm_report_phase_swatch(o, json_is_string(path) ? json_string_value(path) : "");
-        rm_report_str_or_dash(o, path);
+                p->depth + 1);
+        rm_report_phase_swatch(o, json_is_string(p->path) ? json_string_value(p->path) : "");
+        rm_report_str_or_dash(o, p->path);
         fprintf(o, "</td><td class=\"l\">");
-        rm_report_str_or_dash(o, rm_report_get(p, "framework_peak_mb.name"));
+        rm_report_str_or_dash(o, p->fw_name);
+        fprintf(o, "</td><td>");
+        if (isnan(p->fw_max))
+            fputs("&#8211;", o);
+        else
+            fprintf(o, "%.0f", p->fw_max);
         fprintf(o, "</td>");
-        td_num(o, rm_report_get(p, "framework_peak_mb.max"), 0);
-        double w = phase_workload_peak(p);
-        if (w >= 0)
-            fprintf(o, "<td>%.0f</td></tr>", w);
+        if (p->workload_peak >= 0)
+            fprintf(o, "<td>%.0f</td></tr>", p->workload_peak);
         else
             fprintf(o, "<td>&#8211;</td></tr>");
     }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/jsonpick.h"
 #include "base/rm_time.h"
 #include "model/streams.h"
 #include "report/report_internal.h"
@@ -342,13 +343,99 @@ static int load_session(struct report *r, char *err, size_t errsz)
     return 0;
 }
 
-/* The summary given, else summary.json, else one computed from the folder. */
+static double num_at(const json_t *o, const char *path)
+{
+    const json_t *v = rm_report_get(o, path);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static json_t *ref_at(const json_t *o, const char *path)
+{
+    json_t *v = (json_t *)rm_report_get(o, path);
+    return v ? json_incref(v) : NULL;
+}
+
+void rm_report_add_phase(struct report *r, const json_t *p)
+{
+    r->phases = rm_xgrow(r->phases, &r->capphases, r->nphases + 1, sizeof *r->phases);
+    struct report_phase *ph = &r->phases[r->nphases++];
+    memset(ph, 0, sizeof *ph);
+    json_int_t depth = json_integer_value(rm_report_get(p, "depth"));
+    ph->depth = depth < 0 ? 0 : depth > 8 ? 8 : (int)depth;
+    ph->path = ref_at(p, "path");
+    ph->first_start = ref_at(p, "first_start");
+    ph->count = num_at(p, "count");
+    ph->total_s = num_at(p, "total_seconds");
+    ph->ok = num_at(p, "status.ok");
+    ph->error = num_at(p, "status.error");
+    ph->unterminated = num_at(p, "status.unterminated");
+    ph->rss_peak = num_at(p, "proc.rss_peak_mb");
+    ph->energy_wh = num_at(p, "energy_wh");
+    ph->energy_lo = num_at(p, "energy_wh_low");
+    ph->energy_hi = num_at(p, "energy_wh_high");
+    ph->short_phase = json_is_true(rm_report_get(p, "short_phase"));
+    ph->has_fw = json_is_object(rm_report_get(p, "framework_peak_mb"));
+    ph->fw_name = ref_at(p, "framework_peak_mb.name");
+    ph->fw_max = num_at(p, "framework_peak_mb.max");
+    double un = 0, ud = 0;
+    ph->vram_peak = ph->workload_peak = -1;
+    ph->has_memory = ph->has_fw;
+    size_t k;
+    json_t *g;
+    json_array_foreach(rm_report_get(p, "gpus"), k, g)
+    {
+        const json_t *m = rm_report_get(g, "util_pct.mean"), *n = rm_report_get(g, "samples");
+        if (json_is_number(m) && json_is_number(n))
+            un += json_number_value(m) * json_number_value(n), ud += json_number_value(n);
+        const json_t *v = rm_report_get(g, "vram_mb.peak"), *e = rm_report_get(g, "energy_wh");
+        if (json_is_number(v) && json_number_value(v) > ph->vram_peak)
+            ph->vram_peak = json_number_value(v);
+        if (json_is_number(e)) ph->gpu_energy += json_number_value(e), ph->has_gpu_energy = true;
+        const json_t *w = rm_report_get(g, "workload_vram_mb.peak");
+        if (json_is_number(w) && json_number_value(w) > ph->workload_peak)
+            ph->workload_peak = json_number_value(w);
+        ph->has_memory |= json_is_object(rm_report_get(g, "workload_vram_mb"));
+    }
+    ph->has_util = ud > 0;
+    ph->util_mean = ud > 0 ? un / ud : 0;
+}
+
+static void free_phases(struct report *r)
+{
+    for (size_t i = 0; i < r->nphases; i++) {
+        json_decref(r->phases[i].path);
+        json_decref(r->phases[i].first_start);
+        json_decref(r->phases[i].fw_name);
+    }
+    free(r->phases);
+    r->phases = NULL;
+    r->nphases = r->capphases = 0;
+}
+
+/* Each phase row as the summary makes it, or as summary.json is read: reduced, let go. */
+static void take_phase_row(void *ctx, json_t *row)
+{
+    rm_report_add_phase(ctx, row);
+    json_decref(row);
+}
+
+static void take_made_row(void *ctx, const json_t *doc, json_t *row)
+{
+    (void)doc;
+    take_phase_row(ctx, row);
+}
+
+/* The summary given, else summary.json, else one computed from the folder; its phase rows
+ * reduced into r->phases (summary.json's and a computed summary's are never held whole). */
 static int load_summary(struct report *r, const json_t *summary, char *err, size_t errsz)
 {
     if (!summary) {
         char path[4096];
         snprintf(path, sizeof path, "%s/summary.json", r->dir);
-        json_t *own = access(path, F_OK) == 0 ? json_load_file(path, 0, NULL) : NULL;
+        static const char *const all[] = {"*"};
+        json_t *own = access(path, F_OK) == 0
+                          ? rm_json_pick_file_rows(path, all, 1, "phases", take_phase_row, r)
+                          : NULL;
         if (own &&
             (!json_is_object(own) || strcmp(json_is_string(json_object_get(own, "format"))
                                                 ? json_string_value(json_object_get(own, "format"))
@@ -358,12 +445,18 @@ static int load_summary(struct report *r, const json_t *summary, char *err, size
             own = NULL;
         }
         if (!own) {
-            struct rm_summary_opts opts = {.progress = false};
+            free_phases(r); /* of a file that was not a summary after all */
+            struct rm_summary_opts opts = {
+                .progress = false, .phase_row = take_made_row, .phase_row_ctx = r};
             int rc = rm_summary_session_dir(r->dir, &opts, &own, err, errsz);
             if (rc) return rc;
         }
         r->own_summary = own;
         summary = own;
+    } else {
+        size_t i;
+        const json_t *p;
+        json_array_foreach(json_object_get(summary, "phases"), i, p) rm_report_add_phase(r, p);
     }
     r->summary = summary;
     return 0;
@@ -484,4 +577,5 @@ void rm_report_free(struct report *r)
     free(r->gpu_fields);
     json_decref(r->session);
     json_decref(r->own_summary);
+    free_phases(r);
 }

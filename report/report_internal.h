@@ -98,6 +98,22 @@ struct band {
     uint64_t n; /* windows merged into it */
 };
 
+/* A phase row as the page draws it (the phase table and the memory-by-phase table): the
+ * summary's rows are reduced to these as they are made or read (rm_report_add_phase), so a
+ * summary of 10,000 phase rows is never held as JSON (about 15 KB a row) but at about 250
+ * bytes a row. Figures are NaN where the row had no number. */
+struct report_phase {
+    json_t *path, *first_start, *fw_name; /* the row's values (NULL: absent) */
+    int depth;                            /* clamped to 0..8 */
+    double count, total_s, ok, error, unterminated, rss_peak;
+    double energy_wh, energy_lo, energy_hi; /* the phase's own energy and its bar */
+    double util_mean;                       /* over its GPUs, weighted by samples */
+    double vram_peak, workload_peak;        /* the largest over its GPUs; -1: none */
+    double gpu_energy;                      /* the sum over its GPUs (older summaries) */
+    double fw_max;                          /* framework_peak_mb.max */
+    bool has_util, has_gpu_energy, short_phase, has_fw, has_memory;
+};
+
 struct report {
     const char *dir;
     json_t *session; /* session.json, or NULL */
@@ -129,7 +145,9 @@ struct report {
      * ("Active"/"Not Active") and the bit mask; whether any gpu.csv recorded them. */
     long thr_col[RM_THR_REASONS], thr_mask_col;
     bool thr_recorded;
-    double warn_pct, crit_pct; /* session.json thresholds (% of VRAM total); 0: none */
+    double warn_pct, crit_pct;   /* session.json thresholds (% of VRAM total); 0: none */
+    struct report_phase *phases; /* the summary's phase rows, reduced */
+    size_t nphases, capphases;
     FILE *out;
 };
 
@@ -148,6 +166,8 @@ int rm_report_collect(struct report *r, const char *dir, const json_t *summary, 
 void rm_report_free(struct report *r);
 /* The value at a dotted path ("totals.energy_wh") of a JSON object, or NULL. */
 const json_t *rm_report_get(const json_t *o, const char *path);
+/* One row of the summary's "phases", reduced to what the page draws, appended to r->phases. */
+void rm_report_add_phase(struct report *r, const json_t *row);
 
 /* ---- report_charts.c ---- */
 

@@ -1,4 +1,5 @@
 /* The report's summary cards and tables, from the ResourceSummary document. */
+#include <math.h>
 #include <string.h>
 
 #include "base/rm_time.h"
@@ -166,70 +167,57 @@ void rm_report_write_gpu_table(struct report *r)
     fprintf(o, "</tbody></table></div></section>\n");
 }
 
+/* A number with dec decimals, or a dash (NaN: the row had none), as rm_report_num. */
+static void num_or_dash(FILE *o, double v, int dec)
+{
+    value_or_dash(o, !isnan(v), dec, v);
+}
+
 /* A phase's energy with its bar (summary.json's energy_wh_low/high) and a mark for a short
  * phase; the sum over its GPUs where the summary is older than the bar. */
-static void phase_energy_cell(FILE *o, const json_t *p, bool has_e, double energy)
+static void phase_energy_cell(FILE *o, const struct report_phase *p)
 {
-    const json_t *e = rm_report_get(p, "energy_wh"), *lo = rm_report_get(p, "energy_wh_low"),
-                 *hi = rm_report_get(p, "energy_wh_high");
-    if (!json_is_number(e)) {
-        value_or_dash(o, has_e, 3, energy);
+    if (isnan(p->energy_wh)) {
+        value_or_dash(o, p->has_gpu_energy, 3, p->gpu_energy);
         return;
     }
-    fprintf(o, "%.3f", json_number_value(e));
-    if (json_is_true(rm_report_get(p, "short_phase")))
+    fprintf(o, "%.3f", p->energy_wh);
+    if (p->short_phase)
         fprintf(o, "<span class=\"short\" title=\"short phase: shorter than 2 sensor windows or 3 "
                    "samples; its energy is mostly the sensor's smear\">~</span>");
-    if (json_is_number(lo) && json_is_number(hi))
-        fprintf(o, " <small>(%.3f&#8211;%.3f)</small>", json_number_value(lo),
-                json_number_value(hi));
+    if (!isnan(p->energy_lo) && !isnan(p->energy_hi))
+        fprintf(o, " <small>(%.3f&#8211;%.3f)</small>", p->energy_lo, p->energy_hi);
 }
 
 void rm_report_write_phase_table(struct report *r)
 {
     FILE *o = r->out;
-    const json_t *ph = rm_report_get(r->summary, "phases");
-    if (!json_array_size(ph)) return;
+    if (!r->nphases) return;
     fprintf(o, "<section class=\"panel\"><h3>Phases</h3><div class=\"tw\"><table><thead><tr><th "
                "class=\"l\">phase</th>"
                "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
                "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
                "<th>RSS peak MiB</th><th class=\"t\">first start</th></tr></thead><tbody>");
-    size_t i;
-    json_t *p;
-    json_array_foreach(ph, i, p)
-    {
-        json_int_t depth = json_integer_value(rm_report_get(p, "depth"));
-        if (depth < 0) depth = 0;
-        if (depth > 8) depth = 8;
-        double un = 0, ud = 0, peak = -1, energy = 0;
-        bool has_e = false;
-        size_t k;
-        json_t *g;
-        json_array_foreach(rm_report_get(p, "gpus"), k, g)
-        {
-            const json_t *m = rm_report_get(g, "util_pct.mean"), *n = rm_report_get(g, "samples");
-            if (json_is_number(m) && json_is_number(n))
-                un += json_number_value(m) * json_number_value(n), ud += json_number_value(n);
-            const json_t *v = rm_report_get(g, "vram_mb.peak"), *e = rm_report_get(g, "energy_wh");
-            if (json_is_number(v) && json_number_value(v) > peak) peak = json_number_value(v);
-            if (json_is_number(e)) energy += json_number_value(e), has_e = true;
+    for (size_t i = 0; i < r->nphases; i++) {
+        const struct report_phase *p = &r->phases[i];
+        fprintf(o, "<tr><td class=\"l\" style=\"padding-left:%dem\">", p->depth + 1);
+        rm_report_phase_swatch(o, json_is_string(p->path) ? json_string_value(p->path) : "");
+        rm_report_str_or_dash(o, p->path);
+        const double cells[] = {p->count, p->total_s, p->ok, p->error, p->unterminated};
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
+            fprintf(o, "</td><td>");
+            num_or_dash(o, cells[c], phase_cols[c].dec);
         }
-        const json_t *path = rm_report_get(p, "path");
-        fprintf(o, "<tr><td class=\"l\" style=\"padding-left:%dem\">", (int)depth + 1);
-        rm_report_phase_swatch(o, json_is_string(path) ? json_string_value(path) : "");
-        rm_report_str_or_dash(o, path);
-        num_cells(o, p, phase_cols, sizeof phase_cols / sizeof phase_cols[0]);
         fprintf(o, "</td><td>");
-        value_or_dash(o, ud > 0, 1, ud > 0 ? un / ud : 0);
+        value_or_dash(o, p->has_util, 1, p->util_mean);
         fprintf(o, "</td><td>");
-        value_or_dash(o, peak >= 0, 2, peak / 1024);
+        value_or_dash(o, p->vram_peak >= 0, 2, p->vram_peak / 1024);
         fprintf(o, "</td><td>");
-        phase_energy_cell(o, p, has_e, energy);
+        phase_energy_cell(o, p);
         fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(p, "proc.rss_peak_mb"), 1, "", 1);
+        num_or_dash(o, p->rss_peak, 1);
         fprintf(o, "</td><td class=\"t\">");
-        rm_report_str_or_dash(o, rm_report_get(p, "first_start"));
+        rm_report_str_or_dash(o, p->first_start);
         fprintf(o, "</td></tr>");
     }
     fprintf(o, "</tbody></table></div></section>\n");

@@ -155,6 +155,40 @@ static void rows_keep_only_the_members_named(void **state)
     assert_null(rm_json_pick_file(path, spec, 2));
 }
 
+static void collect(void *ctx, json_t *row)
+{
+    json_array_append_new(ctx, row);
+}
+
+/* "*" keeps every member not named (under its own name, escapes decoded); the rows' array is
+ * handed element by element and not kept: together, the document jansson reads. */
+static void rows_one_at_a_time_and_the_rest_whole(void **state)
+{
+    (void)state;
+    static const char *const all[] = {"*"};
+    const char *text =
+        "{\"format\": \"s\", \"phases\": [{\"path\": \"a\", \"gpus\": [{\"x\": 1}]}, 7, "
+        "[]], \"t\\u00e9\": {\"e\": [1, 2]}, \"n\": null}";
+    put(text, strlen(text));
+    json_t *rows = json_array();
+    json_t *got = rm_json_pick_file_rows(path, all, 1, "phases", collect, rows);
+    assert_non_null(got);
+    json_t *want = json_loads(text, 0, NULL);
+    assert_true(json_equal(json_object_get(want, "phases"), rows));
+    json_object_del(want, "phases");
+    assert_true(json_equal(want, got));
+    assert_string_equal(json_object_iter_key(json_object_iter(got)), "format"); /* file order */
+    json_decref(got);
+    json_decref(want);
+    json_array_clear(rows);
+    /* A broken row: refused, as jansson would. */
+    text = "{\"phases\": [{\"path\": 1,}]}";
+    put(text, strlen(text));
+    assert_null(rm_json_pick_file_rows(path, all, 1, "phases", collect, rows));
+    assert_int_equal(json_array_size(rows), 0);
+    json_decref(rows);
+}
+
 int main(void)
 {
     snprintf(path, sizeof path, "/tmp/test_jsonpick.%d.json", (int)getpid());
@@ -163,6 +197,7 @@ int main(void)
         cmocka_unit_test(what_is_not_one_object_is_refused),
         cmocka_unit_test(long_values_cross_the_buffer),
         cmocka_unit_test(rows_keep_only_the_members_named),
+        cmocka_unit_test(rows_one_at_a_time_and_the_rest_whole),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(path);
