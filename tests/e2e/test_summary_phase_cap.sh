@@ -65,6 +65,57 @@ expect_match "the note says the budget is shared by 8 GPUs" \
     '10751 distinct phase paths past the first 1250 .*RUNMON_SUMMARY_MAX_PHASES sets the cap: 10000 phase rows x GPUs, 8 GPUs here' \
     "$(jq -r '.data_quality.notes[]' "$T/eight.json")"
 
+# --- memory per phase: under 1 KiB a distinct path (issue 27, item 6) -------------------------
+# 10,000 paths with 1 GPU (each path a row) and with 8 GPUs (1,250 rows): every format of
+# `summary`, and `report` (computing the summary, and from summary.json), by peak RSS over that
+# of the same files without the run log, per path. Before (4120d99), 1 GPU: 2.2 KB (json),
+# 14.6 KB (text, csv: the rows' JSON all held), 15 KB (report). The report holds what it draws:
+# the page it writes (about 540 bytes of HTML a phase row), its own read of the run log for
+# the phase bands, and about 150 bytes a row of figures; it is held to 2 KiB a path here.
+if [ -x /usr/bin/time ]; then
+    peak() { /usr/bin/time -f '%M' -o "$T/peak" "$@" >/dev/null 2>"$T/peak.err" && tail -n 1 "$T/peak"; }
+    per_path() { echo $(((($1 - $2) * 1024) / 10000)); }
+    for g in 1 8; do
+        P=$T/mem$g
+        python3 "$ROOT/bench/gen_phases.py" "$P" --phases 10000 --gpus "$g"
+        mkdir -p "$P-base" && cp "$P"/{gpu.csv,cpu.csv,session.json} "$P-base"/
+        base=$(peak "$RUNMON_REL" summary "$P-base" --format json)
+        for f in json text csv; do
+            rss=$(peak "$RUNMON_REL" summary "$P" --format "$f")
+            check "10,000 paths, $g GPU(s), summary --format $f: $(per_path "$rss" "$base") bytes a path, under 1024" \
+                test -n "$rss" -a "$(per_path "${rss:-999999}" "$base")" -lt 1024
+        done
+        rbase=$(peak "$RUNMON_REL" report "$P-base" -o "$T/rbase.html")
+        rss=$(peak "$RUNMON_REL" report "$P" -o "$T/r.html")
+        check "10,000 paths, $g GPU(s), report computing the summary: $(per_path "$rss" "$rbase") bytes a path, under 2048" \
+            test -n "$rss" -a "$(per_path "${rss:-999999}" "$rbase")" -lt 2048
+        "$RUNMON_REL" summary "$P" --format json -o "$P/summary.json"
+        rss=$(peak "$RUNMON_REL" report "$P" -o "$T/r2.html")
+        check "10,000 paths, $g GPU(s), report from summary.json: $(per_path "$rss" "$rbase") bytes a path, under 2048" \
+            test -n "$rss" -a "$(per_path "${rss:-999999}" "$rbase")" -lt 2048
+        expect_eq "  the report's page is the same either way" "$(md5sum <"$T/r.html")" "$(md5sum <"$T/r2.html")"
+        rm -rf "$P" "$P-base"
+    done
+    # Record's end summary (summary.json and the text on stderr) takes the rows one at a time
+    # too: 10,000 phases of a Python loop, about 15 MB in all (the loop's own Python included);
+    # before, 112 MB.
+    R=$T/recmem
+    rss=$(FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_GPUS=1 PATH="$FAKEBIN:$PATH" \
+        PYTHONPATH="$ROOT/python" peak "$RUNMON_REL" record -o "$R" -i 0.1 -- python3 -c '
+import time, runmon
+for i in range(10000):
+    with runmon.phase("s%d" % i):
+        time.sleep(0.0002)')
+    check "record, 10,000 phases: peak RSS ${rss} KB, under 40 MB" test -n "$rss" -a "${rss:-999999}" -lt 40960
+    s=$(readlink "$R/latest")
+    expect_eq "  its summary.json: 10,000 rows, and the summary of the session says the same" \
+        "10000 $(jq -S 'del(.generated_at, .sink)' "$R/$s/summary.json" | md5sum)" \
+        "$(jq '.phases | length' "$R/$s/summary.json") $("$RUNMON_REL" summary "$R" --session "$s" --format json 2>/dev/null | jq -S 'del(.generated_at, .sink)' | md5sum)"
+    expect_eq "  its text on stderr is the summary's text" \
+        "$("$RUNMON_REL" summary "$R" --session "$s" --format text 2>/dev/null | md5sum)" \
+        "$(sed -n '/^runmon summary/,$p' "$T/peak.err" | md5sum)"
+fi
+
 # --- the cap from the environment; --phase selects before the cap counts ---------------------
 S=$T/small
 python3 "$ROOT/bench/gen_phases.py" "$S" --phases 300 --gpus 2
