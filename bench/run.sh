@@ -364,8 +364,9 @@ fi
 # with 1 GPU: every path a row, the figure at the cap). Then the
 # readers of such a session: `runmon report` computing the summary (no summary.json), `runmon
 # report` with the summary.json that `runmon summary -o` wrote, and `runmon sessions --summary`
-# of a one-session sink holding that summary.json. BENCH_PHASES_BEFORE_RUNMON=PATH adds
-# another build's figures on the same files (its own summary.json for the readers).
+# of a one-session sink holding that summary.json; `--format text` and `csv`; and record's end
+# summary of 10,000 phases. BENCH_PHASES_BEFORE_RUNMON=PATH adds another build's figures on the
+# same files (its own summary.json for the readers).
 if want phases; then
     section "summary: distinct phase paths (goal: 100k under 150 MB and 3 s; under 1 KiB per phase)"
     P=$B/phases
@@ -419,6 +420,16 @@ if want phases; then
             rows=$((10000 / g < n ? 10000 / g : n))
             figure "  the phases' memory per phase row ($rows rows)" \
                 "$(awk -v r="${r#* }" -v b="${b#* }" -v n="$rows" 'BEGIN { printf "%.0f", (r - b) * 1024 / n }')" "bytes"
+            for f in text csv; do # each a row at a time, as json (they held the rows' JSON before)
+                t=$(time_rss "$BUILD/runmon" summary "$d" --format "$f")
+                figure "  --format $f: peak RSS" "$(kib_mib "${t#* }")" "MiB"
+                figure "  --format $f: the phases' memory per distinct path" \
+                    "$(awk -v r="${t#* }" -v b="${b#* }" -v n="$n" 'BEGIN { printf "%.0f", (r - b) * 1024 / n }')" "bytes"
+                if [ -n "${BENCH_PHASES_BEFORE_RUNMON:-}" ]; then
+                    t=$(BENCH_PHASES_RUNS=1 time_rss "$BENCH_PHASES_BEFORE_RUNMON" summary "$d" --format "$f")
+                    figure "  before: --format $f: peak RSS" "$(kib_mib "${t#* }")" "MiB"
+                fi
+            done
             readers "$BUILD/runmon" "$d" "now"
             if [ -n "${BENCH_PHASES_BEFORE_RUNMON:-}" ]; then
                 o=$(BENCH_PHASES_RUNS=1 time_rss "$BENCH_PHASES_BEFORE_RUNMON" summary "$d" --format json)
@@ -431,6 +442,26 @@ if want phases; then
             fi
             rm -rf "$d" "$d-base"
         done
+        # Record's end summary (summary.json and the text on stderr) of 10,000 phases of a
+        # Python loop: peak RSS of `runmon record` (the loop's Python, about 10 MB, included).
+        rec() { # RUNMON: "seconds peak_kib"
+            local k=$P/rec
+            rm -rf "$k"
+            PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=$g FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
+                PYTHONPATH="$(pwd)/python" /usr/bin/time -f '%e %M' "$1" record -o "$k" -i 0.1 -- \
+                python3 -c 'import time, runmon
+for i in range(10000):
+    with runmon.phase("s%d" % i):
+        time.sleep(0.0002)' 2>&1 >/dev/null | tail -n 1
+            rm -rf "$k"
+        }
+        r=$(rec "$BUILD/runmon")
+        figure "record, 10000 phases, $g GPU$([ "$g" = 1 ] || echo s): peak RSS" "$(kib_mib "${r#* }")" "MiB"
+        if [ -n "${BENCH_PHASES_BEFORE_RUNMON:-}" ]; then
+            o=$(rec "$BENCH_PHASES_BEFORE_RUNMON")
+            figure "  before: peak RSS" "$(kib_mib "${o#* }")" "MiB"
+            figure "  peak RSS before / now" "$(awk -v o="${o#* }" -v r="${r#* }" 'BEGIN { printf "%.2f", o / r }')" "x"
+        fi
     done
 fi
 
