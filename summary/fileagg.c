@@ -81,8 +81,10 @@ void rm_file_agg_free(struct file_agg *f)
 
 /* ---- phases ----------------------------------------------------------------------- */
 
-/* Unpacked phases at most before rm_file_park_idle packs the idle ones. */
+/* Unpacked phases at most before rm_file_park_idle packs the idle ones, at first and at most
+ * (the limit doubles while what it packs is unpacked again). */
 #define RM_OPEN_PHASES 256
+#define RM_OPEN_PHASES_MAX 65536
 
 struct phase_acc *rm_file_phase(struct file_agg *f, size_t p)
 {
@@ -93,6 +95,7 @@ struct phase_acc *rm_file_phase(struct file_agg *f, size_t p)
     if (!f->ph[p]) f->ph[p] = rm_xcalloc(1, sizeof *f->ph[p]);
     struct phase_acc *a = f->ph[p];
     if (a->open) return a;
+    f->reopened += a->parked;
     if (a->ngpu) {
         a->gpu = rm_xrealloc(NULL, a->ngpu * sizeof *a->gpu);
         rm_unpack_gpu_stats(a->gpu_packed, a->gpu, a->ngpu);
@@ -125,6 +128,7 @@ static void park(struct phase_acc *a)
     a->gpu = NULL;
     a->host = NULL;
     a->open = false;
+    a->parked = true;
 }
 
 void rm_file_park_phase(struct file_agg *f, size_t p)
@@ -134,8 +138,16 @@ void rm_file_park_phase(struct file_agg *f, size_t p)
 
 void rm_file_park_idle(struct file_agg *f)
 {
-    if (f->nopen <= (f->open_limit > RM_OPEN_PHASES ? f->open_limit : RM_OPEN_PHASES)) return;
-    size_t kept = 0;
+    if (f->open_limit < RM_OPEN_PHASES) f->open_limit = RM_OPEN_PHASES;
+    if (f->nopen <= f->open_limit) return;
+    if (f->parked_last && 2 * f->reopened > f->parked_last && f->open_limit < RM_OPEN_PHASES_MAX) {
+        /* Most of what was packed came back: a working set past the limit, which packing
+         * and unpacking at every sample would only slow down. */
+        f->open_limit *= 2;
+        f->reopened = 0;
+        return;
+    }
+    size_t kept = 0, parked = 0;
     for (size_t k = 0; k < f->nopen; k++) {
         struct phase_acc *a = f->ph[f->open[k]];
         if (!a || !a->open) continue; /* dropped, or parked already */
@@ -144,12 +156,15 @@ void rm_file_park_idle(struct file_agg *f)
             a->open = false;              /* listed once: unmarked until the loop ends */
         } else {
             park(a);
+            parked++;
         }
     }
     for (size_t k = 0; k < kept; k++)
         f->ph[f->open[k]]->open = true;
     f->nopen = kept;
-    f->open_limit = 2 * kept; /* many phases at one time: park less often */
+    f->parked_last = parked;
+    f->reopened = 0;
+    if (f->open_limit < 2 * kept) f->open_limit = 2 * kept; /* many phases at one time */
 }
 
 void rm_file_agg_drop_phase(struct file_agg *f, size_t p)

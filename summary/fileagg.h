@@ -46,6 +46,7 @@ struct phase_acc {
     uint32_t stamp;
     bool used;
     bool open;                /* unpacked (gpu and host below); else packed */
+    bool parked;              /* packed at least once */
     struct rm_gpu_stats *gpu; /* by slot index of the owning table */
     size_t ngpu;
     struct rm_host_stats *host;        /* NULL until a host sample */
@@ -90,6 +91,7 @@ struct file_agg {
     int64_t phase_t;
     size_t *plist, nplist, capplist;
     size_t *open, nopen, capopen, open_limit; /* phases unpacked since the last parking */
+    size_t parked_last, reopened; /* phases the last parking packed; unpacked again since */
     struct span_buf spans;
 
     /* One chunk of a file parsed in parallel (chunks.c): its bytes [part_off, part_end). */
@@ -116,7 +118,9 @@ void rm_file_park_phase(struct file_agg *f, size_t p);
 /* When more than a few hundred phases are unpacked, packs those the latest sample time did not
  * hit (an outer phase spanning the run stays unpacked). Call it where no pointer into a
  * phase's figures is held: the unpacked stay few, so a file meeting 100,000 phases holds
- * them at about 200 bytes each rather than 1.5 KB. */
+ * them at about 200 bytes each rather than 1.5 KB. When most of what it packed is unpacked
+ * again before the next time (phases taken in turn, as a model's layers in each step), the
+ * number it lets stay unpacked doubles instead, up to the working set. */
 void rm_file_park_idle(struct file_agg *f);
 /* GPU slot i's statistics in phase p of f, made when missing; marks the phase used. */
 struct rm_gpu_stats *rm_file_phase_gpu(struct file_agg *f, size_t p, size_t i);
