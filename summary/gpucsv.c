@@ -183,8 +183,7 @@ __attribute__((aligned(64))) int rm_gpucsv_row(struct rm_gpucsv *g, const struct
             break;
         case RM_COL_METRIC: {
             double v;
-            int rc = rm_fast_value_unit(s, len, &g->unit[i], &v) ? RM_VALUE_OK
-                                                                 : rm_value_parse(s, len, &v);
+            int rc = rm_fast_value(s, len, &v) ? RM_VALUE_OK : rm_value_parse(s, len, &v);
             if (rc == RM_VALUE_OK) {
                 out->v[g->metric[i]] = v;
                 out->valid |= 1u << g->metric[i];

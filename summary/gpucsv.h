@@ -14,7 +14,6 @@
 
 #include "base/rm_time.h"
 #include "summary/csvread.h"
-#include "summary/fastvalue.h"
 #include "summary/sample.h"
 
 #define RM_GPUCSV_LEGACY_FIELDS                                                                    \
@@ -47,7 +46,6 @@ struct rm_gpucsv {
     char first[64];         /* the header's first field, to spot the header repeated */
     size_t first_len;
     struct rm_ts_cache tc; /* rows of one sample share their time text: parse it once */
-    struct rm_unit_seen unit[RM_GPUCSV_MAX_COLS]; /* per column: its values' unit */
 };
 
 /* fields: comma-separated --query-gpu list used for a file without header (NULL: legacy). */

@@ -8,8 +8,6 @@
 
 #include <cmocka.h>
 
-#include "model/values.h"
-#include "summary/fastvalue.h"
 #include "summary/gpucsv.h"
 
 struct ctx {
@@ -55,39 +53,6 @@ static void header_with_units(void **state)
     assert_int_equal(c.rc[2], 1);
     assert_int_equal(c.s[2].valid, 1u << RM_GM_POWER);
     assert_false(c.g.assumed);
-}
-
-/* A column's unit is remembered to skip reading it again: every value still comes out as
- * the general parser reads it, whatever the unit does from row to row. */
-static void remembered_unit_changes_nothing(void **state)
-{
-    (void)state;
-    static const char *const vals[] = {"3665 MiB", "12 MiB",   "7.5 MiB", "12 GiB", "12",
-                                       "5e3 MiB",  "-4 MiB",   "[N/A]",   "9  MiB", "MiB",
-                                       "1 MiB x",  "0.25 MiB", "44 %",    "44 MiB", "1 iB"};
-    struct rm_unit_seen u = {0};
-    for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
-        const char *v = vals[k];
-        double a = -1, b = -1, c = -1;
-        int fast = rm_fast_value_unit(v, strlen(v), &u, &a);
-        int plain = rm_fast_value(v, strlen(v), &b);
-        assert_int_equal(fast, plain);
-        if (fast) {
-            assert_true(a == b);
-            assert_int_equal(rm_value_parse(v, strlen(v), &c), RM_VALUE_OK);
-            assert_true(a == c);
-        }
-    }
-    struct ctx c;
-    parse(&c,
-          "2026/11/21 10:15:02.113, 0, 53 %, 80257 MiB\n"
-          "2026/11/21 10:15:02.113, 1, 54 %, 1.5 GiB\n"
-          "2026/11/21 10:15:03.113, 0, 55, 80258 MiB\n",
-          "timestamp,index,utilization.gpu,memory.used");
-    assert_int_equal(c.n, 3);
-    assert_true(c.s[0].v[RM_GM_UTIL] == 53 && c.s[0].v[RM_GM_VRAM_USED] == 80257);
-    assert_true(c.s[1].v[RM_GM_UTIL] == 54 && c.s[1].v[RM_GM_VRAM_USED] == 1.5);
-    assert_true(c.s[2].v[RM_GM_UTIL] == 55 && c.s[2].v[RM_GM_VRAM_USED] == 80258);
 }
 
 static void no_header_with_ts(void **state)
@@ -212,7 +177,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(header_with_units),
-        cmocka_unit_test(remembered_unit_changes_nothing),
         cmocka_unit_test(no_header_with_ts),
         cmocka_unit_test(no_header_list_that_does_not_fit),
         cmocka_unit_test(bad_time_and_repeated_header),
