@@ -27,18 +27,18 @@ def check_text(text, what):
         raise ValueError("%s %r contains a control character" % (what, text))
 
 
-_good_phase_names = set()  # names checked already (a loop names the same phases again)
+good_phase_names = set()  # names checked already (a loop names the same phases again)
 
 
 def check_phase_name(name):
-    if name.__class__ is str and name in _good_phase_names:
+    if name.__class__ is str and name in good_phase_names:
         return
     check_text(name, "phase name")
     if "/" in name:
         raise ValueError("phase name %r contains '/' (it separates nested phases)" % name)
-    if len(_good_phase_names) >= 4096:  # names made per call (f"step{i}"): stay bounded
-        _good_phase_names.clear()
-    _good_phase_names.add(name)
+    if len(good_phase_names) >= 4096:  # names made per call (f"step{i}"): stay bounded
+        good_phase_names.clear()
+    good_phase_names.add(name)
 
 
 def check_extras(extra, reserved):

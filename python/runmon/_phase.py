@@ -96,6 +96,7 @@ _format_real = _format.format_real
 _floor = math.floor
 _env_set = _format.env_set
 _destination = _writer.destination
+_good_names = _format.good_phase_names
 
 
 def _set_env(frame):
@@ -138,7 +139,8 @@ class phase(contextlib.ContextDecorator):
     per path (_format.phase_parts)."""
 
     def __init__(self, name, /, **extra):
-        _format.check_phase_name(name)
+        if name.__class__ is not str or name not in _good_names:  # checked once per name
+            _format.check_phase_name(name)
         if extra:
             _format.check_extras(extra, _format.SCOPE_RESERVED)
         self.name = name
@@ -159,7 +161,7 @@ class phase(contextlib.ContextDecorator):
             prefix = _prefix_of(_env_get(_ENV_KEY)) if main else _inherited_prefix()
             path = prefix + "/" + name if prefix else name
             depth = path.count("/")
-        log = _destination.current()
+        log = _destination._explicit or _destination.current()
         frame = _Frame(name, path, depth, self.extra, log)
         stack.append(frame)  # pushed even without a log, so exits always pair with enters
         if log is None:
@@ -197,7 +199,9 @@ class phase(contextlib.ContextDecorator):
         seconds = _floor((end_ns - frame.start_ns) / 1e6 + 0.5) / 1000.0
         parts = frame.parts
         if exc_type is None and framework is None and parts is not None:
-            log.write_line(_stamped(_time_ns(), parts[1] + _format_real(seconds) + parts[2]))
+            # seconds: 0 or at least a millisecond, so below 1e15 repr is format_real's text
+            text = repr(seconds) if seconds < 1e15 else _format_real(seconds)
+            log.write_line(_stamped(_time_ns(), parts[1] + text + parts[2]))
         else:
             log.write_line(_exit_line_with_extras(frame, exc_type, framework, seconds))
         return False
