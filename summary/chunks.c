@@ -28,12 +28,27 @@ bool rm_chunkable(enum rm_input_kind k)
     return rm_input_reader(k)->same_map != NULL;
 }
 
-/* Probing lines one at a time: the row reader's verdict and time for the last line fed. */
+/* Probing lines one at a time: the row reader's verdict, time and GPU key ("i:<index>", as
+ * the GPU table keys it; empty without an index) for the last line fed. */
 struct probe {
     struct file_agg *f;
     int rc;
     int64_t t;
+    char key[24];
+    size_t keylen;
 };
+
+/* The key of the row just probed, copied out of the line (which lives only for the call). */
+static void probe_key(struct probe *p)
+{
+    const struct rm_strref *ix = &p->f->probe_index;
+    p->keylen = 0;
+    if (p->rc != 1 || !ix->len || ix->len + 2 > sizeof p->key) return;
+    p->key[0] = 'i';
+    p->key[1] = ':';
+    memcpy(p->key + 2, ix->s, ix->len);
+    p->keylen = ix->len + 2;
+}
 
 static void probe_row(void *ctx, const struct rm_csv_row *row)
 {
@@ -46,9 +61,11 @@ static void probe_row(void *ctx, const struct rm_csv_row *row)
 static int probe_line(struct probe *p, struct rm_csv_reader *r, const char *line, size_t len)
 {
     p->rc = 0;
+    p->f->probe_index.len = 0;
     if (!r) {
         p->t = RM_NO_TIME;
         p->rc = rm_input_reader(p->f->kind)->line(p->f, line, len, false, false, &p->t);
+        probe_key(p);
         return p->rc;
     }
     /* The line and its "\n" in one feed: the reader's whole-line path, nothing held back. */
@@ -57,6 +74,7 @@ static int probe_line(struct probe *p, struct rm_csv_reader *r, const char *line
     memcpy(tmp, line, len);
     tmp[len] = '\n';
     if (rm_csv_feed(r, tmp, len + 1)) return -(1 + RM_SKIP_NOT_DATA);
+    probe_key(p);
     return p->rc;
 }
 
@@ -65,9 +83,10 @@ static int64_t probe_time(const struct probe *p)
     return p->rc == 1 ? p->t : RM_NO_TIME;
 }
 
-/* A chunk's file_agg: f's settings, its parser in state from (a copy). */
+/* A chunk's file_agg: f's settings, its parser in state from (a copy); key: where chunks of
+ * rows without time are cut (NULL for rows with time). */
 static struct file_agg *new_part(const struct file_agg *f, const void *from, uint64_t off,
-                                 uint64_t end)
+                                 uint64_t end, const struct probe *key)
 {
     struct file_agg *p = rm_xcalloc(1, sizeof *p);
     rm_file_agg_init(p, f->kind, f->path);
@@ -81,14 +100,21 @@ static struct file_agg *new_part(const struct file_agg *f, const void *from, uin
     p->part_off = off;
     p->part_end = end;
     p->part_start = rm_xmemdup(from, sizeof *p->parser);
+    if (key) {
+        memcpy(p->cut_key, key->key, key->keylen);
+        p->cut_keylen = key->keylen;
+    }
     return p;
 }
 
 enum { PROBE_WINDOW = 256 * 1024 }; /* bytes read to find the first row or a cut */
 
 /* The parser's state after the file's first data row (what every later chunk starts in), or
- * NULL when there is no place to cut: no timed row in the first window, or a quote first. */
-static void *first_row_state(int fd, char *buf, struct probe *pr, struct rm_csv_reader *r)
+ * NULL when there is no place to cut: no data row in the first window, a quote first, or a
+ * row with neither time nor GPU index. A row without time sets *key to its GPU's key (the
+ * GPU that starts each sample group: cuts go where it comes again); else keylen is 0. */
+static void *first_row_state(int fd, char *buf, struct probe *pr, struct rm_csv_reader *r,
+                             struct probe *key)
 {
     ssize_t got = pread(fd, buf, PROBE_WINDOW, 0);
     for (size_t at = 0; got > 0 && at < (size_t)got;) {
@@ -97,8 +123,11 @@ static void *first_row_state(int fd, char *buf, struct probe *pr, struct rm_csv_
         size_t len = (size_t)(nl - (buf + at));
         if (memchr(buf + at, '"', len)) break;
         if (probe_line(pr, r, buf + at, len) == 1) {
-            /* Rows without a time (dmon without -o T) give no place to cut: read whole. */
-            if (probe_time(pr) == RM_NO_TIME) return NULL;
+            key->keylen = 0;
+            if (probe_time(pr) == RM_NO_TIME) { /* dmon without -o T: cut by GPU */
+                if (!pr->keylen) return NULL;
+                *key = *pr;
+            }
             void *s0 = rm_xmemdup(pr->f->parser, sizeof *pr->f->parser);
             return s0;
         }
@@ -108,10 +137,11 @@ static void *first_row_state(int fd, char *buf, struct probe *pr, struct rm_csv_
 }
 
 /* Where the chunk that the grid starts at off really starts: the first row, after the first
- * line starting at or after off, whose time differs from that line's row. 0 when the window
- * holds none, UINT64_MAX when nothing more can be read. */
+ * line starting at or after off, whose time differs from that line's row; for rows without
+ * time (key set), the first row from that line on of the GPU of key. 0 when the window holds
+ * none, UINT64_MAX when nothing more can be read. */
 static uint64_t find_cut(int fd, char *buf, uint64_t off, struct probe *pr, struct rm_csv_reader *r,
-                         const void *s0)
+                         const void *s0, const struct probe *key)
 {
     ssize_t got = pread(fd, buf, PROBE_WINDOW, (off_t)(off - 1));
     if (got <= 0) return UINT64_MAX;
@@ -124,7 +154,10 @@ static uint64_t find_cut(int fd, char *buf, uint64_t off, struct probe *pr, stru
         if (!nl || memchr(ls, '"', (size_t)(nl - ls))) return 0;
         if (probe_line(pr, r, ls, (size_t)(nl - ls)) == 1) {
             int64_t t = probe_time(pr);
-            if (!have) {
+            if (key->keylen) {
+                if (pr->keylen == key->keylen && !memcmp(pr->key, key->key, key->keylen))
+                    return off - 1 + (uint64_t)(ls - buf);
+            } else if (!have) {
                 have = true;
                 t0 = t;
             } else if (t != t0) {
@@ -154,11 +187,12 @@ size_t rm_plan_chunks(struct file_agg *f, uint64_t chunk, struct file_agg ***par
     bool by_line = rm_input_reader(f->kind)->line != NULL;
     if (!by_line) r = rm_csv_new(probe_row, &pr);
     size_t n = 0;
-    void *s0 = buf && (r || by_line) ? first_row_state(fd, buf, &pr, r) : NULL;
+    struct probe key = {.keylen = 0};
+    void *s0 = buf && (r || by_line) ? first_row_state(fd, buf, &pr, r, &key) : NULL;
     uint64_t *cut = NULL;
     size_t ncut = 0;
     for (uint64_t off = chunk; s0 && off < f->bytes; off += chunk) {
-        uint64_t at_cut = find_cut(fd, buf, off, &pr, r, s0);
+        uint64_t at_cut = find_cut(fd, buf, off, &pr, r, s0, &key);
         if (at_cut == UINT64_MAX) break;
         if (at_cut && (ncut == 0 || at_cut > cut[ncut - 1]) && at_cut < f->bytes) {
             cut = rm_xrealloc(cut, (ncut + 1) * sizeof *cut);
@@ -170,7 +204,7 @@ size_t rm_plan_chunks(struct file_agg *f, uint64_t chunk, struct file_agg ***par
         *parts = rm_xcalloc(n, sizeof **parts);
         for (size_t k = 0; k < n; k++)
             (*parts)[k] = new_part(f, k ? s0 : (const void *)f->parser, k ? cut[k - 1] : 0,
-                                   k < ncut ? cut[k] : UINT64_MAX);
+                                   k < ncut ? cut[k] : UINT64_MAX, key.keylen ? &key : NULL);
     }
     free(cut);
     free(s0);
@@ -185,6 +219,9 @@ void rm_scan_part(struct file_agg *p, _Atomic uint64_t *progress)
 {
     uint64_t longl = 0;
     int rc = rm_scan_range(p, p->part_off, p->part_end, progress, &longl, &p->part_quoted);
+    /* Cut by GPU: the whole file starts a new sample group where the next chunk starts only
+     * if that GPU already has a row in this chunk's last group. */
+    if (p->cut_keylen) p->cut_in_group = rm_file_key_in_group(p, p->cut_key, p->cut_keylen);
     if (p->group_open) rm_file_flush_group(p);
     p->skipped[RM_SKIP_LONG_LINE] += longl;
     p->rc = rc ? 2 : 0;
@@ -258,10 +295,12 @@ void rm_finish_parts(struct file_agg *f, struct file_agg **parts, size_t n, int6
     const char *forced = getenv("RUNMON_SUMMARY_CHUNK_BYTES");
     for (size_t k = 0; k < n && ok; k++) {
         const struct file_agg *p = parts[k];
-        /* Each chunk must have ended in the column map the next one started in. */
-        ok =
-            p->rc == 0 && !p->err[0] && !p->part_quoted && !p->skipped[RM_SKIP_LONG_LINE] &&
-            (k + 1 == n || rm_input_reader(f->kind)->same_map(p->parser, parts[k + 1]->part_start));
+        /* Each chunk must have ended in the column map the next one started in (and, cut by
+         * GPU, in a sample group the next chunk's first row would have closed). */
+        ok = p->rc == 0 && !p->err[0] && !p->part_quoted && !p->skipped[RM_SKIP_LONG_LINE] &&
+             (k + 1 == n ||
+              (rm_input_reader(f->kind)->same_map(p->parser, parts[k + 1]->part_start) &&
+               (!p->cut_keylen || p->cut_in_group)));
     }
     /* Only for whoever set the chunk size: what became of the file. */
     if (forced && *forced)

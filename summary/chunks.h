@@ -1,6 +1,8 @@
 /* One file in chunks. A large GPU file is cut into chunks of a fixed size
  * (RUNMON_SUMMARY_CHUNK_BYTES, default 8 MiB), each moved on to the first row of a new sample time,
- * so that no sample group is cut (a new time always starts one). Every chunk after the first starts
+ * so that no sample group is cut (a new time always starts one); rows without time are cut where
+ * the GPU of the file's first row comes again, checked after the scan (the chunk before must end
+ * in a group that GPU is in, as the whole file would). Every chunk after the first starts
  * with the parser's state after the file's first data row (its column map); the chunks are scanned
  * in parallel and folded in order like consecutive files of one source: GPU statistics merged with
  * the spacing across the boundary bridged (energy, gaps), phase points folded and the boundary

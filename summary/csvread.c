@@ -337,12 +337,19 @@ struct line_state {
     uint64_t long_lines;
 };
 
-/* Appends data up to and including line ends, handing complete lines to fn. */
+/* Appends data up to and including line ends, handing complete lines to fn: in place when
+ * the whole line is in p (the common case: no copy), else from the line buffer. */
 static void lines_push(struct line_state *ls, const char *p, size_t n, rm_line_fn fn, void *ctx)
 {
     while (n) {
         const char *nl = memchr(p, '\n', n);
         size_t take = nl ? (size_t)(nl - p) : n;
+        if (nl && !ls->used && !ls->dropping && take <= ls->max) {
+            fn(ctx, p, take, false);
+            p += take + 1;
+            n -= take + 1;
+            continue;
+        }
         if (!ls->dropping) {
             if (ls->used + take > ls->max) {
                 ls->dropping = true;

@@ -243,6 +243,12 @@ void rm_file_flush_group(struct file_agg *f)
     f->pos = 0;
 }
 
+bool rm_file_key_in_group(struct file_agg *f, const char *key, size_t len)
+{
+    size_t i = rm_gpu_table_find(&f->gpus, key, len);
+    return f->group_open && i != (size_t)-1 && f->gpus.s[i].last_group == f->group_id;
+}
+
 /* Whether a GPU named name already has a row in the open sample group. */
 static bool name_in_group(const struct file_agg *f, const struct rm_strref *name)
 {

@@ -98,6 +98,13 @@ struct file_agg {
     uint64_t part_off, part_end;
     bool part_quoted; /* the chunk holds a '"': a quoted field may cross a boundary */
     void *part_start; /* a copy of the parser state the chunk started in */
+    /* Rows without time (dmon without -o T) are cut where the GPU that starts each sample
+     * group comes again: its key ("i:<index>"), and whether this chunk's last group held it
+     * (then the whole file also starts a new group where the next chunk starts). */
+    char cut_key[24];
+    size_t cut_keylen;
+    bool cut_in_group;
+    struct rm_strref probe_index; /* the last row read without adding it: its GPU index */
 
     json_t *seg_phases; /* a segment's per-phase partials, until placed by phase path */
 };
@@ -142,6 +149,8 @@ void rm_file_add_app_row(struct file_agg *f, const struct rm_app_row *row);
 void rm_file_close_apps(struct file_agg *f);
 /* Closes the open sample group (its summed power) and opens the next. */
 void rm_file_flush_group(struct file_agg *f);
+/* Whether the GPU of key (as the table keys it) has a row in f's open sample group. */
+bool rm_file_key_in_group(struct file_agg *f, const char *key, size_t len);
 /* Counts a row a reader rejected: rc is -(1 + enum rm_skip). */
 void rm_file_skip(struct file_agg *f, int rc);
 

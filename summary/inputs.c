@@ -18,7 +18,10 @@ static int read_gpu_row(struct file_agg *f, const struct rm_csv_row *row, bool a
     int rc = rm_gpucsv_row(&f->parser->gpu, row, &s);
     if (rc == 1) {
         *t = s.t_ns;
-        if (add) rm_file_add_gpu_sample(f, &s);
+        if (add)
+            rm_file_add_gpu_sample(f, &s);
+        else
+            f->probe_index = s.index;
     }
     return rc;
 }
@@ -49,7 +52,10 @@ static int read_dmon_line(struct file_agg *f, const char *line, size_t len, bool
     int rc = rm_dmon_text_line(&f->parser->dmon, line, len, torn, &s);
     if (rc == 1) {
         *t = s.t_ns;
-        if (add) rm_file_add_gpu_sample(f, &s);
+        if (add)
+            rm_file_add_gpu_sample(f, &s);
+        else
+            f->probe_index = s.index;
     }
     return rc;
 }
@@ -60,7 +66,10 @@ static int read_dmon_row(struct file_agg *f, const struct rm_csv_row *row, bool 
     int rc = rm_dmon_csv_row(&f->parser->dmon, row, &s);
     if (rc == 1) {
         *t = s.t_ns;
-        if (add) rm_file_add_gpu_sample(f, &s);
+        if (add)
+            rm_file_add_gpu_sample(f, &s);
+        else
+            f->probe_index = s.index;
     }
     return rc;
 }

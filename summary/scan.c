@@ -71,23 +71,39 @@ static int cmp_i64(const void *a, const void *b)
 /* Reads up to cap bytes from the start of f's file and hands them to the parser of its kind:
  * line_fn for a kind read by line, row_fn for CSV (its last, cut-off row only when finish is set).
  * The parser is reset before and after. Returns the bytes (the caller frees them) with *got set, or
- * NULL when the file cannot be opened or memory is short. */
+ * NULL when the file cannot be opened or memory is short. stop (CSV only, may be NULL): read and
+ * parsed 64 KiB at a time, and no further once row_fn has set *stop (nothing more to learn). */
 static char *scan_head(struct file_agg *f, size_t cap, rm_line_fn line_fn, rm_csv_row_fn row_fn,
-                       void *ctx, int finish, size_t *got)
+                       void *ctx, int finish, size_t *got, const bool *stop)
 {
     *got = 0;
     int fd = open(f->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL;
     char *buf = malloc(cap);
-    while (buf && *got < cap) {
-        ssize_t r = read(fd, buf + *got, cap - *got);
+    bool by_line = rm_input_reader(f->kind)->line != NULL;
+    struct rm_csv_reader *piecewise = NULL;
+    if (buf && stop && !by_line) {
+        reset_parser(f);
+        piecewise = rm_csv_new(row_fn, ctx);
+    }
+    while (buf && *got < cap && !(stop && *stop)) {
+        size_t want = cap - *got;
+        if (piecewise && want > 65536) want = 65536;
+        ssize_t r = read(fd, buf + *got, want);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
+        if (piecewise) rm_csv_feed(piecewise, buf + *got, (size_t)r);
         *got += (size_t)r;
     }
     close(fd);
+    if (piecewise) {
+        if (finish && !*stop) rm_csv_finish(piecewise);
+        rm_csv_free(piecewise);
+        reset_parser(f);
+        return buf;
+    }
     reset_parser(f);
-    if (buf && rm_input_reader(f->kind)->line) {
+    if (buf && by_line) {
         rm_split_lines(buf, *got, 65536, line_fn, ctx, NULL);
     } else if (buf) {
         struct rm_csv_reader *r = rm_csv_new(row_fn, ctx);
@@ -106,7 +122,7 @@ static int64_t prescan_interval(struct file_agg *f)
     struct prescan_ctx c = {.f = f};
     size_t got;
     /* Only whole lines: the cut-off last one would read as torn anyway. */
-    free(scan_head(f, 256 * 1024, prescan_line, prescan_csv_row, &c, 0, &got));
+    free(scan_head(f, 256 * 1024, prescan_line, prescan_csv_row, &c, 0, &got, NULL));
     int64_t d[64];
     int n = 0;
     for (int i = 1; i < c.ps.n; i++)
@@ -162,7 +178,7 @@ static void quote_first_bad_line(struct file_agg *f, char *out, size_t cap)
     out[0] = '\0';
     struct first_bad b = {.f = f};
     size_t got;
-    char *buf = scan_head(f, 64 * 1024, first_bad_line, first_bad_row, &b, 1, &got);
+    char *buf = scan_head(f, 64 * 1024, first_bad_line, first_bad_row, &b, 1, &got, NULL);
     if (!buf) return;
     const char *p = buf, *end = buf + got;
     for (uint64_t n = 1; b.line && n < b.line && p < end; n++) {
@@ -230,7 +246,7 @@ static void split_by_name_period(struct file_agg *f)
     if (!rm_input_reader(f->kind)->name_period || f->gpu_count > 0) return;
     struct ident_scan c = {.f = f};
     size_t got;
-    free(scan_head(f, IDENT_SCAN_BYTES, NULL, ident_row, &c, 1, &got));
+    free(scan_head(f, IDENT_SCAN_BYTES, NULL, ident_row, &c, 1, &got, &c.identified));
     bool named = c.nnames > 1 || (c.nnames == 1 && c.names[0][0]);
     if (!c.identified && c.n > 0 && !named) {
         snprintf(f->ident_note, sizeof f->ident_note,

@@ -27,10 +27,18 @@ def check_text(text, what):
         raise ValueError("%s %r contains a control character" % (what, text))
 
 
+good_phase_names = set()  # names checked already (a loop names the same phases again)
+
+
 def check_phase_name(name):
+    if name.__class__ is str and name in good_phase_names:
+        return
     check_text(name, "phase name")
     if "/" in name:
         raise ValueError("phase name %r contains '/' (it separates nested phases)" % name)
+    if len(good_phase_names) >= 4096:  # names made per call (f"step{i}"): stay bounded
+        good_phase_names.clear()
+    good_phase_names.add(name)
 
 
 def check_extras(extra, reserved):
@@ -120,20 +128,27 @@ def _object(obj, out):
     out.append("}")
 
 
-# (epoch second, "YYYY-MM-DDTHH:MM:SS"): one strftime per second. Replaced as a whole
-# tuple so threads never see a half-updated pair.
-_ts_cache = (None, "")
+# (epoch second, '{"ts":"YYYY-MM-DDTHH:MM:SS.', 'SSSSSSSSSS.'): one strftime per second.
+# Replaced as a whole tuple so threads never see a half-updated one.
+_second = (None, "", "")
+_MS = tuple("%03d" % i for i in range(1000))
+
+
+def _second_of(secs):
+    global _second
+    cached = (secs, '{"ts":"' + time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(secs)),
+              "%d." % secs)
+    _second = cached
+    return cached
 
 
 def stamp(now_ns):
     """`ts` and `t` of one instant, both from the floored milliseconds (as the C writer)."""
-    global _ts_cache
     secs, msec = divmod(now_ns // 1000000, 1000)
-    cached = _ts_cache
+    cached = _second  # read once: another thread may replace it
     if cached[0] != secs:
-        cached = (secs, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)))
-        _ts_cache = cached
-    return "%s.%03d+00:00" % (cached[1], msec), "%d.%03d" % (secs, msec)
+        cached = _second_of(secs)
+    return cached[1][7:] + _MS[msec] + "+00:00", cached[2] + _MS[msec]
 
 
 def round_ms(seconds):
@@ -143,14 +158,164 @@ def round_ms(seconds):
     return math.floor(seconds * 1000.0 + 0.5) / 1000.0
 
 
+# The environment as bytes, read without os.environ's per-call encode and decode (lines
+# are written in hot loops); os.environ keeps it current. Elsewhere, os.environ.get.
+_env_data = getattr(os.environ, "_data", None)
+if os.name == "posix" and isinstance(_env_data, dict):
+    _env_get = _env_data.get
+    _RANK_VARS = (b"RANK", b"SLURM_PROCID")
+else:  # pragma: no cover - not POSIX
+    _env_get = os.environ.get
+    _RANK_VARS = ("RANK", "SLURM_PROCID")
+
+
+def env_key(name):
+    """The key of environment variable `name` for env_get."""
+    return name.encode() if _RANK_VARS[0].__class__ is bytes else name
+
+
+env_get = _env_get
+
+
+if _RANK_VARS[0].__class__ is bytes:
+    _putenv, _unsetenv = os.putenv, os.unsetenv
+
+    def env_set(key, value):
+        """Sets (a str, or bytes as env_get gave it) or, for None, removes variable `key`
+        (from env_key), as os.environ does but without its per-call encoding (a phase
+        does it twice)."""
+        if value is None:
+            _unsetenv(key)
+            _env_data.pop(key, None)
+        else:
+            if value.__class__ is str:
+                value = os.fsencode(value)
+            _putenv(key, value)
+            _env_data[key] = value
+else:  # pragma: no cover - not POSIX
+
+    def env_set(key, value):
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+def _rank_of(values):
+    for value in values:
+        if value is not None and value.isdigit() and value.isascii() and len(value) < 10:
+            return int(value)
+    return None
+
+
 def job_rank():
     """This process's rank in a multi-process job: RANK (torchrun, DeepSpeed, accelerate),
     else SLURM_PROCID (srun's task); None outside one or when not a decimal number."""
-    for var in ("RANK", "SLURM_PROCID"):
-        value = os.environ.get(var, "")
-        if value.isdigit() and value.isascii() and len(value) < 10:
-            return int(value)
-    return None
+    return _rank_of([_env_get(var) for var in _RANK_VARS])
+
+
+# (RANK, SLURM_PROCID as last seen, the ',"rank":N' they give): two dict lookups per line.
+_rank_seen = (None, None, "")
+
+
+def rank_field():
+    """',"rank":N' for this process's job rank, or ""."""
+    rank, procid = _env_get(_RANK_VARS[0]), _env_get(_RANK_VARS[1])
+    seen = _rank_seen
+    if rank != seen[0] or procid != seen[1]:
+        seen = _rank_text(rank, procid)
+    return seen[2]
+
+
+# This process's pid as text: kept, and renewed in a forked child (os.getpid is a system call).
+pid_text = str(os.getpid())
+# Per phase path: the constant middles of its phase_enter and phase_exit lines (they hold
+# the pid: emptied in a forked child).
+_phase_parts = {}
+
+
+def _after_fork():
+    global pid_text
+    pid_text = str(os.getpid())
+    _phase_parts.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+_join = "".join
+
+
+# (millisecond, '{"ts":"YYYY-MM-DDTHH:MM:SS.mmm', 'SSSSSSSSSS.mmm') of the last line: a
+# loop writes many lines in the same millisecond.
+_last_ms = (None, "", "")
+
+
+def _ms_of(msecs):
+    global _last_ms
+    secs, msec = divmod(msecs, 1000)
+    cached = _second  # read once: another thread may replace it
+    if cached[0] != secs:
+        cached = _second_of(secs)
+    ms = _MS[msec]
+    last = _last_ms = (msecs, cached[1] + ms, cached[2] + ms)
+    return last
+
+
+def _rank_text(rank, procid):
+    global _rank_seen
+    value = _rank_of((rank, procid))
+    seen = _rank_seen = (rank, procid, "" if value is None else ',"rank":%d' % value)
+    return seen
+
+
+def stamped(now_ns, middle):
+    """A whole line as bytes: '{"ts":"<ts>' + middle + '<t>' + rank + '}\\n'.
+
+    middle runs from the '+00:00"' closing ts to '"t":' (see phase_parts): a line without
+    extra fields costs one join, the time and the rank."""
+    last = _last_ms
+    if last[0] != now_ns // 1000000:
+        last = _ms_of(now_ns // 1000000)
+    rank, procid = _env_get(_RANK_VARS[0]), _env_get(_RANK_VARS[1])
+    seen = _rank_seen
+    if rank != seen[0] or procid != seen[1]:
+        seen = _rank_text(rank, procid)
+    text = _join((last[1], middle, last[2], seen[2], "}\n"))
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate (from a file name, say)
+        return text.encode("utf-8", "replace")
+
+
+def phase_parts(path, depth):
+    """(enter middle, exit middle up to seconds, exit middle after seconds, the path as
+    env_set takes it) of a phase without extra fields, for stamped(); its name is the last
+    part of its path."""
+    parts = _phase_parts.get(path)
+    if parts is None:
+        scope = scope_text(path.rpartition("/")[2], path, depth)
+        pid_t = ',"pid":' + pid_text + ',"t":'
+        parts = ('+00:00","type":"phase_enter"' + scope + pid_t,
+                 '+00:00","type":"phase_exit"' + scope + ',"seconds":',
+                 ',"status":"ok"' + pid_t,
+                 os.fsencode(path) if _RANK_VARS[0].__class__ is bytes else path)
+        if len(_phase_parts) >= 4096:  # paths made per call (f"step{i}"): stay bounded
+            _phase_parts.clear()
+        _phase_parts[path] = parts
+    return parts
+
+
+def extras_text(extra):
+    """The extra fields of a line as ',"key":value' text, in order ("" for none)."""
+    if not extra:
+        return ""
+    parts = []
+    for key, value in extra.items():
+        parts.append(",")
+        parts.append(_quote(key))
+        parts.append(":")
+        _value(value, parts)
+    return "".join(parts)
 
 
 def _line(now_ns, line_type, fields, pid, extra):
@@ -162,15 +327,9 @@ def _line(now_ns, line_type, fields, pid, extra):
     parts.append(',"pid":%d,"t":%s' % (pid, t))
     # The ranks of one job share the node's run log: each line says whose it is, unless
     # the caller gave its own "rank".
-    rank = job_rank()
-    if rank is not None and not (extra and "rank" in extra):
-        parts.append(',"rank":%d' % rank)
-    if extra:
-        for key, value in extra.items():
-            parts.append(",")
-            parts.append(_quote(key))
-            parts.append(":")
-            _value(value, parts)
+    if not (extra and "rank" in extra):
+        parts.append(rank_field())
+    parts.append(extras_text(extra))
     parts.append("}\n")
     return "".join(parts).encode("utf-8", "replace")
 
@@ -199,6 +358,11 @@ def exit_line(now_ns, pid, name, path, depth, seconds, status, extra):
     fields.append(("seconds", format_real(seconds)))
     fields.append(("status", '"%s"' % status))
     return _line(now_ns, "phase_exit", fields, pid, extra)
+
+
+def scope_text(name, path, depth):
+    """',"name":..,"path":..,"depth":N' of a phase's enter and exit lines."""
+    return ',"name":' + _quote(name) + ',"path":' + _quote(path) + ',"depth":' + str(depth)
 
 
 def params_line(now_ns, pid, params, sweep):

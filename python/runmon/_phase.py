@@ -7,27 +7,34 @@ path, so a `runmon phase` started from inside it nests under it.
 import contextlib
 import math
 import os
+import sys
 import threading
 import time
 
 from . import _format, _probes, _writer
 
 _ENV = "RUNMON_PHASE_PATH"
+_ENV_KEY = _format.env_key(_ENV)
+_env_get = _format.env_get
 _local = threading.local()
+_modules = sys.modules
 _env_lock = threading.Lock()
-_main_env = {"depth": 0, "before": None}  # main-thread phases that set the variable
+# [main-thread phases that set the variable, its raw value before the outermost of them]
+_main_env = [0, None]
 
 
 class _Frame:
-    __slots__ = ("name", "path", "depth", "extra", "log", "start_ns", "env_before",
-                 "set_env", "torch_peaks")
+    """One open phase. Attributes not given to __init__ keep their class defaults until
+    set (a phase without a log, probes or environment work sets none of them)."""
+
+    start_ns = 0
+    env_before = None
+    set_env = False
+    torch_peaks = None
+    parts = None  # _format.phase_parts, for a phase without extra fields
 
     def __init__(self, name, path, depth, extra, log):
         self.name, self.path, self.depth, self.extra, self.log = name, path, depth, extra, log
-        self.start_ns = 0
-        self.env_before = None
-        self.set_env = False
-        self.torch_peaks = None
 
 
 def _stack():
@@ -38,22 +45,37 @@ def _stack():
         return _local.stack
 
 
+# (raw value, the prefix it gives): checked once per value, not once per phase.
+_prefix_seen = (None, None)
+
+
 def _inherited_prefix():
     """RUNMON_PHASE_PATH as the process inherited it, ignoring what our own main-thread
     phases put there (another thread starts from the inherited prefix)."""
     with _env_lock:
-        if _main_env["depth"]:
-            value = _main_env["before"]
+        if _main_env[0]:
+            raw = _main_env[1]
         else:
-            value = os.environ.get(_ENV)
-    if not value:
+            raw = _env_get(_ENV_KEY)
+    return _prefix_of(raw)
+
+
+def _prefix_of(raw):
+    """The phase path prefix that RUNMON_PHASE_PATH's raw value gives, or None."""
+    global _prefix_seen
+    if not raw:
         return None
+    seen = _prefix_seen
+    if raw == seen[0]:
+        return seen[1]
+    value = os.fsdecode(raw)
     try:
         for part in value.split("/"):
             _format.check_phase_name(part)
     except ValueError:
         _writer.warn_once("prefix", "ignoring bad RUNMON_PHASE_PATH %r" % value)
         return None
+    _prefix_seen = (raw, value)
     return value
 
 
@@ -64,93 +86,124 @@ def current_path():
     return stack[-1].path if stack else _inherited_prefix()
 
 
-def _is_main():
-    return threading.current_thread() is threading.main_thread()
+_current_thread = threading.current_thread
+_main_thread = threading.main_thread
+_time_ns = time.time_ns
+_monotonic_ns = time.monotonic_ns
+_stamped = _format.stamped
+_phase_parts = _format.phase_parts
+_format_real = _format.format_real
+_floor = math.floor
+_env_set = _format.env_set
+_destination = _writer.destination
+_good_names = _format.good_phase_names
 
 
 def _set_env(frame):
+    value = frame.parts[3] if frame.parts is not None else frame.path
     with _env_lock:
-        frame.env_before = os.environ.get(_ENV)
-        if _main_env["depth"] == 0:
-            _main_env["before"] = frame.env_before
-        _main_env["depth"] += 1
-        os.environ[_ENV] = frame.path
+        frame.env_before = before = _env_get(_ENV_KEY)  # raw, put back as it was
+        if not _main_env[0]:
+            _main_env[1] = before
+        _main_env[0] += 1
+        _env_set(_ENV_KEY, value)
     frame.set_env = True
 
 
 def _restore_env(frame):
+    before = frame.env_before
     with _env_lock:
-        if frame.env_before is None:
-            os.environ.pop(_ENV, None)
-        else:
-            os.environ[_ENV] = frame.env_before
-        _main_env["depth"] -= 1
+        _env_set(_ENV_KEY, before)
+        _main_env[0] -= 1
 
 
-def _enter(name, extra):
-    stack = _stack()
-    if stack:
-        path, depth = stack[-1].path + "/" + name, stack[-1].depth + 1
-    else:
-        prefix = _inherited_prefix()
-        path = prefix + "/" + name if prefix else name
-        depth = path.count("/")
-    log = _writer.destination.current()
-    frame = _Frame(name, path, depth, extra, log)
-    stack.append(frame)  # pushed even without a log, so exits always pair with enters
-    if log is None:
-        _writer.no_log()
-        return
-    line = _format.enter_line(time.time_ns(), os.getpid(), name, path, depth, extra)
-    _writer.write_line(log, line)
-    _probes.on_enter(frame)
-    if _is_main():
-        _set_env(frame)
-    frame.start_ns = time.monotonic_ns()  # after the line is out: the write is not counted
-
-
-def _exit(exc_type):
-    end_ns = time.monotonic_ns()
-    stack = _stack()
-    if not stack:
-        return
-    frame = stack.pop()
-    if frame.log is None:
-        _writer.no_log()
-        return
-    if frame.set_env:
-        _restore_env(frame)
+def _exit_line_with_extras(frame, exc_type, framework, seconds):
     extra = dict(frame.extra)
     if exc_type is not None and "exception" not in extra:
         extra["exception"] = exc_type.__name__
-    framework = _probes.on_exit(frame)
     if framework is not None and "framework" not in extra:
         extra["framework"] = framework
-    seconds = math.floor((end_ns - frame.start_ns) / 1e6 + 0.5) / 1000.0
     status = "ok" if exc_type is None else "error"
-    line = _format.exit_line(time.time_ns(), os.getpid(), frame.name, frame.path, frame.depth,
+    return _format.exit_line(_time_ns(), os.getpid(), frame.name, frame.path, frame.depth,
                              seconds, status, extra)
-    _writer.write_line(frame.log, line)
 
 
 class phase(contextlib.ContextDecorator):
     """`with runmon.phase("train", lr=0.1):` or `@runmon.phase("step")`.
 
     Writes phase_enter, then phase_exit with seconds and status ("error" when the block
-    raised; the exception propagates). Extra fields go on both lines."""
+    raised; the exception propagates). Extra fields go on both lines.
+
+    __enter__ and __exit__ are the hot path of a training loop: module functions are bound
+    once, and a phase without extra fields writes lines joined from fragments made once
+    per path (_format.phase_parts)."""
 
     def __init__(self, name, /, **extra):
-        _format.check_phase_name(name)
-        _format.check_extras(extra, _format.SCOPE_RESERVED)
+        if name.__class__ is not str or name not in _good_names:  # checked once per name
+            _format.check_phase_name(name)
+        if extra:
+            _format.check_extras(extra, _format.SCOPE_RESERVED)
         self.name = name
         self.extra = extra
 
     def __enter__(self):
-        _enter(self.name, self.extra)
+        try:
+            stack = _local.stack
+        except AttributeError:
+            stack = _local.stack = []
+        name = self.name
+        main = _current_thread() is _main_thread()
+        if stack:
+            top = stack[-1]
+            path, depth = top.path + "/" + name, top.depth + 1
+        else:
+            # The main thread with no phase open has not set the variable: no lock.
+            prefix = _prefix_of(_env_get(_ENV_KEY)) if main else _inherited_prefix()
+            path = prefix + "/" + name if prefix else name
+            depth = path.count("/")
+        log = _destination._explicit or _destination.current()
+        frame = _Frame(name, path, depth, self.extra, log)
+        stack.append(frame)  # pushed even without a log, so exits always pair with enters
+        if log is None:
+            _writer.no_log()
+            return self
+        if self.extra:
+            log.write_line(_format.enter_line(_time_ns(), os.getpid(), name, path, depth,
+                                              self.extra))
+        else:
+            frame.parts = parts = _phase_parts(path, depth)
+            log.write_line(_stamped(_time_ns(), parts[0]))
+        if "torch" in _modules:
+            _probes.on_enter(frame)
+        if main:
+            _set_env(frame)
+        frame.start_ns = _monotonic_ns()  # after the line is out: the write is not counted
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        _exit(exc_type)
+        end_ns = _monotonic_ns()
+        try:
+            frame = _local.stack.pop()
+        except (AttributeError, IndexError):
+            return False
+        log = frame.log
+        if log is None:
+            _writer.no_log()
+            return False
+        if frame.set_env:
+            _restore_env(frame)
+        if frame.torch_peaks is None and "jax" not in _modules:
+            framework = None  # no framework to ask (the usual case): no call
+        else:
+            framework = _probes.on_exit(frame)
+        seconds = _floor((end_ns - frame.start_ns) / 1e6 + 0.5) / 1000.0
+        parts = frame.parts
+        if exc_type is None and framework is None and parts is not None:
+            # seconds: 0 or at least a millisecond, so below 1e15 repr is format_real's text
+            text = repr(seconds) if seconds < 1e15 else _format_real(seconds)
+            log.write_line(_stamped(_time_ns(), parts[1] + text + parts[2]))
+        else:
+            log.write_line(_exit_line_with_extras(frame, exc_type, framework, seconds))
         return False
 
 
@@ -207,4 +260,4 @@ def _write_or_drop(log, line):
     if log is None:
         _writer.no_log()
     else:
-        _writer.write_line(log, line)
+        log.write_line(line)

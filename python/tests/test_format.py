@@ -59,6 +59,40 @@ class FormatTest(Clean):
             self.assertEqual(t[-4:], obj["ts"][19:23])  # same milliseconds as ts
             self.assertEqual(obj["pid"], os.getpid())
 
+    def test_phase_lines_of_names_needing_escapes(self):
+        # A phase without extra fields is written from fragments made once per path; its
+        # lines must read as those of a phase with extras (the field-by-field writer).
+        names = ['q"uote', "back\\slash", "caf\u00e9", "line\u2028sep", "surrogate\udcff"]
+        runmon.open(self.path("r.jsonl"))
+        for name in names:
+            with runmon.phase(name):
+                with runmon.phase(name, k=1):
+                    pass
+        lines = [ordered(raw) for raw in raw_lines(self.path("r.jsonl"))]
+        self.assertEqual(len(lines), 4 * len(names))
+        for i, name in enumerate(names):
+            outer_enter, inner_enter, inner_exit, outer_exit = lines[4 * i:4 * i + 4]
+            want = name.replace("\udcff", "?")  # not UTF-8: replaced, by both writers
+            self.assertEqual((outer_enter["name"], outer_enter["path"]), (want, want))
+            self.assertEqual(inner_enter["path"], want + "/" + want)
+            general = ordered(_format.enter_line(0, 1, name, name, 0, None))
+            self.assertEqual(without_time(outer_enter), without_time(general))
+            general = ordered(_format.exit_line(0, 1, name, name, 0, 0.0, "ok", None))
+            self.assertEqual(without_time(outer_exit), without_time(general))
+            self.assertEqual(list(outer_exit), list(inner_exit)[:-1])  # the same keys, k last
+
+    def test_a_phase_line_follows_the_rank_as_it_changes(self):
+        runmon.open(self.path("r.jsonl"))
+        for rank in (None, "2", "5", None):
+            if rank is None:
+                os.environ.pop("RANK", None)
+            else:
+                os.environ["RANK"] = rank
+            with runmon.phase("p"):
+                pass
+        ranks = [ordered(raw).get("rank") for raw in raw_lines(self.path("r.jsonl"))]
+        self.assertEqual(ranks, [None, None, 2, 2, 5, 5, None, None])
+
     def test_rank_of_a_job_after_pid_and_t(self):
         os.environ["SLURM_PROCID"] = "3"
         runmon.open(self.path("r.jsonl"))

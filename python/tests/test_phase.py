@@ -5,6 +5,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import warnings
 
 import runmon
@@ -184,6 +185,46 @@ class ForkTest(Clean):
         self.assertEqual({l["pid"] for l in lines if l["event"] == "parent"}, {os.getpid()})
 
 
+class ManyWritersTest(Clean):
+    def test_phases_from_threads_and_a_forked_child_are_whole_lines(self):
+        # Several writers on one O_APPEND file, each line one write under flock: threads of
+        # this process and a forked child (its own pid in its lines, from the fork hook).
+        runmon.open(self.path("m.jsonl"))
+        with runmon.phase("warm"):  # the parent's fragments exist before the fork
+            pass
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for i in range(300):
+                    with runmon.phase("warm"):
+                        runmon.event("child", i=i)
+            finally:
+                os._exit(0)
+
+        def worker(w):
+            for i in range(300):
+                with runmon.phase("w%d" % w):
+                    with runmon.phase("s", i=i):
+                        pass
+
+        threads = [threading.Thread(target=worker, args=(w,)) for w in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        os.waitpid(pid, 0)
+        lines = read_lines(self.path("m.jsonl"))
+        self.assertEqual(len(lines), 2 + 300 * 3 + 3 * 300 * 4)
+        child = [l for l in lines if l["pid"] == pid]
+        self.assertEqual(len(child), 300 * 3)
+        self.assertEqual({l["type"] for l in child}, {"phase_enter", "phase_exit", "event"})
+        mine = [l for l in lines if l["pid"] == os.getpid()]
+        self.assertEqual(len(mine), 2 + 3 * 300 * 4)
+        self.assertEqual({l["path"] for l in mine}, {"warm"} | {"w%d" % w for w in range(3)} |
+                         {"w%d/s" % w for w in range(3)})
+        self.assertEqual(runmon.stats()["lines_written"], 2 + 3 * 300 * 4)
+
+
 class OpenCloseTest(Clean):
     def test_open_sets_runmon_runlog_and_close_restores_it(self):
         os.environ["RUNMON_RUNLOG"] = self.path("env.jsonl")
@@ -220,6 +261,9 @@ class FailureTest(Clean):
         runmon.open(self.path("gone.jsonl"))
         runmon.event("before")
         os.unlink(self.path("gone.jsonl"))
+        # Removal is checked once per REMOVED_CHECK_NS (an fstat per line would cost more
+        # than the write): past that, every line is refused.
+        time.sleep(_writer.REMOVED_CHECK_NS / 1e9 * 2)
         with warnings.catch_warnings(record=True) as caught:
             for _ in range(3):
                 with runmon.phase("p"):

@@ -44,6 +44,18 @@ with open(d + '/dmon.txt', 'w') as f:  # nvidia-smi dmon -o DT text, header ever
         f.write(' %s   %s  %5d  %5s  %5d  %5d  %5d\n' % (time.strftime('%Y%m%d', time.gmtime(t)),
                 time.strftime('%H:%M:%S', time.gmtime(t)), g, '-' if p[0] == '[' else p.split('.')[0],
                 40 + u % 30, u, u // 2))
+def dmon_plain(name, skip):  # nvidia-smi dmon's default text: no time, header every 20 lines
+    with open(d + '/' + name, 'w') as f:
+        for i, (t, g, u, m, p) in enumerate(rows):
+            if skip(i, g): continue
+            if i % 20 == 0:
+                f.write('# gpu    pwr  gtemp     sm    mem\n# Idx      W      C      %      %\n')
+            f.write('  %5d  %5s  %5d  %5d  %5d\n' % (g, '-' if p[0] == '[' else p.split('.')[0],
+                    40 + u % 30, u, u // 2))
+dmon_plain('dmon-untimed.txt', lambda i, g: False)
+# GPU 0 missing from every other sample: the whole file's sample groups then start at GPU 1
+# there, so no cut before a GPU 0 row stands for a group start.
+dmon_plain('dmon-skew.txt', lambda i, g: g == 0 and (i // 4) % 2 == 1)
 with open(d + '/changed.csv', 'w') as f:  # the columns change mid-file: a restarted nvidia-smi
     f.write('timestamp, index, power.draw [W]\n')
     for i, (t, g, u, m, p) in enumerate(rows):
@@ -90,6 +102,19 @@ same "nvidia-smi csv without header, with units" --gpu-csv "$T/smi.csv" \
     --gpu-fields timestamp,index,name,utilization.gpu,memory.used,power.draw --runlog "$T/runlog.jsonl"
 same "dmon.csv" --dmon "$T/dmon.csv" --runlog "$T/runlog.jsonl" --interval 1
 same "dmon text with date and time (-o DT)" --dmon "$T/dmon.txt" --runlog "$T/runlog.jsonl"
+
+# Without time, chunks are cut where the GPU of the first row (the one that starts each
+# sample group) comes again: the per-sample total power needs whole groups.
+same "dmon text without time (default dmon)" --dmon "$T/dmon-untimed.txt"
+expect_eq "dmon text without time: 4 GPUs, every row, the groups' total power" \
+    "4 $(grep -c '^  ' "$T/dmon-untimed.txt") true" \
+    "$(summ 0 1 --dmon "$T/dmon-untimed.txt" | jq -r '"\(.gpus | length) \([.gpus[].samples] | add) \(.power_watts_max > 0)"')"
+whole=$(summ 0 1 --dmon "$T/dmon-skew.txt")
+chunked=$(summ 1000 4 --dmon "$T/dmon-skew.txt")
+expect_match "dmon without time, groups not starting at the first GPU: chunks given up" \
+    "read again whole" "$(cat "$T/stderr")"
+expect_eq "dmon without time, groups not starting at the first GPU: figures as in one piece" \
+    "$whole" "$chunked"
 
 J=$(summ 0 1 --gpu-csv "$T/gpu.csv" --runlog "$T/runlog.jsonl" --interval 1)
 expect_eq "the figures checked are not empty: 4 GPUs, 4 phases, gaps, energy" "4 3 true true" \
