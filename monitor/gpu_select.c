@@ -18,7 +18,8 @@ static const struct {
     {"NVIDIA_VISIBLE_DEVICES", 1},
 };
 
-static void warn(struct rm_gpu_selection *sel, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void warn(struct rm_gpu_selection *sel,
+                                                       const char *fmt, ...)
 {
     if (sel->nwarnings >= RM_GPU_SELECT_WARNINGS) return;
     va_list ap;

@@ -506,7 +506,10 @@ static void text_runs(struct table *t)
         json_array_foreach(rows, i, e)
         {
             json_int_t r = json_integer_value(json_object_get(e, "rerun"));
-            snprintf(b, sizeof b, r ? "#%lld" : "", (long long)r);
+            if (r)
+                snprintf(b, sizeof b, "#%lld", (long long)r);
+            else
+                b[0] = '\0';
             x->cells[i] = strdup(b);
         }
     }
