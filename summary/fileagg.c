@@ -74,6 +74,8 @@ void rm_file_agg_free(struct file_agg *f)
     json_decref(f->seg_phases);
     if (f->apps) rm_apps_free(f->apps);
     free(f->apps);
+    if (f->io) rm_io_free(f->io);
+    free(f->io);
     free(f);
 }
 
@@ -294,6 +296,18 @@ void rm_file_add_app_row(struct file_agg *f, const struct rm_app_row *row)
     f->rows++;
     note_time(f, row->t_ns);
     rm_apps_add(f->apps, row);
+}
+
+void rm_file_add_io_row(struct file_agg *f, const struct rm_io_row *row)
+{
+    if (!f->io) {
+        f->io = rm_xrealloc(NULL, sizeof *f->io);
+        rm_io_init(f->io, f->rl ? f->rl->nphases : 0);
+    }
+    f->rows++;
+    note_time(f, row->t_ns);
+    phases_at(f, row->t_ns);
+    rm_io_add(f->io, row, f->plist, f->nplist);
 }
 
 void rm_file_close_apps(struct file_agg *f)
