@@ -64,6 +64,10 @@ int rm_io_sampler_open(struct rm_io_sampler *s, const struct rm_port *port,
             snprintf(path, sizeof path, "pressure/%s", psi_names[i]);
             s->psi_fd[i] = openat(s->rootfd, path, O_RDONLY | O_CLOEXEC);
             psi += s->psi_fd[i] >= 0;
+            if (s->psi_fd[i] < 0) { /* a kernel without PSI (or without this resource's) */
+                snprintf(why, sizeof why, "%s/%s: %s", o->proc_root, path, strerror(errno));
+                note_part(s, path, why);
+            }
         }
         opened = (s->disk_fd >= 0) + (s->net_fd >= 0) + psi;
         if (s->disk_fd < 0) {
@@ -73,10 +77,6 @@ int rm_io_sampler_open(struct rm_io_sampler *s, const struct rm_port *port,
         if (s->net_fd < 0) {
             snprintf(why, sizeof why, "%s/net/dev: cannot be read", o->proc_root);
             note_part(s, "net", why);
-        }
-        if (!psi) {
-            snprintf(why, sizeof why, "%s/pressure: none (a kernel without PSI)", o->proc_root);
-            note_part(s, "pressure", why);
         }
         if (o->with_tree) {
             s->tree = rm_procfs_open(o->proc_root, why, sizeof why);
