@@ -1,6 +1,6 @@
 /* libFuzzer: the I/O stream's parsers. Every input goes through the /proc parsers
- * (/proc/diskstats, /proc/net/dev, /proc/pressure/{cpu,io,memory}, /proc/PID/io) and, as io.csv, through
- * the summary's reader and rates, which must never be negative. */
+ * (/proc/diskstats, /proc/net/dev, /proc/pressure/{cpu,io,memory}, /proc/PID/io) and, as io.csv,
+ * through the summary's reader and rates, which must never be negative. */
 #include <jansson.h>
 #include <math.h>
 #include <stddef.h>
@@ -19,8 +19,9 @@ static void row(void *v, const struct rm_csv_row *r)
 {
     struct ctx *c = v;
     struct rm_io_row io;
-    static const size_t phase0 = 0;
-    if (rm_iocsv_row(&c->p, r, &io) == 1) rm_io_add(&c->a, &io, &phase0, 1);
+    struct rm_io_interval iv;
+    if (rm_iocsv_row(&c->p, r, &io) == 1 && rm_io_add(&c->a, &io, &iv))
+        rm_io_add_phase(&c->a, 0, &iv, (iv.t1 - iv.t0) / 2); /* half of it in the phase */
 }
 
 /* libFuzzer calls it; declared here for -Wmissing-prototypes. */

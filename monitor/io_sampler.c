@@ -272,23 +272,41 @@ static int grow_tree(struct rm_io_sampler *s, size_t want)
     return 0;
 }
 
-static int alive(const struct rm_io_pid *a, size_t n, int32_t pid)
+/* The entry of pid in a (sorted by pid, n entries), or NULL. */
+static const struct rm_io_pid *find_pid(const struct rm_io_pid *a, size_t n, int32_t pid)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (a[mid].pid == pid) return 1;
+        if (a[mid].pid == pid) return &a[mid];
         if (a[mid].pid < pid)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return NULL;
+}
+
+/* Whether a member that left was reaped inside the tree: some ancestor of it (through
+ * members that left too, by the parents the last sample saw) is still a member. Its bytes
+ * are then in that ancestor's counter (the kernel adds a reaped child's to its parent's, and
+ * that parent's to its own parent's when it is reaped in turn). */
+static int reaped_inside(const struct rm_io_sampler *s, const struct rm_io_pid *o, size_t n)
+{
+    int32_t p = o->ppid;
+    for (size_t depth = 0; depth < s->npids; depth++) {
+        if (find_pid(s->next, n, p)) return 1;
+        const struct rm_io_pid *up = find_pid(s->pids, s->npids, p);
+        if (!up) return 0; /* its parent was never in the tree: reaped outside it */
+        p = up->ppid;
+    }
     return 0;
 }
 
 /* The tree's bytes: the members' /proc/PID/io summed, plus what members that left it had
- * read and written at their last sample. A member reaped by a parent still in the tree is
- * not added: the kernel adds a reaped child's counters to its parent's. */
+ * read and written at their last sample, unless a member still in the tree reaped them
+ * (reaped_inside). What a process did between its last sample and its exit is lost only
+ * when it was reaped outside the tree (the command itself, by runmon; an orphan). */
 static void sample_tree(struct rm_io_sampler *s, int64_t mono, int64_t ts)
 {
     pid_t root = (pid_t)atomic_load(s->port->workload_pid);
@@ -331,14 +349,14 @@ static void sample_tree(struct rm_io_sampler *s, int64_t mono, int64_t ts)
             }
         }
     }
-    /* Members that left: their last values, unless a parent in the tree reaped them. */
+    /* Members that left: their last values, unless they were reaped inside the tree. */
     size_t j = 0;
     for (size_t i = 0; i < s->npids; i++) {
         const struct rm_io_pid *o = &s->pids[i];
         while (j < n && s->next[j].pid < o->pid)
             j++;
         int still = j < n && s->next[j].pid == o->pid && s->next[j].starttime == o->starttime;
-        if (still || !o->have || alive(s->next, n, o->ppid)) continue;
+        if (still || !o->have || reaped_inside(s, o, n)) continue;
         s->gone_read += o->read_bytes;
         s->gone_write += o->write_bytes;
     }

@@ -4,6 +4,7 @@
  * name: base/termsafe.h), and so does CSV written to a terminal; JSON, and CSV to a file or a
  * pipe, keep them exact. */
 #include "report/output.h"
+#include "report/output_io.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -299,6 +300,7 @@ static void print_one(FILE *out, const json_t *s)
         "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
         F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
         F("proc.cpu_pct.max", 1));
+    rm_print_io_totals(out, s);
     const json_t *phases = json_object_get(s, "phases");
     if (json_array_size(phases)) {
         fprintf(out,
@@ -341,6 +343,7 @@ static void print_one(FILE *out, const json_t *s)
         }
     }
     print_phase_memory(out, phases);
+    rm_print_io_phases(out, phases);
     const json_t *col = json_object_get(s, "collectors");
     if (json_object_size(col)) {
         fprintf(out, "\nCollectors\n");

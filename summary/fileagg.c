@@ -298,6 +298,19 @@ void rm_file_add_app_row(struct file_agg *f, const struct rm_app_row *row)
     rm_apps_add(f->apps, row);
 }
 
+struct io_span_ctx {
+    struct file_agg *f;
+    const struct rm_io_interval *iv;
+};
+
+static void add_io_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j,
+                        const struct rm_energy_bar *bar)
+{
+    (void)kind, (void)j, (void)bar;
+    struct io_span_ctx *c = ctx;
+    rm_io_add_phase(c->f->io, phase, c->iv, ns);
+}
+
 void rm_file_add_io_row(struct file_agg *f, const struct rm_io_row *row)
 {
     if (!f->io) {
@@ -306,8 +319,12 @@ void rm_file_add_io_row(struct file_agg *f, const struct rm_io_row *row)
     }
     f->rows++;
     note_time(f, row->t_ns);
-    phases_at(f, row->t_ns);
-    rm_io_add(f->io, row, f->plist, f->nplist);
+    struct rm_io_interval iv;
+    if (!rm_io_add(f->io, row, &iv) || !f->rl || !f->rl->nwin) return;
+    /* The interval's growth to each phase by the share of it the phase's windows cover (an
+     * io.csv has no GPU rows: the file's span buffer is free). */
+    struct io_span_ctx c = {f, &iv};
+    rm_phase_spans(f->rl, &f->spans, iv.t0, NAN, iv.t1, NAN, 0, add_io_span, &c);
 }
 
 void rm_file_close_apps(struct file_agg *f)

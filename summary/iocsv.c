@@ -194,18 +194,18 @@ static int row_values(const struct rm_io_row *r, int vals[2])
     }
 }
 
-static void acc_add(struct rm_io_acc *acc, int g, int64_t dt, bool new_time, const int vals[2],
-                    const double d[3], unsigned valid)
+static void acc_add(struct rm_io_acc *acc, const struct rm_io_interval *iv, int64_t ns)
 {
-    if (new_time) acc->dt_ns[g] += dt;
+    double share = (double)ns / (double)(iv->t1 - iv->t0);
+    if (iv->new_time) acc->dt_ns[iv->group] += ns;
     for (int i = 0; i < 2; i++)
-        if (valid & (1u << i)) {
-            acc->v[vals[i]] += d[i];
-            acc->seen |= 1u << vals[i];
+        if (iv->valid & (1u << i)) {
+            acc->v[iv->vals[i]] += iv->d[i] * share;
+            acc->seen |= 1u << iv->vals[i];
         }
 }
 
-void rm_io_add(struct rm_io_agg *a, const struct rm_io_row *r, const size_t *phases, size_t n)
+int rm_io_add(struct rm_io_agg *a, const struct rm_io_row *r, struct rm_io_interval *iv)
 {
     a->rows++;
     if (a->sample_t == RM_NO_TIME || r->t_ns > a->sample_t) {
@@ -224,26 +224,26 @@ void rm_io_add(struct rm_io_agg *a, const struct rm_io_row *r, const size_t *pha
     k->t_ns = r->t_ns;
     memcpy(k->v, r->v, sizeof k->v);
     k->valid = r->valid;
-    double d[3] = {0, 0, 0};
     unsigned valid = r->valid;
     if (prev_t == RM_NO_TIME) {
         /* A tree's counters start at 0 with the command: its first row counts whole, over
          * the time since the file's previous row. Anything else is a baseline. */
         int64_t last = a->prev_sample_t;
-        if (r->kind != RM_IO_TREE || last == RM_NO_TIME || last >= r->t_ns) return;
+        if (r->kind != RM_IO_TREE || last == RM_NO_TIME || last >= r->t_ns) return 0;
         prev_t = last;
         memset(prev, 0, sizeof prev);
         prev_valid = valid;
     }
-    if (r->t_ns <= prev_t) return; /* out of order or repeated: no interval */
+    if (r->t_ns <= prev_t) return 0; /* out of order or repeated: no interval */
     valid &= prev_valid;
     for (int i = 0; i < 3; i++)
         if ((valid & (1u << i)) && r->v[i] < prev[i]) {
             /* went back: a wrap, a device that came back, a reset. A new baseline. */
             a->resets++;
             if (k->dev >= 0) a->devs[k->dev].resets++;
-            return;
+            return 0;
         }
+    double d[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++)
         if (valid & (1u << i)) d[i] = (double)(r->v[i] - prev[i]);
     int64_t dt = r->t_ns - prev_t;
@@ -253,17 +253,25 @@ void rm_io_add(struct rm_io_agg *a, const struct rm_io_row *r, const size_t *pha
             dev->sum[i] += d[i];
         dev->dt_ns += dt;
     }
-    int vals[2];
-    int g = row_values(r, vals);
-    if (g < 0) return;
-    bool new_time = a->group_t[g] != r->t_ns; /* the group's time counts once per row time */
+    int g = row_values(r, iv->vals);
+    if (g < 0) return 0;
+    iv->group = g;
+    iv->t0 = prev_t;
+    iv->t1 = r->t_ns;
+    iv->new_time = a->group_t[g] != r->t_ns; /* a group's time counts once per row time */
     a->group_t[g] = r->t_ns;
-    acc_add(&a->run, g, dt, new_time, vals, d, valid);
-    for (size_t i = 0; i < n; i++) {
-        if (phases[i] >= a->nph) continue;
-        if (!a->ph[phases[i]]) a->ph[phases[i]] = rm_xcalloc(1, sizeof **a->ph);
-        acc_add(a->ph[phases[i]], g, dt, new_time, vals, d, valid);
-    }
+    iv->d[0] = d[0];
+    iv->d[1] = d[1];
+    iv->valid = valid & 3u;
+    acc_add(&a->run, iv, dt);
+    return 1;
+}
+
+void rm_io_add_phase(struct rm_io_agg *a, size_t p, const struct rm_io_interval *iv, int64_t ns)
+{
+    if (p >= a->nph || ns <= 0 || iv->t1 <= iv->t0) return;
+    if (!a->ph[p]) a->ph[p] = rm_xcalloc(1, sizeof **a->ph);
+    acc_add(a->ph[p], iv, ns > iv->t1 - iv->t0 ? iv->t1 - iv->t0 : ns);
 }
 
 void rm_io_merge(struct rm_io_agg *dst, const struct rm_io_agg *src)

@@ -6,7 +6,7 @@
  * the same device (kind and name) over the time between them. A counter that went back (a
  * wrap, a device removed and added again, a new process tree) starts a new baseline: that
  * interval adds nothing and is counted in `resets`; no rate is ever negative. An interval
- * belongs to the phases that hold its end.
+ * is shared out to the phases by how much of it their windows cover.
  */
 #ifndef RUNMON_SUMMARY_IOCSV_H
 #define RUNMON_SUMMARY_IOCSV_H
@@ -128,8 +128,21 @@ struct rm_io_agg {
 
 void rm_io_init(struct rm_io_agg *a, size_t nphases);
 void rm_io_free(struct rm_io_agg *a);
-/* One row, its interval into the run and the phases in phases[0..n). */
-void rm_io_add(struct rm_io_agg *a, const struct rm_io_row *row, const size_t *phases, size_t n);
+/* What one row adds: the growth of its counters since its device's previous row. */
+struct rm_io_interval {
+    int group; /* enum rm_io_group */
+    int64_t t0, t1;
+    bool new_time; /* the first interval of its group ending at t1: its time counts */
+    int vals[2];   /* enum rm_io_value of d[0], d[1] */
+    double d[2];
+    unsigned valid; /* bit i: d[i] holds a growth */
+};
+/* One row into the run's figures. 1 with *iv when it made an interval (the caller shares it
+ * out to the phases its time overlaps: rm_io_add_phase), else 0. */
+int rm_io_add(struct rm_io_agg *a, const struct rm_io_row *row, struct rm_io_interval *iv);
+/* ns of iv's time falls in phase p: that share of its growth and, once per group and row
+ * time, that time. */
+void rm_io_add_phase(struct rm_io_agg *a, size_t p, const struct rm_io_interval *iv, int64_t ns);
 /* Folds src (another file of the same session) into dst. */
 void rm_io_merge(struct rm_io_agg *dst, const struct rm_io_agg *src);
 /* Phase p's figures, or NULL when no interval ended in it. */

@@ -128,7 +128,8 @@ static void row(void *p, const struct rm_csv_row *r)
     if (rc < 0) c->skipped++;
     if (rc != 1) return;
     c->rows++;
-    rm_io_add(&c->a, &io, c->phases, c->nphases);
+    struct rm_io_interval iv;
+    if (rm_io_add(&c->a, &io, &iv) && c->nphases) rm_io_add_phase(&c->a, 0, &iv, iv.t1 - iv.t0);
 }
 
 static void parse(struct ctx *c, const char *text, size_t nphases)
@@ -214,10 +215,10 @@ static void bad_rows_and_resets(void **state)
     parse(&c,
           HDR T0 ",disk,sda,4000000,4000000,0,,,,,,\n" T0 ",disk,sdb,1000,0,0,,,,,,\n" T1
                  ",disk,sda,1000,4000001,0,,,,,,\n" /* read went back: a reset */
-                 T2 ",disk,sda,2001000,4000001,0,,,,,,\n" /* sdb is gone */
-                 T1 ",disk,sda,9999999,0,0,,,,,,\n" /* out of order */
-                 T3 ",disk,sdb,0,0,0,,,,,,\n"        /* sdb back with counters from 0 */
-                 T3 ",weird,x,1,2,3,,,,,,\n" T3 ",disk,sda,-5,0,0,,,,,,\n" T3
+          T2 ",disk,sda,2001000,4000001,0,,,,,,\n"  /* sdb is gone */
+          T1 ",disk,sda,9999999,0,0,,,,,,\n"        /* out of order */
+          T3 ",disk,sdb,0,0,0,,,,,,\n"              /* sdb back with counters from 0 */
+          T3 ",weird,x,1,2,3,,,,,,\n" T3 ",disk,sda,-5,0,0,,,,,,\n" T3
                  ",disk,sda,1.5,0,0,,,,,,\n" T3 ",disk,,1,1,1,,,,,,\n" T3 ",disk,sda,1,2\n",
           1);
     assert_int_equal(c.skipped, 5);
@@ -238,8 +239,9 @@ static void merge_files(void **state)
     (void)state;
     struct ctx c1, c2;
     parse(&c1, HDR T0 ",disk,sda,0,0,0,,,,,,\n" T1 ",disk,sda,1000000,0,0,,,,,,\n", 1);
-    parse(&c2, HDR T2 ",disk,sda,0,0,0,,,,,,\n" T3 ",disk,sda,3000000,0,0,,,,,,\n" T3
-                   ",net,eth0,,,,1,1,,,,\n",
+    parse(&c2,
+          HDR T2 ",disk,sda,0,0,0,,,,,,\n" T3 ",disk,sda,3000000,0,0,,,,,,\n" T3
+                 ",net,eth0,,,,1,1,,,,\n",
           1);
     struct rm_io_agg m;
     rm_io_init(&m, 1);
@@ -355,15 +357,17 @@ static void sampler_on_a_fake_tree(void **state)
     put(&r, "proc/4243/stat", PIDSTAT("4243", "4242"));
     mk(&r, "proc/4243/io");
     put(&r, "proc/diskstats",
-        "   8 0 sda 1 0 8 1 2 0 16 2 0 3 3 0 0 0 0 0 0 0 0 0\n"  /* extra columns */
+        "   8 0 sda 1 0 8 1 2 0 16 2 0 3 3 0 0 0 0 0 0 0 0 0\n" /* extra columns */
         "   8 1 sda1 1 0 8 1 2 0 16 2 0 3 3\n"                  /* a partition */
         " 253 0 dm-0 1 0 8 1 2 0 16 2 0 3 3\n"                  /* stacked on sda1 */
         "   7 0 loop0 0 0 0 0 0 0 0 0 0 0 0\n"                  /* never used */
         "   8 16 sdb 1 0 80 1 2 0 16 2 0 3 3\n");
-    put(&r, "proc/net/dev", "Inter-|\n face |\n    lo: 5 0 0 0 0 0 0 0 5 0 0 0 0 0 0 0\n"
-                            "  eth0: 7 0 0 0 0 0 0 0 9 0 0 0 0 0 0 0\n");
-    put(&r, "proc/pressure/io", "some avg10=0 avg60=0 avg300=0 total=100\n"
-                                "full avg10=0 avg60=0 avg300=0 total=50\n");
+    put(&r, "proc/net/dev",
+        "Inter-|\n face |\n    lo: 5 0 0 0 0 0 0 0 5 0 0 0 0 0 0 0\n"
+        "  eth0: 7 0 0 0 0 0 0 0 9 0 0 0 0 0 0 0\n");
+    put(&r, "proc/pressure/io",
+        "some avg10=0 avg60=0 avg300=0 total=100\n"
+        "full avg10=0 avg60=0 avg300=0 total=50\n");
     r.port = (struct rm_port){.owner = &r,
                               .event = on_event,
                               .set_health = on_health,

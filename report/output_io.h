@@ -1,0 +1,15 @@
+/* The text summary's I/O lines (issue 23), from summary.json's "io" objects: one line of
+ * the run's figures under Totals, and a table of the phases' figures. Nothing is printed for
+ * a summary without io.csv. */
+#ifndef RUNMON_REPORT_OUTPUT_IO_H
+#define RUNMON_REPORT_OUTPUT_IO_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* "  I/O  disk read .. write .. MB/s ..." from summary["io"]. */
+void rm_print_io_totals(FILE *out, const json_t *summary);
+/* "I/O by phase" from each phase's "io". */
+void rm_print_io_phases(FILE *out, const json_t *phases);
+
+#endif
