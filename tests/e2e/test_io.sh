@@ -122,6 +122,8 @@ else
     fi
     txt=$("$RUNMON" summary --format text "$P")
     expect_match "summary text: an I/O line" "I/O  disk read [0-9.]+ write [0-9.]+ MB/s" "$txt"
+    top=$("$RUNMON" top --once "$P")
+    expect_match "top: an io line with rates" "io +disk r [0-9.]+ w [0-9.]+ +net rx [0-9.]+ tx [0-9.]+ MB/s  psi io [0-9.]+% mem [0-9.]+%  tree r [0-9.]+ w [0-9.]+ MB/s" "$top"
     expect_match "summary text: I/O by phase" "I/O by phase.*"$'\n'".*PATH.*DISK R" "$txt"
 fi
 
