@@ -169,6 +169,30 @@ static void blanks(struct rm_io_sampler *s, int n)
         rm_stream_field(&s->io, "", 0);
 }
 
+/* Adds the growth of a device's two counters since the previous sample to grow[0..1] (none
+ * for a device new to this sample, or whose counters went back). */
+static void grow_dev(struct rm_io_sampler *s, char kind, const char *name, uint64_t a, uint64_t b,
+                     double *grow)
+{
+    struct rm_io_prev *p = NULL;
+    for (int i = 0; i < s->nprev && !p; i++)
+        if (s->prev[i].kind == kind && !strcmp(s->prev[i].name, name)) p = &s->prev[i];
+    if (p) {
+        if (a >= p->v[0] && b >= p->v[1]) {
+            grow[0] += (double)(a - p->v[0]);
+            grow[1] += (double)(b - p->v[1]);
+        }
+    } else if (s->nprev < (int)(sizeof s->prev / sizeof *s->prev)) {
+        p = &s->prev[s->nprev++];
+        p->kind = kind;
+        snprintf(p->name, sizeof p->name, "%s", name);
+    } else {
+        return;
+    }
+    p->v[0] = a;
+    p->v[1] = b;
+}
+
 static int sample_disks(struct rm_io_sampler *s, int64_t ts)
 {
     if (s->disk_fd < 0) return 0;
@@ -182,6 +206,7 @@ static int sample_disks(struct rm_io_sampler *s, int64_t ts)
         /* Never used (idle loop and ram devices): left out until they move. */
         if (!d->read_sectors && !d->write_sectors && !d->io_ms) continue;
         if (!whole_disk(s, d->name)) continue;
+        grow_dev(s, 'd', d->name, d->read_sectors * 512u, d->write_sectors * 512u, &s->grow[0]);
         begin(s, ts, "disk", d->name);
         rm_stream_field_u64(&s->io, d->read_sectors * 512u);
         rm_stream_field_u64(&s->io, d->write_sectors * 512u);
@@ -203,6 +228,7 @@ static int sample_nets(struct rm_io_sampler *s, int64_t ts)
     for (int i = 0; i < n; i++) {
         const struct rm_net_stat *d = &s->nets[i];
         if (!s->o.with_lo && !strcmp(d->name, "lo")) continue;
+        grow_dev(s, 'n', d->name, d->rx_bytes, d->tx_bytes, &s->grow[2]);
         begin(s, ts, "net", d->name);
         blanks(s, 3);
         rm_stream_field_u64(&s->io, d->rx_bytes);
@@ -228,6 +254,16 @@ static int sample_pressure(struct rm_io_sampler *s, int64_t ts)
             count_bad(s, 1, psi_names[i]);
             continue;
         }
+        uint64_t v[2] = {p.some_us, p.full_us};
+        int have = p.have_some | (p.have_full << 1);
+        for (int k = 0; k < 2; k++)
+            if ((have & s->psi_have[i] & (1 << k)) && v[k] >= s->psi_prev[i][k]) {
+                s->psi_grow[i][k] = (double)(v[k] - s->psi_prev[i][k]);
+                s->psi_now[i] |= 1 << k;
+            }
+        s->psi_prev[i][0] = v[0];
+        s->psi_prev[i][1] = v[1];
+        s->psi_have[i] = have;
         begin(s, ts, "pressure", psi_names[i]);
         blanks(s, 5);
         rm_stream_field_u64(&s->io, p.some_us);
@@ -375,6 +411,14 @@ static void sample_tree(struct rm_io_sampler *s, int64_t mono, int64_t ts)
     if (wr < s->last_write) wr = s->last_write;
     s->last_read = rd;
     s->last_write = wr;
+    if (s->tree_prev_root == s->root) {
+        s->tree_grow[0] = (double)(rd - s->tree_prev[0]);
+        s->tree_grow[1] = (double)(wr - s->tree_prev[1]);
+        s->tree_now = 1;
+    }
+    s->tree_prev_root = s->root;
+    s->tree_prev[0] = rd;
+    s->tree_prev[1] = wr;
     if (unreadable && !s->unreadable) {
         json_t *d = json_object();
         json_object_set_new(d, "collector", json_string("io"));
@@ -393,15 +437,42 @@ static void sample_tree(struct rm_io_sampler *s, int64_t mono, int64_t ts)
     rm_stream_end_row(&s->io);
 }
 
+/* The rates of this sample into the live snapshot (the exporters'). */
+static void publish(struct rm_io_sampler *s, int64_t mono, int64_t ts)
+{
+    double dt = s->prev_mono ? (double)(mono - s->prev_mono) / 1e9 : 0;
+    s->prev_mono = mono;
+    if (dt <= 0) return;
+    pthread_mutex_lock(s->port->lock);
+    struct rm_latest *l = s->port->latest;
+    l->io_valid = 1;
+    l->io_ts_ns = ts;
+    l->disk_read_bps = s->disk_fd >= 0 ? s->grow[0] / dt : NAN;
+    l->disk_write_bps = s->disk_fd >= 0 ? s->grow[1] / dt : NAN;
+    l->net_rx_bps = s->net_fd >= 0 ? s->grow[2] / dt : NAN;
+    l->net_tx_bps = s->net_fd >= 0 ? s->grow[3] / dt : NAN;
+    for (int i = 0; i < 3; i++) { /* stalled us over elapsed us */
+        l->psi_some[i] = (s->psi_now[i] & 1) ? s->psi_grow[i][0] / 1e6 / dt : NAN;
+        l->psi_full[i] = (s->psi_now[i] & 2) ? s->psi_grow[i][1] / 1e6 / dt : NAN;
+    }
+    l->tree_read_bps = s->tree_now ? s->tree_grow[0] / dt : NAN;
+    l->tree_write_bps = s->tree_now ? s->tree_grow[1] / dt : NAN;
+    pthread_mutex_unlock(s->port->lock);
+}
+
 void rm_io_sampler_sample(struct rm_io_sampler *s, int64_t mono)
 {
     int64_t ts = rm_now_realtime_ns();
     int failed = 0;
+    memset(s->grow, 0, sizeof s->grow);
+    memset(s->psi_now, 0, sizeof s->psi_now);
+    s->tree_now = 0;
     failed |= sample_disks(s, ts) < 0;
     failed |= sample_nets(s, ts) < 0;
     failed |= sample_pressure(s, ts) < 0;
     sample_tree(s, mono, ts);
     rm_stream_flush(&s->io);
+    publish(s, mono, ts);
     if (failed != s->degraded) {
         json_t *d = json_object();
         json_object_set_new(d, "collector", json_string("io"));

@@ -42,6 +42,13 @@ struct rm_io_pid {
     int have; /* its io file was read at least once */
 };
 
+/* A device's counters at the previous sample, for the live rates (monitor/latest.h). */
+struct rm_io_prev {
+    char kind; /* 'd' disk, 'n' net */
+    char name[RM_IO_NAME_MAX];
+    uint64_t v[2];
+};
+
 struct rm_io_sampler {
     const struct rm_port *port;
     struct rm_io_opts o;
@@ -66,6 +73,19 @@ struct rm_io_sampler {
     int32_t root;
     uint64_t gone_read, gone_write;
     uint64_t last_read, last_write; /* the tree's last row: its counters never go back */
+    /* Live rates: the previous sample's counters and the growth summed in this one. */
+    struct rm_io_prev prev[2 * RM_IO_MAX_DEVS];
+    int nprev;
+    uint64_t psi_prev[3][2];
+    int psi_have[3]; /* bit 0: some, bit 1: full known at the previous sample */
+    uint64_t tree_prev[2];
+    int32_t tree_prev_root;
+    int64_t prev_mono;
+    double grow[4]; /* disk read, write, net rx, tx in this sample */
+    double psi_grow[3][2];
+    int psi_now[3];
+    double tree_grow[2];
+    int tree_now;
 };
 
 /* The bit of the io stream in rm_session_init_collectors' `off` when --no-io (0 otherwise). */

@@ -181,7 +181,24 @@ for lo in with without; do
         awk -v g="$mb" -v s=$NBYTES 'BEGIN {exit !(g * 1e6 >= s)}'
 done
 
-# ---- 3. --no-io -------------------------------------------------------------------------
+# ---- 3. the live Prometheus gauges ------------------------------------------------------
+P=$T/prom
+"$RUNMON" record -q --no-gpu -o "$P" --prom-textfile "$T/live.prom" --io-interval 0.2 -- sh -c \
+    "dd if=/dev/zero of=\"$T/w\" bs=1M count=32 conv=fsync status=none
+     for i in \$(seq 50); do grep -q '^runmon_io_process_write' \"$T/live.prom\" 2>/dev/null && break; sleep 0.1; done
+     cp \"$T/live.prom\" \"$T/mid.prom\""
+expect_eq "prom: record exit 0" 0 $?
+for g in disk_read disk_write network_receive network_transmit process_read process_write; do
+    expect_match "prom: runmon_io_${g}_bytes_per_second while recording" \
+        "runmon_io_${g}_bytes_per_second\{host=\"[^\"]+\",session=\"[^\"]+\"\} [0-9.e+-]+" "$(cat "$T/mid.prom")"
+done
+if [ -r /proc/pressure/io ]; then
+    expect_match "prom: runmon_io_pressure_ratio by resource and kind" \
+        'runmon_io_pressure_ratio\{resource="io",kind="some",host=' "$(cat "$T/mid.prom")"
+fi
+expect_eq "prom: no io gauges once the session ended" 0 "$(grep -c '^runmon_io_' "$T/live.prom")"
+
+# ---- 4. --no-io -------------------------------------------------------------------------
 P=$T/noio
 "$RUNMON" record -q --no-gpu --no-io -o "$P" -- true
 S=$(session_dir "$P")
@@ -193,7 +210,7 @@ out=$("$RUNMON" record --io-interval 0.01 -- true 2>&1)
 expect_eq "--io-interval 0.01: usage error" 2 $?
 expect_match "--io-interval 0.01: says why" "io-interval" "$out"
 
-# ---- 4. a fake /proc: extra columns, a device that goes away, counters that go back -----
+# ---- 5. a fake /proc: extra columns, a device that goes away, counters that go back -----
 R=$T/proc
 mkdir -p "$R/net" "$R/pressure"
 cp "$FIXTURES/proc/root1/stat" "$FIXTURES/proc/root1/meminfo" "$R/"
