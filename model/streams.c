@@ -73,7 +73,7 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
                       .option_help = "an io.csv (disks, network, pressure, the tree's bytes)",
                       .guess = RM_GUESS_PREFIX,
                       .chart = "io",
-                      .drawn = false,
+                      .drawn = true,
                       .subject = RM_SUBJECT_IO,
                       .influx = false},
 };

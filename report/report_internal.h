@@ -23,6 +23,7 @@
 #include "summary/csvread.h"
 #include "summary/gpucsv.h"
 #include "summary/hostcsv.h"
+#include "summary/iocsv.h"
 #include "summary/runlog_read.h"
 
 #define MAX_GPUS 64
@@ -61,6 +62,19 @@ struct thr_track {
     int64_t a, last; /* the open span: its first and its latest active sample */
 };
 enum { HS_BUSY, HS_IOWAIT, HS_MEM_USED, HS_MEM_TOTAL, HS_RSS, HS_COUNT };
+/* io.csv's rates per sample: MB/s summed over disks, interfaces; the tree's; pressure some %. */
+enum {
+    IS_DISK_READ,
+    IS_DISK_WRITE,
+    IS_NET_RX,
+    IS_NET_TX,
+    IS_TREE_READ,
+    IS_TREE_WRITE,
+    IS_PSI_CPU,
+    IS_PSI_IO,
+    IS_PSI_MEM,
+    IS_COUNT
+};
 
 struct gpu_track {
     char key[64];
@@ -130,6 +144,15 @@ struct report {
     long thr_col[RM_THR_REASONS], thr_mask_col;
     bool thr_recorded;
     double warn_pct, crit_pct; /* session.json thresholds (% of VRAM total); 0: none */
+    /* io.csv: its counters into rates (rm_io_add), one point per sample and line. The series
+     * start at the second sample, their gap spacing 3 x the file's own period. */
+    struct rm_series io[IS_COUNT];
+    bool io_init;
+    struct rm_iocsv iocsv;
+    struct rm_io_agg ioagg;
+    int64_t io_t, io_prev_t;
+    double io_acc[IS_COUNT];
+    unsigned io_have;
     FILE *out;
 };
 

@@ -194,7 +194,13 @@ void rm_report_write_phase_table(struct report *r)
                "class=\"l\">phase</th>"
                "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
                "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
-               "<th>RSS peak MiB</th><th class=\"t\">first start</th></tr></thead><tbody>");
+               "<th>RSS peak MiB</th>");
+    /* With io.csv: the phase's disk and network MB/s and io pressure (summary.json's io). */
+    bool io = json_is_object(rm_report_get(r->summary, "io"));
+    if (io)
+        fprintf(o, "<th>disk read MB/s</th><th>disk write MB/s</th><th>net rx MB/s</th>"
+                   "<th>net tx MB/s</th><th>io stall %%</th>");
+    fprintf(o, "<th class=\"t\">first start</th></tr></thead><tbody>");
     size_t i;
     json_t *p;
     json_array_foreach(ph, i, p)
@@ -228,6 +234,12 @@ void rm_report_write_phase_table(struct report *r)
         phase_energy_cell(o, p, has_e, energy);
         fprintf(o, "</td><td>");
         rm_report_num(o, rm_report_get(p, "proc.rss_peak_mb"), 1, "", 1);
+        static const char *const io_cols[] = {"io.disk_read_mb_s", "io.disk_write_mb_s",
+                                              "io.net_rx_mb_s", "io.net_tx_mb_s", "io.io_some_pct"};
+        for (size_t k2 = 0; io && k2 < sizeof io_cols / sizeof *io_cols; k2++) {
+            fprintf(o, "</td><td>");
+            rm_report_num(o, rm_report_get(p, io_cols[k2]), k2 == 4 ? 1 : 2, "", 1);
+        }
         fprintf(o, "</td><td class=\"t\">");
         rm_report_str_or_dash(o, rm_report_get(p, "first_start"));
         fprintf(o, "</td></tr>");

@@ -122,6 +122,10 @@ else
     fi
     txt=$("$RUNMON" summary --format text "$P")
     expect_match "summary text: an I/O line" "I/O  disk read [0-9.]+ write [0-9.]+ MB/s" "$txt"
+    "$RUNMON" report "$P" -o "$T/cold.html" >/dev/null
+    expect_eq "report: the I/O charts" "2" "$(grep -Ec '<section class="panel" id="c-(io|psi)">' "$T/cold.html")"
+    expect_match "report: disk read and the command's read drawn" 'data-series="io.disk_read".*data-series="io.tree_read"' "$(tr -d '\n' <"$T/cold.html")"
+    expect_match "report: I/O columns in the phase table" "<th>disk read MB/s</th><th>disk write MB/s</th><th>net rx MB/s</th><th>net tx MB/s</th><th>io stall %</th>" "$(cat "$T/cold.html")"
     top=$("$RUNMON" top --once "$P")
     expect_match "top: an io line with rates" "io +disk r [0-9.]+ w [0-9.]+ +net rx [0-9.]+ tx [0-9.]+ MB/s  psi io [0-9.]+% mem [0-9.]+%  tree r [0-9.]+ w [0-9.]+ MB/s" "$top"
     expect_match "summary text: I/O by phase" "I/O by phase.*"$'\n'".*PATH.*DISK R" "$txt"
@@ -180,6 +184,12 @@ for lo in with without; do
     check "summary: lo rx_mb $mb >= $NBYTES bytes" \
         awk -v g="$mb" -v s=$NBYTES 'BEGIN {exit !(g * 1e6 >= s)}'
 done
+
+# A session without io.csv: no I/O chart, column or summary object.
+cp -r "$FIXTURES/sessions/h100-torch-phases" "$T/old"
+"$RUNMON" report "$T/old" -o "$T/old.html" >/dev/null 2>&1
+expect_eq "report without io.csv: no I/O chart or column" 0 "$(grep -Ec 'id="c-io"|id="c-psi"|disk read MB/s' "$T/old.html")"
+expect_eq "summary without io.csv: no io object" false "$("$RUNMON" summary --format json "$T/old" 2>/dev/null | jq 'has("io")')"
 
 # ---- 3. the live Prometheus gauges ------------------------------------------------------
 P=$T/prom
