@@ -329,6 +329,11 @@ struct rm_io_pressure rm_io_acc_pressure(const struct rm_io_acc *a)
                                    .mem_full_pct = rm_io_rate(a, RM_IOV_MEM_FULL)};
 }
 
+struct rm_io_pressure rm_io_phase_pressure(const struct rm_io_agg *a, size_t p)
+{
+    return rm_io_acc_pressure(a ? rm_io_phase(a, p) : NULL);
+}
+
 static json_t *jnum(double v, int decimals)
 {
     if (!isfinite(v)) return json_null();

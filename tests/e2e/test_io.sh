@@ -122,6 +122,9 @@ else
     fi
     txt=$("$RUNMON" summary --format text "$P")
     expect_match "summary text: an I/O line" "I/O  disk read [0-9.]+ write [0-9.]+ MB/s" "$txt"
+    # README's recipe: per phase, disk read, network rx, io stall
+    tsv=$(jq -r '.phases[] | [.path, .io.disk_read_mb_s, .io.net_rx_mb_s, .io.io_some_pct] | @tsv' "$S/summary.json")
+    expect_match "README recipe: a row per phase with its I/O" "^read"$'\t'"[0-9.]+"$'\t'"[0-9.]+"$'\t'"[0-9.]*"$'\n'"idle"$'\t' "$tsv"
     "$RUNMON" report "$P" -o "$T/cold.html" >/dev/null
     expect_eq "report: the I/O charts" "2" "$(grep -Ec '<section class="panel" id="c-(io|psi)">' "$T/cold.html")"
     expect_match "report: disk read and the command's read drawn" 'data-series="io.disk_read".*data-series="io.tree_read"' "$(tr -d '\n' <"$T/cold.html")"

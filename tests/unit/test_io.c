@@ -193,6 +193,12 @@ static void rates_from_counters(void **state)
                 isnan(pr.mem_full_pct));
     pr = rm_io_acc_pressure(NULL);
     assert_true(isnan(pr.io_some_pct));
+    pr = rm_io_phase_pressure(&c.a, 0);
+    assert_true(fabs(pr.io_some_pct - 25.0) < 1e-9);
+    pr = rm_io_phase_pressure(NULL, 0);
+    assert_true(isnan(pr.io_some_pct) && isnan(pr.mem_some_pct) && isnan(pr.mem_full_pct));
+    pr = rm_io_phase_pressure(&c.a, 7); /* no such phase */
+    assert_true(isnan(pr.io_some_pct));
     /* Per device: sda 4 MB read over 2 s, busy 500 ms of 2 s. */
     assert_int_equal(c.a.ndevs, 3);
     assert_string_equal(c.a.devs[0].name, "sda");
