@@ -223,7 +223,30 @@ out=$("$RUNMON" record --io-interval 0.01 -- true 2>&1)
 expect_eq "--io-interval 0.01: usage error" 2 $?
 expect_match "--io-interval 0.01: says why" "io-interval" "$out"
 
-# ---- 5. a fake /proc: extra columns, a device that goes away, counters that go back -----
+# ---- 5. a process of the tree whose /proc/PID/io cannot be read (another user's) --------
+# Recorded as nobody, the command runs passwd, set-user-ID root, which waits on its input:
+# its io file is EACCES for the recorder. It counts in `unreadable`, the run log says so once,
+# nothing fails.
+RUNUSER=$(PATH=/usr/sbin:/sbin:$PATH command -v runuser)
+if [ "$(id -u)" != 0 ] || [ -z "$RUNUSER" ] || ! command -v passwd >/dev/null ||
+    [ ! -u "$(command -v passwd)" ]; then
+    ok "# SKIP unreadable /proc/PID/io: needs root, runuser and a set-user-ID passwd"
+else
+    N=$(mktemp -d /tmp/runmon-io-nobody.XXXXXX)
+    chmod 777 "$N"
+    (cd "$N" && "$RUNUSER" -u nobody -- "$RUNMON_REL" record -q --no-gpu -o "$N/s" --io-interval 0.2 -- \
+        sh -c 'sleep 1.2 | passwd >/dev/null 2>&1; true')
+    expect_eq "unreadable: record as nobody exits 0" 0 $?
+    S=$(session_dir "$N/s")
+    u=$(awk -F, '$2 == "tree" && $12 > m {m = $12} END {print m + 0}' "$S/io.csv")
+    check "unreadable: the tree rows count the set-user-ID process ($u)" test "$u" -ge 1
+    expect_match "unreadable: the run log says so" '"io_unreadable_processes"' "$(cat "$S/runlog.jsonl")"
+    check "unreadable: summary tree_unreadable_max >= 1" \
+        test "$("$RUNMON_REL" summary --format json "$N/s" 2>/dev/null | jq '.io.tree_unreadable_max')" -ge 1
+    rm -rf "$N"
+fi
+
+# ---- 6. a fake /proc: extra columns, a device that goes away, counters that go back -----
 R=$T/proc
 mkdir -p "$R/net" "$R/pressure"
 cp "$FIXTURES/proc/root1/stat" "$FIXTURES/proc/root1/meminfo" "$R/"

@@ -393,6 +393,7 @@ static void sampler_on_a_fake_tree(void **state)
     assert_string_equal(r.last_event, "io_part_unavailable"); /* cpu and memory pressure */
     atomic_store(&r.wpid, 4242);
     rm_io_sampler_sample(s, 1000000000);
+    usleep(5000); /* io.csv's times have ms: samples a ms apart or more, as the thread's are */
     /* Second sample: sda's counters went back, sdb vanished, a garbage line, 4242 read more. */
     put(&r, "proc/diskstats", "   8 0 sda 1 0 4 1 2 0 16 2 0 3 3\n   8 32 sdc x\n");
     put(&r, "proc/4242/io", "read_bytes: 3000\nwrite_bytes: 10\n");
@@ -401,11 +402,13 @@ static void sampler_on_a_fake_tree(void **state)
     /* The child exits and is reaped by 4242 (its bytes now in 4242's counter); then 4242's
      * io file cannot be read either: its last values stand. */
     put(&r, "proc/4242/task/4242/children", "");
+    usleep(5000);
     rm_io_sampler_sample(s, 3000000000);
     char path[128];
     snprintf(path, sizeof path, "%s/4242/io", proc);
     unlink(path);
     mkdir(path, 0755);
+    usleep(5000);
     rm_io_sampler_sample(s, 4000000000);
     rm_io_sampler_stop(s);
     free(s);
