@@ -366,7 +366,9 @@ if want record-io; then
     io_ns=$(join <(sort <<<"${ith0[on]}") <(sort <<<"${ith1[on]}") | awk '$2 == "rm-io" { print $6 - $3 }')
     figure "  of which the rm-io thread" "$(pct "${io_ns:-0}" "$secs")" "% of one core"
     ratio "runmon CPU, I/O on / --no-io (goal <= 1.10)" "$on_ns" "$off_ns"
-    figure "io.csv rows written" "$(($(cat "$B/io-on"/*/io.csv | wc -l) - 1))" "rows"
+    iocsv=$(find "$B/io-on" -mindepth 2 -maxdepth 2 -name io.csv ! -path '*/latest/*')
+    figure "io.csv rows written ($(($(wc -l <"$iocsv") - 1)) rows over $(awk -F, 'NR > 1 {t[$1]} END {print length(t)}' "$iocsv") samples)" \
+        "$(awk -F, 'NR > 1 {n++; t[$1]} END {printf "%.1f", n / length(t)}' "$iocsv")" "rows/sample"
 
     N=${BENCH_IO_ROWS:-1000000}
     section "summary: an io.csv of $N rows against a cpu.csv of as many (best of 3)"
