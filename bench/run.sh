@@ -330,6 +330,95 @@ if want record-apps; then
     figure "apps.csv process rows with in_workload=1" "$in_wl" "%"
 fi
 
+# ---- Recorder: the I/O stream (issue 23) ----------------------------------------------------
+# Two recorders at the same time, in the same window (the same load on a shared machine), at
+# the default intervals (-i 1, --io-interval 1) with 8 fake GPUs beside `sleep`: one with
+# --no-io, one with the I/O sampler on. Their own CPU (schedstat over their threads, children
+# excluded) after a warm-up, the io thread's alone, and the ratio (goal: within 1.1x). Then
+# the summary of an io.csv of BENCH_IO_ROWS rows (default 1M: a day at 1 s of 4 disks, 3
+# interfaces, 3 pressure files and the tree is ~950k) against a cpu.csv of as many rows.
+if want record-io; then
+    WARM=${BENCH_IO_WARMUP:-3} ISECS=${BENCH_IO_SECONDS:-30}
+    section "record: cost of the I/O sampler (8 fake GPUs, -i 1, --io-interval 1, $ISECS s window, both at once)"
+    echo "  (2 shared cores: figures vary from run to run; compare within one run)"
+    declare -A ipid=()
+    for l in off on; do
+        mkdir -p "$B/io-$l-state"
+        opt=()
+        [ $l = off ] && opt=(--no-io)
+        env PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR="$B/io-$l-state" \
+            FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
+            "$BUILD/runmon" record -q -o "$B/io-$l" "${opt[@]}" -- sleep $((WARM + ISECS + 30)) &
+        ipid[$l]=$!
+    done
+    sleep "$WARM"
+    declare -A ic0 ic1 ith0 ith1
+    for l in off on; do read -r ic0[$l] _ < <(snap "${ipid[$l]}"); ith0[$l]=$(threads "${ipid[$l]}"); done
+    t0=$(now_ns)
+    sleep "$ISECS"
+    for l in off on; do read -r ic1[$l] _ < <(snap "${ipid[$l]}"); ith1[$l]=$(threads "${ipid[$l]}"); done
+    t1=$(now_ns)
+    secs=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+    for l in off on; do kill -INT "${ipid[$l]}"; wait "${ipid[$l]}" || true; done
+    off_ns=$((ic1[off] - ic0[off])) on_ns=$((ic1[on] - ic0[on]))
+    figure "--no-io: runmon itself: CPU ($secs s)" "$(pct "$off_ns" "$secs")" "% of one core"
+    figure "I/O on:  runmon itself: CPU ($secs s)" "$(pct "$on_ns" "$secs")" "% of one core"
+    io_ns=$(join <(sort <<<"${ith0[on]}") <(sort <<<"${ith1[on]}") | awk '$2 == "rm-io" { print $6 - $3 }')
+    figure "  of which the rm-io thread" "$(pct "${io_ns:-0}" "$secs")" "% of one core"
+    ratio "runmon CPU, I/O on / --no-io (goal <= 1.10)" "$on_ns" "$off_ns"
+    iocsv=$(find "$B/io-on" -mindepth 2 -maxdepth 2 -name io.csv ! -path '*/latest/*')
+    figure "io.csv rows written ($(($(wc -l <"$iocsv") - 1)) rows over $(awk -F, 'NR > 1 {t[$1]} END {print length(t)}' "$iocsv") samples)" \
+        "$(awk -F, 'NR > 1 {n++; t[$1]} END {printf "%.1f", n / length(t)}' "$iocsv")" "rows/sample"
+
+    N=${BENCH_IO_ROWS:-1000000}
+    section "summary: an io.csv of $N rows against a cpu.csv of as many (best of 3)"
+    python3 - "$N" "$B/io.csv" "$B/cpu.csv" <<'PY'
+import sys, datetime
+n, io, cpu = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+keys = [("disk", "sda"), ("disk", "sdb"), ("disk", "nvme0n1"), ("disk", "nvme1n1"),
+        ("net", "eth0"), ("net", "ib0"), ("net", "ib1"), ("pressure", "cpu"),
+        ("pressure", "io"), ("pressure", "memory"), ("tree", "4242")]
+t0 = datetime.datetime(2026, 11, 23, 5, 0, 0)
+with open(io, "w") as f:
+    f.write("ts,kind,name,read_bytes,write_bytes,busy_ms,rx_bytes,tx_bytes,some_us,full_us,procs,unreadable\n")
+    i = 0
+    while i < n:
+        s = i // len(keys)
+        ts = (t0 + datetime.timedelta(seconds=s)).strftime("%Y-%m-%dT%H:%M:%S.000+00:00")
+        for k, name in keys:
+            if i >= n:
+                break
+            c = s * 1000003
+            if k == "disk":
+                f.write(f"{ts},disk,{name},{c * 512},{c * 256},{s * 700},,,,,,\n")
+            elif k == "net":
+                f.write(f"{ts},net,{name},,,,{c * 10},{c * 3},,,,\n")
+            elif k == "pressure":
+                f.write(f"{ts},pressure,{name},,,,,,{s * 12345},{s * 2345},,\n")
+            else:
+                f.write(f"{ts},tree,{name},{c * 100},{c * 7},,,,,,12,0\n")
+            i += 1
+with open(cpu, "w") as f:
+    f.write("ts,cpu,usr_pct,nice_pct,sys_pct,iowait_pct,irq_pct,softirq_pct,steal_pct,idle_pct,mem_total_mb,mem_available_mb,mem_used_mb\n")
+    for i in range(n):
+        ts = (t0 + datetime.timedelta(milliseconds=100 * i)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "+00:00"
+        f.write(f"{ts},all,12.50,0.00,3.25,1.00,0.00,0.10,0.00,83.15,515000.00,400000.00,115000.00\n")
+PY
+    best() { # OPTION FILE: best wall seconds of 3
+        local b="" t0 t1 d
+        for _ in 1 2 3; do
+            t0=$(now_ns); "$BUILD/runmon" summary --format json "$1" "$2" >/dev/null; t1=$(now_ns)
+            d=$(((t1 - t0) / 1000000)); [ -z "$b" ] || [ "$d" -lt "$b" ] && b=$d
+        done
+        echo "$b"
+    }
+    io_ms=$(best --io-csv "$B/io.csv") cpu_ms=$(best --cpu-csv "$B/cpu.csv")
+    figure "io.csv ($(du -m "$B/io.csv" | cut -f1) MB)" "$io_ms" "ms"
+    figure "  rows per second" "$(awk -v n="$N" -v m="$io_ms" 'BEGIN { printf "%.0f", n / m * 1000 }')" "rows/s"
+    figure "baseline: cpu.csv ($(du -m "$B/cpu.csv" | cut -f1) MB)" "$cpu_ms" "ms"
+    ratio "io.csv / cpu.csv time" "$io_ms" "$cpu_ms"
+fi
+
 # ---- Python module --------------------------------------------------------------------------
 if want python; then
     N=${BENCH_PYTHON_LINES:-50000}

@@ -13,6 +13,7 @@
 #include "base/fileio.h"
 #include "base/termsafe.h"
 #include "monitor/gpu_collectors.h"
+#include "monitor/io_sampler.h"
 #include "record/http.h"
 #include "record/recorder.h"
 #include "runlog/kvargs.h"
@@ -53,6 +54,11 @@ static void usage(FILE *out)
         "                            SLURM_STEP_GPUS, SLURM_JOB_GPUS, NVIDIA_VISIBLE_DEVICES\n"
         "                            (session.json's gpu_selection says which decided)\n"
         "      --per-cpu             also write one cpu.csv row per CPU\n"
+        "      --io-interval SECONDS the I/O sampler's period, 0.1 to 3600 (default 1):\n"
+        "                            disks, network, pressure stalls and the command's\n"
+        "                            read/write bytes into io.csv\n"
+        "      --io-net-lo           io.csv also counts the loopback interface (lo)\n"
+        "      --no-io               no I/O sampler (no io.csv)\n"
         "      --nvidia-smi PATH     the nvidia-smi to run (default: nvidia-smi on PATH)\n"
         "      --warning-threshold PCT   GPU memory use that raises a warning event (default %g)\n"
         "      --critical-threshold PCT  ... a critical event (default %g)\n"
@@ -162,6 +168,7 @@ enum { OPT_PROM = 300 }; /* --prom-textfile */
 enum { OPT_PARENTS = 310 };
 enum { OPT_SWEEP = 320, OPT_PARAM };
 enum { OPT_PUSHGW = 330, OPT_PUSH_INTERVAL, OPT_INFLUX, OPT_INFLUX_FILE, OPT_ALL_GPUS };
+enum { OPT_NO_IO = 340, OPT_IO_INTERVAL, OPT_IO_NET_LO };
 static int want_parents; /* --parents: create the folders above -o DIR too */
 static const struct option longopts[] = {
     {"output", required_argument, 0, 'o'},
@@ -173,6 +180,9 @@ static const struct option longopts[] = {
     {"no-apps", no_argument, 0, OPT_NOAPPS},
     {"all-gpus", no_argument, 0, OPT_ALL_GPUS},
     {"per-cpu", no_argument, 0, OPT_PERCPU},
+    {"no-io", no_argument, 0, OPT_NO_IO},
+    {"io-interval", required_argument, 0, OPT_IO_INTERVAL},
+    {"io-net-lo", no_argument, 0, OPT_IO_NET_LO},
     {"nvidia-smi", required_argument, 0, OPT_SMI},
     {"warning-threshold", required_argument, 0, OPT_WARN},
     {"critical-threshold", required_argument, 0, OPT_CRIT},
@@ -354,6 +364,15 @@ static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
     case OPT_PERCPU:
         o->per_cpu = 1;
         break;
+    case OPT_NO_IO:
+        o->no_io = 1;
+        break;
+    case OPT_IO_INTERVAL:
+        if (parse_seconds("--io-interval", optarg, 0.1, 3600, &o->io_interval_s) < 0) return -1;
+        break;
+    case OPT_IO_NET_LO:
+        o->io_net_lo = 1;
+        break;
     case OPT_SMI:
         o->nvidia_smi = optarg;
         break;
@@ -476,6 +495,8 @@ static int check_args(int argc, char **argv, struct rm_record_opts *o)
     }
     const char *root = getenv("RUNMON_PROC_ROOT");
     o->proc_root = root && *root ? root : "/proc";
+    const char *sys = getenv("RUNMON_SYS_ROOT");
+    o->sys_root = sys && *sys ? sys : "/sys";
     return 0;
 }
 
@@ -483,6 +504,7 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
 {
     *o = (struct rm_record_opts){.output_dir = "runmon",
                                  .interval_s = 1.0,
+                                 .io_interval_s = RM_IO_DEFAULT_INTERVAL_S,
                                  .gpu_fields = RM_DEFAULT_GPU_FIELDS,
                                  .dmon_metrics = RM_DEFAULT_DMON_METRICS,
                                  .nvidia_smi = "nvidia-smi",

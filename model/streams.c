@@ -64,6 +64,18 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
                         .drawn = true,
                         .subject = RM_SUBJECT_PROCESSES,
                         .influx = true},
+    [RM_STREAM_IO] = {.name = "io",
+                      .stem = "io",
+                      .kind = RM_INPUT_IO_CSV,
+                      .what = "/proc/diskstats, /proc/net/dev, /proc/pressure, /proc/PID/io",
+                      .needs = 0,
+                      .option = "io-csv",
+                      .option_help = "an io.csv (disks, network, pressure, the tree's bytes)",
+                      .guess = RM_GUESS_PREFIX,
+                      .chart = "io",
+                      .drawn = true,
+                      .subject = RM_SUBJECT_IO,
+                      .influx = false},
 };
 
 const struct rm_input_def rm_input_defs[RM_INPUT_COUNT] = {
@@ -73,6 +85,7 @@ const struct rm_input_def rm_input_defs[RM_INPUT_COUNT] = {
     [RM_INPUT_CPU_CSV] = {"cpu_csv", RM_STREAM_CPU, false},
     [RM_INPUT_PROC_CSV] = {"proc_csv", RM_STREAM_PROC, false},
     [RM_INPUT_APPS_CSV] = {"apps_csv", RM_STREAM_APPS, false},
+    [RM_INPUT_IO_CSV] = {"io_csv", RM_STREAM_IO, false},
 };
 
 int rm_stream_of_subject(enum rm_stream_subject part)

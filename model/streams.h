@@ -18,6 +18,7 @@ enum rm_input_kind {
     RM_INPUT_CPU_CSV,
     RM_INPUT_PROC_CSV,
     RM_INPUT_APPS_CSV, /* runmon's apps.csv (per-process GPU memory, from nvidia-smi pmon) */
+    RM_INPUT_IO_CSV,   /* runmon's io.csv (disks, network, pressure, the tree's bytes) */
     RM_INPUT_COUNT
 };
 
@@ -28,6 +29,7 @@ enum rm_stream_id {
     RM_STREAM_CPU,
     RM_STREAM_PROC,
     RM_STREAM_APPS,
+    RM_STREAM_IO,
     RM_STREAM_COUNT
 };
 
@@ -54,6 +56,7 @@ enum rm_stream_subject {
     RM_SUBJECT_HOST,      /* CPU busy and iowait, host memory */
     RM_SUBJECT_TREE,      /* the command's process tree: resident memory, CPU */
     RM_SUBJECT_PROCESSES, /* the workload's processes on the GPUs */
+    RM_SUBJECT_IO,        /* disks, network, pressure stalls, the tree's read/write bytes */
     RM_SUBJECT_COUNT
 };
 

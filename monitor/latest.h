@@ -50,6 +50,13 @@ struct rm_latest {
     int proc_valid;
     int64_t proc_ts_ns;
     double proc_rss_bytes, proc_cpu_ratio; /* cpu NaN on the first sample of the tree */
+    /* The I/O sampler's rates over its last interval (bytes per second; NaN when unknown). */
+    int io_valid;
+    int64_t io_ts_ns;
+    double disk_read_bps, disk_write_bps; /* summed over whole disks */
+    double net_rx_bps, net_tx_bps;        /* summed over the interfaces io.csv has */
+    double psi_some[3], psi_full[3];      /* cpu, io, memory: share of the time stalled, 0-1 */
+    double tree_read_bps, tree_write_bps; /* the command's process tree */
 };
 
 /* Folds one GPU row into its slot. v[] holds RM_GM_COUNT values (NaN = missing); uuid may be

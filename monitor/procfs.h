@@ -117,6 +117,15 @@ int rm_procfs_tree_sample(struct rm_procfs *p, pid_t root, int64_t mono_ns,
 int rm_procfs_tree_sample_since(struct rm_procfs *p, pid_t root, int64_t mono_ns,
                                 int64_t born_after_ns, struct rm_tree_sample *out);
 
+/* One member of the tree, as the last sample found it. */
+struct rm_tree_member {
+    int32_t pid, ppid;
+    uint64_t starttime; /* tells a reused pid from the old process */
+};
+/* The members of the last tree sample that found its root, sorted by pid (none after a
+ * sample that found the root gone). Copies at most max into out; returns how many there are. */
+size_t rm_procfs_tree_members(const struct rm_procfs *p, struct rm_tree_member *out, size_t max);
+
 /* How the tree is discovered; the default suits production, the others are for tests and
  * benchmarks. */
 enum rm_walk {

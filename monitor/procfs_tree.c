@@ -580,3 +580,10 @@ int rm_procfs_tree_sample_since(struct rm_procfs *p, pid_t root, int64_t mono_ns
     p->tree_have_prev = 1;
     return 0;
 }
+
+size_t rm_procfs_tree_members(const struct rm_procfs *p, struct rm_tree_member *out, size_t max)
+{
+    for (size_t i = 0; i < p->prev_n && i < max; i++)
+        out[i] = (struct rm_tree_member){p->prev[i].pid, p->prev[i].ppid, p->prev[i].starttime};
+    return p->prev_n;
+}

@@ -25,6 +25,7 @@
 #include "monitor/cpu_sampler.h"
 #include "monitor/gpu_collectors.h"
 #include "monitor/gpu_select.h"
+#include "monitor/io_sampler.h"
 #include "monitor/latest.h"
 #include "monitor/port.h"
 #include "monitor/reaper.h"
@@ -295,7 +296,8 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     s->crit_pct = rec->opts.crit_pct;
     rm_session_init_collectors(
         s, !rec->opts.no_gpu, rec->opts.command != NULL,
-        rm_smi_collectors_off(&(struct rm_smi_start){.no_apps = rec->opts.no_apps}));
+        rm_smi_collectors_off(&(struct rm_smi_start){.no_apps = rec->opts.no_apps}) |
+            rm_io_sampler_off(rec->opts.no_io));
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/runlog.jsonl", s->dir);
     rec->log = rm_runlog_open(path);
@@ -433,6 +435,7 @@ static int block_signals(void)
 struct workers {
     struct supervisor sup;
     struct rm_cpu_sampler cpu;
+    struct rm_io_sampler io; /* unused with --no-io */
 };
 
 /* The sink, the CPU sampler and the GPU collectors, in that order. 0, or -1 with the reason
@@ -455,6 +458,18 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
     }
     rm_sink_attach(rec->sink, &w->cpu.cpu);
     if (w->cpu.proc.buf) rm_sink_attach(rec->sink, &w->cpu.proc);
+    struct rm_io_opts io = {.interval_s = o->io_interval_s,
+                            .with_lo = o->io_net_lo,
+                            .with_tree = o->command != NULL,
+                            .proc_root = o->proc_root,
+                            .sys_root = o->sys_root};
+    if (!o->no_io) {
+        if (rm_io_sampler_open(&w->io, &rec->port, &io, err, sizeof err) < 0) {
+            fprintf(stderr, "runmon record: %s\n", err);
+            return -1;
+        }
+        rm_sink_attach(rec->sink, &w->io.io);
+    }
     /* see rm_stream_batch: fewer write()s at short intervals */
     int64_t interval_ns = (int64_t)llround(o->interval_s * 1e9);
     rm_stream_batch(&w->cpu.cpu, interval_ns);
@@ -468,6 +483,10 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
     save_session(rec);
     if (rm_cpu_sampler_start(&w->cpu) < 0) {
         fprintf(stderr, "runmon record: cannot start the CPU sampler\n");
+        return -1;
+    }
+    if (w->io.io.buf && rm_io_sampler_start(&w->io) < 0) {
+        fprintf(stderr, "runmon record: cannot start the I/O sampler\n");
         return -1;
     }
     return 0;
@@ -644,6 +663,7 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     atomic_store(&rec->stop, 1);
     stop_gpu(&w->sup);
     if (w->cpu.procfs) rm_cpu_sampler_stop(&w->cpu);
+    if (w->io.io.buf) rm_io_sampler_stop(&w->io);
     struct rm_session *s = &rec->sess;
     pthread_mutex_lock(&rec->lock); /* the sink thread reads them */
     s->ended_ns = rm_now_realtime_ns();

@@ -25,6 +25,10 @@ struct rm_record_opts {
     int no_apps;  /* --no-apps: no per-process collector (nvidia-smi pmon) */
     int all_gpus; /* --all-gpus: every GPU nvidia-smi shows, whatever the environment names */
     int per_cpu;
+    int no_io;            /* --no-io: no I/O sampler (io.csv) */
+    int io_net_lo;        /* --io-net-lo: io.csv also has the loopback interface */
+    double io_interval_s; /* --io-interval: the I/O sampler's own period (default 1 s) */
+    const char *sys_root; /* RUNMON_SYS_ROOT (tests), default /sys: which disks are whole */
     int quiet;
     double warn_pct, crit_pct;
     double duration_s; /* 0: until a signal (or the command's end) */

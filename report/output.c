@@ -4,6 +4,7 @@
  * name: base/termsafe.h), and so does CSV written to a terminal; JSON, and CSV to a file or a
  * pipe, keep them exact. */
 #include "report/output.h"
+#include "report/output_io.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -310,6 +311,7 @@ static void print_head(FILE *out, const json_t *s, const char *path)
         "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
         F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
         F("proc.cpu_pct.max", 1));
+    rm_print_io_totals(out, s);
 }
 
 static void print_phase_title(FILE *out)
@@ -429,6 +431,7 @@ static void print_one_at(FILE *out, const json_t *s, const char *path)
         print_memory_title(out);
         json_array_foreach(phases, i, p) print_memory_line(out, p);
     }
+    rm_print_io_phases(out, phases);
     print_tail(out, s);
 }
 
@@ -606,6 +609,11 @@ void rm_summary_text_row(void *ctx, const json_t *doc, json_t *row)
             st->failed = true;
         if (st->memory_lines) print_memory_line(st->memory_lines, row);
         st->memory |= phase_has_memory(row);
+        /* The "I/O by phase" table likewise (rows with an io object only). */
+        if (rm_io_phase_has(row) && !st->io_lines && !st->failed &&
+            !(st->io_lines = open_memstream(&st->io_buf, &st->io_len)))
+            st->failed = true;
+        if (st->io_lines) rm_print_io_phase_line(st->io_lines, row);
         print_phase_line(st->out, row);
     }
     st->rows++;
@@ -629,11 +637,19 @@ int rm_summary_text_end(struct rm_text_stream *st, const json_t *summary)
             print_memory_title(st->out);
             fwrite(st->memory_buf, 1, st->memory_len, st->out);
         }
+        if (st->io_lines && fclose(st->io_lines)) st->failed = true;
+        st->io_lines = NULL;
+        if (st->io_buf && st->io_len) {
+            rm_print_io_phase_title(st->out);
+            fwrite(st->io_buf, 1, st->io_len, st->out);
+        }
         print_tail(st->out, summary);
     }
     if (st->memory_lines) fclose(st->memory_lines);
+    if (st->io_lines) fclose(st->io_lines);
     free(st->memory_buf);
-    st->memory_lines = NULL;
-    st->memory_buf = NULL;
+    free(st->io_buf);
+    st->memory_lines = st->io_lines = NULL;
+    st->memory_buf = st->io_buf = NULL;
     return st->failed || ferror(st->out) ? -1 : 0;
 }

@@ -43,6 +43,9 @@ struct rm_text_stream {
     FILE *memory_lines; /* the "Memory by phase" lines, printed after the phases */
     char *memory_buf;
     size_t memory_len;
+    FILE *io_lines; /* the "I/O by phase" lines, printed after the memory table */
+    char *io_buf;
+    size_t io_len;
 };
 void rm_summary_text_row(void *ctx, const json_t *doc, json_t *row);
 int rm_summary_text_end(struct rm_text_stream *st, const json_t *summary);

@@ -238,6 +238,46 @@ static void simple(struct out *o, const struct rm_prom_input *in, const char *na
     value(o, v);
 }
 
+/* The I/O sampler's rates over its last interval (monitor/io_sampler.c). */
+static void render_io(struct out *o, const struct rm_prom_input *in)
+{
+    const struct rm_latest *l = in->latest;
+    simple(o, in, "runmon_io_disk_read_bytes_per_second",
+           "Bytes read from the whole disks (summed) per second over the I/O sampler's last "
+           "interval.",
+           l->disk_read_bps);
+    simple(o, in, "runmon_io_disk_write_bytes_per_second",
+           "Bytes written to the whole disks (summed) per second over the last interval.",
+           l->disk_write_bps);
+    simple(o, in, "runmon_io_network_receive_bytes_per_second",
+           "Bytes received by the network interfaces (lo with --io-net-lo) per second.",
+           l->net_rx_bps);
+    simple(o, in, "runmon_io_network_transmit_bytes_per_second",
+           "Bytes sent by the network interfaces (lo with --io-net-lo) per second.", l->net_tx_bps);
+    simple(o, in, "runmon_io_process_read_bytes_per_second",
+           "Bytes the recorded command's process tree made the storage layer read, per second.",
+           l->tree_read_bps);
+    simple(o, in, "runmon_io_process_write_bytes_per_second",
+           "Bytes the recorded command's process tree wrote (dirtied), per second.",
+           l->tree_write_bps);
+    static const char *const res[3] = {"cpu", "io", "memory"};
+    int headed = 0;
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 2; k++) {
+            double v = k ? l->psi_full[i] : l->psi_some[i];
+            if (!isfinite(v)) continue;
+            if (!headed++)
+                family(o, "runmon_io_pressure_ratio", "gauge",
+                       "Share of the last interval some (kind=some) or all non-idle tasks "
+                       "(kind=full) stalled on the resource (/proc/pressure), 0 to 1.");
+            put(o, "runmon_io_pressure_ratio{");
+            put_label(o, "resource", res[i], 1);
+            put_label(o, "kind", k ? "full" : "some", 0);
+            common_labels(o, in, 0);
+            value(o, v);
+        }
+}
+
 /* Completed phases by path: counters, so a phase shorter than the write period still counts. */
 static void render_phase_counters(struct out *o, const struct rm_prom_input *in)
 {
@@ -356,6 +396,8 @@ long rm_prom_render(char *buf, size_t cap, const struct rm_prom_input *in)
                "(1 = one core busy).",
                l->proc_cpu_ratio);
     }
+
+    if (!in->final && l->io_valid && subject_up(in, RM_SUBJECT_IO)) render_io(&o, in);
 
     if (gpu_ts || cpu_ts) {
         family(&o, "runmon_last_sample_timestamp_seconds", "gauge",

@@ -644,6 +644,36 @@ static void write_apps_chart(struct report *r)
     write_chart(r, &c);
 }
 
+/* Under the GPU charts, with io.csv: disk and network MB/s (the command's tree dashed), and
+ * the pressure stalls. */
+static void write_io_charts(struct report *r)
+{
+    if (!r->io_init) return;
+    struct chart c = {.id = "c-io",
+                      .title = "Disk and network (summed over disks, interfaces; dashed: the "
+                               "command's process tree)",
+                      .unit = "MB/s",
+                      .deg = "deg-io",
+                      .scale = 1};
+    chart_add(&c, &r->io[IS_DISK_READ], "io.disk_read", "disk read", palette[0], false);
+    chart_add(&c, &r->io[IS_DISK_WRITE], "io.disk_write", "disk write", palette[1], false);
+    chart_add(&c, &r->io[IS_NET_RX], "io.net_rx", "network rx", palette[2], false);
+    chart_add(&c, &r->io[IS_NET_TX], "io.net_tx", "network tx", palette[3], false);
+    chart_add(&c, &r->io[IS_TREE_READ], "io.tree_read", "command read", palette[0], true);
+    chart_add(&c, &r->io[IS_TREE_WRITE], "io.tree_write", "command write", palette[1], true);
+    write_chart(r, &c);
+    c = (struct chart){.id = "c-psi",
+                       .title = "Pressure stalls: share of time some task waited (/proc/pressure)",
+                       .unit = "%",
+                       .deg = "deg-io",
+                       .scale = 1,
+                       .ymax = 100};
+    chart_add(&c, &r->io[IS_PSI_CPU], "psi.cpu", "cpu", palette[4], false);
+    chart_add(&c, &r->io[IS_PSI_IO], "psi.io", "io", palette[5], false);
+    chart_add(&c, &r->io[IS_PSI_MEM], "psi.memory", "memory", palette[6], false);
+    write_chart(r, &c);
+}
+
 void rm_report_write_charts(struct report *r)
 {
     qsort(r->gpus, r->ngpus, sizeof *r->gpus, cmp_gpu);
@@ -713,6 +743,7 @@ void rm_report_write_charts(struct report *r)
         write_chart(r, &c);
         if (g[k].m == GS_VRAM) write_apps_chart(r);
     }
+    write_io_charts(r);
     c = (struct chart){.id = "c-cpu",
                        .title = "Host CPU busy and iowait",
                        .unit = "%",

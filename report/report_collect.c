@@ -185,6 +185,50 @@ static void apps_row(void *ctx, const struct rm_csv_row *row)
     rm_apps_add(&r->aagg, &x);
 }
 
+/* The rates of the sample at r->io_t into the series. */
+static void io_flush(struct report *r)
+{
+    if (!r->io_have) return;
+    if (!r->io_init) {
+        int64_t gap = 3 * (r->io_t - r->io_prev_t);
+        if (gap < r->gap_ns) gap = r->gap_ns;
+        for (int k = 0; k < IS_COUNT; k++)
+            if (rm_series_init(&r->io[k], r->t0, r->t1, RM_REPORT_BUCKETS, gap)) abort();
+        r->io_init = true;
+    }
+    for (int k = 0; k < IS_COUNT; k++)
+        if (r->io_have >> k & 1) rm_series_add(&r->io[k], r->io_t, r->io_acc[k]);
+    memset(r->io_acc, 0, sizeof r->io_acc);
+    r->io_have = 0;
+}
+
+/* io.csv: the growth of each device's counters since its previous row (rm_io_add: resets and
+ * baselines as the summary takes them) over the time between, summed per sample. */
+static void io_row(void *ctx, const struct rm_csv_row *row)
+{
+    struct report *r = ctx;
+    struct rm_io_row x;
+    if (rm_iocsv_row(&r->iocsv, row, &x) != 1) return;
+    if (x.t_ns != r->io_t) {
+        io_flush(r);
+        r->io_prev_t = r->io_t;
+        r->io_t = x.t_ns;
+    }
+    struct rm_io_interval iv;
+    if (!rm_io_add(&r->ioagg, &x, &iv)) return;
+    double dt = (double)(iv.t1 - iv.t0) / 1e9;
+    static const int first[RM_IOG_COUNT] = {
+        [RM_IOG_DISK] = IS_DISK_READ, [RM_IOG_NET] = IS_NET_RX,  [RM_IOG_CPU] = IS_PSI_CPU,
+        [RM_IOG_IO] = IS_PSI_IO,      [RM_IOG_MEM] = IS_PSI_MEM, [RM_IOG_TREE] = IS_TREE_READ};
+    bool psi = iv.group == RM_IOG_CPU || iv.group == RM_IOG_IO || iv.group == RM_IOG_MEM;
+    for (int i = 0; i < (psi ? 1 : 2); i++) { /* pressure: the "some" share only */
+        if (!(iv.valid >> i & 1)) continue;
+        int k = first[iv.group] + i;
+        r->io_acc[k] += psi ? iv.d[i] / 1e6 / dt * 100.0 : iv.d[i] / 1e6 / dt;
+        r->io_have |= 1u << k;
+    }
+}
+
 static int stream_family(struct report *r, int stream, char *err, size_t errsz)
 {
     char **names;
@@ -200,6 +244,10 @@ static int stream_family(struct report *r, int stream, char *err, size_t errsz)
             r->plimit_col = -1;
             rm_report_thr_reset(r);
             rc = rm_csv_read_file(path, gpu_row, r, NULL, &longl, err, errsz);
+        } else if (subject == RM_SUBJECT_IO) {
+            rm_iocsv_init(&r->iocsv); /* a segment's rows go on from the one before */
+            rc = rm_csv_read_file(path, io_row, r, NULL, &longl, err, errsz);
+            if (i + 1 == n) io_flush(r);
         } else if (subject == RM_SUBJECT_PROCESSES) {
             if (!r->apps) r->apps = rm_xcalloc(RM_APPS_MAX_GPUS, sizeof *r->apps);
             rm_appscsv_init(&r->acsv);
@@ -377,6 +425,11 @@ void rm_report_add_phase(struct report *r, const json_t *p)
     ph->has_fw = json_is_object(rm_report_get(p, "framework_peak_mb"));
     ph->fw_name = ref_at(p, "framework_peak_mb.name");
     ph->fw_max = num_at(p, "framework_peak_mb.max");
+    static const char *const io_keys[RM_REPORT_PHASE_IO] = {"io.disk_read_mb_s",
+                                                            "io.disk_write_mb_s", "io.net_rx_mb_s",
+                                                            "io.net_tx_mb_s", "io.io_some_pct"};
+    for (size_t k = 0; k < RM_REPORT_PHASE_IO; k++)
+        ph->io[k] = num_at(p, io_keys[k]);
     double un = 0, ud = 0;
     ph->vram_peak = ph->workload_peak = -1;
     ph->has_memory = ph->has_fw;
@@ -544,6 +597,8 @@ int rm_report_collect(struct report *r, const char *dir, const json_t *summary, 
     r->session_end_ns = r->session_start_ns = RM_NO_TIME;
     rm_runlog_init(&r->rl);
     rm_apps_init(&r->aagg, 0);
+    rm_io_init(&r->ioagg, 0);
+    r->io_t = r->io_prev_t = RM_NO_TIME;
     int rc = load_session(r, err, errsz);
     if (!rc) rc = load_summary(r, summary, err, errsz);
     if (rc) return rc;
@@ -571,6 +626,9 @@ void rm_report_free(struct report *r)
     rm_apps_free(&r->aagg);
     for (int m = 0; m < HS_COUNT; m++)
         rm_series_free(&r->host[m]);
+    for (int m = 0; r->io_init && m < IS_COUNT; m++)
+        rm_series_free(&r->io[m]);
+    rm_io_free(&r->ioagg);
     rm_runlog_free(&r->rl);
     free(r->alerts);
     free(r->spans);

@@ -23,6 +23,7 @@
 #include "summary/csvread.h"
 #include "summary/gpucsv.h"
 #include "summary/hostcsv.h"
+#include "summary/iocsv.h"
 #include "summary/runlog_read.h"
 
 #define MAX_GPUS 64
@@ -61,6 +62,19 @@ struct thr_track {
     int64_t a, last; /* the open span: its first and its latest active sample */
 };
 enum { HS_BUSY, HS_IOWAIT, HS_MEM_USED, HS_MEM_TOTAL, HS_RSS, HS_COUNT };
+/* io.csv's rates per sample: MB/s summed over disks, interfaces; the tree's; pressure some %. */
+enum {
+    IS_DISK_READ,
+    IS_DISK_WRITE,
+    IS_NET_RX,
+    IS_NET_TX,
+    IS_TREE_READ,
+    IS_TREE_WRITE,
+    IS_PSI_CPU,
+    IS_PSI_IO,
+    IS_PSI_MEM,
+    IS_COUNT
+};
 
 struct gpu_track {
     char key[64];
@@ -102,6 +116,8 @@ struct band {
  * summary's rows are reduced to these as they are made or read (rm_report_add_phase), so a
  * summary of 10,000 phase rows is never held as JSON (about 15 KB a row) but at about 250
  * bytes a row. Figures are NaN where the row had no number. */
+#define RM_REPORT_PHASE_IO 5
+
 struct report_phase {
     json_t *path, *first_start, *fw_name; /* the row's values (NULL: absent) */
     int depth;                            /* clamped to 0..8 */
@@ -111,6 +127,8 @@ struct report_phase {
     double vram_peak, workload_peak;        /* the largest over its GPUs; -1: none */
     double gpu_energy;                      /* the sum over its GPUs (older summaries) */
     double fw_max;                          /* framework_peak_mb.max */
+    /* io.disk_read_mb_s, disk_write_mb_s, net_rx_mb_s, net_tx_mb_s, io_some_pct (NaN: none) */
+    double io[RM_REPORT_PHASE_IO];
     bool has_util, has_gpu_energy, short_phase, has_fw, has_memory;
 };
 
@@ -148,6 +166,15 @@ struct report {
     double warn_pct, crit_pct;   /* session.json thresholds (% of VRAM total); 0: none */
     struct report_phase *phases; /* the summary's phase rows, reduced */
     size_t nphases, capphases;
+    /* io.csv: its counters into rates (rm_io_add), one point per sample and line. The series
+     * start at the second sample, their gap spacing 3 x the file's own period. */
+    struct rm_series io[IS_COUNT];
+    bool io_init;
+    struct rm_iocsv iocsv;
+    struct rm_io_agg ioagg;
+    int64_t io_t, io_prev_t;
+    double io_acc[IS_COUNT];
+    unsigned io_have;
     FILE *out;
 };
 

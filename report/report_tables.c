@@ -197,7 +197,13 @@ void rm_report_write_phase_table(struct report *r)
                "class=\"l\">phase</th>"
                "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
                "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
-               "<th>RSS peak MiB</th><th class=\"t\">first start</th></tr></thead><tbody>");
+               "<th>RSS peak MiB</th>");
+    /* With io.csv: the phase's disk and network MB/s and io pressure (summary.json's io). */
+    bool io = json_is_object(rm_report_get(r->summary, "io"));
+    if (io)
+        fprintf(o, "<th>disk read MB/s</th><th>disk write MB/s</th><th>net rx MB/s</th>"
+                   "<th>net tx MB/s</th><th>io stall %%</th>");
+    fprintf(o, "<th class=\"t\">first start</th></tr></thead><tbody>");
     for (size_t i = 0; i < r->nphases; i++) {
         const struct report_phase *p = &r->phases[i];
         fprintf(o, "<tr><td class=\"l\" style=\"padding-left:%dem\">", p->depth + 1);
@@ -216,6 +222,10 @@ void rm_report_write_phase_table(struct report *r)
         phase_energy_cell(o, p);
         fprintf(o, "</td><td>");
         num_or_dash(o, p->rss_peak, 1);
+        for (size_t k = 0; io && k < RM_REPORT_PHASE_IO; k++) {
+            fprintf(o, "</td><td>");
+            num_or_dash(o, p->io[k], k == RM_REPORT_PHASE_IO - 1 ? 1 : 2);
+        }
         fprintf(o, "</td><td class=\"t\">");
         rm_report_str_or_dash(o, p->first_start);
         fprintf(o, "</td></tr>");

@@ -96,11 +96,18 @@ struct top_health {
 };
 
 #define TOP_COLLECTORS 8
+#define TOP_IO_KEYS 64
+struct top_io_key {
+    char kind[12], name[32];
+    int64_t ts;
+    double v[2];    /* cumulative counters: bytes, or stalled microseconds */
+    double rate[2]; /* per second since the key's previous row; NaN until there is one */
+};
 
 struct rm_top {
     char dir[4096];
     json_t *sess;
-    struct top_tail gpu, cpu, proc, apps;
+    struct top_tail gpu, cpu, proc, apps, io;
     struct top_gpu g[TOP_MAX_GPUS];
     int have_cpu;
     double cpu_busy, mem_total, mem_used;
@@ -125,6 +132,10 @@ struct rm_top {
     size_t nev;
     struct top_health lh[TOP_COLLECTORS];
     int nlh;
+    /* io.csv: per (kind, name) its last counters and the rates since the row before */
+    struct top_io_key io_key[TOP_IO_KEYS];
+    int nio;
+    int64_t io_ts; /* the newest io row's time: keys of older rows have gone */
 };
 
 /* ---- CSV fields ------------------------------------------------------------------------ */
@@ -368,6 +379,50 @@ static void apps_row(struct rm_top *t, struct top_tail *tl, const struct rm_csv_
     a->inwl = wl[0] == '1' ? '1' : wl[0] == '0' ? '0' : '?';
 }
 
+static const char *const io_cols[] = {"ts",          "kind",     "name",     "read_bytes",
+                                      "write_bytes", "rx_bytes", "tx_bytes", "some_us",
+                                      "full_us",     NULL};
+enum { IC_TS, IC_KIND, IC_NAME, IC_READ, IC_WRITE, IC_RX, IC_TX, IC_SOME, IC_FULL };
+
+/* io.csv holds counters: a rate is the growth since the same device's previous row (none
+ * when it went back: a wrap, a device that came back). */
+static void io_row(struct rm_top *t, struct top_tail *tl, const struct rm_csv_row *r)
+{
+    char kind[12], name[32];
+    field_str(r, tl->col[IC_KIND], kind, sizeof kind);
+    field_str(r, tl->col[IC_NAME], name, sizeof name);
+    int64_t ts = field_ts(r, tl->col[IC_TS]);
+    if (!ts || !kind[0]) return;
+    int c0, c1;
+    if (!strcmp(kind, "disk") || !strcmp(kind, "tree"))
+        c0 = IC_READ, c1 = IC_WRITE;
+    else if (!strcmp(kind, "net"))
+        c0 = IC_RX, c1 = IC_TX;
+    else if (!strcmp(kind, "pressure"))
+        c0 = IC_SOME, c1 = IC_FULL;
+    else
+        return;
+    struct top_io_key *k = NULL;
+    for (int i = 0; i < t->nio && !k; i++)
+        if (!strcmp(t->io_key[i].kind, kind) && !strcmp(t->io_key[i].name, name)) k = &t->io_key[i];
+    if (!k) {
+        if (t->nio == TOP_IO_KEYS) return;
+        k = &t->io_key[t->nio++];
+        memset(k, 0, sizeof *k);
+        snprintf(k->kind, sizeof k->kind, "%s", kind);
+        snprintf(k->name, sizeof k->name, "%s", name);
+        k->rate[0] = k->rate[1] = NAN;
+    }
+    double v[2] = {field_num(r, tl->col[c0]), field_num(r, tl->col[c1])};
+    double dt = k->ts ? (double)(ts - k->ts) / 1e9 : 0;
+    for (int i = 0; i < 2; i++) {
+        k->rate[i] = dt > 0 && v[i] >= k->v[i] ? (v[i] - k->v[i]) / dt : NAN;
+        k->v[i] = v[i];
+    }
+    k->ts = ts;
+    if (ts > t->io_ts) t->io_ts = ts;
+}
+
 /* ---- the run log ----------------------------------------------------------------------- */
 
 /* collector_degraded / _unavailable / _recovered: the collector's latest state. */
@@ -513,6 +568,7 @@ struct rm_top *rm_top_open(const char *dir, char *err, size_t errsz)
     tail_init(&t->cpu, t, RM_SUBJECT_HOST, cpu_cols, cpu_row);
     tail_init(&t->proc, t, RM_SUBJECT_TREE, proc_cols, proc_row);
     tail_init(&t->apps, t, RM_SUBJECT_PROCESSES, apps_cols, apps_row);
+    tail_init(&t->io, t, RM_SUBJECT_IO, io_cols, io_row);
     t->cpu_busy = t->mem_total = t->mem_used = NAN;
     return t;
 }
@@ -524,6 +580,7 @@ void rm_top_free(struct rm_top *t)
     tail_close(&t->cpu);
     tail_close(&t->proc);
     tail_close(&t->apps);
+    tail_close(&t->io);
     if (t->rl_fd >= 0) close(t->rl_fd);
     free(t->rl_line);
     json_decref(t->sess);
@@ -545,6 +602,7 @@ void rm_top_poll(struct rm_top *t)
     tail_poll(&t->cpu);
     tail_poll(&t->proc);
     tail_poll(&t->apps);
+    tail_poll(&t->io);
     rl_poll(t);
 }
 
@@ -677,6 +735,49 @@ static void spark(const struct top_gpu *g, int cols, int utf8, char *out, size_t
 
 /* A collector's health: while the session runs, the run log's latest event for it (when
  * there is one), else session.json's. */
+/* The sum over the keys of kind in the newest io sample of rate i, in MB/s (stalled us/s
+ * -> % for pressure); NaN when none has one. name: one key only (NULL: all). The command's
+ * tree has no row once it ended: its last one counts. */
+static double io_sum(const struct rm_top *t, const char *kind, const char *name, int i)
+{
+    double sum = NAN;
+    for (int k = 0; k < t->nio; k++) {
+        const struct top_io_key *e = &t->io_key[k];
+        /* a device without a row in the newest sample went away; the tree's last row stays */
+        if ((e->ts != t->io_ts && strcmp(kind, "tree")) || strcmp(e->kind, kind) ||
+            (name && strcmp(e->name, name)) || isnan(e->rate[i]))
+            continue;
+        sum = (isnan(sum) ? 0 : sum) + e->rate[i] / (strcmp(kind, "pressure") ? 1e6 : 1e4);
+    }
+    return sum;
+}
+
+static const char *health_of(const struct rm_top *t, const char *c, const char **last_error);
+static int bad_health(const char *h);
+
+/* One line of the newest io sample's rates: disks, network, pressure, the command's tree. */
+static void io_line(const struct rm_top *t, struct rm_top_frame *f, int width)
+{
+    const char *h = health_of(t, subject_name(RM_SUBJECT_IO), NULL);
+    if (!t->io_ts) {
+        if (bad_health(h))
+            addline(f, width, RM_TOP_WARN, "io       no rows: the io collector is not working");
+        return;
+    }
+    char a[32], b[32], c[32], d[32], e[32], g[32], x[32], y[32];
+    addline(
+        f, width, bad_health(h) ? RM_TOP_WARN : RM_TOP_PLAIN,
+        "io       disk r %s w %s  net rx %s tx %s MB/s  psi io %s%% mem %s%%  tree r %s w %s MB/s",
+        num(a, sizeof a, io_sum(t, "disk", NULL, 0), 1),
+        num(b, sizeof b, io_sum(t, "disk", NULL, 1), 1),
+        num(c, sizeof c, io_sum(t, "net", NULL, 0), 1),
+        num(d, sizeof d, io_sum(t, "net", NULL, 1), 1),
+        num(e, sizeof e, io_sum(t, "pressure", "io", 0), 1),
+        num(g, sizeof g, io_sum(t, "pressure", "memory", 0), 1),
+        num(x, sizeof x, io_sum(t, "tree", NULL, 0), 1),
+        num(y, sizeof y, io_sum(t, "tree", NULL, 1), 1));
+}
+
 static const char *health_of(const struct rm_top *t, const char *c, const char **last_error)
 {
     if (rm_top_running(t))
@@ -858,6 +959,8 @@ void rm_top_build(struct rm_top *t, int width, int utf8, int paused, struct rm_t
         addline(f, width, bad_health(ph) ? RM_TOP_WARN : RM_TOP_PLAIN, "process  %s",
                 bad_health(ph) ? "no rows: the proc collector is not working" : "no rows yet");
     }
+
+    io_line(t, f, width);
 
     /* phases */
     if (t->nopen) {

@@ -288,6 +288,8 @@ struct merged {
     struct gpu_totals tot;
     struct rm_apps_agg apps; /* every apps.csv file merged */
     bool have_apps;
+    struct rm_io_agg io; /* every io.csv file merged */
+    bool have_io;
     size_t gpus; /* the GPUs the budget of phase rows x GPUs is shared by (at least 1) */
     size_t rows; /* phase paths with a row of their own: the budget / gpus */
 };
@@ -493,6 +495,14 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
             m->have_apps = true;
             rm_apps_merge(&m->apps, f->apps);
         }
+        if (f->io) {
+            if (!m->have_io) rm_io_init(&m->io, m->nph);
+            m->have_io = true;
+            rm_io_merge(&m->io, f->io);
+            rm_io_free(f->io);
+            free(f->io);
+            f->io = NULL;
+        }
         /* Merged: the file's own copy of its phases is not needed again, so at most one
          * file's phases are held beside the sources' (thousands of phases cost megabytes). */
         rm_file_agg_drop_phases(f);
@@ -517,6 +527,7 @@ static void merged_free(struct merged *m)
         free(m->phost[p]);
     free(m->phost);
     if (m->have_apps) rm_apps_free(&m->apps);
+    if (m->have_io) rm_io_free(&m->io);
     rm_source_free(&m->q);
     rm_source_free(&m->d);
 }
@@ -759,6 +770,7 @@ struct other_row {
     struct rm_gpu_stats *q, *d; /* [final GPU] */
     struct rm_stat *work;       /* [final GPU] */
     struct rm_host_stats host;
+    struct rm_io_acc io;
 };
 
 static void other_row_init(struct other_row *o, size_t nfg)
@@ -805,6 +817,8 @@ static void fold_row(struct other_row *o, struct merged *m, size_t p)
         rm_unpack_host_stats(m->phost[p], &h);
         rm_host_stats_merge(&o->host, &h);
     }
+    const struct rm_io_acc *io = m->have_io ? rm_io_phase(&m->io, p) : NULL;
+    if (io) rm_io_acc_merge(&o->io, io);
 }
 
 /* A phase whose windows are on average shorter than RM_SHORT_PHASE_WINDOWS sensor windows or
@@ -875,7 +889,7 @@ static void phase_energy(json_t *po, const json_t *gpus)
 
 /* One row of "phases": the run log's lines of ph, its GPUs' figures, its host's. */
 static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph, bool other,
-                          json_t *gpus, const struct rm_host_stats *host)
+                          json_t *gpus, const struct rm_host_stats *host, json_t *io)
 {
     json_t *po = json_object();
     const char *slash = strrchr(ph->path, '/');
@@ -904,6 +918,7 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
     if (ph->fw) json_object_set_new(po, "framework_peak_mb", framework_json(ph->fw));
     json_object_set_new(po, "cpu", host_json(host, false));
     json_object_set_new(po, "proc", host_json(host, true));
+    if (io) json_object_set_new(po, "io", io); /* only for a session with io.csv */
     return po;
 }
 
@@ -932,7 +947,8 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
                 struct rm_host_stats h;
                 rm_unpack_host_stats(m->phost[p], &h);
                 emit_row(s, doc, phases,
-                         phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL), &h));
+                         phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL), &h,
+                                    m->have_io ? rm_io_acc_json(rm_io_phase(&m->io, p)) : NULL));
                 shown++;
             } else {
                 fold_row(&o, m, p);
@@ -952,7 +968,7 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
         fold_row(&o, m, s->rl.other);
         emit_row(s, doc, phases,
                  phase_json(s, &s->rl.phases[s->rl.other], true, phase_gpus(s, m, s->rl.other, &o),
-                            &o.host));
+                            &o.host, m->have_io ? rm_io_acc_json(&o.io) : NULL));
     }
     other_row_free(&o);
 }
@@ -1114,6 +1130,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_object_set_new(o, "session", session_json(s->session));
     json_object_set_new(o, "gpus", gpus);
     json_object_set_new(o, "totals", build_totals(&m));
+    if (m.have_io) json_object_set_new(o, "io", rm_io_run_json(&m.io)); /* sessions with io.csv */
     /* Every key before "phases" is whole before the first row: a streaming writer has
      * written them by then (report/output.h). */
     double sess_s = session_seconds(&tally, s_start, s_end);

@@ -76,6 +76,8 @@ void rm_file_agg_free(struct file_agg *f)
     json_decref(f->seg_phases);
     if (f->apps) rm_apps_free(f->apps);
     free(f->apps);
+    if (f->io) rm_io_free(f->io);
+    free(f->io);
     free(f);
 }
 
@@ -383,6 +385,35 @@ void rm_file_add_app_row(struct file_agg *f, const struct rm_app_row *row)
     f->rows++;
     note_time(f, row->t_ns);
     rm_apps_add(f->apps, row);
+}
+
+struct io_span_ctx {
+    struct file_agg *f;
+    const struct rm_io_interval *iv;
+};
+
+static void add_io_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j,
+                        const struct rm_energy_bar *bar)
+{
+    (void)kind, (void)j, (void)bar;
+    struct io_span_ctx *c = ctx;
+    rm_io_add_phase(c->f->io, phase, c->iv, ns);
+}
+
+void rm_file_add_io_row(struct file_agg *f, const struct rm_io_row *row)
+{
+    if (!f->io) {
+        f->io = rm_xrealloc(NULL, sizeof *f->io);
+        rm_io_init(f->io, f->rl ? f->rl->nphases : 0);
+    }
+    f->rows++;
+    note_time(f, row->t_ns);
+    struct rm_io_interval iv;
+    if (!rm_io_add(f->io, row, &iv) || !f->rl || !f->rl->nwin) return;
+    /* The interval's growth to each phase by the share of it the phase's windows cover (an
+     * io.csv has no GPU rows: the file's span buffer is free). */
+    struct io_span_ctx c = {f, &iv};
+    rm_phase_spans(f->rl, &f->spans, iv.t0, NAN, iv.t1, NAN, 0, add_io_span, &c);
 }
 
 void rm_file_close_apps(struct file_agg *f)

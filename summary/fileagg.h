@@ -16,6 +16,7 @@
 #include "summary/dmon_read.h"
 #include "summary/gpucsv.h"
 #include "summary/hostcsv.h"
+#include "summary/iocsv.h"
 #include "summary/runlog_read.h"
 #include "summary/sample.h"
 #include "summary/spans.h"
@@ -75,8 +76,10 @@ struct file_agg {
         struct rm_dmon_map dmon;
         struct rm_hostcsv host;
         struct rm_appscsv apps;
+        struct rm_iocsv io;
     } * parser;
     struct rm_apps_agg *apps; /* per-process figures, from apps rows */
+    struct rm_io_agg *io;     /* I/O figures, from io rows */
     const char *gpu_fields, *gpu_fields_src;
     int gpu_count; /* session.json's GPUs: rows without identity, time or name cycle by it */
     bool group_open, group_has_power;
@@ -145,6 +148,8 @@ void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s);
 void rm_file_add_host_sample(struct file_agg *f, const struct rm_host_sample *s, bool proc);
 /* One apps.csv row; a new sample time closes the previous sample, in its own phases. */
 void rm_file_add_app_row(struct file_agg *f, const struct rm_app_row *row);
+/* One io.csv row: its interval into the file's I/O figures and the phases holding its end. */
+void rm_file_add_io_row(struct file_agg *f, const struct rm_io_row *row);
 /* Closes the last apps sample (at the end of the file). */
 void rm_file_close_apps(struct file_agg *f);
 /* Closes the open sample group (its summed power) and opens the next. */

@@ -129,6 +129,24 @@ static int read_apps_row(struct file_agg *f, const struct rm_csv_row *row, bool 
     return rc;
 }
 
+/* ---- io.csv: disks, network, pressure, the tree's bytes (cumulative counters) --------- */
+
+static void reset_io(struct file_agg *f)
+{
+    rm_iocsv_init(&f->parser->io);
+}
+
+static int read_io_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    struct rm_io_row r;
+    int rc = rm_iocsv_row(&f->parser->io, row, &r);
+    if (rc == 1) {
+        *t = r.t_ns;
+        if (add) rm_file_add_io_row(f, &r);
+    }
+    return rc;
+}
+
 /* ---- the table: adding an input kind is one reader above and one line here ------------ */
 
 static const struct rm_input_reader readers[RM_INPUT_COUNT] = {
@@ -172,6 +190,12 @@ static const struct rm_input_reader readers[RM_INPUT_COUNT] = {
                            .row = read_apps_row,
                            .close = rm_file_close_apps,
                            .own_spacing = true},
+    /* Its own period (--io-interval); rates need consecutive rows of a device, so its
+     * segments are read while on disk rather than from a stored aggregate. */
+    [RM_INPUT_IO_CSV] = {.kind = RM_INPUT_IO_CSV,
+                         .reset = reset_io,
+                         .row = read_io_row,
+                         .own_spacing = true},
 };
 
 const struct rm_input_reader *rm_input_reader(enum rm_input_kind k)

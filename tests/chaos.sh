@@ -50,7 +50,7 @@ live_sums() {
     local id
     for id in $("$RUNMON" sessions "$K" --format json 2>/dev/null |
         jq -r '.sessions[] | select(.status != "running") | .session_id'); do
-        (cd "$K/$id" 2>/dev/null && sha256sum gpu.csv dmon.csv cpu.csv proc.csv apps.csv 2>/dev/null |
+        (cd "$K/$id" 2>/dev/null && sha256sum gpu.csv dmon.csv cpu.csv proc.csv apps.csv io.csv 2>/dev/null |
             sed "s|  |  $id/|")
     done | sort
 }

@@ -60,8 +60,9 @@ expect_eq "it prints the path written, by default <session>/report.html" "$s/rep
 html=$s/report.html
 check "the report exists" test -s "$html"
 check "no temporary file left beside it" test -z "$(find "$s" -name '*.tmp*')"
-# The fake nvidia-smi's pmon makes an apps.csv: the process-memory chart is the ninth.
-expect_eq "one SVG chart per timeline (8 + GPU memory by process)" 9 "$(count '<svg class="chart"' "$html")"
+# The fake nvidia-smi's pmon makes an apps.csv: the process-memory chart is the ninth; the
+# I/O sampler's io.csv adds disk and network, and pressure stalls.
+expect_eq "one SVG chart per timeline (8 + GPU memory by process + I/O, pressure)" 11 "$(count '<svg class="chart"' "$html")"
 expect_eq "the SM clock of both GPUs" "gpu0.smclk gpu1.smclk" "$(grep -o 'data-series="gpu[0-9]*\.smclk"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
 check "no throttle fields recorded: no throttle legend" test -z "$(grep -o 'class="thr' "$html")"
 expect_eq "process memory of both GPUs" "gpu0.other_vram gpu0.workload_vram gpu1.other_vram gpu1.workload_vram" "$(grep -o 'data-series="gpu[0-9]*\.[a-z]*_vram"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
@@ -288,7 +289,7 @@ else
         not_ok "puppeteer-core is installed for the 390 px test" "run: npm ci (in $ROOT)"
     else
         # File, its GPU count, its charts plus the phase lane (the apps session has no phases).
-        for spec in "$h 2 9" "$a 1 9" "$html 2 10" "$thr 2 9"; do
+        for spec in "$h 2 9" "$a 1 9" "$html 2 12" "$thr 2 9"; do
             read -r f ngpu nsvg <<<"$spec"
             n=$(basename "$(dirname "$f")")
             [ "$f" = "$html" ] && n=recorded

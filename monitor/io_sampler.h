@@ -1,0 +1,106 @@
+/* The I/O sampler thread (issue 23): per whole disk read/write bytes and busy time
+ * (/proc/diskstats), per network interface rx/tx bytes (/proc/net/dev), pressure stall
+ * information (/proc/pressure/{cpu,io,memory}) and the command's process tree read/write
+ * bytes (/proc/PID/io), every --io-interval (default 1 s) on its own absolute schedule, so
+ * the CPU sampler's short interval never pays for it. Rows go to io.csv as cumulative
+ * counters (docs/FORMATS.md).
+ */
+#ifndef RUNMON_IO_SAMPLER_H
+#define RUNMON_IO_SAMPLER_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "monitor/io_parse.h"
+#include "monitor/procfs.h"
+#include "monitor/stream.h"
+
+struct rm_port;
+
+#define RM_IO_MAX_DEVS 256
+#define RM_IO_DEFAULT_INTERVAL_S 1.0
+
+struct rm_io_opts {
+    double interval_s;                /* --io-interval */
+    int with_lo;                      /* --io-net-lo: also the loopback interface */
+    int with_tree;                    /* a command runs: sample its process tree */
+    const char *proc_root, *sys_root; /* "/proc", "/sys", or a test's fixture trees */
+};
+
+/* What the sampler knows of a device name: whether its rows count as a whole disk. */
+struct rm_io_dev {
+    char name[RM_IO_NAME_MAX];
+    int whole; /* 1: a whole disk; 0: a partition, or a device stacked on others (dm, md) */
+};
+
+/* The tree's read/write bytes per member between two samples. */
+struct rm_io_pid {
+    int32_t pid, ppid;
+    uint64_t starttime;
+    uint64_t read_bytes, write_bytes;
+    int have; /* its io file was read at least once */
+};
+
+/* A device's counters at the previous sample, for the live rates (monitor/latest.h). */
+struct rm_io_prev {
+    char kind; /* 'd' disk, 'n' net */
+    char name[RM_IO_NAME_MAX];
+    uint64_t v[2];
+};
+
+struct rm_io_sampler {
+    const struct rm_port *port;
+    struct rm_io_opts o;
+    struct rm_stream io;
+    int rootfd; /* the /proc root */
+    int disk_fd, net_fd, psi_fd[3];
+    struct rm_procfs *tree; /* NULL without a command */
+    int64_t interval_ns;
+    pthread_t thread;
+    int started;
+    int degraded; /* the last sample failed to read a file that had opened */
+    uint64_t bad_lines, unreadable;
+    char buf[65536];
+    struct rm_disk_stat disks[RM_IO_MAX_DEVS];
+    struct rm_net_stat nets[RM_IO_MAX_DEVS];
+    struct rm_io_dev devs[RM_IO_MAX_DEVS];
+    int ndevs;
+    /* The tree: members of the last sample (sorted by pid) and what exited members left. */
+    struct rm_tree_member *members;
+    struct rm_io_pid *pids, *next;
+    size_t npids, cap;
+    int32_t root;
+    uint64_t gone_read, gone_write;
+    uint64_t last_read, last_write; /* the tree's last row: its counters never go back */
+    /* Live rates: the previous sample's counters and the growth summed in this one. */
+    struct rm_io_prev prev[2 * RM_IO_MAX_DEVS];
+    int nprev;
+    uint64_t psi_prev[3][2];
+    int psi_have[3]; /* bit 0: some, bit 1: full known at the previous sample */
+    uint64_t tree_prev[2];
+    int32_t tree_prev_root;
+    int64_t prev_mono;
+    double grow[4]; /* disk read, write, net rx, tx in this sample */
+    double psi_grow[3][2];
+    int psi_now[3];
+    double tree_grow[2];
+    int tree_now;
+};
+
+/* The bit of the io stream in rm_session_init_collectors' `off` when --no-io (0 otherwise). */
+unsigned rm_io_sampler_off(int no_io);
+
+/* Opens the /proc files and io.csv in the session's folder. A missing /proc/pressure (a
+ * kernel without PSI) is no error: the run log says so once ("io_part_unavailable"). 0, or
+ * -1 with a message in err (io.csv cannot be written). */
+int rm_io_sampler_open(struct rm_io_sampler *s, const struct rm_port *port,
+                       const struct rm_io_opts *o, char *err, size_t errlen);
+/* Starts the thread (SIGUSR1 blocked in the caller, as for the CPU sampler). */
+int rm_io_sampler_start(struct rm_io_sampler *s);
+/* Stops the thread (*port->stop set), closes the files. */
+void rm_io_sampler_stop(struct rm_io_sampler *s);
+/* One sample now (the thread's body; tests call it directly). mono: CLOCK_MONOTONIC ns. */
+void rm_io_sampler_sample(struct rm_io_sampler *s, int64_t mono);
+
+#endif
