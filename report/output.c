@@ -338,6 +338,15 @@ static void print_one(FILE *out, const json_t *s)
                          json_is_true(json_object_get(p, "short_phase")) ? "~" : "");
             fprintf(out, "  %s %5s %9s %11s %6s %8s %9s %9s\n", cell(p, "path", 30, 30),
                     F("count", 0), F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
+            /* What held the phase back: a line per finding (summary/held.h), none when no
+             * rule fired. */
+            const json_t *f;
+            json_array_foreach(json_object_get(p, "held_back_by"), k, f)
+            {
+                fputs("    held back by ", out);
+                rm_fput_safe(out, str(f, "text"));
+                fputc('\n', out);
+            }
         }
     }
     print_phase_memory(out, phases);

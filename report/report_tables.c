@@ -185,6 +185,25 @@ static void phase_energy_cell(FILE *o, const json_t *p, bool has_e, double energ
                 json_number_value(hi));
 }
 
+/* What held the phase back (summary.json's held_back_by): a row per finding under the phase's
+ * row, across the table, wrapping on a narrow screen. */
+static void held_rows(FILE *o, const json_t *p, int depth)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(rm_report_get(p, "held_back_by"), i, f)
+    {
+        const json_t *text = rm_report_get(f, "text");
+        if (!json_is_string(text)) continue;
+        fprintf(o,
+                "<tr class=\"held\"><td class=\"l\" colspan=\"10\" "
+                "style=\"padding-left:%dem;color:#8a4b00\">held back by ",
+                depth + 2);
+        rm_html_escape_str(o, json_string_value(text));
+        fprintf(o, "</td></tr>");
+    }
+}
+
 void rm_report_write_phase_table(struct report *r)
 {
     FILE *o = r->out;
@@ -231,6 +250,7 @@ void rm_report_write_phase_table(struct report *r)
         fprintf(o, "</td><td class=\"t\">");
         rm_report_str_or_dash(o, rm_report_get(p, "first_start"));
         fprintf(o, "</td></tr>");
+        held_rows(o, p, (int)depth);
     }
     fprintf(o, "</tbody></table></div></section>\n");
 }
