@@ -62,27 +62,38 @@ static bool at_least(double v, double threshold)
     return !isnan(v) && v >= threshold;
 }
 
-/* GPU busy low while the workload's CPU ran flat out or io waited: the GPU waited for input.
- * One core is enough to call the CPU saturated: a Python data loader is held to one core by
- * its interpreter lock. */
+/* GPU busy low while the CPU ran flat out or io waited: the GPU waited for its input. The CPU
+ * is saturated when the workload's processes keep a core busy (one is enough: a Python data
+ * loader is held to one core by its interpreter lock), or when the host's CPUs are all busy
+ * (the loader cannot get more, whoever holds them). */
 static bool input_bound(const struct rm_held_in *in, const struct rm_held_gpu *g, struct sink *k)
 {
     if (isnan(g->util_mean) || g->util_mean >= RM_HELD_BUSY_LOW_PCT) return false;
-    bool cpu = at_least(in->proc_cpu_pct, RM_HELD_CPU_SATURATED_PCT);
+    bool cpu = at_least(in->proc_cpu_pct, RM_HELD_CPU_SATURATED_PCT) ||
+               at_least(in->host_cpu_busy_pct, RM_HELD_HOST_BUSY_PCT);
     bool io = at_least(in->io_pressure_pct, RM_HELD_IO_PRESSURE_PCT);
     if (!cpu && !io) return false;
     struct rm_held_finding *f = next(k, RM_HELD_INPUT_BOUND, g->index);
-    char b[32], tail[96] = "";
+    char b[32], tail[160] = "";
+    size_t l = 0;
     fig(f, "gpu_busy_pct", g->util_mean);
     if (cpu) {
-        fig(f, "workload_cpu_pct", in->proc_cpu_pct);
+        l += (size_t)snprintf(tail, sizeof tail, "the CPU was saturated (");
+        if (!isnan(in->proc_cpu_pct)) {
+            fig(f, "workload_cpu_pct", in->proc_cpu_pct);
+            l += (size_t)snprintf(tail + l, sizeof tail - l, "the workload at %.0f %% of one core",
+                                  in->proc_cpu_pct);
+        }
+        if (!isnan(in->host_cpu_busy_pct)) {
+            fig(f, "host_cpu_busy_pct", in->host_cpu_busy_pct);
+            l += (size_t)snprintf(tail + l, sizeof tail - l, "%sthe host %.0f %% busy",
+                                  isnan(in->proc_cpu_pct) ? "" : ", ", in->host_cpu_busy_pct);
+        }
         if (!isnan(in->cores)) fig(f, "cores", in->cores);
-        snprintf(tail, sizeof tail, "the workload's CPU was saturated (%.0f %% of one core)",
-                 in->proc_cpu_pct);
+        l += (size_t)snprintf(tail + l, sizeof tail - l, ")");
     }
     if (io) {
         fig(f, "io_pressure_pct", in->io_pressure_pct);
-        size_t l = strlen(tail);
         snprintf(tail + l, sizeof tail - l, "%sio pressure was %.0f %%", cpu ? " and " : "",
                  in->io_pressure_pct);
     }
@@ -240,6 +251,15 @@ static void gpu_figures(const json_t *g, const json_t *doc, struct rm_held_gpu *
         h->thr_share[k] = num_at(shares, rm_thr_name(k), NULL);
 }
 
+/* The host's CPUs busy: neither idle nor waiting for io (NaN without cpu.csv). */
+static double host_busy(const json_t *cpu)
+{
+    double idle = num_at(cpu, "idle_pct", "mean"), iowait = num_at(cpu, "iowait_pct", "mean");
+    if (isnan(idle)) return NAN;
+    double busy = 100 - idle - (isnan(iowait) ? 0 : iowait);
+    return busy < 0 ? 0 : busy;
+}
+
 void rm_held_phase(json_t *row, const json_t *doc)
 {
     enum { MAX_GPUS = 64, MAX_FINDINGS = 4 * MAX_GPUS + 1 };
@@ -249,6 +269,7 @@ void rm_held_phase(json_t *row, const json_t *doc)
     struct rm_held_in in = {
         .proc_cpu_pct = num_at(json_object_get(row, "proc"), "cpu_pct", "mean"),
         .cores = NAN, /* not in the summary yet */
+        .host_cpu_busy_pct = host_busy(json_object_get(row, "cpu")),
         .mem_used_peak_mb = num_at(row, "cpu", "mem_used_peak_mb"),
         .mem_total_mb = num_at(row, "cpu", "mem_total_mb"),
         /* The io stream's pressure figures: NaN until it provides them per phase. */

@@ -17,6 +17,7 @@
 /* The thresholds, as the docs state them. */
 #define RM_HELD_BUSY_LOW_PCT 50.0      /* GPU busy (utilization.gpu mean) below this: low */
 #define RM_HELD_CPU_SATURATED_PCT 90.0 /* workload tree CPU mean, % of one core, at least */
+#define RM_HELD_HOST_BUSY_PCT 90.0     /* or the host's CPUs busy (not idle nor iowait), mean */
 #define RM_HELD_IO_PRESSURE_PCT 10.0   /* io pressure (PSI some), % of time, at least */
 #define RM_HELD_THROTTLE_SHARE 0.2     /* a cap reason active in at least this share */
 #define RM_HELD_CLOCK_RATIO 0.9        /* SM clock mean below this share of its maximum */
@@ -48,9 +49,10 @@ struct rm_held_gpu {
 
 /* The phase's figures; NaN where not recorded. */
 struct rm_held_in {
-    double proc_cpu_pct;     /* the workload's process tree, mean, % of one core */
-    double cores;            /* CPUs of the host */
-    double mem_used_peak_mb; /* host */
+    double proc_cpu_pct;      /* the workload's process tree, mean, % of one core */
+    double cores;             /* CPUs of the host */
+    double host_cpu_busy_pct; /* 100 - idle - iowait, mean over the host's CPUs */
+    double mem_used_peak_mb;  /* host */
     double mem_total_mb;
     double io_pressure_pct;  /* PSI io "some", mean % (the io stream) */
     double mem_pressure_pct; /* PSI memory "some", mean % (the io stream) */

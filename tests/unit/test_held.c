@@ -29,6 +29,7 @@ static struct rm_held_in host(const struct rm_held_gpu *g, size_t n)
 {
     return (struct rm_held_in){.proc_cpu_pct = 40,
                                .cores = 8,
+                               .host_cpu_busy_pct = 30,
                                .mem_used_peak_mb = 1000,
                                .mem_total_mb = 64000,
                                .io_pressure_pct = 0,
@@ -61,7 +62,7 @@ static void nothing_fires(void **state)
         .index = 0, .util_mean = NAN, .idle_share = NAN, .smclk_mean = NAN, .smclk_max = NAN};
     for (int k = 0; k < RM_THR_REASONS; k++)
         n.thr_share[k] = NAN;
-    struct rm_held_in none = {NAN, NAN, NAN, NAN, NAN, NAN, &n, 1};
+    struct rm_held_in none = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, &n, 1};
     assert_int_equal(run(&none, f), 0);
     none.ngpu = 0;
     assert_int_equal(run(&none, f), 0);
@@ -88,9 +89,25 @@ static void input_bound(void **state)
     assert_true(figure(&f[0], "workload_cpu_pct") == 90);
     assert_true(figure(&f[0], "cores") == 8);
     assert_true(figure(&f[0], "io_pressure_pct") == -12345); /* io did not fire it */
-    assert_string_equal(f[0].text,
-                        "input-bound: GPU 0 busy 50 % while the workload's CPU was saturated (90 % "
-                        "of one core)");
+    assert_true(figure(&f[0], "host_cpu_busy_pct") == 30);
+    assert_string_equal(f[0].text, "input-bound: GPU 0 busy 50 % while the CPU was saturated (the "
+                                   "workload at 90 % of one core, the host 30 % busy)");
+    /* the host's CPUs all busy, the workload getting less than a core of them */
+    in.proc_cpu_pct = 60;
+    in.host_cpu_busy_pct = RM_HELD_HOST_BUSY_PCT;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_INPUT_BOUND);
+    assert_string_equal(f[0].text, "input-bound: GPU 0 busy 50 % while the CPU was saturated (the "
+                                   "workload at 60 % of one core, the host 90 % busy)");
+    in.proc_cpu_pct = NAN;
+    assert_int_equal(run(&in, f), 1);
+    assert_string_equal(
+        f[0].text, "input-bound: GPU 0 busy 50 % while the CPU was saturated (the host 90 % busy)");
+    in.proc_cpu_pct = 60;
+    in.host_cpu_busy_pct = 89.99;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
+    in.host_cpu_busy_pct = NAN;
     in.proc_cpu_pct = 89.99; /* below: now the idle rule speaks */
     assert_int_equal(run(&in, f), 1);
     assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
