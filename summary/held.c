@@ -65,12 +65,14 @@ static bool at_least(double v, double threshold)
 /* GPU busy low while the CPU ran flat out or io waited: the GPU waited for its input. The CPU
  * is saturated when the workload's processes keep a core busy (one is enough: a Python data
  * loader is held to one core by its interpreter lock), or when the host's CPUs are all busy
- * (the loader cannot get more, whoever holds them). */
+ * while the workload competes for them (it cannot get more, whoever holds them; a workload
+ * that sleeps is not held back by someone else's CPU). */
 static bool input_bound(const struct rm_held_in *in, const struct rm_held_gpu *g, struct sink *k)
 {
     if (isnan(g->util_mean) || g->util_mean >= RM_HELD_BUSY_LOW_PCT) return false;
     bool cpu = at_least(in->proc_cpu_pct, RM_HELD_CPU_SATURATED_PCT) ||
-               at_least(in->host_cpu_busy_pct, RM_HELD_HOST_BUSY_PCT);
+               (at_least(in->host_cpu_busy_pct, RM_HELD_HOST_BUSY_PCT) &&
+                at_least(in->proc_cpu_pct, RM_HELD_CPU_COMPETING_PCT));
     bool io = at_least(in->io_pressure_pct, RM_HELD_IO_PRESSURE_PCT);
     if (!cpu && !io) return false;
     struct rm_held_finding *f = next(k, RM_HELD_INPUT_BOUND, g->index);

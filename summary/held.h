@@ -17,7 +17,8 @@
 /* The thresholds, as the docs state them. */
 #define RM_HELD_BUSY_LOW_PCT 50.0      /* GPU busy (utilization.gpu mean) below this: low */
 #define RM_HELD_CPU_SATURATED_PCT 90.0 /* workload tree CPU mean, % of one core, at least */
-#define RM_HELD_HOST_BUSY_PCT 90.0     /* or the host's CPUs busy (not idle nor iowait), mean */
+#define RM_HELD_HOST_BUSY_PCT 90.0     /* or the host's CPUs busy (not idle nor iowait), mean, */
+#define RM_HELD_CPU_COMPETING_PCT 10.0 /* while the workload itself used at least this */
 #define RM_HELD_IO_PRESSURE_PCT 10.0   /* io pressure (PSI some), % of time, at least */
 #define RM_HELD_THROTTLE_SHARE 0.2     /* a cap reason active in at least this share */
 #define RM_HELD_CLOCK_RATIO 0.9        /* SM clock mean below this share of its maximum */

@@ -99,10 +99,16 @@ static void input_bound(void **state)
     assert_int_equal(f[0].rule, RM_HELD_INPUT_BOUND);
     assert_string_equal(f[0].text, "input-bound: GPU 0 busy 50 % while the CPU was saturated (the "
                                    "workload at 60 % of one core, the host 90 % busy)");
+    in.proc_cpu_pct = RM_HELD_CPU_COMPETING_PCT; /* still competing for the CPU */
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_INPUT_BOUND);
+    /* a workload that sleeps, or whose CPU is unknown, is not held back by a busy host */
+    in.proc_cpu_pct = 9.99;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
     in.proc_cpu_pct = NAN;
     assert_int_equal(run(&in, f), 1);
-    assert_string_equal(
-        f[0].text, "input-bound: GPU 0 busy 50 % while the CPU was saturated (the host 90 % busy)");
+    assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
     in.proc_cpu_pct = 60;
     in.host_cpu_busy_pct = 89.99;
     assert_int_equal(run(&in, f), 1);
