@@ -252,6 +252,31 @@ static void print_phase_memory(FILE *out, const json_t *phases)
     }
 }
 
+/* text after first, cut at blanks into lines of at most 100 columns, the next ones after
+ * indent (a word longer than a line is not cut). */
+static void print_wrapped(FILE *out, const char *first, const char *indent, const char *text)
+{
+    const char *pad = first;
+    while (*text) {
+        size_t room = 100 - strlen(pad), n = strlen(text);
+        if (n > room) {
+            n = room;
+            while (n && text[n] != ' ')
+                n--;
+            if (!n) n = strcspn(text, " ");
+        }
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), text);
+        fputs(pad, out);
+        rm_fput_safe(out, line);
+        fputc('\n', out);
+        text += n;
+        while (*text == ' ')
+            text++;
+        pad = indent;
+    }
+}
+
 static void print_one(FILE *out, const json_t *s)
 {
     const json_t *g = s;
@@ -342,11 +367,7 @@ static void print_one(FILE *out, const json_t *s)
              * rule fired. */
             const json_t *f;
             json_array_foreach(json_object_get(p, "held_back_by"), k, f)
-            {
-                fputs("    held back by ", out);
-                rm_fput_safe(out, str(f, "text"));
-                fputc('\n', out);
-            }
+                print_wrapped(out, "    held back by ", "      ", str(f, "text"));
         }
     }
     print_phase_memory(out, phases);
