@@ -115,7 +115,7 @@ static void add_clock_limits(json_t *o, const struct rm_gpu_stats *q)
                                     jnum((double)q->thr_active[k] / (double)q->thr_samples, 4));
         json_object_set_new(o, "throttle_share", t);
     }
-    if (q && q->smclk_max.n) json_object_set_new(o, "sm_clock_max_mhz", jnum(q->smclk_max.max, 3));
+    if (q && q->smclk_max > 0) json_object_set_new(o, "sm_clock_max_mhz", jnum(q->smclk_max, 3));
 }
 
 /* One GPU's object of "gpus" (or of a phase's "gpus": then tot is NULL; short_s as

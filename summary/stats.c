@@ -154,7 +154,7 @@ void rm_stats_add_clocks(struct rm_gpu_stats *s, bool thr_known, unsigned thr_ma
         for (int k = 0; k < RM_THR_REASONS; k++)
             s->thr_active[k] += thr_mask >> k & 1;
     }
-    if (!isnan(smclk_max)) rm_stat_add(&s->smclk_max, smclk_max);
+    if (smclk_max > s->smclk_max) s->smclk_max = smclk_max; /* NaN compares false */
 }
 
 void rm_stats_add_span(struct rm_gpu_stats *s, enum rm_span_kind kind, int64_t ns, double joules,
@@ -194,7 +194,7 @@ void rm_stats_fold(struct rm_gpu_stats *a, const struct rm_gpu_stats *b)
     a->thr_samples += b->thr_samples;
     for (int k = 0; k < RM_THR_REASONS; k++)
         a->thr_active[k] += b->thr_active[k];
-    rm_stat_merge(&a->smclk_max, &b->smclk_max);
+    if (b->smclk_max > a->smclk_max) a->smclk_max = b->smclk_max;
     if (b->first_ns != RM_NO_TIME) {
         if (a->first_ns == RM_NO_TIME) {
             a->first_ns = b->first_ns;
@@ -242,7 +242,7 @@ json_t *rm_stats_to_json(const struct rm_gpu_stats *s)
             o, "throttle",
             json_pack("{s:I,s:o}", "samples", (json_int_t)s->thr_samples, "active", t));
     }
-    if (s->smclk_max.n) json_object_set_new(o, "sm_clock_max", rm_stat_to_json(&s->smclk_max));
+    if (s->smclk_max > 0) json_object_set_new(o, "sm_clock_max", json_real(s->smclk_max));
     return o;
 }
 
@@ -268,18 +268,21 @@ static const char *clocks_from_json(const json_t *j, struct rm_gpu_stats *s)
     json_t *t = json_object_get(j, "throttle"), *c = json_object_get(j, "sm_clock_max");
     if (t) {
         json_t *a = json_object_get(t, "active");
-        if (get_u64(t, "samples", &s->thr_samples) || !json_is_object(a))
+        uint64_t n;
+        if (get_u64(t, "samples", &n) || n > UINT32_MAX || !json_is_object(a))
             return "bad throttle counts";
+        s->thr_samples = (uint32_t)n;
         for (int k = 0; k < RM_THR_REASONS; k++) {
             json_t *v = json_object_get(a, rm_thr_name(k));
             if (!v) continue;
             if (!json_is_integer(v) || json_integer_value(v) < 0 ||
                 (uint64_t)json_integer_value(v) > s->thr_samples)
                 return "bad throttle counts";
-            s->thr_active[k] = (uint64_t)json_integer_value(v);
+            s->thr_active[k] = (uint32_t)json_integer_value(v);
         }
     }
-    if (c && rm_stat_from_json(c, &s->smclk_max)) return "bad sm_clock_max";
+    if (c && (!json_is_number(c) || !(json_number_value(c) > 0))) return "bad sm_clock_max";
+    if (c) s->smclk_max = json_number_value(c);
     return NULL;
 }
 

@@ -44,10 +44,12 @@ struct rm_gpu_stats {
     int64_t gap_ns;
     uint64_t backwards;        /* spacings < 0 (clock stepped back): neither bridged nor a gap */
     int64_t first_ns, last_ns; /* RM_NO_TIME if no timed sample */
-    double first_power, last_power;      /* NaN when that sample had no power */
-    uint64_t thr_samples;                /* samples that said which throttle reasons were on */
-    uint64_t thr_active[RM_THR_REASONS]; /* of those, the samples with reason k active */
-    struct rm_stat smclk_max;            /* clocks.max.sm, when recorded */
+    double first_power, last_power; /* NaN when that sample had no power */
+    /* 32-bit: a phase row holds one of these per GPU, thousands of rows (4e9 samples is 13
+     * years of one GPU at 0.1 s). */
+    uint32_t thr_samples;                /* samples that said which throttle reasons were on */
+    uint32_t thr_active[RM_THR_REASONS]; /* of those, the samples with reason k active */
+    double smclk_max;                    /* the largest clocks.max.sm; 0: none recorded */
 };
 
 void rm_stats_init(struct rm_gpu_stats *s);
