@@ -3,7 +3,10 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/alloc.h"
 
 static const char *const rule_ids[RM_HELD_RULES] = {"input_bound", "power_capped", "thermal_capped",
                                                     "idle_gpu", "host_memory"};
@@ -17,12 +20,12 @@ const char *rm_held_rule_id(enum rm_held_rule r)
 struct sink {
     struct rm_held_finding *out;
     size_t n, max;
+    struct rm_held_finding spare; /* written and dropped: past max */
 };
 
 static struct rm_held_finding *next(struct sink *k, enum rm_held_rule rule, int gpu)
 {
-    static struct rm_held_finding spare; /* written and dropped: past max */
-    struct rm_held_finding *f = k->n < k->max ? &k->out[k->n] : &spare;
+    struct rm_held_finding *f = k->n < k->max ? &k->out[k->n] : &k->spare;
     k->n++;
     memset(f, 0, sizeof *f);
     f->rule = rule;
@@ -181,7 +184,7 @@ size_t rm_held_rules(const struct rm_held_in *in, struct rm_held_finding *out, s
 {
     static const int power[] = {RM_THR_SW_POWER_CAP, RM_THR_HW_POWER_BRAKE};
     static const int thermal[] = {RM_THR_SW_THERMAL, RM_THR_HW_THERMAL, RM_THR_HW_SLOWDOWN};
-    struct sink k = {out, 0, max};
+    struct sink k = {.out = out, .max = max};
     for (size_t i = 0; i < in->ngpu; i++) {
         const struct rm_held_gpu *g = &in->gpu[i];
         bool input = input_bound(in, g, &k);
@@ -264,10 +267,12 @@ static double host_busy(const json_t *cpu)
 
 void rm_held_phase(json_t *row, const json_t *doc)
 {
-    enum { MAX_GPUS = 64, MAX_FINDINGS = 4 * MAX_GPUS + 1 };
-    static _Thread_local struct rm_held_gpu gpu[MAX_GPUS];
-    static _Thread_local struct rm_held_finding found[MAX_FINDINGS];
     json_t *gpus = json_object_get(row, "gpus");
+    size_t ngpu = json_array_size(gpus);
+    /* At most three findings a GPU (input-bound or idle, and the two caps), the host's one. */
+    size_t max = 3 * ngpu + 1;
+    struct rm_held_gpu *gpu = rm_xcalloc(ngpu + 1, sizeof *gpu);
+    struct rm_held_finding *found = rm_xcalloc(max, sizeof *found);
     struct rm_held_in in = {
         .proc_cpu_pct = num_at(json_object_get(row, "proc"), "cpu_pct", "mean"),
         .cores = NAN, /* not in the summary yet */
@@ -278,18 +283,18 @@ void rm_held_phase(json_t *row, const json_t *doc)
         .io_pressure_pct = NAN,
         .mem_pressure_pct = NAN,
         .gpu = gpu,
+        .ngpu = ngpu,
     };
     size_t i;
     json_t *g;
-    json_array_foreach(gpus, i, g)
-    {
-        if (in.ngpu == MAX_GPUS) break;
-        gpu_figures(g, doc, &gpu[in.ngpu++]);
+    json_array_foreach(gpus, i, g) gpu_figures(g, doc, &gpu[i]);
+    size_t n = rm_held_rules(&in, found, max);
+    if (n) {
+        json_t *list = json_array();
+        for (size_t k = 0; k < n && k < max; k++)
+            json_array_append_new(list, rm_held_finding_json(&found[k]));
+        json_object_set_new(row, "held_back_by", list);
     }
-    size_t n = rm_held_rules(&in, found, MAX_FINDINGS);
-    if (n == 0) return;
-    json_t *list = json_array();
-    for (size_t k = 0; k < n && k < MAX_FINDINGS; k++)
-        json_array_append_new(list, rm_held_finding_json(&found[k]));
-    json_object_set_new(row, "held_back_by", list);
+    free(found);
+    free(gpu);
 }
