@@ -236,8 +236,9 @@ json_t *rm_stats_to_json(const struct rm_gpu_stats *s)
     /* Only when recorded: aggregates written before they existed read back the same. */
     if (s->thr_samples) {
         json_t *t = json_object();
-        for (int k = 0; k < RM_THR_REASONS; k++)
-            json_object_set_new(t, rm_thr_name(k), json_integer((json_int_t)s->thr_active[k]));
+        for (int k = 0; k < RM_THR_REASONS; k++) /* the sink keeps one per phase partial */
+            if (s->thr_active[k])
+                json_object_set_new(t, rm_thr_name(k), json_integer((json_int_t)s->thr_active[k]));
         json_object_set_new(
             o, "throttle",
             json_pack("{s:I,s:o}", "samples", (json_int_t)s->thr_samples, "active", t));

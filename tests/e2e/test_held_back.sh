@@ -22,7 +22,8 @@ FIELDS+=,clocks.max.sm,clocks_event_reasons.active,clocks_event_reasons.sw_power
 record() {
     local sink=$1 phase=$2
     shift 2
-    "$RUNMON" record -q -o "$sink" -i 0.2 ${FIELDS:+--gpu-fields "$FIELDS"} -- \
+    # shellcheck disable=SC2086 # RECORD_EXTRA: words by design
+    "$RUNMON" record -q -o "$sink" -i 0.2 ${FIELDS:+--gpu-fields "$FIELDS"} ${RECORD_EXTRA:-} -- \
         "$RUNMON" phase "$phase" -- "$@"
 }
 # The held_back_by of the phase PATH in the summary of session S ("null" when absent).
@@ -86,6 +87,17 @@ check "capped: the phase's GPU has throttle_share and sm_clock_max_mhz" \
     "$S/summary.json"
 "$RUNMON" summary "$S" --format text >"$T/cap.txt"
 check "capped: text output has the line" grep -q '^    held back by power capped: GPU 0' "$T/cap.txt"
+# Sealed segments: the sink's stored aggregates (state.json) carry the throttle counts, so
+# the sink's summary from them equals a rescan of the rows.
+FIELDS='' FAKE_SMI_MODEL=rtx2080super-595.71.05-linux-load FAKE_SMI_THROTTLE=sw_power_cap \
+    FAKE_SMI_OVERRIDE="clocks.current.sm=765" RECORD_EXTRA="--rollover-mb 0.001" \
+    record "$T/seg" step sleep 2.5
+S=$(session_dir "$T/seg")
+check "segments: the recording sealed gpu segments" compgen -G "$S/gpu-*.csv"
+agg=$("$RUNMON" summary "$T/seg" --format json 2>/dev/null | jq -c '.phases[0] | [.held_back_by[].rule, .gpus[0].throttle_share]')
+re=$("$RUNMON" summary "$T/seg" --rescan --format json 2>/dev/null | jq -c '.phases[0] | [.held_back_by[].rule, .gpus[0].throttle_share]')
+expect_eq "segments: from the stored aggregates" '["power_capped",{"sw_power_cap":1}]' "$agg"
+expect_eq "segments: the same from a rescan" "$agg" "$re"
 
 # --- neither: a busy GPU at its full clock, no reason active, the workload asleep -----------
 FAKE_SMI_MODEL=h100-80gb-hbm3-590.48.01-linux-load record "$T/none" train sleep 2.5

@@ -115,6 +115,9 @@ static void stats_counts(void **state)
     assert_int_equal(c.thr_samples, 3);
     assert_int_equal(c.thr_active[RM_THR_SW_POWER_CAP], 2);
     assert_true(c.smclk_max == 1980);
+    /* reasons never active are left out */
+    assert_null(
+        json_object_get(json_object_get(json_object_get(j, "throttle"), "active"), "gpu_idle"));
     /* more active than samples: refused */
     json_object_set_new(json_object_get(json_object_get(j, "throttle"), "active"), "gpu_idle",
                         json_integer(4));
