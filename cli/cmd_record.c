@@ -40,7 +40,8 @@ static void usage(FILE *out)
         "  -i, --interval SECONDS    sampling interval, 0.1 to 3600 (default 1)\n"
         "      --gpu-fields LIST     nvidia-smi --query-gpu fields (default:\n"
         "                            " RM_DEFAULT_GPU_FIELDS ",\n"
-        "                            then those of power.draw.instant,\n"
+        "                            then those of clocks.max.sm,\n"
+        "                            clocks_event_reasons.active, power.draw.instant,\n"
         "                            power.draw.average, enforced.power.limit\n"
         "                            the driver offers, asked once at the start)\n"
         "      --dmon-metrics GROUPS nvidia-smi dmon -s groups (default " RM_DEFAULT_DMON_METRICS

@@ -67,6 +67,9 @@ struct rm_session {
      * the driver knows (a valid query field) and which gave a number on some GPU. */
     int power_probed;
     unsigned power_known, power_supported;
+    /* Asked in the same query: bit i set when rm_gpu_clock_fields[i] (clocks.max.sm, the
+     * throttle reasons' mask) gave a value on some GPU, so the default fields record it. */
+    unsigned clock_supported;
     struct rm_gpu_choice gpu_choice;
     struct rm_job job; /* the batch job it runs in (job.known 0: none) */
     struct rm_collector_health collectors[RM_STREAM_COUNT]; /* by stream: one collector each */

@@ -329,7 +329,8 @@ static bool smi_has_value(const char *v, size_t len)
 static int probe_query(const char *smi, const char *fields, int n, int timeout_ms,
                        unsigned *supported)
 {
-    char q[256], err[256];
+    if (n < 1 || n > RM_POWER_FIELD_COUNT + RM_GPU_CLOCK_FIELDS) return -1;
+    char q[512], err[256];
     snprintf(q, sizeof q, "--query-gpu=%s", fields);
     const char *argv[] = {smi, q, "--format=csv,noheader,nounits", NULL};
     char out[16384];
@@ -342,8 +343,8 @@ static int probe_query(const char *smi, const char *fields, int n, int timeout_m
     struct csv_parser p;
     if (csv_init(&p, 0) != 0) return -1;
     char store[2048];
-    const char *f[RM_POWER_FIELD_COUNT];
-    size_t fl[RM_POWER_FIELD_COUNT];
+    const char *f[RM_POWER_FIELD_COUNT + RM_GPU_CLOCK_FIELDS];
+    size_t fl[RM_POWER_FIELD_COUNT + RM_GPU_CLOCK_FIELDS];
     *supported = 0;
     for (char *line = out, *next; line && *line; line = next) {
         next = strchr(line, '\n');
@@ -358,17 +359,24 @@ static int probe_query(const char *smi, const char *fields, int n, int timeout_m
     return 0;
 }
 
+const char *const rm_gpu_clock_fields[RM_GPU_CLOCK_FIELDS] = {"clocks.max.sm",
+                                                              "clocks_event_reasons.active"};
+
 void rm_gpu_power_probe(const char *nvidia_smi, struct rm_session *sess, int timeout_ms)
 {
-    char all[256] = "";
+    char all[512] = "";
     for (int i = 0; i < RM_POWER_FIELD_COUNT; i++)
         snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? "," : "",
                  rm_power_fields[i]);
+    for (int i = 0; i < RM_GPU_CLOCK_FIELDS; i++)
+        snprintf(all + strlen(all), sizeof all - strlen(all), ",%s", rm_gpu_clock_fields[i]);
     unsigned got;
-    sess->power_known = sess->power_supported = 0;
-    if (probe_query(nvidia_smi, all, RM_POWER_FIELD_COUNT, timeout_ms, &got) == 0) {
+    sess->power_known = sess->power_supported = sess->clock_supported = 0;
+    if (probe_query(nvidia_smi, all, RM_POWER_FIELD_COUNT + RM_GPU_CLOCK_FIELDS, timeout_ms,
+                    &got) == 0) {
         sess->power_known = (1u << RM_POWER_FIELD_COUNT) - 1;
-        sess->power_supported = got;
+        sess->power_supported = got & sess->power_known;
+        sess->clock_supported = got >> RM_POWER_FIELD_COUNT;
     } else {
         /* An older driver rejects the whole query for one unknown field: one at a time. */
         for (int i = 0; i < RM_POWER_FIELD_COUNT; i++)
@@ -383,6 +391,11 @@ void rm_gpu_power_probe(const char *nvidia_smi, struct rm_session *sess, int tim
 const char *rm_gpu_fields_with_power(const struct rm_session *sess, char *buf, size_t cap)
 {
     snprintf(buf, cap, "%s", RM_DEFAULT_GPU_FIELDS);
+    for (int i = 0; i < RM_GPU_CLOCK_FIELDS; i++) {
+        size_t u = strlen(buf);
+        if (sess->clock_supported & (1u << i))
+            snprintf(buf + u, cap - u, ",%s", rm_gpu_clock_fields[i]);
+    }
     for (int i = 0; i < RM_POWER_FIELD_COUNT; i++) {
         size_t u = strlen(buf);
         if ((sess->power_supported & (1u << i)) && strcmp(rm_power_fields[i], "power.draw") != 0)

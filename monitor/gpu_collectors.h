@@ -83,8 +83,15 @@ int rm_smi_list(const char *nvidia_smi, char *out, size_t cap, int timeout_ms);
  * [Not Supported]). */
 void rm_gpu_power_probe(const char *nvidia_smi, struct rm_session *sess, int timeout_ms);
 
-/* The default query fields plus the power fields the probe found (power.draw is already
- * there), into buf; returns buf. */
+/* The clock fields the power probe asks for in its one query (not one at a time: a driver
+ * that rejects the query is older than the throttle reasons' event_reasons spelling): the
+ * SM clock's maximum and the throttle reasons' mask, which the summary's "held back by"
+ * rules read. Their bits: sess->clock_supported. */
+#define RM_GPU_CLOCK_FIELDS 2
+extern const char *const rm_gpu_clock_fields[RM_GPU_CLOCK_FIELDS];
+
+/* The default query fields plus the clock fields and then the power fields the probe found
+ * (power.draw is already there), into buf; returns buf. */
 const char *rm_gpu_fields_with_power(const struct rm_session *sess, char *buf, size_t cap);
 
 int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,

@@ -260,6 +260,31 @@ static void print_memory_line(FILE *out, const json_t *p)
             fmt(p, "framework_peak_mb.max", 0));
 }
 
+/* text after first, cut at blanks into lines of at most 100 columns, the next ones after
+ * indent (a word longer than a line is not cut). */
+static void print_wrapped(FILE *out, const char *first, const char *indent, const char *text)
+{
+    const char *pad = first;
+    while (*text) {
+        size_t room = 100 - strlen(pad), n = strlen(text);
+        if (n > room) {
+            n = room;
+            while (n && text[n] != ' ')
+                n--;
+            if (!n) n = strcspn(text, " ");
+        }
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), text);
+        fputs(pad, out);
+        rm_fput_safe(out, line);
+        fputc('\n', out);
+        text += n;
+        while (*text == ' ')
+            text++;
+        pad = indent;
+    }
+}
+
 /* The summary's first line (path: the document's "path", or the caller's when it has none
  * yet), the session, the GPUs and the totals. */
 static void print_head(FILE *out, const json_t *s, const char *path)
@@ -353,6 +378,11 @@ static void print_phase_line(FILE *out, const json_t *p)
                  json_is_true(json_object_get(p, "short_phase")) ? "~" : "");
     fprintf(out, "  %s %5s %9s %11s %6s %8s %9s %9s\n", cell(p, "path", 30, 30), F("count", 0),
             F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
+    /* What held the phase back: a line per finding (summary/held.h), none when no rule
+     * fired. */
+    const json_t *f;
+    json_array_foreach(json_object_get(p, "held_back_by"), k, f)
+        print_wrapped(out, "    held back by ", "      ", str(f, "text"));
 }
 
 /* Collectors, alerts and data quality: the keys after "phases". */

@@ -49,7 +49,7 @@ void rm_print_io_phase_title(FILE *out)
 {
     fprintf(out,
             "\nI/O by phase (MB/s; pressure: some %% of the time; tree: MB read/written)\n"
-            "  %-30s %8s %8s %8s %8s %6s %6s %6s %9s %9s\n",
+            "  %-30s %7s %7s %7s %7s %5s %5s %5s %8s %8s\n",
             "PATH", "DISK R", "DISK W", "NET RX", "NET TX", "CPU", "IO", "MEM", "TREE R", "TREE W");
 }
 
@@ -59,7 +59,7 @@ void rm_print_io_phase_line(FILE *out, const json_t *p)
     if (!json_is_object(io)) return;
     const json_t *path = json_object_get(p, "path");
     char cell[1024];
-    fprintf(out, "  %s %8s %8s %8s %8s %6s %6s %6s %9s %9s\n",
+    fprintf(out, "  %s %7s %7s %7s %7s %5s %5s %5s %8s %8s\n",
             rm_term_cell(cell, sizeof cell, json_is_string(path) ? json_string_value(path) : "-",
                          30, 30),
             num(io, "disk_read_mb_s", 2), num(io, "disk_write_mb_s", 2), num(io, "net_rx_mb_s", 2),

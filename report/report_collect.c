@@ -412,6 +412,7 @@ void rm_report_add_phase(struct report *r, const json_t *p)
     ph->depth = depth < 0 ? 0 : depth > 8 ? 8 : (int)depth;
     ph->path = ref_at(p, "path");
     ph->first_start = ref_at(p, "first_start");
+    ph->held = ref_at(p, "held_back_by");
     ph->count = num_at(p, "count");
     ph->total_s = num_at(p, "total_seconds");
     ph->ok = num_at(p, "status.ok");
@@ -459,6 +460,7 @@ static void free_phases(struct report *r)
         json_decref(r->phases[i].path);
         json_decref(r->phases[i].first_start);
         json_decref(r->phases[i].fw_name);
+        json_decref(r->phases[i].held);
     }
     free(r->phases);
     r->phases = NULL;

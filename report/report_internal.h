@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/throttle.h"
 #include "report/report.h"
 #include "summary/apps.h"
 #include "summary/csvread.h"
@@ -42,10 +43,6 @@
 #define VH 178.0
 
 enum { GS_UTIL, GS_VRAM, GS_VRAM_TOTAL, GS_POWER, GS_TEMP, GS_SMCLK, GS_COUNT };
-
-/* Clock throttle ("event") reasons, by their bit in clocks_event_reasons.active (NVML's
- * nvmlClocksEventReason* values); report_throttle.c has their names. */
-#define RM_THR_REASONS 9
 
 /* The times one reason was active on one GPU: samples that saw it, merged where they follow
  * each other (within the gap spacing) or lie closer than a pixel. */
@@ -120,6 +117,7 @@ struct band {
 
 struct report_phase {
     json_t *path, *first_start, *fw_name; /* the row's values (NULL: absent) */
+    json_t *held;                         /* held_back_by (NULL: no rule fired) */
     int depth;                            /* clamped to 0..8 */
     double count, total_s, ok, error, unterminated, rss_peak;
     double energy_wh, energy_lo, energy_hi; /* the phase's own energy and its bar */

@@ -189,6 +189,25 @@ static void phase_energy_cell(FILE *o, const struct report_phase *p)
         fprintf(o, " <small>(%.3f&#8211;%.3f)</small>", p->energy_lo, p->energy_hi);
 }
 
+/* What held the phase back (summary.json's held_back_by): a row per finding under the phase's
+ * row, across the table, wrapping on a narrow screen. */
+static void held_rows(FILE *o, const json_t *held, int depth, int ncols)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(held, i, f)
+    {
+        const json_t *text = rm_report_get(f, "text");
+        if (!json_is_string(text)) continue;
+        fprintf(o,
+                "<tr class=\"held\"><td class=\"l\" colspan=\"%d\" "
+                "style=\"padding-left:%dem;color:#8a4b00\">held back by ",
+                ncols, depth + 2);
+        rm_html_escape_str(o, json_string_value(text));
+        fprintf(o, "</td></tr>");
+    }
+}
+
 void rm_report_write_phase_table(struct report *r)
 {
     FILE *o = r->out;
@@ -229,6 +248,7 @@ void rm_report_write_phase_table(struct report *r)
         fprintf(o, "</td><td class=\"t\">");
         rm_report_str_or_dash(o, p->first_start);
         fprintf(o, "</td></tr>");
+        held_rows(o, p->held, p->depth, io ? 11 + RM_REPORT_PHASE_IO : 11);
     }
     fprintf(o, "</tbody></table></div></section>\n");
 }

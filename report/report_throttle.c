@@ -6,23 +6,13 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "model/throttle.h"
 #include "model/values.h"
 #include "report/report_internal.h"
 
-/* By bit of the mask (NVML nvmlClocksEventReason*). */
-static const char *const reason_names[RM_THR_REASONS] = {"gpu_idle",
-                                                         "applications_clocks_setting",
-                                                         "sw_power_cap",
-                                                         "hw_slowdown",
-                                                         "sync_boost",
-                                                         "sw_thermal_slowdown",
-                                                         "hw_thermal_slowdown",
-                                                         "hw_power_brake_slowdown",
-                                                         "display_clock_setting"};
-
 const char *rm_report_thr_name(int k)
 {
-    return k >= 0 && k < RM_THR_REASONS ? reason_names[k] : "?";
+    return rm_thr_name(k);
 }
 
 void rm_report_thr_reset(struct report *r)
@@ -32,42 +22,21 @@ void rm_report_thr_reset(struct report *r)
     r->thr_mask_col = -1;
 }
 
-/* The reason after a "clocks_event_reasons." or "clocks_throttle_reasons." prefix, or NULL. */
-static const char *after_prefix(const char *s, size_t n, size_t *rest)
-{
-    static const char *const prefixes[] = {"clocks_event_reasons.", "clocks_throttle_reasons."};
-    for (size_t i = 0; i < 2; i++) {
-        size_t pl = strlen(prefixes[i]);
-        if (n > pl && !memcmp(s, prefixes[i], pl)) {
-            *rest = n - pl;
-            return s + pl;
-        }
-    }
-    return NULL;
-}
-
 void rm_report_thr_header(struct report *r, const struct rm_csv_row *row)
 {
     bool any = false;
-    for (size_t i = 0; i < row->n && !any; i++) {
-        size_t rest;
-        any = after_prefix(row->f[i], rm_header_name_len(row->f[i], row->len[i]), &rest);
-    }
+    for (size_t i = 0; i < row->n && !any; i++)
+        any = rm_thr_column(row->f[i], rm_header_name_len(row->f[i], row->len[i])) != -1;
     if (!any) return;
     rm_report_thr_reset(r);
     for (size_t i = 0; i < row->n; i++) {
-        size_t rest;
-        const char *s = after_prefix(row->f[i], rm_header_name_len(row->f[i], row->len[i]), &rest);
-        if (!s) continue;
-        if (rest == 6 && !memcmp(s, "active", 6)) {
+        int k = rm_thr_column(row->f[i], rm_header_name_len(row->f[i], row->len[i]));
+        if (k == -1) continue;
+        if (k == RM_THR_MASK_COLUMN)
             r->thr_mask_col = (long)i;
-            r->thr_recorded = true;
-        }
-        for (int k = 0; k < RM_THR_REASONS; k++)
-            if (strlen(reason_names[k]) == rest && !memcmp(s, reason_names[k], rest)) {
-                r->thr_col[k] = (long)i;
-                r->thr_recorded = true;
-            }
+        else
+            r->thr_col[k] = (long)i;
+        r->thr_recorded = true;
     }
 }
 
@@ -96,29 +65,13 @@ static bool row_mask(const struct report *r, const struct rm_csv_row *row, unsig
     bool known = false;
     *mask = 0;
     long c = r->thr_mask_col;
-    if (c >= 0 && (size_t)c < row->n && row->len[c] > 2 && row->len[c] < 40) {
-        char buf[40], *end;
-        memcpy(buf, row->f[c], row->len[c]);
-        buf[row->len[c]] = 0;
-        unsigned long long v = strtoull(buf, &end, 16);
-        if (end != buf && !*end) {
-            *mask |= (unsigned)(v & ((1u << RM_THR_REASONS) - 1));
-            known = true;
-        }
-    }
+    if (c >= 0 && (size_t)c < row->n && rm_thr_mask(row->f[c], row->len[c], mask)) known = true;
     for (int k = 0; k < RM_THR_REASONS; k++) {
         c = r->thr_col[k];
         if (c < 0 || (size_t)c >= row->n) continue;
-        const char *s = row->f[c];
-        size_t n = row->len[c];
-        while (n && *s == ' ')
-            s++, n--;
-        if (n == 6 && !memcmp(s, "Active", 6)) {
-            *mask |= 1u << k;
-            known = true;
-        } else if (n == 10 && !memcmp(s, "Not Active", 10)) {
-            known = true;
-        }
+        int on = rm_thr_flag(row->f[c], row->len[c]);
+        if (on == 1) *mask |= 1u << k;
+        if (on >= 0) known = true;
     }
     return known;
 }

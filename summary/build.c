@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/rm_time.h"
+#include "summary/held.h"
 #include "summary/inputs.h"
 #include "summary/merge.h"
 #include "summary/pack.h"
@@ -103,6 +104,21 @@ static void add_to_totals(struct gpu_totals *tot, const struct rm_gpu_stats *u,
         tot->covered_ns = timing->covered_ns;
 }
 
+/* What held the clocks back, when gpu.csv has the columns (--gpu-fields): each throttle
+ * reason seen active, with its share of the samples that said, and clocks.max.sm. */
+static void add_clock_limits(json_t *o, const struct rm_gpu_stats *q)
+{
+    if (q && q->thr_samples) {
+        json_t *t = json_object();
+        for (int k = 0; k < RM_THR_REASONS; k++)
+            if (q->thr_active[k])
+                json_object_set_new(t, rm_thr_name(k),
+                                    jnum((double)q->thr_active[k] / (double)q->thr_samples, 4));
+        json_object_set_new(o, "throttle_share", t);
+    }
+    if (q && q->smclk_max > 0) json_object_set_new(o, "sm_clock_max_mhz", jnum(q->smclk_max, 3));
+}
+
 /* One GPU's object of "gpus" (or of a phase's "gpus": then tot is NULL; short_s as
  * rm_energy_bounds takes it). */
 static json_t *gpu_json(int index, const char *uuid, const char *name, const char *pci,
@@ -171,6 +187,7 @@ static json_t *gpu_json(int index, const char *uuid, const char *name, const cha
     json_object_set_new(o, "temp_c_max", jnum(t ? st_max(&t->m[RM_GM_TEMP]) : NAN, 3));
     json_object_set_new(o, "sm_clock_mhz", mean_max(c, RM_GM_SMCLK, 3));
     json_object_set_new(o, "mem_clock_mhz", mean_max(mc, RM_GM_MEMCLK, 3));
+    add_clock_limits(o, q);
     uint64_t un = u ? u->m[RM_GM_UTIL].n : 0;
     json_object_set_new(o, "idle_share", jnum(un ? (double)u->idle_samples / (double)un : NAN, 4));
     bool t2 = timing && (timing->first_ns != RM_NO_TIME || between);
@@ -926,6 +943,7 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
  * JSON is never all held at once), or else appended to "phases". */
 static void emit_row(struct rm_summary *s, const json_t *doc, json_t *phases, json_t *row)
 {
+    rm_held_phase(row, doc);
     if (s->opts.phase_row)
         s->opts.phase_row(s->opts.phase_row_ctx, doc, row);
     else

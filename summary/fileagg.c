@@ -351,9 +351,16 @@ void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
                        add_phase_span, &c);
     }
     rm_stats_add(&g->st, s->t_ns, s->v, s->valid, f->gap_ns);
+    bool thr = s->valid & RM_SAMPLE_THR_KNOWN;
+    double smclk_max = s->valid & RM_SAMPLE_SMCLK_MAX ? s->smclk_max : NAN;
+    unsigned mask = thr ? s->thr_mask : 0;
+    rm_stats_add_clocks(&g->st, thr, mask, smclk_max);
     phases_at(f, s->t_ns);
-    for (size_t k = 0; k < f->nplist; k++)
-        rm_stats_add_point(rm_file_phase_gpu(f, f->plist[k], i), s->t_ns, s->v, s->valid);
+    for (size_t k = 0; k < f->nplist; k++) {
+        struct rm_gpu_stats *ps = rm_file_phase_gpu(f, f->plist[k], i);
+        rm_stats_add_point(ps, s->t_ns, s->v, s->valid);
+        rm_stats_add_clocks(ps, thr, mask, smclk_max);
+    }
 }
 
 void rm_file_add_host_sample(struct file_agg *f, const struct rm_host_sample *s, bool proc)

@@ -5,6 +5,7 @@
 
 #include "base/rm_time.h"
 #include "model/gpu_metrics.h"
+#include "model/throttle.h"
 #include "model/values.h"
 #include "summary/fastvalue.h"
 
@@ -29,6 +30,15 @@ int rm_gpucsv_name_role(const char *s, size_t len, int *metric)
             *metric = names[i].metric;
             return names[i].role;
         }
+    int k = rm_thr_column(s, len); /* throttle reasons: model/throttle.h */
+    if (k != -1) {
+        *metric = k < 0 ? 0 : k;
+        return k < 0 ? RM_COL_THR_MASK : RM_COL_THR_REASON;
+    }
+    if (len == 13 && !memcmp(s, "clocks.max.sm", 13)) {
+        *metric = 0;
+        return RM_COL_SMCLK_MAX;
+    }
     int m = rm_gpu_metric_by_query_field(s, len); /* the metrics: model/gpu_metrics.h */
     *metric = m < 0 ? 0 : m;
     return m < 0 ? RM_COL_IGNORE : RM_COL_METRIC;
@@ -171,6 +181,7 @@ __attribute__((aligned(64))) int rm_gpucsv_row(struct rm_gpucsv *g, const struct
     }
     /* Not the whole sample: v[m] is read only where bit m of valid is set. */
     out->valid = 0;
+    out->thr_mask = 0;
     out->index = out->uuid = out->name = out->pci = (struct rm_strref){NULL, 0};
     out->t_ns = RM_NO_TIME;
     int ts_col = -1, stamp_col = -1, bad = 0;
@@ -189,6 +200,28 @@ __attribute__((aligned(64))) int rm_gpucsv_row(struct rm_gpucsv *g, const struct
                 out->valid |= 1u << g->metric[i];
             } else if (rc == RM_VALUE_BAD) {
                 bad++;
+            }
+            break;
+        }
+        case RM_COL_THR_MASK: {
+            unsigned mask;
+            if (rm_thr_mask(s, len, &mask)) {
+                out->thr_mask |= mask;
+                out->valid |= RM_SAMPLE_THR_KNOWN;
+            }
+            break;
+        }
+        case RM_COL_THR_REASON: {
+            int on = rm_thr_flag(s, len);
+            if (on >= 0) out->valid |= RM_SAMPLE_THR_KNOWN;
+            if (on > 0) out->thr_mask |= 1u << g->metric[i];
+            break;
+        }
+        case RM_COL_SMCLK_MAX: {
+            double v;
+            if (rm_value_parse(s, len, &v) == RM_VALUE_OK) {
+                out->smclk_max = v;
+                out->valid |= RM_SAMPLE_SMCLK_MAX;
             }
             break;
         }

@@ -29,6 +29,9 @@ enum rm_col_role {
     RM_COL_NAME,
     RM_COL_PCI,
     RM_COL_METRIC,
+    RM_COL_THR_MASK,   /* clocks_event_reasons.active */
+    RM_COL_THR_REASON, /* clocks_event_reasons.<reason>: metric holds the reason */
+    RM_COL_SMCLK_MAX,  /* clocks.max.sm */
 };
 
 #define RM_GPUCSV_MAX_COLS 512

@@ -322,18 +322,6 @@ double rm_io_rate(const struct rm_io_acc *a, enum rm_io_value v)
     return stall ? a->v[v] / 1e6 / s * 100.0 : a->v[v] / 1e6 / s;
 }
 
-struct rm_io_pressure rm_io_acc_pressure(const struct rm_io_acc *a)
-{
-    return (struct rm_io_pressure){.io_some_pct = rm_io_rate(a, RM_IOV_IO_SOME),
-                                   .mem_some_pct = rm_io_rate(a, RM_IOV_MEM_SOME),
-                                   .mem_full_pct = rm_io_rate(a, RM_IOV_MEM_FULL)};
-}
-
-struct rm_io_pressure rm_io_phase_pressure(const struct rm_io_agg *a, size_t p)
-{
-    return rm_io_acc_pressure(a ? rm_io_phase(a, p) : NULL);
-}
-
 static json_t *jnum(double v, int decimals)
 {
     if (!isfinite(v)) return json_null();

@@ -160,14 +160,4 @@ struct json_t *rm_io_acc_json(const struct rm_io_acc *a);
  * one by one, the counters that went back, the tree's largest process count. */
 struct json_t *rm_io_run_json(const struct rm_io_agg *a);
 
-/* What the "held back by" rules read of a phase (summary/held.c): io and memory pressure,
- * some and full, % of the phase's time; NaN when absent. */
-struct rm_io_pressure {
-    double io_some_pct, mem_some_pct, mem_full_pct;
-};
-struct rm_io_pressure rm_io_acc_pressure(const struct rm_io_acc *a); /* a may be NULL */
-/* Phase p's (build.c: rm_io_phase_pressure(m->have_io ? &m->io : NULL, p)); every figure NaN
- * when a is NULL (no io.csv) or no interval overlapped the phase. */
-struct rm_io_pressure rm_io_phase_pressure(const struct rm_io_agg *a, size_t p);
-
 #endif

@@ -27,10 +27,16 @@ struct rm_strref {
     size_t len;
 };
 
+/* Bits of rm_gpu_sample.valid past the metrics': thr_mask, smclk_max hold a value. */
+#define RM_SAMPLE_THR_KNOWN (1u << 31)
+#define RM_SAMPLE_SMCLK_MAX (1u << 30)
+
 struct rm_gpu_sample {
     int64_t t_ns;          /* RM_NO_TIME when the row has no usable time */
     double v[RM_GM_COUNT]; /* v[m] is set only where bit m of valid is: read no other */
-    uint32_t valid;        /* bit m set: v[m] holds a value */
+    uint32_t valid;        /* bit m set: v[m] holds a value; and the RM_SAMPLE_* bits */
+    unsigned thr_mask;     /* throttle reasons active (model/throttle.h), by bit */
+    double smclk_max;      /* clocks.max.sm, MHz */
     struct rm_strref index, uuid, name, pci;
 };
 

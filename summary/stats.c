@@ -146,6 +146,17 @@ void rm_stats_add_point(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_
     s->last_power = p;
 }
 
+void rm_stats_add_clocks(struct rm_gpu_stats *s, bool thr_known, unsigned thr_mask,
+                         double smclk_max)
+{
+    if (thr_known) {
+        s->thr_samples++;
+        for (int k = 0; k < RM_THR_REASONS; k++)
+            s->thr_active[k] += thr_mask >> k & 1;
+    }
+    if (smclk_max > s->smclk_max) s->smclk_max = smclk_max; /* NaN compares false */
+}
+
 void rm_stats_add_span(struct rm_gpu_stats *s, enum rm_span_kind kind, int64_t ns, double joules,
                        const struct rm_energy_bar *bar)
 {
@@ -180,6 +191,10 @@ void rm_stats_fold(struct rm_gpu_stats *a, const struct rm_gpu_stats *b)
     a->gaps += b->gaps;
     add_sat(&a->gap_ns, b->gap_ns);
     a->backwards += b->backwards;
+    a->thr_samples += b->thr_samples;
+    for (int k = 0; k < RM_THR_REASONS; k++)
+        a->thr_active[k] += b->thr_active[k];
+    if (b->smclk_max > a->smclk_max) a->smclk_max = b->smclk_max;
     if (b->first_ns != RM_NO_TIME) {
         if (a->first_ns == RM_NO_TIME) {
             a->first_ns = b->first_ns;
@@ -218,6 +233,17 @@ json_t *rm_stats_to_json(const struct rm_gpu_stats *s)
     json_object_set_new(o, "last_ns", timed ? json_integer(s->last_ns) : json_null());
     json_object_set_new(o, "first_power", real_or_null(s->first_power));
     json_object_set_new(o, "last_power", real_or_null(s->last_power));
+    /* Only when recorded: aggregates written before they existed read back the same. */
+    if (s->thr_samples) {
+        json_t *t = json_object();
+        for (int k = 0; k < RM_THR_REASONS; k++) /* the sink keeps one per phase partial */
+            if (s->thr_active[k])
+                json_object_set_new(t, rm_thr_name(k), json_integer((json_int_t)s->thr_active[k]));
+        json_object_set_new(
+            o, "throttle",
+            json_pack("{s:I,s:o}", "samples", (json_int_t)s->thr_samples, "active", t));
+    }
+    if (s->smclk_max > 0) json_object_set_new(o, "sm_clock_max", json_real(s->smclk_max));
     return o;
 }
 
@@ -235,6 +261,30 @@ static int get_i64(const json_t *o, const char *k, int64_t *out)
     if (!json_is_integer(v)) return -1;
     *out = json_integer_value(v);
     return 0;
+}
+
+/* The throttle counts and clocks.max.sm of rm_stats_to_json (absent: none recorded). */
+static const char *clocks_from_json(const json_t *j, struct rm_gpu_stats *s)
+{
+    json_t *t = json_object_get(j, "throttle"), *c = json_object_get(j, "sm_clock_max");
+    if (t) {
+        json_t *a = json_object_get(t, "active");
+        uint64_t n;
+        if (get_u64(t, "samples", &n) || n > UINT32_MAX || !json_is_object(a))
+            return "bad throttle counts";
+        s->thr_samples = (uint32_t)n;
+        for (int k = 0; k < RM_THR_REASONS; k++) {
+            json_t *v = json_object_get(a, rm_thr_name(k));
+            if (!v) continue;
+            if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+                (uint64_t)json_integer_value(v) > s->thr_samples)
+                return "bad throttle counts";
+            s->thr_active[k] = (uint32_t)json_integer_value(v);
+        }
+    }
+    if (c && (!json_is_number(c) || !(json_number_value(c) > 0))) return "bad sm_clock_max";
+    if (c) s->smclk_max = json_number_value(c);
+    return NULL;
 }
 
 int rm_stats_from_json(const json_t *j, struct rm_gpu_stats *s, char *err, size_t errsz)
@@ -281,6 +331,7 @@ int rm_stats_from_json(const json_t *j, struct rm_gpu_stats *s, char *err, size_
         num(json_object_get(b, "peak_w"), &s->bar.peak_w);
         num(json_object_get(j, "first_power"), &s->first_power);
         num(json_object_get(j, "last_power"), &s->last_power);
+        bad = clocks_from_json(j, s);
     }
     if (bad) {
         snprintf(err, errsz, "gpu stats: %s", bad);

@@ -15,6 +15,7 @@
 
 #include "model/energy.h"
 #include "model/gpu_metrics.h"
+#include "model/throttle.h"
 
 #define RM_NO_TIME INT64_MIN
 
@@ -44,6 +45,11 @@ struct rm_gpu_stats {
     uint64_t backwards;        /* spacings < 0 (clock stepped back): neither bridged nor a gap */
     int64_t first_ns, last_ns; /* RM_NO_TIME if no timed sample */
     double first_power, last_power; /* NaN when that sample had no power */
+    /* 32-bit: a phase row holds one of these per GPU, thousands of rows (4e9 samples is 13
+     * years of one GPU at 0.1 s). */
+    uint32_t thr_samples;                /* samples that said which throttle reasons were on */
+    uint32_t thr_active[RM_THR_REASONS]; /* of those, the samples with reason k active */
+    double smclk_max;                    /* the largest clocks.max.sm; 0: none recorded */
 };
 
 void rm_stats_init(struct rm_gpu_stats *s);
@@ -56,6 +62,10 @@ void rm_stats_add(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COU
  * (rm_stats_add_span), never from time between its windows. */
 void rm_stats_add_point(struct rm_gpu_stats *s, int64_t t_ns, const double v[RM_GM_COUNT],
                         uint32_t valid);
+/* Counts one sample's throttle reasons (thr_known: it said which were active) and its
+ * clocks.max.sm (NaN: not recorded). */
+void rm_stats_add_clocks(struct rm_gpu_stats *s, bool thr_known, unsigned thr_mask,
+                         double smclk_max);
 /* Counts a (part of a) spacing: bridged (ns covered, joules of energy and its bar's terms, bar
  * may be NULL) or a gap (ns unknown). */
 void rm_stats_add_span(struct rm_gpu_stats *s, enum rm_span_kind kind, int64_t ns, double joules,

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 LAYERS=(base model runlog monitor summary sink report record cli)
 # summary/'s files, lowest first: each may use only those before it.
 SUMMARY_ORDER=(stats sample pack csvread gpucsv dmon_read hostcsv apps iocsv runlog_read segments spans
-    fileagg inputs scan chunks segagg pool merge build summary)
+    fileagg inputs scan chunks segagg pool merge held build summary)
 # The parts of the offline layers that run while recording, beside monitor/.
 LIVE=(sink/sink)
 declare -A rank

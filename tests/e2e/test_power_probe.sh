@@ -21,6 +21,8 @@ expect_eq "  in the order power.draw, .instant, .average, enforced.power.limit" 
     "$(jq -c '.power.fields | keys_unsorted' "$d/session.json")"
 expect_match "  and recorded: gpu.csv's header has them" \
     'power\.draw,.*power\.draw\.instant,power\.draw\.average,enforced\.power\.limit$' "$(head -1 "$d/gpu.csv")"
+expect_match "  the same query found clocks.max.sm and the throttle reasons' mask: recorded before them" \
+    'clocks\.current\.memory,clocks\.max\.sm,clocks_event_reasons\.active,power\.draw\.instant' "$(head -1 "$d/gpu.csv")"
 expect_eq "  session.json says which field the energy rule uses, and why" \
     '["power.draw",true]' "$(jq -c '[.power.energy_field, (.power.energy_field_why | test("1 s average"))]' "$d/session.json")"
 
@@ -37,6 +39,12 @@ expect_match "  and the query it records asks for none it rejects" \
     'power\.draw,temperature\.gpu,clocks\.current\.sm,clocks\.current\.memory,enforced\.power\.limit$' \
     "$(head -1 "$d/gpu.csv")"
 check "  its rows are data" test "$(wc -l <"$d/gpu.csv")" -ge 2
+check "  and no clock field: they are asked only in the one query" \
+    bash -c "! head -1 '$d/gpu.csv' | grep -q clocks.max.sm"
+
+d=$(FAKE_SMI_MODEL=h100-80gb-hbm3-590.48.01-linux-load FAKE_SMI_OVERRIDE='clocks_event_reasons.active=[N/A]' rec nomask)
+expect_match "a driver printing [N/A] for the mask: clocks.max.sm recorded, the mask not" \
+    'clocks\.current\.memory,clocks\.max\.sm,power\.draw\.instant' "$(head -1 "$d/gpu.csv")"
 
 d=$(FAKE_SMI_MODEL=h100-80gb-hbm3-590.48.01-linux-load \
     FAKE_SMI_OVERRIDE='enforced.power.limit=[Not Supported]' rec notsup)

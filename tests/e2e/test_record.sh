@@ -33,14 +33,14 @@ s=$(session_dir "$T/eight")
 expect_eq "8 GPUs: inventory has 8 GPUs" 8 "$(jq '.gpus | length' "$s/session.json")"
 expect_eq "8 GPUs: driver recorded" "590.48.01" "$(jq -r .driver_version "$s/session.json")"
 # The default fields, then the power fields the driver offers (probed at the start, issue 22).
-expect_eq "8 GPUs: gpu.csv names the asked fields after ts" "ts,timestamp,index,uuid,name,pci.bus_id,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,temperature.gpu,clocks.current.sm,clocks.current.memory,power.draw.instant,power.draw.average,enforced.power.limit" "$(head -1 "$s/gpu.csv")"
+expect_eq "8 GPUs: gpu.csv names the asked fields after ts" "ts,timestamp,index,uuid,name,pci.bus_id,utilization.gpu,utilization.memory,memory.used,memory.total,power.draw,temperature.gpu,clocks.current.sm,clocks.current.memory,clocks.max.sm,clocks_event_reasons.active,power.draw.instant,power.draw.average,enforced.power.limit" "$(head -1 "$s/gpu.csv")"
 expect_eq "8 GPUs: every GPU index has rows" "0 1 2 3 4 5 6 7" "$(tail -n +2 "$s/gpu.csv" | cut -d, -f3 | sort -un | tr '\n' ' ' | sed 's/ $//')"
 check "8 GPUs: at least 2 samples of each" test "$(rows "$s/gpu.csv")" -ge 16
 expect_eq "8 GPUs: dmon.csv header is dmon's own names" "ts,gpu,pwr,gtemp,mtemp,sm,mem,enc,dec,jpg,ofa,mclk,pclk,fb,bar1,ccpm" "$(head -1 "$s/dmon.csv")"
 check "8 GPUs: dmon rows" test "$(rows "$s/dmon.csv")" -ge 8
 expect_eq "8 GPUs: no degraded collector" 0 "$(count_event "$s" collector_degraded)"
 check "8 GPUs: no nvidia-smi left" no_fake_left "$st"
-expect_eq "8 GPUs: every gpu row has 17 fields" "" "$(tail -n +2 "$s/gpu.csv" | awk -F, 'NF != 17' | head -1)"
+expect_eq "8 GPUs: every gpu row has 19 fields" "" "$(tail -n +2 "$s/gpu.csv" | awk -F, 'NF != 19' | head -1)"
 
 # --- the command's environment and exit status --------------------------------------------
 "$RUNMON" record -q -o "$T/env" -i 0.2 -- sh -c '"$0" log event from_inside n=1 && test -n "$RUNMON_SESSION_ID" && test -d "$RUNMON_SESSION_DIR"' "$RUNMON"; rc=$?

@@ -69,7 +69,7 @@ FAKE_SMI_STATE_DIR=$st FAKE_SMI_NOISE=1 FAKE_SMI_GPUS=2 "$RUNMON" record -q -o "
 s=$(session_dir "$T/noise")
 check "noise: nonconforming_output events recorded" test "$(count_event "$s" nonconforming_output)" -ge 3
 expect_match "noise: the Xid text is kept" "Xid" "$(event_data "$s" nonconforming_output | jq -r .text | tr '\n' ' ')"
-expect_eq "noise: every gpu row has the asked 17 fields (with the probed power fields)" "" "$(tail -n +2 "$s/gpu.csv" | awk -F, 'NF != 17' | head -1)"
+expect_eq "noise: every gpu row has the asked 19 fields (with the probed clock and power fields)" "" "$(tail -n +2 "$s/gpu.csv" | awk -F, 'NF != 19' | head -1)"
 expect_eq "noise: every dmon row has 16 fields" "" "$(tail -n +2 "$s/dmon.csv" | awk -F, 'NF != 16' | head -1)"
 expect_eq "noise: no degraded collector" 0 "$(count_event "$s" collector_degraded)"
 check "noise: non-data lines counted in session.json" test "$(jq .collectors.gpu.nonconforming_lines "$s/session.json")" -ge 2

@@ -64,7 +64,11 @@ check "no temporary file left beside it" test -z "$(find "$s" -name '*.tmp*')"
 # I/O sampler's io.csv adds disk and network, and pressure stalls.
 expect_eq "one SVG chart per timeline (8 + GPU memory by process + I/O, pressure)" 11 "$(count '<svg class="chart"' "$html")"
 expect_eq "the SM clock of both GPUs" "gpu0.smclk gpu1.smclk" "$(grep -o 'data-series="gpu[0-9]*\.smclk"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
-check "no throttle fields recorded: no throttle legend" test -z "$(grep -o 'class="thr' "$html")"
+# The default fields record the throttle reasons' mask (the probe found it): none is active
+# on the load capture, and the legend says so.
+expect_eq "default fields: throttle reasons recorded, none active" \
+    '<span class="thr none">throttle reasons recorded: none active</span>' \
+    "$(grep -o '<span class="thr[^>]*>[^<]*</span>' "$html")"
 expect_eq "process memory of both GPUs" "gpu0.other_vram gpu0.workload_vram gpu1.other_vram gpu1.workload_vram" "$(grep -o 'data-series="gpu[0-9]*\.[a-z]*_vram"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
 check "a line per GPU and metric (2 GPUs x 5 + host 5 >= 15)" test "$(grep -o 'data-series="[^"]*"' "$html" | sort -u | wc -l)" -ge 15
 expect_eq "utilization of both GPUs" "gpu0.util gpu1.util" "$(grep -o 'data-series="gpu[0-9]*\.util"' "$html" | sort -u | sed 's/data-series="//; s/"//' | tr '\n' ' ' | sed 's/ $//')"
