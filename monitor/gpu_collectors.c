@@ -223,9 +223,11 @@ enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_n
         rm_stream_field(&g->out, g->field[i], g->field_len[i]);
     rm_stream_end_row(&g->out);
 
-    /* Which GPU: its index when asked for, else its place in this burst of rows. */
-    if (ts_ns - g->last_row_ts > 50 * RM_NS_PER_MS) g->row_in_group = 0;
-    g->last_row_ts = ts_ns;
+    /* Which GPU: its index when asked for, else its place in this sample's rows: rows taken
+     * (their ts) within 50 ms of each other. The arrival time alone would not tell two
+     * samples read on the same tick apart. */
+    if (ts - g->last_row_ts > 50 * RM_NS_PER_MS) g->row_in_group = 0;
+    g->last_row_ts = ts;
     int slot = g->row_in_group++;
     if (g->col_index >= 0) slot = atoi(g->field[g->col_index]);
     if (slot >= 0 && slot < RM_MAX_GPUS) {

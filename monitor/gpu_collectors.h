@@ -37,7 +37,7 @@ struct rm_gpu_ctx {
     int nnames;
     int col_index, col_uuid, col_timestamp, col_mem_used, col_mem_total;
     int row_in_group;
-    int64_t last_row_ts; /* the arrival time of the last row: bursts without an index */
+    int64_t last_row_ts; /* the last row's ts: samples without an index */
     /* A row's ts is its converted `timestamp` unless that is further than ts_guard_ns from
      * its arrival (monitor/policy.h); those rows are counted in the session's health. */
     struct rm_ts_cache ts_cache;

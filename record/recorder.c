@@ -29,6 +29,7 @@
 #include "monitor/port.h"
 #include "monitor/reaper.h"
 #include "monitor/smi_collectors.h"
+#include "monitor/ticker.h"
 #include "record/exporters.h"
 #include "report/output.h"
 #include "runlog/runlog.h"
@@ -110,13 +111,29 @@ struct supervisor {
     rm_wakeup wake;
     pthread_t thread;
     int started;
+    /* The one tick (monitor/ticker.h): the CPU sampler runs on this thread, its slots shared
+     * with the pipes' reads, when cpu is set (start_gpu begins it). */
+    struct rm_cpu_sampler *cpu;
+    struct rm_ticker tick;
 };
+
+/* The tick's work at each slot. Another sampler (an io one) would run here too, after the
+ * CPU sample, on the same schedule. */
+static int64_t tick_due(void *ctx)
+{
+    return rm_cpu_sampler_due(ctx);
+}
+
+static void tick_run(void *ctx, int64_t now)
+{
+    rm_cpu_sampler_tick(ctx, now);
+}
 
 static void *supervisor_main(void *arg)
 {
     struct supervisor *s = arg;
     pthread_setname_np(pthread_self(), "rm-collectors"); /* for top -H and the bench */
-    rm_collectors_run(s->cols, s->ncols, &s->wake);
+    rm_collectors_run(s->cols, s->ncols, &s->wake, s->cpu ? &s->tick : NULL);
     return NULL;
 }
 
@@ -235,8 +252,18 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     }
     if (start_smi_collectors(s, rec, err, errlen) < 0) return -1;
 
-    if (rm_wakeup_open(&s->wake) < 0 || pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
+    if (rm_wakeup_open(&s->wake) < 0) {
         snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
+        s->cpu = NULL;
+        return -1;
+    }
+    if (s->cpu) {
+        rm_cpu_sampler_begin(s->cpu); /* its baseline now: the thread's first slot is next */
+        s->tick = (struct rm_ticker){.due = tick_due, .run = tick_run, .ctx = s->cpu};
+    }
+    if (pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
+        snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
+        s->cpu = NULL;
         return -1;
     }
     s->started = 1;
@@ -483,12 +510,16 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
     if (w->cpu.proc.buf) rm_stream_batch(&w->cpu.proc, interval_ns);
     if (rm_sink_start(rec->sink) < 0)
         fprintf(stderr, "runmon record: cannot start the sink thread\n");
+    /* With the GPU collectors' thread, the CPU samples are taken on its tick: one thread wakes
+     * for both. Without it (--no-gpu, no nvidia-smi) the sampler has a thread of its own. */
+    w->sup.cpu = &w->cpu;
     if (!o->no_gpu && start_gpu(&w->sup, rec, err, sizeof err) < 0) {
         fprintf(stderr, "runmon record: %s\n", err);
         return -1;
     }
+    if (!w->sup.started) w->sup.cpu = NULL;
     save_session(rec);
-    if (rm_cpu_sampler_start(&w->cpu) < 0) {
+    if (!w->sup.cpu && rm_cpu_sampler_start(&w->cpu) < 0) {
         fprintf(stderr, "runmon record: cannot start the CPU sampler\n");
         return -1;
     }
