@@ -23,11 +23,12 @@ build_bench() {
         "bench/$1.c" "$BUILD/librunmon.a" -lcsv -ljansson -lpcre2-8 -lpthread -lm
 }
 now_ns() { date +%s%N; }
-# goal NAME VALUE LIMIT UNIT: the goal beside the figure, and whether this run met it.
+# goal NAME VALUE LIMIT UNIT: a figure with its goal (at most LIMIT) beside it, and whether
+# this run met it.
 goal() {
     local met
     met=$(awk -v v="$2" -v g="$3" 'BEGIN { print (v <= g) ? "met" : "NOT met" }')
-    printf '  %-44s %12s %s (value %s: %s)\n' "$1" "$3" "$4" "$2" "$met"
+    printf '  %-44s %12s %s   goal: at most %s %s, %s\n' "$1" "$2" "$4" "$3" "$4" "$met"
 }
 
 # ---- RunLog -------------------------------------------------------------------------------
@@ -226,9 +227,8 @@ if want recorder; then
         fi
         figure "baseline: its nvidia-smi children (fake): CPU" "$(pct "$kids" "$secs")" "% of one core"
         ratio "runmon / its children CPU" "$own" "$kids"
-        ratio "runmon / floor (bench_tick) CPU" "$own" "$((tc1 - tc0))"
-        goal "  goal (issue 24): at most" "$(awk -v a="$own" -v b="$((tc1 - tc0))" 'BEGIN { printf "%.2f", a / b }')" 1.30 "x"
-        goal "runmon itself: wakeups; goal (issue 24): at most" "$(per_s $((s1[$l] - s0[$l])) "$secs")" 12 "/s"
+        goal "runmon / floor (bench_tick) CPU (issue 24)" "$(awk -v a="$own" -v b="$((tc1 - tc0))" 'BEGIN { printf "%.2f", a / b }')" 1.30 "x"
+        goal "runmon itself: wakeups (issue 24)" "$(per_s $((s1[$l] - s0[$l])) "$secs")" 12 "/s"
         figure "runmon above the floor" "$(pct $((own - (tc1 - tc0))) "$secs")" "% of one core"
         figure "gpu.csv rows written" "$(($(cat "$B/rc-$l"/*/gpu.csv | wc -l) - 1))" "rows"
         [ "$l" = this ] && this_own=$own
@@ -312,7 +312,7 @@ EOF_CD
         figure "cpu.csv rows" "$(($(cat "$B/ng-$l"/*/cpu.csv | wc -l) - 1))" "rows"
         if [[ " ${peers[*]} " == *" sadc "* ]]; then
             r=$(awk -v a="$own" -v b="$((nc1[sadc] - nc0[sadc]))" 'BEGIN { printf "%.2f", a / b }')
-            goal "runmon / sadc CPU; goal (issue 24): at most" "$r" 1.00 "x"
+            goal "runmon / sadc CPU (issue 24)" "$r" 1.00 "x"
         fi
         [[ " ${peers[*]} " == *" collectd "* ]] && ratio "runmon / collectd CPU" "$own" "$((nc1[collectd] - nc0[collectd]))"
         [ "$l" = this ] && this_own=$own
