@@ -3,6 +3,7 @@
 #include "record/recorder.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -647,19 +648,26 @@ static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
                            ? rm_now_monotonic_ns() + (int64_t)llround(rec->opts.duration_s * 1e9)
                            : 0;
     int stopping = !rec->opts.command ? 0 : !w.running;
+    int pidfd_stuck = 0; /* the pidfd said exited but the reap failed (traced): poll instead */
     while (!stopping) {
-        int timeout = w.stop_sig ? 50 : 1000; /* a stop is watched closely */
+        /* Blocks until a signal (SIGCHLD included: an exit, a stop), the command's exit (its
+         * pidfd), --duration or an exporter's due time; a stop is watched closely, and a
+         * command whose exit cannot be seen by its pidfd once a second. */
+        int watch = w.running && w.child.pidfd >= 0 && !pidfd_stuck;
+        int timeout = w.stop_sig ? 50 : w.running && !watch ? 1000 : INT_MAX; /* INT_MAX: none */
         if (deadline) {
             int64_t left = deadline - rm_now_monotonic_ns();
             if (left <= 0) break;
-            timeout = (int)(left / RM_NS_PER_MS) + 1;
-            if (timeout > 1000) timeout = 1000;
+            int64_t ms = left / RM_NS_PER_MS + 1;
+            if (ms < timeout) timeout = (int)ms;
         }
         timeout = rm_exporters_timeout_ms(&rec->exporters, rm_now_monotonic_ns(), timeout);
-        struct pollfd p[1 + RM_EXPORTERS_MAX] = {{.fd = sfd, .events = POLLIN}};
-        int n = rm_exporters_pollfds(&rec->exporters, p + 1, RM_EXPORTERS_MAX);
-        poll(p, (nfds_t)(1 + n), timeout);
-        rm_exporters_poll(&rec->exporters, rm_now_monotonic_ns(), p + 1, n);
+        if (timeout == INT_MAX) timeout = -1;
+        struct pollfd p[2 + RM_EXPORTERS_MAX] = {
+            {.fd = sfd, .events = POLLIN}, {.fd = watch ? w.child.pidfd : -1, .events = POLLIN}};
+        int n = rm_exporters_pollfds(&rec->exporters, p + 2, RM_EXPORTERS_MAX);
+        poll(p, (nfds_t)(2 + n), timeout);
+        rm_exporters_poll(&rec->exporters, rm_now_monotonic_ns(), p + 2, n);
         struct signalfd_siginfo si;
         int chld = 0;
         while (read(sfd, &si, sizeof si) == sizeof si) {
@@ -678,6 +686,7 @@ static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
             if (st == SIGTSTP || st == SIGTTIN || st == SIGTTOU) suspend(&w, st);
             int code = reap_command(rec, &w);
             if (code != -1) status = code;
+            if (code == -1 && (p[1].revents & POLLIN)) pidfd_stuck = 1;
         }
         if (chld) rm_reaper_reap(w.running ? w.child.pid : 0);     /* orphans it adopted */
         if (rec->opts.command && !w.running && !w.stop_sig) break; /* what it left runs on */

@@ -64,4 +64,24 @@ wait "$pid"
 expect_match "no GPU: the CPU sampler's thread runs" "rm-sampler" "$names"
 check "no GPU: cpu rows" test "$(rows "$(session_dir "$T/nogpu")/cpu.csv")" -ge 3
 
+# --- the main thread sleeps until something happens -----------------------------------------
+# It waits on the signals, the command's pidfd, --duration and the exporters' due times; it
+# used to wake once a second besides. Its context switches over 3 quiet seconds (a command
+# that runs on, no exporter): at most one, against about three before.
+switches() { awk '/^(non)?voluntary_ctxt_switches/ { n += $2 } END { print n + 0 }' "/proc/$1/status"; }
+"$RUNMON" record -q --no-gpu -o "$T/quiet" -i 1 -- sleep 30 &
+pid=$!
+track "$pid"
+wait_for "[ -n \"\$(ls '$T/quiet'/*/cpu.csv 2>/dev/null)\" ]" 20
+sleep 0.5
+a=$(switches "$pid")
+sleep 3
+b=$(switches "$pid")
+check "quiet: the main thread woke $((b - a)) times in 3 s (at most 1)" test $((b - a)) -le 1
+t0=$(date +%s%N)
+pkill -TERM -P "$pid" -x sleep # the command's end is seen at once (SIGCHLD, pidfd)
+wait "$pid"
+expect_eq "quiet: the command's exit ends the recording (its status: SIGTERM)" 143 $?
+check "quiet: within 2 s of it" test $((($(date +%s%N) - t0) / 1000000)) -lt 2000
+
 done_testing
