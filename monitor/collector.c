@@ -330,6 +330,16 @@ static void run_slot(const struct rm_ticker *tick, int dep, struct rm_collector 
     }
 }
 
+/* Rows that carry nvidia-smi's own time (the query's `timestamp`: gpu.csv) may wait for the
+ * next slot. dmon's and pmon's have none: they are stamped when read, and a burst waiting up
+ * to a slot would be stamped late (into the next phase), or read with the next burst and
+ * merged with it into one sample (apps.csv's rows of one time are one sample); so their pipes
+ * wake the thread (a burst a second each with nvidia-smi's -d 1). */
+static int rows_timed(const struct rm_collector *c)
+{
+    return c->id == RM_STREAM_GPU;
+}
+
 void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake,
                        const struct rm_ticker *tick)
 {
@@ -349,7 +359,7 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake,
     for (int i = 0; i < n; i++) {
         cols[i].watched[0] = cols[i].watched[1] = cols[i].watched[2] = -1;
         cols[i].epfd = ep;
-        cols[i].data_epfd = dep;
+        cols[i].data_epfd = rows_timed(&cols[i]) ? dep : -1;
     }
     const struct rm_clock *clock = cols[0].port->clock;
     while (!atomic_load(cols[0].port->stop)) {
@@ -367,7 +377,7 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake,
             /* No pidfd: an exit is only seen as the pipes' EOF, so they are watched. Chosen
              * while no pipe is in either set (at a start). */
             if (c->watched[0] < 0 && c->watched[1] < 0)
-                c->data_epfd = c->running && c->child.pidfd < 0 ? -1 : dep;
+                c->data_epfd = (c->running && c->child.pidfd < 0) || !rows_timed(c) ? -1 : dep;
             sync_watch(c, i);
             int64_t due =
                 c->running ? (c->last_row_mono ? c->last_row_mono : c->started_mono) + c->stale_ns

@@ -54,6 +54,24 @@ expect_eq "exit: one collector_degraded for gpu" 1 \
     "$(jq -r 'select(.type=="event" and .event=="collector_degraded") | .data.collector' "$s/runlog.jsonl" | grep -cx gpu)"
 expect_eq "exit: and its recovery" 1 "$(count_event "$s" collector_recovered)"
 
+# --- pmon's rows (no time of their own) are read when they come, not at the next slot -------
+# At -i 1 with a burst every 0.2 s, bursts waiting for the slot were read five at a time,
+# stamped alike and summed into one sample: a 2000 MiB process peaked at 10000.
+sleep 30 &
+foreign=$!
+track "$foreign"
+echo "0 $foreign C 2000 - - sleep" >"$T/apps.txt"
+FAKE_SMI_GPUS=1 FAKE_SMI_APPS=$T/apps.txt FAKE_SMI_PMON_MS=200 \
+    "$RUNMON" record -q -o "$T/pmon" -i 1 -- sleep 3
+expect_eq "pmon: record exits 0" 0 $?
+s=$(session_dir "$T/pmon")
+"$RUNMON" summary "$s" --format json >"$T/pmon.json" 2>/dev/null
+expect_eq "pmon: one sample per burst (the process's peak is its 2000 MiB)" 2000 \
+    "$(jq '.gpus[0].other_vram_mb.peak' "$T/pmon.json")"
+nts=$(tail -n +2 "$s/apps.csv" | cut -d, -f1 | sort -u | wc -l)
+check "pmon: a time per burst ($nts in 3 s, at least 8)" test "$nts" -ge 8
+kill "$foreign" 2>/dev/null
+
 # --- without a GPU the sampler has its own thread ------------------------------------------
 "$RUNMON" record -q --no-gpu -o "$T/nogpu" -i 0.2 -- sleep 2 &
 pid=$!
