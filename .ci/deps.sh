@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the Debian packages runmon needs, or say exactly how to.
-# Usage: .ci/deps.sh [build|test|all]   (default: build)
+# Usage: .ci/deps.sh [build|test|bench|all]   (default: build)
 set -euo pipefail
 want=${1:-build}
 pkgs=(libcsv-dev libjansson-dev libpcre2-dev libncurses-dev libcurl4-openssl-dev pkg-config)
@@ -11,6 +11,9 @@ case "$want" in
     # The SLURM test (tests/e2e/test_slurm.sh): a one-node cluster started by the test.
     pkgs+=(slurm-wlm munge) ;;
 esac
+# make bench: the recorder's peers measured in the same window (bench/run.sh recorder-nogpu),
+# and strace for its system calls.
+case "$want" in bench|all) pkgs+=(sysstat collectd-core strace) ;; esac
 [ "$want" = all ] && pkgs+=(mawk)
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "deps: not a Debian system; make sure these are installed: ${pkgs[*]}" >&2

@@ -75,7 +75,7 @@ int rm_write_file_atomic(const char *path, const void *data, size_t len)
 }
 
 static int write_atomic(const char *path, const char *tmp, const void *data, size_t len,
-                        mode_t mode);
+                        mode_t mode, int durable);
 
 int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode)
 {
@@ -84,7 +84,7 @@ int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mo
         errno = ENAMETOOLONG;
         return -1;
     }
-    return write_atomic(path, tmp, data, len, mode);
+    return write_atomic(path, tmp, data, len, mode, 1);
 }
 
 int rm_write_file_atomic_via(const char *path, const char *tmp, const void *data, size_t len)
@@ -92,7 +92,15 @@ int rm_write_file_atomic_via(const char *path, const char *tmp, const void *data
     mode_t mode = rm_file_mode();
     struct stat st;
     if (!file_private && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) mode = st.st_mode & 0777;
-    return write_atomic(path, tmp, data, len, mode);
+    return write_atomic(path, tmp, data, len, mode, 1);
+}
+
+int rm_write_file_replace_via(const char *path, const char *tmp, const void *data, size_t len)
+{
+    mode_t mode = rm_file_mode();
+    struct stat st;
+    if (!file_private && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) mode = st.st_mode & 0777;
+    return write_atomic(path, tmp, data, len, mode, 0);
 }
 
 int rm_path_is_special(const char *path)
@@ -116,13 +124,13 @@ static int write_in_place(const char *path, const void *data, size_t len)
 }
 
 static int write_atomic(const char *path, const char *tmp, const void *data, size_t len,
-                        mode_t mode)
+                        mode_t mode, int durable)
 {
     if (rm_path_is_special(path)) return write_in_place(path, data, len);
     (void)unlink(tmp); /* a stale one from a dead process: a fresh mode */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0) return -1;
-    if (rm_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+    if (rm_write_all(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
         int e = errno;
         close(fd);
         unlink(tmp);
@@ -135,7 +143,7 @@ static int write_atomic(const char *path, const char *tmp, const void *data, siz
         errno = e;
         return -1;
     }
-    return fsync_parent_dir(path);
+    return durable ? fsync_parent_dir(path) : 0;
 }
 
 int rm_mkdir_p(const char *path)

@@ -25,6 +25,13 @@ int rm_write_file_atomic(const char *path, const void *data, size_t len);
  * writer killed mid-write leaves is found by name (and replaced by the next write). */
 int rm_write_file_atomic_via(const char *path, const char *tmp, const void *data, size_t len);
 
+/* rm_write_file_atomic_via without its two fsyncs: a reader, or a process killed at any
+ * moment, still sees the old file or the new one, never a mix; but after a power loss or an
+ * OS crash the file may be the old one, the new one, or (on some file systems) empty or torn,
+ * until the next rm_write_file_atomic_via of it has returned. For files the caller can
+ * rebuild from others (a sink's state.json and sink.json between durable rounds). */
+int rm_write_file_replace_via(const char *path, const char *tmp, const void *data, size_t len);
+
 /* The same with the new file's mode given (before the umask). */
 int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode);
 

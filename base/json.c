@@ -45,7 +45,19 @@ int rm_json_save_atomic(const char *path, const json_t *j)
     return rm_json_save_atomic_via(path, NULL, j);
 }
 
+static int save_line(const char *path, const char *tmp, const json_t *j, int durable);
+
 int rm_json_save_atomic_via(const char *path, const char *tmp, const json_t *j)
+{
+    return save_line(path, tmp, j, 1);
+}
+
+int rm_json_save_replace_via(const char *path, const char *tmp, const json_t *j)
+{
+    return save_line(path, tmp, j, 0);
+}
+
+static int save_line(const char *path, const char *tmp, const json_t *j, int durable)
 {
     char *t = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
     if (!t) {
@@ -60,8 +72,9 @@ int rm_json_save_atomic_via(const char *path, const char *tmp, const json_t *j)
         return -1;
     }
     t2[n] = '\n';
-    int rc = tmp ? rm_write_file_atomic_via(path, tmp, t2, n + 1)
-                 : rm_write_file_atomic(path, t2, n + 1);
+    int rc = !durable ? rm_write_file_replace_via(path, tmp, t2, n + 1)
+             : tmp    ? rm_write_file_atomic_via(path, tmp, t2, n + 1)
+                      : rm_write_file_atomic(path, t2, n + 1);
     int e = errno;
     free(t2);
     errno = e;

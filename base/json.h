@@ -23,6 +23,9 @@ json_t *rm_jts_or_null(int64_t ns);
 int rm_json_save_atomic(const char *path, const json_t *j);
 /* The same through the temp file tmp (rm_write_file_atomic_via; NULL: the usual one). */
 int rm_json_save_atomic_via(const char *path, const char *tmp, const json_t *j);
+/* The same without the fsyncs (rm_write_file_replace_via: not durable until the next
+ * rm_json_save_atomic_via of path). */
+int rm_json_save_replace_via(const char *path, const char *tmp, const json_t *j);
 
 /* qsort comparator for an array of const char * (plain strcmp order). */
 int rm_cmp_cstr(const void *a, const void *b);

@@ -23,6 +23,13 @@ build_bench() {
         "bench/$1.c" "$BUILD/librunmon.a" -lcsv -ljansson -lpcre2-8 -lpthread -lm
 }
 now_ns() { date +%s%N; }
+# goal NAME VALUE LIMIT UNIT: a figure with its goal (at most LIMIT) beside it, and whether
+# this run met it.
+goal() {
+    local met
+    met=$(awk -v v="$2" -v g="$3" 'BEGIN { print (v <= g) ? "met" : "NOT met" }')
+    printf '  %-44s %12s %s   goal: at most %s %s, %s\n' "$1" "$2" "$4" "$3" "$4" "$met"
+}
 
 # ---- RunLog -------------------------------------------------------------------------------
 if want runlog; then
@@ -220,9 +227,94 @@ if want recorder; then
         fi
         figure "baseline: its nvidia-smi children (fake): CPU" "$(pct "$kids" "$secs")" "% of one core"
         ratio "runmon / its children CPU" "$own" "$kids"
-        ratio "runmon / floor (bench_tick) CPU" "$own" "$((tc1 - tc0))"
+        goal "runmon / floor (bench_tick) CPU (issue 24)" "$(awk -v a="$own" -v b="$((tc1 - tc0))" 'BEGIN { printf "%.2f", a / b }')" 1.30 "x"
+        goal "runmon itself: wakeups (issue 24)" "$(per_s $((s1[$l] - s0[$l])) "$secs")" 12 "/s"
         figure "runmon above the floor" "$(pct $((own - (tc1 - tc0))) "$secs")" "% of one core"
         figure "gpu.csv rows written" "$(($(cat "$B/rc-$l"/*/gpu.csv | wc -l) - 1))" "rows"
+        [ "$l" = this ] && this_own=$own
+    done
+    [ -n "${BENCH_RECORDER_BASE:-}" ] && ratio "this build / base build CPU (same window)" "$this_own" "$own"
+fi
+
+# ---- Recorder at 1 s without a GPU, beside sysstat's sadc and collectd (issue 24) -----------
+# runmon record --no-gpu -i 1 beside `sleep`, sysstat's collector (`sadc 1`, writing its binary
+# records to a file) and, where installed, collectd (the cpu and memory plugins into CSV files,
+# Interval 1, one read and one write thread), all running in the same window, so they see the
+# same load; their own CPU (schedstat, every thread) and wakeups. Goal: runmon's own CPU at most
+# sadc's. BENCH_RECORDER_BASE adds another build of runmon to the same window. .ci/deps.sh
+# bench installs sysstat and collectd-core.
+if want recorder-nogpu; then
+    WARM=${BENCH_NOGPU_WARMUP:-3} NSECS=${BENCH_NOGPU_SECONDS:-30}
+    section "recorder at 1 s without a GPU, beside sadc and collectd ($NSECS s window, all at once)"
+    echo "  (2 shared cores: figures vary from run to run; compare within one run)"
+    SADC=${BENCH_SADC:-/usr/lib/sysstat/sadc} COLLECTD=${BENCH_COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
+    labels=(this)
+    declare -A nbin=([this]="$BUILD/runmon") npid=()
+    [ -n "${BENCH_RECORDER_BASE:-}" ] && { labels+=(base); nbin[base]=$BENCH_RECORDER_BASE; }
+    for l in "${labels[@]}"; do
+        "${nbin[$l]}" record -q --no-gpu -o "$B/ng-$l" -i 1 -- sleep $((WARM + NSECS + 30)) &
+        npid[$l]=$!
+    done
+    peers=()
+    if [ -x "$SADC" ]; then
+        "$SADC" 1 >"$B/sadc.dat" &
+        npid[sadc]=$!; peers+=(sadc)
+    else
+        echo "  sadc: not installed ($SADC; package sysstat, .ci/deps.sh bench)"
+    fi
+    if [ -x "$COLLECTD" ] && [ -f /usr/share/collectd/types.db ]; then
+        mkdir -p "$B/collectd/csv"
+        cat >"$B/collectd.conf" <<EOF_CD
+BaseDir "$B/collectd"
+PIDFile "$B/collectd/collectd.pid"
+PluginDir "/usr/lib/collectd"
+TypesDB "/usr/share/collectd/types.db"
+Hostname "bench"
+FQDNLookup false
+Interval 1
+ReadThreads 1
+WriteThreads 1
+LoadPlugin cpu
+LoadPlugin memory
+LoadPlugin csv
+<Plugin csv>
+  DataDir "$B/collectd/csv"
+  StoreRates true
+</Plugin>
+EOF_CD
+        "$COLLECTD" -f -C "$B/collectd.conf" >"$B/collectd.log" 2>&1 &
+        npid[collectd]=$!; peers+=(collectd)
+    else
+        echo "  collectd: not installed (package collectd-core, .ci/deps.sh bench)"
+    fi
+    sleep "$WARM"
+    declare -A nc0 ns0 nc1 ns1
+    for l in "${labels[@]}" "${peers[@]}"; do read -r nc0[$l] ns0[$l] < <(snap "${npid[$l]}"); done
+    t0=$(now_ns)
+    sleep "$NSECS"
+    for l in "${labels[@]}" "${peers[@]}"; do read -r nc1[$l] ns1[$l] < <(snap "${npid[$l]}"); done
+    t1=$(now_ns)
+    secs=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+    for l in "${peers[@]}"; do kill "${npid[$l]}" 2>/dev/null; wait "${npid[$l]}" 2>/dev/null || true; done
+    for l in "${labels[@]}"; do kill -INT "${npid[$l]}"; wait "${npid[$l]}" || true; done
+    nper_s() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n / s }'; }
+    for l in "${peers[@]}"; do
+        figure "$l: CPU ($secs s window)" "$(pct $((nc1[$l] - nc0[$l])) "$secs")" "% of one core"
+        figure "$l: wakeups" "$(nper_s $((ns1[$l] - ns0[$l])) "$secs")" "/s"
+    done
+    [ -n "$(ls "$B/collectd/csv" 2>/dev/null)" ] || [[ " ${peers[*]} " != *" collectd "* ]] ||
+        echo "  collectd wrote no CSV: $(head -c 300 "$B/collectd.log")"
+    for l in "${labels[@]}"; do
+        own=$((nc1[$l] - nc0[$l]))
+        echo "  [$l] ${nbin[$l]}"
+        figure "runmon itself: CPU ($secs s window)" "$(pct "$own" "$secs")" "% of one core"
+        figure "runmon itself: wakeups" "$(nper_s $((ns1[$l] - ns0[$l])) "$secs")" "/s"
+        figure "cpu.csv rows" "$(($(cat "$B/ng-$l"/*/cpu.csv | wc -l) - 1))" "rows"
+        if [[ " ${peers[*]} " == *" sadc "* ]]; then
+            r=$(awk -v a="$own" -v b="$((nc1[sadc] - nc0[sadc]))" 'BEGIN { printf "%.2f", a / b }')
+            goal "runmon / sadc CPU (issue 24)" "$r" 1.00 "x"
+        fi
+        [[ " ${peers[*]} " == *" collectd "* ]] && ratio "runmon / collectd CPU" "$own" "$((nc1[collectd] - nc0[collectd]))"
         [ "$l" = this ] && this_own=$own
     done
     [ -n "${BENCH_RECORDER_BASE:-}" ] && ratio "this build / base build CPU (same window)" "$this_own" "$own"

@@ -22,6 +22,7 @@ struct rm_collector_health {
     enum rm_health health;
     uint64_t failure_event_count;
     uint64_t nonconforming_lines;
+    uint64_t arrival_ts_rows; /* rows stamped with their arrival time (monitor/policy.h) */
     char last_error[512];
 };
 

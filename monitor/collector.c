@@ -13,6 +13,7 @@
 #include "model/streams.h"
 #include "monitor/policy.h"
 #include "monitor/port.h"
+#include "monitor/ticker.h"
 
 /* Grace between SIGTERM and SIGKILL for a collector: nvidia-smi exits at once on TERM, and a
  * hung one will not exit at all, so waiting long only delays the restart. */
@@ -95,11 +96,18 @@ static void drain(struct rm_collector *c)
 
 /* Takes the child's fds out of the epoll set before they are closed: a number reused by the
  * next child must not look as if it were still watched. */
+/* The set fd k (out, err, pidfd) is watched in: with a tick the pipes are in the set read at
+ * each slot, never in the one the thread sleeps on. */
+static int set_of(const struct rm_collector *c, int k)
+{
+    return k < 2 && c->data_epfd >= 0 ? c->data_epfd : c->epfd;
+}
+
 static void unwatch(struct rm_collector *c)
 {
     for (int k = 0; k < 3; k++) {
-        if (c->watched[k] >= 0 && c->epfd >= 0)
-            epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->watched[k], NULL);
+        if (c->watched[k] >= 0 && set_of(c, k) >= 0)
+            epoll_ctl(set_of(c, k), EPOLL_CTL_DEL, c->watched[k], NULL);
         c->watched[k] = -1;
     }
 }
@@ -208,28 +216,46 @@ static void sync_watch(struct rm_collector *c, int ix)
     if (c->running) wait_fds(c, want);
     for (int k = 0; k < 3; k++) {
         if (c->watched[k] == want[k]) continue;
-        if (c->watched[k] >= 0) epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->watched[k], NULL);
+        if (c->watched[k] >= 0) epoll_ctl(set_of(c, k), EPOLL_CTL_DEL, c->watched[k], NULL);
         c->watched[k] = -1;
         struct epoll_event e = {.events = EPOLLIN, .data.u64 = (uint64_t)ix * 4 + (uint64_t)k};
-        if (want[k] >= 0 && epoll_ctl(c->epfd, EPOLL_CTL_ADD, want[k], &e) == 0)
+        if (want[k] >= 0 && epoll_ctl(set_of(c, k), EPOLL_CTL_ADD, want[k], &e) == 0)
             c->watched[k] = want[k];
     }
 }
 
 #define WAKE_TAG UINT64_MAX
 
-/* Waits up to timeout_ms and sets ready[i] for each collector: through ep, or with poll()
- * when there is no epoll fd. Returns the number of events, 0 on timeout, -1 on error. */
+/* epoll_pwait2 (Linux 5.11): a wait to the nanosecond, so the tick's slots are kept as
+ * clock_nanosleep kept them; 0 once the kernel said it has none (then epoll_wait's ms). */
+static int have_pwait2 = 1;
+
+static int epoll_wait_ns(int ep, struct epoll_event *ev, int max, int timeout_ms,
+                         int64_t timeout_ns)
+{
+    if (timeout_ns >= 0 && have_pwait2) {
+        struct timespec ts = {.tv_sec = (time_t)(timeout_ns / RM_NS_PER_SEC),
+                              .tv_nsec = (long)(timeout_ns % RM_NS_PER_SEC)};
+        int got = epoll_pwait2(ep, ev, max, &ts, NULL);
+        if (got >= 0 || errno != ENOSYS) return got;
+        have_pwait2 = 0;
+    }
+    return epoll_wait(ep, ev, max, timeout_ms);
+}
+
+/* Waits up to timeout_ms (or timeout_ns when that is not negative) and sets ready[i] for
+ * each collector: through ep, or with poll() when there is no epoll fd. Returns the number
+ * of events, 0 on timeout, -1 on error. */
 static int wait_ready(int ep, struct rm_collector *cols, int n, rm_wakeup *wake, int timeout_ms,
-                      unsigned *ready)
+                      int64_t timeout_ns, unsigned *ready)
 {
     int got = 0;
     if (ep >= 0) {
         struct epoll_event ev[1 + 3 * 8];
-        got = epoll_wait(ep, ev, 1 + 3 * 8, timeout_ms);
+        got = epoll_wait_ns(ep, ev, 1 + 3 * 8, timeout_ms, timeout_ns);
         for (int e = 0; e < got; e++) {
             uint64_t tag = ev[e].data.u64;
-            if (tag == WAKE_TAG)
+            if (tag == WAKE_TAG && wake)
                 rm_wakeup_drain(wake);
             else if (tag / 4 < (uint64_t)n)
                 ready[tag / 4] |= 1u << (tag % 4);
@@ -266,14 +292,56 @@ void rm_collector_setup(struct rm_collector *c, const struct rm_port *port, int 
 {
     memset(c, 0, sizeof *c);
     rm_child_init(&c->child);
-    c->epfd = c->watched[0] = c->watched[1] = c->watched[2] = -1;
+    c->epfd = c->data_epfd = c->watched[0] = c->watched[1] = c->watched[2] = -1;
     c->name = rm_stream_defs[id].name;
     c->id = id;
     c->port = port;
     c->stale_ns = rm_stale_after_ns(interval_ns);
 }
 
-void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
+/* What a collector's ready fds (READY_*) say: rows read, a flush, an exit. */
+static void serve(struct rm_collector *c, unsigned ready, int64_t now)
+{
+    /* Only the fds that were ready are read: a quiet stderr costs no read() per sample, and
+     * with a pidfd its readiness is the exit, so no waitid() per sample. */
+    if (!c->running || !ready) return;
+    int eof = 0;
+    if ((ready & READY_OUT) &&
+        rm_linebuf_read_ready(&c->out_lb, c->child.out_fd, on_stdout_line, c) != RM_LB_AGAIN)
+        eof = 1;
+    if (ready & READY_ERR) rm_linebuf_read_ready(&c->err_lb, c->child.err_fd, on_stderr_line, c);
+    if (c->on_flush && (ready & READY_OUT)) c->on_flush(c->ctx);
+    if (eof || (ready & READY_GONE) || (c->child.pidfd < 0 && rm_child_try_reap(&c->child) == 1))
+        fail(c, "nvidia-smi exited", now);
+}
+
+/* A slot of the tick: its work, then the pipes that hold something (one epoll_wait that does
+ * not block tells which). */
+static void run_slot(const struct rm_ticker *tick, int dep, struct rm_collector *cols, int n,
+                     int64_t now)
+{
+    tick->run(tick->ctx, now);
+    if (dep < 0) return;
+    unsigned ready[8] = {0};
+    if (wait_ready(dep, cols, n, NULL, 0, -1, ready) <= 0) return;
+    for (int i = 0; i < n; i++) {
+        serve(&cols[i], ready[i], now);
+        sync_watch(&cols[i], i); /* an EOF */
+    }
+}
+
+/* Rows that carry nvidia-smi's own time (the query's `timestamp`: gpu.csv) may wait for the
+ * next slot. dmon's and pmon's have none: they are stamped when read, and a burst waiting up
+ * to a slot would be stamped late (into the next phase), or read with the next burst and
+ * merged with it into one sample (apps.csv's rows of one time are one sample); so their pipes
+ * wake the thread (a burst a second each with nvidia-smi's -d 1). */
+static int rows_timed(const struct rm_collector *c)
+{
+    return c->id == RM_STREAM_GPU;
+}
+
+void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake,
+                       const struct rm_ticker *tick)
 {
     if (n > 8) n = 8;
     int ep = epoll_create1(EPOLL_CLOEXEC); /* -1: poll() instead, same behaviour */
@@ -284,46 +352,53 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
             ep = -1;
         }
     }
+    /* With a tick, the pipes go in a set of their own, read at each slot. Without epoll (or
+     * a pidfd to tell an exit) they stay in the one the thread sleeps on: it then wakes for
+     * each burst as without a tick, and still runs the slots. */
+    int dep = tick && ep >= 0 ? epoll_create1(EPOLL_CLOEXEC) : -1;
     for (int i = 0; i < n; i++) {
         cols[i].watched[0] = cols[i].watched[1] = cols[i].watched[2] = -1;
         cols[i].epfd = ep;
+        cols[i].data_epfd = rows_timed(&cols[i]) ? dep : -1;
     }
     const struct rm_clock *clock = cols[0].port->clock;
     while (!atomic_load(cols[0].port->stop)) {
         int64_t now = rm_clock_mono(clock);
+        if (tick && now >= tick->due(tick->ctx)) {
+            run_slot(tick, dep, cols, n, now);
+            now = rm_clock_mono(clock);
+        }
         int64_t next_wake = now + RM_NS_PER_SEC;
         for (int i = 0; i < n; i++) {
             struct rm_collector *c = &cols[i];
             if (c->unavailable) continue;
             if (!c->running && now >= c->next_start_mono) start(c, now);
             if (c->running) check_stale(c, now);
+            /* No pidfd: an exit is only seen as the pipes' EOF, so they are watched. Chosen
+             * while no pipe is in either set (at a start). */
+            if (c->watched[0] < 0 && c->watched[1] < 0)
+                c->data_epfd = (c->running && c->child.pidfd < 0) || !rows_timed(c) ? -1 : dep;
             sync_watch(c, i);
             int64_t due =
                 c->running ? (c->last_row_mono ? c->last_row_mono : c->started_mono) + c->stale_ns
                            : c->next_start_mono;
             if (!c->unavailable && due < next_wake) next_wake = due;
         }
+        int64_t timeout_ns = -1;
+        if (tick) {
+            int64_t slot = tick->due(tick->ctx);
+            if (slot < next_wake) next_wake = slot;
+            if (!clock) timeout_ns = next_wake > now ? next_wake - now : 0;
+        }
         unsigned ready[8] = {0};
-        int pr = wait_ready(ep, cols, n, wake, rm_clock_wait_ms(clock, now, next_wake), ready);
+        int pr = wait_ready(ep, cols, n, wake, rm_clock_wait_ms(clock, now, next_wake), timeout_ns,
+                            ready);
         if (pr < 0 && errno != EINTR) break;
         if (pr <= 0) continue;
         now = rm_clock_mono(clock);
         for (int i = 0; i < n; i++) {
-            struct rm_collector *c = &cols[i];
-            /* Only the fds that were ready are read: a quiet stderr costs no read() per
-             * sample, and with a pidfd its readiness is the exit, so no waitid() per sample. */
-            if (!c->running || !ready[i]) continue;
-            int eof = 0;
-            if ((ready[i] & READY_OUT) && rm_linebuf_read_ready(&c->out_lb, c->child.out_fd,
-                                                                on_stdout_line, c) != RM_LB_AGAIN)
-                eof = 1;
-            if (ready[i] & READY_ERR)
-                rm_linebuf_read_ready(&c->err_lb, c->child.err_fd, on_stderr_line, c);
-            if (c->on_flush && (ready[i] & READY_OUT)) c->on_flush(c->ctx);
-            if (eof || (ready[i] & READY_GONE) ||
-                (c->child.pidfd < 0 && rm_child_try_reap(&c->child) == 1))
-                fail(c, "nvidia-smi exited", now);
-            sync_watch(c, i); /* an EOF */
+            serve(&cols[i], ready[i], now);
+            sync_watch(&cols[i], i); /* an EOF */
         }
     }
     for (int i = 0; i < n; i++) {
@@ -336,7 +411,8 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake)
             rm_child_release(&c->child);
             c->running = 0;
         }
-        c->epfd = -1;
+        c->epfd = c->data_epfd = -1;
     }
     if (ep >= 0) close(ep);
+    if (dep >= 0) close(dep);
 }

@@ -53,11 +53,18 @@ struct rm_collector {
     uint64_t nonconforming, nonconforming_logged;
     int watched[3]; /* the fds in the supervisor's epoll set (out, err, pidfd), -1: none */
     int epfd;       /* that set (rm_collectors_run's), or -1 */
+    int data_epfd;  /* with a tick: the set the pipes are in instead, read at each slot */
 };
 
 /* Runs every collector until rec->stop, then stops them all (TERM, grace, KILL).
- * Must run on one thread that lives until it returns (PR_SET_PDEATHSIG follows it). */
-void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake);
+ * Must run on one thread that lives until it returns (PR_SET_PDEATHSIG follows it).
+ * With a tick (monitor/ticker.h; NULL: none), the thread also runs the tick's work at each of
+ * its slots and reads the children's pipes there, right after it, rather than when they
+ * become readable: it wakes for the slots, a child's exit (its pidfd), a restart or a stale
+ * deadline. Rows then arrive up to one slot after nvidia-smi printed them. */
+struct rm_ticker;
+void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake,
+                       const struct rm_ticker *tick);
 
 /* Clears c and sets it up as the collector of stream id (RM_STREAM_*), no child yet, healthy
  * while a valid row comes at least every rm_stale_after_ns(interval_ns). */

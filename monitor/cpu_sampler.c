@@ -118,6 +118,46 @@ static void on_usr1(int sig)
     (void)sig;
 }
 
+void rm_cpu_sampler_begin(struct rm_cpu_sampler *s)
+{
+    int64_t now = rm_now_monotonic_ns();
+    s->started_mono_ns = now;
+    s->start_mono_ns = now;
+    /* The command starts after this returned (the recorder spawns it then): its tree had 0
+     * ticks at that instant, so its first row counts from there, not from its second sample,
+     * even when the first slot is served after the command started. */
+    s->no_root_ns = now;
+    s->slot = 1;
+    s->worst_late_ns = 0;
+    /* The first read only sets the baseline: percentages need two samples. */
+    struct rm_cpu_pct dummy;
+    int n;
+    rm_procfs_cpu_sample(s->procfs, &dummy, s->per_cpu ? s->percpu : NULL,
+                         s->per_cpu ? s->cpu_ids : NULL, s->per_cpu ? RM_MAX_CPUS : 0, &n);
+}
+
+int64_t rm_cpu_sampler_due(const struct rm_cpu_sampler *s)
+{
+    return s->start_mono_ns + s->slot * s->interval_ns;
+}
+
+void rm_cpu_sampler_tick(struct rm_cpu_sampler *s, int64_t now)
+{
+    int64_t late = now - rm_cpu_sampler_due(s);
+    if (late > s->worst_late_ns) {
+        s->worst_late_ns = late;
+        pthread_mutex_lock(s->port->lock);
+        s->port->sess->max_sample_lateness_ns = late;
+        pthread_mutex_unlock(s->port->lock);
+    }
+    sample(s, now, &s->no_root_ns);
+    s->slot++;
+    /* Asleep (suspend) or starved for more than a period: skip the missed slots rather than
+     * firing a burst of samples; the schedule stays on the same grid. */
+    int64_t after = rm_now_monotonic_ns();
+    if (after > rm_cpu_sampler_due(s)) s->slot = (after - s->start_mono_ns) / s->interval_ns + 1;
+}
+
 static void *run(void *arg)
 {
     struct rm_cpu_sampler *s = arg;
@@ -126,42 +166,18 @@ static void *run(void *arg)
     sigemptyset(&set);
     sigaddset(&set, SIGUSR1);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    int64_t start = rm_now_monotonic_ns();
-    /* The command starts after rm_cpu_sampler_start returned (the recorder spawns it then): its
-     * tree had 0 ticks at that instant, so its first row counts from there, not from its
-     * second sample, even when this thread is first scheduled after the command started. */
-    int64_t no_root_ns = s->started_mono_ns;
-    /* The first read only sets the baseline: percentages need two samples. */
-    struct rm_cpu_pct dummy;
-    int n;
-    rm_procfs_cpu_sample(s->procfs, &dummy, s->per_cpu ? s->percpu : NULL,
-                         s->per_cpu ? s->cpu_ids : NULL, s->per_cpu ? RM_MAX_CPUS : 0, &n);
-    int64_t k = 1;
-    int64_t worst = 0;
     while (!atomic_load(s->port->stop)) {
-        int64_t due = start + k * s->interval_ns;
-        if (rm_sleep_until_mono(due, s->port->stop) < 0 || atomic_load(s->port->stop)) break;
-        int64_t now = rm_now_monotonic_ns();
-        int64_t late = now - due;
-        if (late > worst) {
-            worst = late;
-            pthread_mutex_lock(s->port->lock);
-            s->port->sess->max_sample_lateness_ns = worst;
-            pthread_mutex_unlock(s->port->lock);
-        }
-        sample(s, now, &no_root_ns);
-        k++;
-        /* Asleep (suspend) or starved for more than a period: skip the missed slots rather
-         * than firing a burst of samples; the schedule stays on the same grid. */
-        int64_t after = rm_now_monotonic_ns();
-        if (after > start + k * s->interval_ns) k = (after - start) / s->interval_ns + 1;
+        if (rm_sleep_until_mono(rm_cpu_sampler_due(s), s->port->stop) < 0 ||
+            atomic_load(s->port->stop))
+            break;
+        rm_cpu_sampler_tick(s, rm_now_monotonic_ns());
     }
     return NULL;
 }
 
 int rm_cpu_sampler_start(struct rm_cpu_sampler *s)
 {
-    s->started_mono_ns = rm_now_monotonic_ns();
+    rm_cpu_sampler_begin(s);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_usr1; /* no SA_RESTART: the sleep returns EINTR */

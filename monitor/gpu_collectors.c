@@ -94,6 +94,8 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char
         g->metric[i] = (signed char)m;
     }
     g->gap_ns = rm_gap_threshold_ns((int64_t)llround(port->interval_s * 1e9));
+    g->ts_guard_ns = rm_sample_ts_guard_ns((int64_t)llround(port->interval_s * 1e9));
+    rm_ts_cache_init(&g->ts_cache);
     if (g->nnames == 0) {
         snprintf(err, errlen, "--gpu-fields: no field names");
         return -1;
@@ -154,6 +156,52 @@ static void latest_update(struct rm_gpu_ctx *g, int slot, int64_t ts_ns)
     pthread_mutex_unlock(g->port->lock);
 }
 
+/* The first row of each stretch whose timestamp is not used is logged (at most
+ * RM_TS_FALLBACK_LOG_MAX per session); every one is counted. */
+#define RM_TS_FALLBACK_LOG_MAX 10
+
+static void note_fallback(struct rm_gpu_ctx *g, int64_t sample_ns, int64_t arrival_ns, bool parsed)
+{
+    g->arrival_ts_rows++;
+    pthread_mutex_lock(g->port->lock);
+    g->port->sess->collectors[RM_STREAM_GPU].arrival_ts_rows = g->arrival_ts_rows;
+    pthread_mutex_unlock(g->port->lock);
+    if (g->in_fallback || g->fallback_events >= RM_TS_FALLBACK_LOG_MAX) return;
+    g->in_fallback = 1;
+    g->fallback_events++;
+    json_t *d = json_object();
+    json_object_set_new(d, "collector", json_string("gpu"));
+    json_object_set_new(d, "timestamp",
+                        json_stringn(g->field[g->col_timestamp], g->field_len[g->col_timestamp]));
+    char ts[RM_TS_BUFSZ];
+    rm_format_ts(arrival_ns, ts);
+    json_object_set_new(d, "arrival", json_string(ts));
+    json_object_set_new(d, "difference_s",
+                        parsed ? json_real(rm_ns_to_seconds_ms(sample_ns - arrival_ns))
+                               : json_null());
+    json_object_set_new(d, "guard_s", json_real(rm_ns_to_seconds_ms(g->ts_guard_ns)));
+    json_object_set_new(d, "rows", json_integer((json_int_t)g->arrival_ts_rows));
+    rm_port_event(g->port, "gpu_time_fallback", d);
+}
+
+/* The row's ts: nvidia-smi's timestamp in UTC, or its arrival time (no timestamp column, or
+ * one too far from the arrival). */
+static int64_t row_ts(struct rm_gpu_ctx *g, int64_t arrival_ns)
+{
+    if (g->col_timestamp < 0) return arrival_ns;
+    int64_t sample_ns = 0;
+    int fell_back = 1;
+    bool parsed = rm_ts_cache_parse(&g->ts_cache, g->field[g->col_timestamp],
+                                    g->field_len[g->col_timestamp], true, &sample_ns) == 0;
+    int64_t ts = parsed ? rm_sample_ts_choose(sample_ns, arrival_ns, g->ts_guard_ns, &fell_back)
+                        : arrival_ns;
+    if (fell_back)
+        note_fallback(g, sample_ns, arrival_ns, parsed);
+    else
+        g->in_fallback = 0;
+    return ts;
+}
+
 enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns)
 {
     struct rm_gpu_ctx *g = ctx;
@@ -169,19 +217,22 @@ enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_n
         rm_parse_ts(g->field[g->col_timestamp], g->field_len[g->col_timestamp], &t) != 0)
         return RM_LINE_NONDATA;
     if (!rm_stream_has_header(&g->out)) rm_stream_header(&g->out, g->names, g->nnames);
-    rm_stream_begin_row(&g->out, ts_ns);
+    int64_t ts = row_ts(g, ts_ns);
+    rm_stream_begin_row(&g->out, ts);
     for (int i = 0; i < nf; i++)
         rm_stream_field(&g->out, g->field[i], g->field_len[i]);
     rm_stream_end_row(&g->out);
 
-    /* Which GPU: its index when asked for, else its place in this burst of rows. */
-    if (ts_ns - g->last_row_ts > 50 * RM_NS_PER_MS) g->row_in_group = 0;
-    g->last_row_ts = ts_ns;
+    /* Which GPU: its index when asked for, else its place in this sample's rows: rows taken
+     * (their ts) within 50 ms of each other. The arrival time alone would not tell two
+     * samples read on the same tick apart. */
+    if (ts - g->last_row_ts > 50 * RM_NS_PER_MS) g->row_in_group = 0;
+    g->last_row_ts = ts;
     int slot = g->row_in_group++;
     if (g->col_index >= 0) slot = atoi(g->field[g->col_index]);
     if (slot >= 0 && slot < RM_MAX_GPUS) {
         threshold_check(g, slot);
-        latest_update(g, slot, ts_ns);
+        latest_update(g, slot, ts);
     }
     return RM_LINE_DATA;
 }

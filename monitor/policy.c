@@ -34,6 +34,19 @@ int64_t rm_stale_after_ns(int64_t interval_ns)
     return three > floor_ns ? three : floor_ns;
 }
 
+int64_t rm_sample_ts_guard_ns(int64_t interval_ns)
+{
+    int64_t three = 3 * interval_ns, floor_ns = 2000000000LL;
+    return three > floor_ns ? three : floor_ns;
+}
+
+int64_t rm_sample_ts_choose(int64_t sample_ns, int64_t arrival_ns, int64_t guard_ns, int *fell_back)
+{
+    int64_t d = sample_ns - arrival_ns;
+    *fell_back = d > guard_ns || d < -guard_ns;
+    return *fell_back ? arrival_ns : sample_ns;
+}
+
 enum rm_level rm_threshold_step(enum rm_level prev, double used_mb, double total_mb,
                                 double warn_pct, double crit_pct, enum rm_level *crossed)
 {

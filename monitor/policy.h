@@ -26,6 +26,15 @@ void rm_backoff_row(struct rm_backoff *b, int64_t now_ns);
  * max(3 x its interval, 5 s). */
 int64_t rm_stale_after_ns(int64_t interval_ns);
 
+/* A GPU row's ts (issue 24): nvidia-smi's own `timestamp` (when the sample was taken),
+ * converted to UTC with the local zone's rules, unless it is further than this from the
+ * time the row arrived (a DST fold, a wrong zone, a clock step): max(3 x the interval, 2 s). */
+int64_t rm_sample_ts_guard_ns(int64_t interval_ns);
+/* The ts of a row taken at sample_ns (its converted timestamp) that arrived at arrival_ns:
+ * sample_ns when within guard_ns of arrival_ns, else arrival_ns with *fell_back set to 1. */
+int64_t rm_sample_ts_choose(int64_t sample_ns, int64_t arrival_ns, int64_t guard_ns,
+                            int *fell_back);
+
 /* Memory-use levels of one GPU. */
 enum rm_level { RM_LEVEL_OK = 0, RM_LEVEL_WARNING = 1, RM_LEVEL_CRITICAL = 2 };
 

@@ -3,6 +3,7 @@
 #include "record/recorder.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,6 +31,7 @@
 #include "monitor/port.h"
 #include "monitor/reaper.h"
 #include "monitor/smi_collectors.h"
+#include "monitor/ticker.h"
 #include "record/end_summary.h"
 #include "record/exporters.h"
 #include "runlog/runlog.h"
@@ -110,13 +112,29 @@ struct supervisor {
     rm_wakeup wake;
     pthread_t thread;
     int started;
+    /* The one tick (monitor/ticker.h): the CPU sampler runs on this thread, its slots shared
+     * with the pipes' reads, when cpu is set (start_gpu begins it). */
+    struct rm_cpu_sampler *cpu;
+    struct rm_ticker tick;
 };
+
+/* The tick's work at each slot. Another sampler (an io one) would run here too, after the
+ * CPU sample, on the same schedule. */
+static int64_t tick_due(void *ctx)
+{
+    return rm_cpu_sampler_due(ctx);
+}
+
+static void tick_run(void *ctx, int64_t now)
+{
+    rm_cpu_sampler_tick(ctx, now);
+}
 
 static void *supervisor_main(void *arg)
 {
     struct supervisor *s = arg;
     pthread_setname_np(pthread_self(), "rm-collectors"); /* for top -H and the bench */
-    rm_collectors_run(s->cols, s->ncols, &s->wake);
+    rm_collectors_run(s->cols, s->ncols, &s->wake, s->cpu ? &s->tick : NULL);
     return NULL;
 }
 
@@ -235,8 +253,18 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
     }
     if (start_smi_collectors(s, rec, err, errlen) < 0) return -1;
 
-    if (rm_wakeup_open(&s->wake) < 0 || pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
+    if (rm_wakeup_open(&s->wake) < 0) {
         snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
+        s->cpu = NULL;
+        return -1;
+    }
+    if (s->cpu) {
+        rm_cpu_sampler_begin(s->cpu); /* its baseline now: the thread's first slot is next */
+        s->tick = (struct rm_ticker){.due = tick_due, .run = tick_run, .ctx = s->cpu};
+    }
+    if (pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
+        snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
+        s->cpu = NULL;
         return -1;
     }
     s->started = 1;
@@ -476,12 +504,16 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
     if (w->cpu.proc.buf) rm_stream_batch(&w->cpu.proc, interval_ns);
     if (rm_sink_start(rec->sink) < 0)
         fprintf(stderr, "runmon record: cannot start the sink thread\n");
+    /* With the GPU collectors' thread, the CPU samples are taken on its tick: one thread wakes
+     * for both. Without it (--no-gpu, no nvidia-smi) the sampler has a thread of its own. */
+    w->sup.cpu = &w->cpu;
     if (!o->no_gpu && start_gpu(&w->sup, rec, err, sizeof err) < 0) {
         fprintf(stderr, "runmon record: %s\n", err);
         return -1;
     }
+    if (!w->sup.started) w->sup.cpu = NULL;
     save_session(rec);
-    if (rm_cpu_sampler_start(&w->cpu) < 0) {
+    if (!w->sup.cpu && rm_cpu_sampler_start(&w->cpu) < 0) {
         fprintf(stderr, "runmon record: cannot start the CPU sampler\n");
         return -1;
     }
@@ -613,19 +645,26 @@ static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
                            ? rm_now_monotonic_ns() + (int64_t)llround(rec->opts.duration_s * 1e9)
                            : 0;
     int stopping = !rec->opts.command ? 0 : !w.running;
+    int pidfd_stuck = 0; /* the pidfd said exited but the reap failed (traced): poll instead */
     while (!stopping) {
-        int timeout = w.stop_sig ? 50 : 1000; /* a stop is watched closely */
+        /* Blocks until a signal (SIGCHLD included: an exit, a stop), the command's exit (its
+         * pidfd), --duration or an exporter's due time; a stop is watched closely, and a
+         * command whose exit cannot be seen by its pidfd once a second. */
+        int watch = w.running && w.child.pidfd >= 0 && !pidfd_stuck;
+        int timeout = w.stop_sig ? 50 : w.running && !watch ? 1000 : INT_MAX; /* INT_MAX: none */
         if (deadline) {
             int64_t left = deadline - rm_now_monotonic_ns();
             if (left <= 0) break;
-            timeout = (int)(left / RM_NS_PER_MS) + 1;
-            if (timeout > 1000) timeout = 1000;
+            int64_t ms = left / RM_NS_PER_MS + 1;
+            if (ms < timeout) timeout = (int)ms;
         }
         timeout = rm_exporters_timeout_ms(&rec->exporters, rm_now_monotonic_ns(), timeout);
-        struct pollfd p[1 + RM_EXPORTERS_MAX] = {{.fd = sfd, .events = POLLIN}};
-        int n = rm_exporters_pollfds(&rec->exporters, p + 1, RM_EXPORTERS_MAX);
-        poll(p, (nfds_t)(1 + n), timeout);
-        rm_exporters_poll(&rec->exporters, rm_now_monotonic_ns(), p + 1, n);
+        if (timeout == INT_MAX) timeout = -1;
+        struct pollfd p[2 + RM_EXPORTERS_MAX] = {
+            {.fd = sfd, .events = POLLIN}, {.fd = watch ? w.child.pidfd : -1, .events = POLLIN}};
+        int n = rm_exporters_pollfds(&rec->exporters, p + 2, RM_EXPORTERS_MAX);
+        poll(p, (nfds_t)(2 + n), timeout);
+        rm_exporters_poll(&rec->exporters, rm_now_monotonic_ns(), p + 2, n);
         struct signalfd_siginfo si;
         int chld = 0;
         while (read(sfd, &si, sizeof si) == sizeof si) {
@@ -644,6 +683,7 @@ static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
             if (st == SIGTSTP || st == SIGTTIN || st == SIGTTOU) suspend(&w, st);
             int code = reap_command(rec, &w);
             if (code != -1) status = code;
+            if (code == -1 && (p[1].revents & POLLIN)) pidfd_stuck = 1;
         }
         if (chld) rm_reaper_reap(w.running ? w.child.pid : 0);     /* orphans it adopted */
         if (rec->opts.command && !w.running && !w.stop_sig) break; /* what it left runs on */

@@ -128,6 +128,10 @@ int rm_index_maybe_compact(const char *sink_dir, json_t *totals);
 int rm_state_load(const char *sink_dir, const char *id, json_t **out);
 /* Writes doc as DIR/<id>/state.json atomically. 0, or -1 with errno. */
 int rm_state_save(const char *sink_dir, const char *id, const json_t *doc);
+/* rm_state_save, durable (fsyncs) or only atomic (rm_json_save_replace_via: after a power
+ * loss the file may be stale, empty or torn; rm_state_load then says unreadable and the
+ * sink's recovery rebuilds it from the session's files). */
+int rm_state_write(const char *sink_dir, const char *id, const json_t *doc, int durable);
 /* The session entry of doc (NULL if none). */
 json_t *rm_state_session(const json_t *doc);
 
@@ -138,6 +142,8 @@ json_t *rm_totals_new(void);
 int rm_totals_load(const char *sink_dir, json_t **out);
 /* Derives the counters and writes atomically. 0, or -1 with errno. */
 int rm_totals_save(const char *sink_dir, json_t *t);
+/* rm_totals_save, durable or only atomic (as rm_state_write). */
+int rm_totals_write(const char *sink_dir, json_t *t, int durable);
 /* What a session adds to the totals: its active files and bytes, rows dropped and write
  * errors, from its document. */
 json_t *rm_totals_contribution(const json_t *doc);

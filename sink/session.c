@@ -166,6 +166,9 @@ json_t *rm_session_to_json(const struct rm_session *s)
                             json_integer((json_int_t)c->failure_event_count));
         json_object_set_new(cj, "nonconforming_lines",
                             json_integer((json_int_t)c->nonconforming_lines));
+        if (i == RM_STREAM_GPU) /* the only stream whose rows carry their own time */
+            json_object_set_new(cj, "arrival_ts_rows",
+                                json_integer((json_int_t)c->arrival_ts_rows));
         json_object_set_new(cj, "last_error",
                             c->last_error[0] ? rm_jstr(c->last_error) : json_null());
         json_object_set_new(cols, c->name, cj);

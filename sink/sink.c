@@ -71,6 +71,8 @@ struct rm_sink {
     json_t *final_doc;    /* the session's document as of the final round */
     uint64_t dropped_at_degrade;
     int64_t manifest_retry_at;
+    int64_t meta_synced_at; /* monotonic: the last round whose state.json and sink.json were
+                               made durable (fsync), 0 before the first */
     int manifest_backoff_s;
     uint64_t manifest_errors;
     uint64_t werr_seen;    /* stream write errors already reported */
@@ -250,7 +252,9 @@ static json_t *build_doc(struct rm_sink *k, json_t *doc, const struct slot *snap
  * with the number of sessions in the sink. The session's end is not written here:
  * rm_sink_close does it, once. final: the round after every stream closed (the entry's true
  * status; the document is kept for the end). 0, or -1 with errno. */
-static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int final)
+/* durable: state.json and sink.json are fsynced (with their folders); else only replaced
+ * atomically. A round that prunes is durable whatever it was asked. */
+static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int final, int durable)
 {
     k->state_written = 0;
     int lk = rm_sink_lock(k->dir);
@@ -281,15 +285,18 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int fin
     /* Retention's choice is written before any file is deleted: a kill in between leaves it in
      * sink.json's "pruning", and the next open finishes it (totals = disk at every moment an
      * open can see). */
-    if (json_array_size(json_object_get(tot, "pruning")) &&
-        (!json_array_size(chosen) || rm_totals_save(k->dir, tot) == 0))
-        rm_sink_finish_pruning(k->dir, tot, sid, doc);
+    if (json_array_size(json_object_get(tot, "pruning"))) {
+        durable = 1;
+        if (!json_array_size(chosen) || rm_totals_save(k->dir, tot) == 0)
+            rm_sink_finish_pruning(k->dir, tot, sid, doc);
+    }
     json_decref(chosen);
     if (final) { /* what the end writes to the index and the totals, whatever happens next */
         json_decref(k->final_doc);
         k->final_doc = json_incref(doc);
     }
-    int rc = rm_state_save(k->dir, sid, doc);
+    if (!k->registered) durable = 1; /* the session's start */
+    int rc = rm_state_write(k->dir, sid, doc, durable);
     k->state_written = rc == 0;
     if (rc == 0 && !k->registered && !final) {
         /* The index hears of the session twice: here when it starts, and at its end. */
@@ -299,8 +306,9 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int fin
         if (rc == 0) k->registered = 1;
     }
     if (rc == 0) rm_index_maybe_compact(k->dir, tot);
-    if (rc == 0) rc = rm_totals_save(k->dir, tot);
+    if (rc == 0) rc = rm_totals_write(k->dir, tot, durable);
     if (rc == 0) k->in_totals = 1;
+    if (rc == 0 && durable) k->meta_synced_at = rm_clock_mono(k->port->clock);
     int err = errno;
     json_decref(tot);
     json_decref(doc);
@@ -423,7 +431,7 @@ static void cycle(struct rm_sink *k, int final)
         int rc = -1;
         for (int t = 0; t < RM_SINK_END_TRIES && rc != 0; t++) {
             rm_sink_end_backoff(t);
-            rc = update_state(k, snap, nsnap, 1);
+            rc = update_state(k, snap, nsnap, 1, 1);
         }
         if (rc != 0) {
             mfail = 1;
@@ -431,7 +439,13 @@ static void cycle(struct rm_sink *k, int final)
             k->manifest_errors++;
         }
     } else if (now >= k->manifest_retry_at) {
-        if (update_state(k, snap, nsnap, 0) < 0) {
+        /* The rows are durable every round (sync_active); the documents that describe them
+         * only every RM_SINK_META_SYNC_S, and at once when a segment was sealed (or pruned,
+         * or the session starts or ends): a power loss leaves them at most that far behind
+         * the files, and the next writable open mends them from the files (recover.c). */
+        int durable = npend > 0 || !k->meta_synced_at ||
+                      now - k->meta_synced_at >= (int64_t)(RM_SINK_META_SYNC_S * 1e9);
+        if (update_state(k, snap, nsnap, 0, durable) < 0) {
             mfail = 1;
             merr = errno;
             k->manifest_errors++;
@@ -498,7 +512,7 @@ struct rm_sink *rm_sink_open(const struct rm_sink_config *cfg, const struct rm_p
         return NULL;
     }
     update_latest(k->dir, port->sess->id);
-    if (update_state(k, NULL, 0, 0) < 0 && !port->quiet)
+    if (update_state(k, NULL, 0, 0, 1) < 0 && !port->quiet)
         fprintf(stderr, "runmon record: cannot write the sink index in %s: %s\n", k->dir,
                 strerror(errno));
     return k;

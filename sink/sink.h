@@ -29,6 +29,9 @@ struct rm_sink_config {
 };
 
 #define RM_SINK_DEFAULT_FLUSH_S 2.0
+/* state.json and sink.json are made durable (fsync) at least this often, seconds; between
+ * those rounds they are only replaced atomically (docs/FORMATS.md, "Durability"). */
+#define RM_SINK_META_SYNC_S 30.0
 #define RM_SINK_DEFAULT_ROLLOVER_MB 64.0
 #define RM_SINK_DEFAULT_RETENTION_FILES 8
 #define RM_SINK_DEFAULT_RETENTION_TOTAL_MB 512.0

@@ -66,6 +66,11 @@ int rm_state_load(const char *sink_dir, const char *id, json_t **out)
 
 int rm_state_save(const char *sink_dir, const char *id, const json_t *doc)
 {
+    return rm_state_write(sink_dir, id, doc, 1);
+}
+
+int rm_state_write(const char *sink_dir, const char *id, const json_t *doc, int durable)
+{
     char path[PATH_MAX + RM_SESSION_ID_MAX + 32];
     if (!rm_valid_session_id(id) ||
         (size_t)snprintf(path, sizeof path, "%s/%s/state.json", sink_dir, id) >= sizeof path) {
@@ -86,7 +91,8 @@ int rm_state_save(const char *sink_dir, const char *id, const json_t *doc)
     json_t *s = rm_state_session(doc);
     json_object_set(j, "session", s ? s : json_null());
     json_object_set(j, "segments", json_object_get(doc, "segments"));
-    int rc = rm_json_save_atomic_via(path, tmp, j);
+    int rc =
+        durable ? rm_json_save_atomic_via(path, tmp, j) : rm_json_save_replace_via(path, tmp, j);
     int e = errno;
     json_decref(j);
     errno = e;
@@ -217,6 +223,11 @@ static void derive_counters(json_t *t)
 
 int rm_totals_save(const char *sink_dir, json_t *t)
 {
+    return rm_totals_write(sink_dir, t, 1);
+}
+
+int rm_totals_write(const char *sink_dir, json_t *t, int durable)
+{
     char path[PATH_MAX + 32];
     if ((size_t)snprintf(path, sizeof path, "%s/sink.json", sink_dir) >= sizeof path) {
         errno = ENAMETOOLONG;
@@ -233,7 +244,8 @@ int rm_totals_save(const char *sink_dir, json_t *t)
         json_object_set_new(t, "ignored_entries", json_integer(before + (now - counted)));
     char tmp[PATH_MAX + 32];
     snprintf(tmp, sizeof tmp, "%s/%s", sink_dir, RM_TOTALS_TMP); /* under the sink lock */
-    int rc = rm_json_save_atomic_via(path, tmp, t);
+    int rc =
+        durable ? rm_json_save_atomic_via(path, tmp, t) : rm_json_save_replace_via(path, tmp, t);
     if (rc == 0)
         counted = now;
     else

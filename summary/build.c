@@ -279,6 +279,8 @@ static json_t *collectors_json(json_t *ses, const struct rm_runlog *rl,
         json_t *le = json_object_get(from, "last_error");
         if (!json_is_string(le)) le = json_object_get(ev, "last_error");
         json_object_set_new(c, "last_error", json_is_string(le) ? json_copy(le) : json_null());
+        json_t *ar = json_object_get(from, "arrival_ts_rows"); /* absent in older sessions */
+        if (json_is_integer(ar)) json_object_set_new(c, "arrival_ts_rows", json_copy(ar));
         json_object_set_new(o, name, c);
     }
     return o;
@@ -1114,6 +1116,11 @@ static json_t *build_data_quality(const struct rm_summary *s, struct file_tally 
                   (json_int_t)rl->garbage, "bad_time", (json_int_t)rl->bad_time, "long_line",
                   (json_int_t)rl->long_lines, "unmatched_exit", (json_int_t)rl->unmatched_exits,
                   "nonconforming_output", (json_int_t)rl->nonconforming));
+    /* GPU rows stamped with their arrival time, not nvidia-smi's timestamp (session.json's
+     * count; absent for older sessions, whose ts is always the arrival). */
+    json_t *ar = json_object_get(json_object_get(json_object_get(s->session, "collectors"), "gpu"),
+                                 "arrival_ts_rows");
+    if (json_is_integer(ar)) json_object_set_new(dq, "arrival_ts_rows", json_copy(ar));
     json_object_set_new(dq, "notes", t->notes);
     json_object_set_new(dq, "files", t->files);
     t->notes = t->files = NULL;

@@ -163,6 +163,9 @@ for which in gpu dmon; do
         "\"\${TM[@]}\" capture-pane -p -t deg$which | grep -qE '^collectors .* $which degraded'" 15
     check "degraded $which: with nvidia-smi's reason" wait_for \
         "\"\${TM[@]}\" capture-pane -p -t deg$which | grep -qE '^  $which collector degraded: .*NVML'" 5
+    # The state that names dmon degraded can reach the file before gpu.csv's first rows do
+    # (written at once, while rows are gathered for up to 0.5 s): wait for those rows.
+    [ "$which" = dmon ] && wait_for "\"\${TM[@]}\" capture-pane -p -t deg$which | grep -qE '^ +1 NVIDIA'" 5
     "${TM[@]}" capture-pane -p -t "deg$which" >"$T/deg-$which.txt"
     check "degraded $which: shown while the session runs" grep -q '^runmon top .* running ' "$T/deg-$which.txt"
     if [ "$which" = gpu ]; then

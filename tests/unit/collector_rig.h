@@ -120,7 +120,7 @@ static inline void rig_poke(void *arg)
 static inline void *rig_run(void *arg)
 {
     struct rig *r = arg;
-    rm_collectors_run(&r->col, 1, &r->wake);
+    rm_collectors_run(&r->col, 1, &r->wake, NULL);
     return NULL;
 }
 

@@ -22,7 +22,7 @@
 /* ---- thresholds, lines fed directly ---- */
 
 struct seen {
-    char name[16][16];
+    char name[16][32];
     json_t *data[16];
     int n;
 };
@@ -165,6 +165,54 @@ static void nondata_lines(void **state)
     direct_free(d);
 }
 
+/* A row's ts is nvidia-smi's timestamp read in the local zone (TZ=America/New_York here),
+ * unless it is more than the guard (3 x 1 s) from the arrival: at the DST fold of
+ * 2026-11-01, 01:30 local happens twice (05:30Z and 06:30Z); the one conversion the C
+ * library gives fits one of the two rows, and the other row takes its arrival time, is
+ * counted in the session's health and logged once. */
+static void ts_is_the_sample_time_guarded(void **state)
+{
+    (void)state;
+    const char *old = getenv("TZ");
+    char saved[64] = "";
+    if (old) snprintf(saved, sizeof saved, "%s", old);
+    setenv("TZ", "America/New_York", 1);
+    tzset();
+    struct direct *d = direct_new("timestamp,index,memory.used,memory.total");
+    const int64_t MS = RM_NS_PER_MS;
+    /* 00:59:59.500 EDT = 04:59:59.500Z, received 30 ms later: the sample's time. */
+    assert_int_equal(feed(d, "2026/11/01 00:59:59.500, 0, 10, 1000", 1793509199530 * MS),
+                     RM_LINE_DATA);
+    assert_int_equal(d->latest.gpu[0].ts_ns, 1793509199500 * MS);
+    assert_int_equal(d->g.arrival_ts_rows, 0);
+    /* The fold: the same local text at 05:30Z (EDT) and 06:30Z (EST). */
+    assert_int_equal(feed(d, "2026/11/01 01:30:00.000, 0, 10, 1000", 1793511000020 * MS),
+                     RM_LINE_DATA);
+    int64_t first = d->latest.gpu[0].ts_ns;
+    assert_int_equal(feed(d, "2026/11/01 01:30:00.000, 0, 10, 1000", 1793514600020 * MS),
+                     RM_LINE_DATA);
+    int64_t second = d->latest.gpu[0].ts_ns;
+    assert_true((first == 1793511000000 * MS && second == 1793514600020 * MS) ||
+                (first == 1793511000020 * MS && second == 1793514600000 * MS));
+    assert_int_equal(d->g.arrival_ts_rows, 1);
+    assert_int_equal(d->sess.collectors[RM_STREAM_GPU].arrival_ts_rows, 1);
+    /* 03:00 EST = 08:00Z: the sample's time again. */
+    assert_int_equal(feed(d, "2026/11/01 03:00:00.000, 0, 10, 1000", 1793520000010 * MS),
+                     RM_LINE_DATA);
+    assert_int_equal(d->latest.gpu[0].ts_ns, 1793520000000 * MS);
+    assert_int_equal(d->g.arrival_ts_rows, 1);
+    assert_int_equal(d->seen.n, 1);
+    assert_string_equal(d->seen.name[0], "gpu_time_fallback");
+    assert_true(json_real_value(json_object_get(d->seen.data[0], "guard_s")) == 3.0);
+    assert_int_equal(json_integer_value(json_object_get(d->seen.data[0], "rows")), 1);
+    direct_free(d);
+    if (old)
+        setenv("TZ", saved, 1);
+    else
+        unsetenv("TZ");
+    tzset();
+}
+
 /* ---- under the supervisor, on the fake clock ---- */
 
 /* The rig's child relays the FIFO; the gpu context writes gpu.csv in the rig's folder. */
@@ -292,6 +340,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thresholds_one_event_per_crossing),
         cmocka_unit_test(nondata_lines),
+        cmocka_unit_test(ts_is_the_sample_time_guarded),
         cmocka_unit_test(latest_values_and_energy_on_the_clock),
         cmocka_unit_test(bursts_without_index),
     };

@@ -44,6 +44,25 @@ static void stale_is_three_intervals_or_five_seconds(void **state)
     assert_true(rm_stale_after_ns(10 * S) == 30 * S);
 }
 
+/* A GPU row's ts: its sample time unless further than max(3 intervals, 2 s) from its arrival
+ * (inclusive: at exactly the guard the sample time is kept). */
+static void sample_ts_guard(void **state)
+{
+    (void)state;
+    assert_int_equal(rm_sample_ts_guard_ns(S / 10), 2 * S);
+    assert_int_equal(rm_sample_ts_guard_ns(S), 3 * S);
+    assert_int_equal(rm_sample_ts_guard_ns(5 * S), 15 * S);
+    int fb = -1;
+    assert_int_equal(rm_sample_ts_choose(100 * S - 30, 100 * S, 2 * S, &fb), 100 * S - 30);
+    assert_int_equal(fb, 0);
+    assert_int_equal(rm_sample_ts_choose(102 * S, 100 * S, 2 * S, &fb), 102 * S);
+    assert_int_equal(fb, 0);
+    assert_int_equal(rm_sample_ts_choose(98 * S - 1, 100 * S, 2 * S, &fb), 100 * S);
+    assert_int_equal(fb, 1);
+    assert_int_equal(rm_sample_ts_choose(100 * S + 3600 * S, 100 * S, 2 * S, &fb), 100 * S);
+    assert_int_equal(fb, 1);
+}
+
 static void thresholds_fire_once_per_crossing(void **state)
 {
     (void)state;
@@ -74,6 +93,7 @@ int main(void)
         cmocka_unit_test(backoff_doubles_to_thirty_seconds),
         cmocka_unit_test(backoff_resets_after_a_healthy_minute),
         cmocka_unit_test(stale_is_three_intervals_or_five_seconds),
+        cmocka_unit_test(sample_ts_guard),
         cmocka_unit_test(thresholds_fire_once_per_crossing),
         cmocka_unit_test(thresholds_ignore_missing_totals),
     };
