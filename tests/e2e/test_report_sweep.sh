@@ -52,7 +52,7 @@ check "numbers sort as numbers (data-v)" grep -q '<td class="t" data-v="0.001">0
 for x in 0 1 2; do
     read -r lo hi <<<"$(jq -r '.totals | "\(.energy_wh_low) \(.energy_wh_high)"' "${S[$x]}/summary.json")"
     check "run $((x + 1)): its energy's error bar in the table's title ($lo-$hi Wh, issue 22)" \
-        grep -q "title=\"error bar $(printf '%.4f' "$lo")&#8211;$(printf '%.4f' "$hi") Wh\">" "$p"
+        grep -q "title=\"error bar $(awk -v v="$lo" 'BEGIN { printf "%.4f", v }')&#8211;$(awk -v v="$hi" 'BEGIN { printf "%.4f", v }') Wh\">" "$p"
 done
 expect_eq "an energy whisker on each run's bar" 3 "$(sed -n '/id="b-energy"/,/<\/section>/p' "$p" | grep -o '<span class="wk"' | wc -l)"
 expect_eq "four bar panels of three bars" "4 12" "$(count '<section class="panel bars"' "$p") $(count '<div class="br"' "$p")"
@@ -66,11 +66,15 @@ top=$(grep -o '<section class="panel" id="c-vram">.*</section>' "$p" | grep -o '
 expect_eq "the VRAM scale holds the largest run (64.5 GiB: a round top)" "80 GiB" "$top"
 expect_eq "phase table: train and eval of each run" 6 "$(sed -n '/id="t-phases"/,/<\/section>/p' "$p" | grep -c '<tr data-run=')"
 # Issue 22: each phase's energy with its bar (summary.json's phase figures), short phases marked.
+# Numbers are formatted by awk, in doubles as the page's C does: bash's printf rounds in long
+# double, so 0.0225 (0.022499... as a double) printed 0.023 where the page prints 0.022.
 # The bar's half-width is rounded once from the full double (awk's print goes through %.6g
 # first: 0.00249999 -> 0.0025 -> 0.003, where the page prints 0.002).
 want=$(jq -r '.phases | sort_by(.path) | .[] | select(.energy_wh_low != null) | "\(.energy_wh) \(.energy_wh_low) \(.energy_wh_high) \(.short_phase)"' "${S[0]}/summary.json" |
     while read -r e lo hi sh; do
-        printf '<td data-v="%s" title="error bar %.4f&#8211;%.4f Wh">%.3f%s<small> &#177;%s</small></td>\n' "$e" "$lo" "$hi" "$e" \
+        printf '<td data-v="%s" title="error bar %s&#8211;%s Wh">%s%s<small> &#177;%s</small></td>\n' "$e" \
+            "$(awk -v v="$lo" 'BEGIN { printf "%.4f", v }')" "$(awk -v v="$hi" 'BEGIN { printf "%.4f", v }')" \
+            "$(awk -v v="$e" 'BEGIN { printf "%.3f", v }')" \
             "$([ "$sh" = true ] && echo '<span class="short" title="short phase: shorter than 2 sensor windows or 3 samples; its energy is mostly the sensor'"'"'s smear">~</span>')" \
             "$(awk -v e="$e" -v l="$lo" -v h="$hi" 'BEGIN { a = e - l; b = h - e; printf "%.3f", (a > b ? a : b) }')"
     done)
