@@ -337,7 +337,7 @@ static void run_slot(const struct rm_ticker *tick, int dep, struct rm_collector 
  * wake the thread (a burst a second each with nvidia-smi's -d 1). */
 static int rows_timed(const struct rm_collector *c)
 {
-    return c->id == RM_STREAM_GPU;
+    return rm_stream_defs[c->id].own_time;
 }
 
 void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake,

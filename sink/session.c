@@ -10,6 +10,7 @@
 #include "base/json.h"
 #include "base/rm_time.h"
 #include "model/energy.h"
+#include "model/streams.h"
 
 void rm_session_make_id(char *out, size_t cap, int64_t epoch_ns, const char *host, pid_t pid)
 {
@@ -166,7 +167,7 @@ json_t *rm_session_to_json(const struct rm_session *s)
                             json_integer((json_int_t)c->failure_event_count));
         json_object_set_new(cj, "nonconforming_lines",
                             json_integer((json_int_t)c->nonconforming_lines));
-        if (i == RM_STREAM_GPU) /* the only stream whose rows carry their own time */
+        if (rm_stream_defs[i].own_time)
             json_object_set_new(cj, "arrival_ts_rows",
                                 json_integer((json_int_t)c->arrival_ts_rows));
         json_object_set_new(cj, "last_error",
