@@ -9,6 +9,7 @@
 
 #include "base/rm_time.h"
 #include "monitor/port.h"
+#include "monitor/sampler_thread.h"
 
 static const char *const cpu_cols[] = {
     "cpu",         "usr_pct",   "nice_pct", "sys_pct",      "iowait_pct",       "irq_pct",
@@ -113,11 +114,6 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono, int64_t *no_root_ns)
     }
 }
 
-static void on_usr1(int sig)
-{
-    (void)sig;
-}
-
 void rm_cpu_sampler_begin(struct rm_cpu_sampler *s)
 {
     int64_t now = rm_now_monotonic_ns();
@@ -161,11 +157,7 @@ void rm_cpu_sampler_tick(struct rm_cpu_sampler *s, int64_t now)
 static void *run(void *arg)
 {
     struct rm_cpu_sampler *s = arg;
-    pthread_setname_np(pthread_self(), "rm-sampler"); /* for top -H and the bench */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGUSR1);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    rm_sampler_thread_enter("rm-sampler"); /* for top -H and the bench */
     while (!atomic_load(s->port->stop)) {
         if (rm_sleep_until_mono(rm_cpu_sampler_due(s), s->port->stop) < 0 ||
             atomic_load(s->port->stop))
@@ -178,11 +170,7 @@ static void *run(void *arg)
 int rm_cpu_sampler_start(struct rm_cpu_sampler *s)
 {
     rm_cpu_sampler_begin(s);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_usr1; /* no SA_RESTART: the sleep returns EINTR */
-    sigaction(SIGUSR1, &sa, NULL);
-    if (pthread_create(&s->thread, NULL, run, s) != 0) return -1;
+    if (rm_sampler_thread_start(&s->thread, run, s) < 0) return -1;
     s->started = 1;
     return 0;
 }
@@ -190,18 +178,7 @@ int rm_cpu_sampler_start(struct rm_cpu_sampler *s)
 void rm_cpu_sampler_stop(struct rm_cpu_sampler *s)
 {
     if (s->started) {
-        /* The signal can land just before the thread goes to sleep; repeat until it ends. */
-        for (;;) {
-            pthread_kill(s->thread, SIGUSR1);
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 50 * RM_NS_PER_MS;
-            if (ts.tv_nsec >= RM_NS_PER_SEC) {
-                ts.tv_sec++;
-                ts.tv_nsec -= RM_NS_PER_SEC;
-            }
-            if (pthread_timedjoin_np(s->thread, NULL, &ts) == 0) break;
-        }
+        rm_sampler_thread_join(s->thread);
         s->started = 0;
     }
     rm_stream_close(&s->cpu);

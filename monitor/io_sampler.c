@@ -15,6 +15,7 @@
 #include "base/alloc.h"
 #include "base/rm_time.h"
 #include "monitor/port.h"
+#include "monitor/sampler_thread.h"
 
 /* io.csv's columns after ts; each kind of row fills its own (docs/FORMATS.md). */
 static const char *const io_cols[] = {"kind",    "name",     "read_bytes", "write_bytes",
@@ -484,19 +485,10 @@ void rm_io_sampler_sample(struct rm_io_sampler *s, int64_t mono)
     }
 }
 
-static void on_usr1(int sig)
-{
-    (void)sig;
-}
-
 static void *run(void *arg)
 {
     struct rm_io_sampler *s = arg;
-    pthread_setname_np(pthread_self(), "rm-io");
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGUSR1);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    rm_sampler_thread_enter("rm-io"); /* for top -H and the bench */
     int64_t start = rm_now_monotonic_ns();
     rm_io_sampler_sample(s, start); /* the baseline row: rates need two */
     int64_t k = 1;
@@ -513,11 +505,7 @@ static void *run(void *arg)
 
 int rm_io_sampler_start(struct rm_io_sampler *s)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_usr1; /* no SA_RESTART: the sleep returns EINTR */
-    sigaction(SIGUSR1, &sa, NULL);
-    if (pthread_create(&s->thread, NULL, run, s) != 0) return -1;
+    if (rm_sampler_thread_start(&s->thread, run, s) < 0) return -1;
     s->started = 1;
     return 0;
 }
@@ -525,17 +513,7 @@ int rm_io_sampler_start(struct rm_io_sampler *s)
 void rm_io_sampler_stop(struct rm_io_sampler *s)
 {
     if (s->started) {
-        for (;;) { /* the signal can land just before the thread sleeps: repeat */
-            pthread_kill(s->thread, SIGUSR1);
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 50 * RM_NS_PER_MS;
-            if (ts.tv_nsec >= RM_NS_PER_SEC) {
-                ts.tv_sec++;
-                ts.tv_nsec -= RM_NS_PER_SEC;
-            }
-            if (pthread_timedjoin_np(s->thread, NULL, &ts) == 0) break;
-        }
+        rm_sampler_thread_join(s->thread);
         s->started = 0;
         /* The last row: what the command did since the previous sample. */
         rm_io_sampler_sample(s, rm_now_monotonic_ns());
