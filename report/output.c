@@ -4,7 +4,6 @@
  * name: base/termsafe.h), and so does CSV written to a terminal; JSON, and CSV to a file or a
  * pipe, keep them exact. */
 #include "report/output.h"
-#include "report/output_io.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -45,6 +44,73 @@ static const char *fmt(const json_t *o, const char *path, int dec)
     char *buf = ring[next++ % 24];
     snprintf(buf, sizeof ring[0], "%.*f", dec, json_number_value(v));
     return buf;
+}
+
+/* ---- the I/O lines (issue 23), from summary.json's "io" objects: a line of the run's
+ * figures under Totals, and a table of the phases'; nothing for a summary without io.csv ---- */
+
+static void print_io_totals(FILE *out, const json_t *summary)
+{
+    const json_t *io = json_object_get(summary, "io");
+    if (!json_is_object(io)) return;
+    fprintf(out, "  I/O  disk read %s write %s MB/s   network rx %s tx %s MB/s\n",
+            fmt(io, "disk_read_mb_s", 2), fmt(io, "disk_write_mb_s", 2), fmt(io, "net_rx_mb_s", 2),
+            fmt(io, "net_tx_mb_s", 2));
+    fprintf(out, "       pressure (some/full %% of the time)  cpu %s/%s  io %s/%s  memory %s/%s\n",
+            fmt(io, "cpu_some_pct", 1), fmt(io, "cpu_full_pct", 1), fmt(io, "io_some_pct", 1),
+            fmt(io, "io_full_pct", 1), fmt(io, "memory_some_pct", 1),
+            fmt(io, "memory_full_pct", 1));
+    fprintf(out, "       process tree: read %s MB (%s MB/s)  write %s MB (%s MB/s)",
+            fmt(io, "tree_read_mb", 1), fmt(io, "tree_read_mb_s", 2), fmt(io, "tree_write_mb", 1),
+            fmt(io, "tree_write_mb_s", 2));
+    const json_t *u = json_object_get(io, "tree_unreadable_max");
+    if (json_is_integer(u) && json_integer_value(u) > 0)
+        fprintf(out, "  (up to %lld processes unreadable)", (long long)json_integer_value(u));
+    fputc('\n', out);
+    const json_t *r = json_object_get(io, "resets");
+    if (json_is_integer(r) && json_integer_value(r) > 0)
+        fprintf(out,
+                "       %lld counters went back (a wrap or a device that came back): "
+                "those intervals are left out\n",
+                (long long)json_integer_value(r));
+}
+
+static bool io_phase_has(const json_t *phase)
+{
+    return json_is_object(json_object_get(phase, "io"));
+}
+
+static void print_io_phase_title(FILE *out)
+{
+    fprintf(out,
+            "\nI/O by phase (MB/s; pressure: some %% of the time; tree: MB read/written)\n"
+            "  %-30s %7s %7s %7s %7s %5s %5s %5s %8s %8s\n",
+            "PATH", "DISK R", "DISK W", "NET RX", "NET TX", "CPU", "IO", "MEM", "TREE R", "TREE W");
+}
+
+static void print_io_phase_line(FILE *out, const json_t *p)
+{
+    const json_t *io = json_object_get(p, "io");
+    if (!json_is_object(io)) return;
+    const json_t *path = json_object_get(p, "path");
+    char cbuf[1024];
+    fprintf(out, "  %s %7s %7s %7s %7s %5s %5s %5s %8s %8s\n",
+            rm_term_cell(cbuf, sizeof cbuf, json_is_string(path) ? json_string_value(path) : "-",
+                         30, 30),
+            fmt(io, "disk_read_mb_s", 2), fmt(io, "disk_write_mb_s", 2), fmt(io, "net_rx_mb_s", 2),
+            fmt(io, "net_tx_mb_s", 2), fmt(io, "cpu_some_pct", 1), fmt(io, "io_some_pct", 1),
+            fmt(io, "memory_some_pct", 1), fmt(io, "tree_read_mb", 1), fmt(io, "tree_write_mb", 1));
+}
+
+static void print_io_phases(FILE *out, const json_t *phases)
+{
+    size_t i;
+    const json_t *p;
+    bool any = false;
+    json_array_foreach(phases, i, p) any |= io_phase_has(p);
+    if (!any) return;
+    print_io_phase_title(out);
+    json_array_foreach(phases, i, p) print_io_phase_line(out, p);
 }
 
 static const char *str(const json_t *o, const char *path)
@@ -336,7 +402,7 @@ static void print_head(FILE *out, const json_t *s, const char *path)
         "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
         F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
         F("proc.cpu_pct.max", 1));
-    rm_print_io_totals(out, s);
+    print_io_totals(out, s);
 }
 
 static void print_phase_title(FILE *out)
@@ -461,7 +527,7 @@ static void print_one_at(FILE *out, const json_t *s, const char *path)
         print_memory_title(out);
         json_array_foreach(phases, i, p) print_memory_line(out, p);
     }
-    rm_print_io_phases(out, phases);
+    print_io_phases(out, phases);
     print_tail(out, s);
 }
 
@@ -640,10 +706,10 @@ void rm_summary_text_row(void *ctx, const json_t *doc, json_t *row)
         if (st->memory_lines) print_memory_line(st->memory_lines, row);
         st->memory |= phase_has_memory(row);
         /* The "I/O by phase" table likewise (rows with an io object only). */
-        if (rm_io_phase_has(row) && !st->io_lines && !st->failed &&
+        if (io_phase_has(row) && !st->io_lines && !st->failed &&
             !(st->io_lines = open_memstream(&st->io_buf, &st->io_len)))
             st->failed = true;
-        if (st->io_lines) rm_print_io_phase_line(st->io_lines, row);
+        if (st->io_lines) print_io_phase_line(st->io_lines, row);
         print_phase_line(st->out, row);
     }
     st->rows++;
@@ -670,7 +736,7 @@ int rm_summary_text_end(struct rm_text_stream *st, const json_t *summary)
         if (st->io_lines && fclose(st->io_lines)) st->failed = true;
         st->io_lines = NULL;
         if (st->io_buf && st->io_len) {
-            rm_print_io_phase_title(st->out);
+            print_io_phase_title(st->out);
             fwrite(st->io_buf, 1, st->io_len, st->out);
         }
         print_tail(st->out, summary);
