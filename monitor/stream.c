@@ -97,9 +97,12 @@ void rm_stream_begin_row(struct rm_stream *s, int64_t ts_ns)
     s->row_overflow = 0;
     /* Make room: a full buffer is flushed before a new row starts. */
     if (s->len + RM_STREAM_MAX_ROW + 1 > RM_STREAM_BUFSZ) rm_stream_flush_now(s);
-    char ts[RM_TS_BUFSZ];
-    size_t n = rm_format_ts(ts_ns, ts);
-    row_put(s, ts, n, 1);
+    int64_t ms = ts_ns / RM_NS_PER_MS - (ts_ns % RM_NS_PER_MS < 0); /* the text's precision */
+    if (!s->ts_text_len || ms != s->ts_text_ms) {
+        s->ts_text_len = rm_format_ts(ts_ns, s->ts_text);
+        s->ts_text_ms = ms;
+    }
+    row_put(s, s->ts_text, s->ts_text_len, 1);
     if (!s->pending_rows) s->pending_first_ts = ts_ns;
     s->pending_last_ts = ts_ns;
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/rm_time.h"
+
 struct rm_clock;
 
 #define RM_STREAM_BUFSZ (256 * 1024)
@@ -69,6 +71,10 @@ struct rm_stream {
     /* The clock of the monotonic times above (base/clock.h); NULL, as rm_stream_open leaves
      * it: the system's. */
     const struct rm_clock *clock;
+    /* The last row's formatted ts: rows of one sample (a GPU each) share it. */
+    int64_t ts_text_ms;
+    size_t ts_text_len; /* 0: none yet */
+    char ts_text[RM_TS_BUFSZ];
 };
 
 /* Rows at most this old wait in memory for the next write, when a stream batches. */
