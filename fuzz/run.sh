@@ -14,7 +14,7 @@ for bin in "$BUILD"/fuzz/fuzz_*; do
     corpus=$BUILD/fuzz/corpus/$name
     mkdir -p "$corpus"
     case $name in
-    fuzz_gpucsv) seeds=(fixtures/captures/*.csv fixtures/summary/*.csv fixtures/summary/*/gpu*.csv) ;;
+    fuzz_gpucsv | fuzz_csvsplit) seeds=(fixtures/captures/*.csv fixtures/summary/*.csv fixtures/summary/*/gpu*.csv) ;;
     fuzz_dmon) seeds=(fixtures/captures/dmon*.txt fixtures/summary/dmon*) ;;
     fuzz_runlog) seeds=(fixtures/summary/*/runlog.jsonl fixtures/sessions/*/runlog.jsonl) ;;
     fuzz_apps) seeds=(fixtures/sessions/*/apps.csv) ;;
