@@ -34,7 +34,7 @@ static int split_plain(const char *line, size_t len, struct rm_csv_fields *f)
     return f->overflow ? -1 : (int)f->n;
 }
 
-static int is_plain(const char *line, size_t len)
+bool rm_csv_is_plain(const char *line, size_t len)
 {
     return !memchr(line, '"', len) && !memchr(line, '\n', len) && !memchr(line, '\r', len);
 }
@@ -42,7 +42,7 @@ static int is_plain(const char *line, size_t len)
 int rm_csv_split_line(struct csv_parser *p, const char *line, size_t len, struct rm_csv_fields *f)
 {
     rm_csv_fields_clear(f);
-    if (is_plain(line, len)) {
+    if (rm_csv_is_plain(line, len)) {
         size_t lead = 0;
         while (lead < len && is_blank(line[lead]))
             lead++;

@@ -58,6 +58,10 @@ static inline void rm_csv_fields_clear(struct rm_csv_fields *f)
 /* libcsv's field callback: ctx is a struct rm_csv_fields. */
 void rm_csv_fields_cb(void *data, size_t len, void *ctx);
 
+/* Whether the line holds no quote and no line-end byte: it then splits on its commas alone,
+ * and none of its fields needs quoting when written again (base/csvwrite.h). */
+bool rm_csv_is_plain(const char *line, size_t len);
+
 /* Splits one line (no line end needed) with parser p into f, emptied first. Unquoted fields
  * are trimmed of blanks (libcsv's rule). Returns the number of fields, or -1 when the line is
  * not one whole row (a parse error or a field that did not fit). */

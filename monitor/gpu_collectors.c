@@ -219,8 +219,14 @@ enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_n
     if (!rm_stream_has_header(&g->out)) rm_stream_header(&g->out, g->names, g->nnames);
     int64_t ts = row_ts(g, ts_ns);
     rm_stream_begin_row(&g->out, ts);
-    for (int i = 0; i < nf; i++)
-        rm_stream_field(&g->out, g->field[i], g->field_len[i]);
+    /* nvidia-smi's lines hold no quotes: their fields are written as they are. */
+    int plain = rm_csv_is_plain(line, len);
+    for (int i = 0; i < nf; i++) {
+        if (plain)
+            rm_stream_field_plain(&g->out, g->field[i], g->field_len[i]);
+        else
+            rm_stream_field(&g->out, g->field[i], g->field_len[i]);
+    }
     rm_stream_end_row(&g->out);
 
     /* Which GPU: its index when asked for, else its place in this sample's rows: rows taken

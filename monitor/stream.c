@@ -112,6 +112,11 @@ void rm_stream_field(struct rm_stream *s, const char *v, size_t n)
     row_put(s, v, n, 0);
 }
 
+void rm_stream_field_plain(struct rm_stream *s, const char *v, size_t n)
+{
+    row_put(s, v, n, 1);
+}
+
 void rm_stream_field_str(struct rm_stream *s, const char *v)
 {
     row_put(s, v, strlen(v), 0);

@@ -101,6 +101,9 @@ int rm_stream_has_header(const struct rm_stream *s);
 /* Row building: begin (writes the ts column), fields, end. */
 void rm_stream_begin_row(struct rm_stream *s, int64_t ts_ns);
 void rm_stream_field(struct rm_stream *s, const char *v, size_t n);
+/* A field the caller knows holds no ',', '"', CR or LF (cut from a plain line,
+ * rm_csv_is_plain): written as it is, without looking for bytes that need quotes. */
+void rm_stream_field_plain(struct rm_stream *s, const char *v, size_t n);
 void rm_stream_field_str(struct rm_stream *s, const char *v);
 /* v with DECIMALS (0 to 6 for the fast path) digits after the point, exactly as
  * printf("%.*f") writes it, without printf's cost on the common case; "" for NaN and
