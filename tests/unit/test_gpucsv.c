@@ -4,7 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -12,15 +14,15 @@
 
 struct ctx {
     struct rm_gpucsv g;
-    int rc[16];
-    struct rm_gpu_sample s[16];
+    int rc[32];
+    struct rm_gpu_sample s[32];
     int n;
 };
 
 static void row(void *p, const struct rm_csv_row *r)
 {
     struct ctx *c = p;
-    if (c->n < 16) {
+    if (c->n < 32) {
         c->rc[c->n] = rm_gpucsv_row(&c->g, r, &c->s[c->n]);
         c->n++;
     }
@@ -173,6 +175,77 @@ static void ts_shortcut_matches_general_parser(void **state)
     }
 }
 
+/* nvidia-smi's local timestamps take the shortcut too (same date, the zone's offset at the new
+ * time): each must equal the general parser's value in a zone with DST, across both of its
+ * changes, a new day, a leap second, a longer fraction, a time with its own offset and epoch
+ * seconds. */
+static void local_shortcut_matches_general_parser(void **state)
+{
+    (void)state;
+    static const char *const ts[] = {
+        "2026/03/29 01:15:02.113",
+        "2026/03/29 01:59:59.900",
+        "2026/03/29 03:00:00.100",
+        "2026/03/29 03:00:01.100",
+        "2026/03/29 23:59:59.999",
+        "2026/03/30 00:00:00.000",
+        "2026/10/25 01:59:59.000",
+        "2026/10/25 02:00:00.000",
+        "2026/10/25 02:30:00.500",
+        "2026/10/25 02:59:59.999",
+        "2026/10/25 03:00:00.000",
+        "2026/10/25 04:10:00.000",
+        "2026/12/31 23:59:59.000",
+        "2026/12/31 23:59:60.000",
+        "2026/12/31 23:59:59.250123",
+        "2026/12/31 23:59:58.250123",
+        "2026/12/31 12:00:00.000+02:00",
+        "2026/12/31 12:00:01.000+02:00",
+        "1795255200.5",
+        "1795255201.5",
+        "2026-12-31 13:00:00.000",
+        "2026-12-31 13:00:01.000",
+    };
+    const char *old = getenv("TZ");
+    char saved[128] = "";
+    if (old) snprintf(saved, sizeof saved, "%s", old);
+    setenv("TZ", "Europe/Berlin", 1);
+    tzset();
+    char text[4096] = "timestamp, index, power.draw [W]\n";
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+        size_t u = strlen(text);
+        snprintf(text + u, sizeof text - u, "%s, 0, %zu W\n", ts[i], 100 + i);
+    }
+    struct ctx c;
+    memset(&c, 0, sizeof c);
+    rm_gpucsv_init(&c.g, NULL);
+    struct rm_csv_reader *r = rm_csv_new(row, &c);
+    rm_csv_feed(r, text, strlen(text));
+    rm_csv_finish(r);
+    rm_csv_free(r);
+    int64_t want[sizeof ts / sizeof ts[0]];
+    int ok[sizeof ts / sizeof ts[0]];
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
+        ok[i] = rm_parse_time_field(ts[i], strlen(ts[i]), true, NULL, &want[i]);
+    if (old)
+        setenv("TZ", saved, 1);
+    else
+        unsetenv("TZ");
+    tzset();
+    assert_int_equal(c.n, (int)(sizeof ts / sizeof ts[0]) + 1);
+    assert_int_equal(c.rc[0], 0);
+    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+        if (ok[i] != 0) {
+            assert_int_equal(c.rc[i + 1], -(1 + RM_SKIP_BAD_TIME));
+            continue;
+        }
+        assert_int_equal(c.rc[i + 1], 1);
+        assert_true(c.s[i + 1].t_ns == want[i]);
+    }
+    /* The zone mattered: the hour lost in March is an hour between these two readings. */
+    assert_true(want[2] - want[1] == 200 * 1000000LL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -182,6 +255,7 @@ int main(void)
         cmocka_unit_test(bad_time_and_repeated_header),
         cmocka_unit_test(quoted_and_plain_lines_agree),
         cmocka_unit_test(ts_shortcut_matches_general_parser),
+        cmocka_unit_test(local_shortcut_matches_general_parser),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
