@@ -68,7 +68,12 @@ int rm_dmon_map_row(struct rm_dmon_map *m, const struct rm_strref *f, size_t n,
     if (n != m->ncols) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
     /* Not the whole sample: v[m] is read only where bit m of valid is set. */
     out->valid = 0;
-    out->index = out->uuid = out->name = out->pci = (struct rm_strref){NULL, 0};
+    /* One store each: a chained assignment became a 16-byte load of two 8-byte stores, a
+     * store-forwarding stall per row (as in rm_gpucsv_row). */
+    out->index = (struct rm_strref){NULL, 0};
+    out->uuid = (struct rm_strref){NULL, 0};
+    out->name = (struct rm_strref){NULL, 0};
+    out->pci = (struct rm_strref){NULL, 0};
     out->t_ns = RM_NO_TIME;
     for (size_t i = 0; i < n; i++) {
         if (m->metric[i] < 0) continue;
