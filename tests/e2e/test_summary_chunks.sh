@@ -129,4 +129,17 @@ expect_eq "changed columns: figures as in one piece" "$whole" "$chunked"
 expect_eq "changed columns: both maps read (power of every row)" \
     "$(jq '[.gpus[].samples] | add' <<<"$whole")" "$(grep -c '^2026' "$T/changed.csv")"
 
+# A quoted field can hold a line end, so a chunk cut could fall inside it: a chunk whose bytes
+# hold a '"' gives the file up to a reading in one piece (the reader spots the quote as it
+# splits, in its fast path or libcsv's), with the same figures.
+awk 'NR == 700 { sub(/NVIDIA H100 80GB HBM3/, "\"NVIDIA H100\n80GB HBM3\"") } { print }' \
+    "$T/gpu.csv" >"$T/quoted.csv"
+whole=$(summ 0 1 --gpu-csv "$T/quoted.csv")
+chunked=$(summ 1000 4 --gpu-csv "$T/quoted.csv")
+expect_match "a quoted field with a line end mid-file: the chunks are given up" "read again whole" \
+    "$(cat "$T/stderr")"
+expect_eq "a quoted field with a line end mid-file: figures as in one piece" "$whole" "$chunked"
+expect_eq "a quoted field with a line end mid-file: every row read" \
+    "$(jq '[.gpus[].samples] | add' <<<"$whole")" "$(($(grep -c '^2026' "$T/gpu.csv")))"
+
 done_testing
