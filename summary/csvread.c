@@ -181,28 +181,32 @@ static inline void trim_blanks(const char *s, size_t len, size_t *fs, size_t *fe
 {
     size_t a = *fs, e = *fe;
     if (a < e && (s[a] == ' ' || s[a] == '\t')) {
+        uint64_t nb = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        uint64_t w, nb;
         if (a + 8 <= len) { /* the leading run ends at s[e] at the latest */
+            uint64_t w;
             memcpy(&w, s + a, 8);
             nb = nonblank_bytes(w);
             a += nb ? (size_t)__builtin_ctzll(nb) >> 3 : 8;
         }
 #endif
-        while (a < e && (s[a] == ' ' || s[a] == '\t'))
-            a++;
+        if (!nb) /* no word here, or 8 blanks and more */
+            while (a < e && (s[a] == ' ' || s[a] == '\t'))
+                a++;
     }
     if (e > a && (s[e - 1] == ' ' || s[e - 1] == '\t')) {
+        uint64_t nb = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        uint64_t w, nb;
         if (e >= 8) { /* s[a] is no blank now: the trailing run ends above it */
+            uint64_t w;
             memcpy(&w, s + e - 8, 8);
             nb = nonblank_bytes(w);
             e -= nb ? (size_t)__builtin_clzll(nb) >> 3 : 8;
         }
 #endif
-        while (e > a && (s[e - 1] == ' ' || s[e - 1] == '\t'))
-            e--;
+        if (!nb)
+            while (e > a && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+                e--;
     }
     *fs = a;
     *fe = e;
