@@ -173,14 +173,16 @@ static inline uint64_t nonblank_bytes(uint64_t w)
     return (((sp & lo7) + lo7) | sp) & (((tab & lo7) + lo7) | tab) & hi;
 }
 
+#define RM_BLANK(c) ((c) == ' ' || (c) == '\t')
+
 /* [*fs, *fe) of s[0..len) without its leading and trailing blanks, where s[*fe] is a
- * separator (never a blank). A word of 8 bytes at each end, when the buffer holds one there:
- * a loop per blank mispredicted its end on nearly every field of ", "-separated files (12 %
- * of nvidia-smi CSV's summary). */
+ * separator (never a blank). One blank (", " separators) is taken by itself; a longer run by
+ * a word of 8 bytes, when the buffer holds one there. A loop per blank (this did) cost 12 % of
+ * nvidia-smi CSV's summary, its end mispredicted or waited on. */
 static inline void trim_blanks(const char *s, size_t len, size_t *fs, size_t *fe)
 {
     size_t a = *fs, e = *fe;
-    if (a < e && (s[a] == ' ' || s[a] == '\t')) {
+    if (a < e && RM_BLANK(s[a]) && ++a < e && RM_BLANK(s[a])) {
         uint64_t nb = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         if (a + 8 <= len) { /* the leading run ends at s[e] at the latest */
@@ -191,10 +193,10 @@ static inline void trim_blanks(const char *s, size_t len, size_t *fs, size_t *fe
         }
 #endif
         if (!nb) /* no word here, or 8 blanks and more */
-            while (a < e && (s[a] == ' ' || s[a] == '\t'))
+            while (a < e && RM_BLANK(s[a]))
                 a++;
     }
-    if (e > a && (s[e - 1] == ' ' || s[e - 1] == '\t')) {
+    if (e > a && RM_BLANK(s[e - 1]) && --e > a && RM_BLANK(s[e - 1])) {
         uint64_t nb = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         if (e >= 8) { /* s[a] is no blank now: the trailing run ends above it */
@@ -205,12 +207,13 @@ static inline void trim_blanks(const char *s, size_t len, size_t *fs, size_t *fe
         }
 #endif
         if (!nb)
-            while (e > a && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+            while (e > a && RM_BLANK(s[e - 1]))
                 e--;
     }
     *fs = a;
     *fe = e;
 }
+#undef RM_BLANK
 
 /* The common case, whole lines with no quote while libcsv holds nothing: split here in one
  * pass over the separator masks, fields pointing into the input (no copy), trimmed of blanks
