@@ -235,13 +235,21 @@ static int64_t time_of_day_ns(const char *s, size_t len)
 
 int rm_ts_cache_parse_new(struct rm_ts_cache *c, const char *s, size_t len, bool local, int64_t *ns)
 {
-    /* The same day and zone as the last time parsed, only the time of day differs: a UTC or
-     * fixed-offset time moves by exactly that (a local time could cross a DST change). */
-    if (!local && c->last_tod_ns >= 0 && len == c->last_len && len < sizeof c->last &&
-        !memcmp(c->last, s, 11) && !memcmp(c->last + 23, s + 23, len - 23)) {
+    /* The same day and zone as the last time parsed, only the time of day differs: the time
+     * moves by exactly that; a local time without offset (nvidia-smi's) is then read in the
+     * zone at its new time (local_offset's cache holds it within the half hour). */
+    if (c->last_tod_ns >= 0 && local == c->last_local && len == c->last_len &&
+        len < sizeof c->last && !memcmp(c->last, s, 11) &&
+        !memcmp(c->last + 23, s + 23, len - 23)) {
         int64_t tod = time_of_day_ns(s, len);
         if (tod >= 0) {
-            *ns = c->last_ns - c->last_tod_ns + tod;
+            if (c->last_local) {
+                int64_t naive = c->last_naive_ns - c->last_tod_ns + tod;
+                c->last_naive_ns = naive;
+                *ns = naive - local_offset(naive / RM_NS_PER_SEC, &c->tz) * RM_NS_PER_SEC;
+            } else {
+                *ns = c->last_ns - c->last_tod_ns + tod;
+            }
             memcpy(c->last, s, len);
             c->last_ns = *ns;
             c->last_tod_ns = tod;
@@ -253,7 +261,19 @@ int rm_ts_cache_parse_new(struct rm_ts_cache *c, const char *s, size_t len, bool
         memcpy(c->last, s, len);
         c->last_len = len;
         c->last_ns = *ns;
-        c->last_tod_ns = local ? -1 : time_of_day_ns(s, len);
+        c->last_tod_ns = time_of_day_ns(s, len);
+        /* A local reading: the shortcut needs its value before the zone's offset, which only
+         * the general parser's own path gives for a text it read as a plain date-time. */
+        c->last_local = local && len >= 10 && (s[4] == '-' || s[4] == '/') && !has_offset(s, len);
+        if (c->last_local) {
+            int64_t naive;
+            if (rm_parse_ts_checked(s, len, &naive))
+                c->last_tod_ns = -1;
+            else
+                c->last_naive_ns = naive;
+        } else if (local) {
+            c->last_tod_ns = -1; /* epoch seconds, or an offset: the general parser each time */
+        }
     }
     return 0;
 }

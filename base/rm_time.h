@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/memeq.h"
+
 #define RM_NS_PER_SEC 1000000000LL
 #define RM_NS_PER_MS 1000000LL
 /* "2026-11-21T10:15:02.113+00:00" is 29 characters; room for the NUL and a 5-digit year. */
@@ -52,14 +54,18 @@ struct rm_tzcache {
 int rm_parse_time_field(const char *s, size_t len, bool local, struct rm_tzcache *tz, int64_t *ns);
 
 /* rm_parse_time_field for a column whose rows mostly repeat the previous time (the rows of
- * one sample) or move only its time of day: the same text is not parsed again, and a UTC or
- * fixed-offset time of the same date and zone moves by the time of day alone. Same results. */
+ * one sample) or move only its time of day: the same text is not parsed again, and a time of
+ * the same date and zone moves by the time of day alone (a local time then takes the zone's
+ * offset at its new time, so a DST change is crossed as the general parser crosses it). Same
+ * results. */
 struct rm_ts_cache {
     struct rm_tzcache tz;
     char last[48];
     size_t last_len;
     int64_t last_ns;
-    int64_t last_tod_ns; /* its time of day (a UTC or fixed-offset time), else -1 */
+    int64_t last_tod_ns;   /* its time of day, else -1 */
+    int64_t last_naive_ns; /* a local time's value before its zone's offset, as UTC */
+    bool last_local;       /* it was read as a local time, and had no offset of its own */
 };
 void rm_ts_cache_init(struct rm_ts_cache *c);
 int rm_ts_cache_parse_new(struct rm_ts_cache *c, const char *s, size_t len, bool local,
@@ -68,7 +74,7 @@ int rm_ts_cache_parse_new(struct rm_ts_cache *c, const char *s, size_t len, bool
 static inline int rm_ts_cache_parse(struct rm_ts_cache *c, const char *s, size_t len, bool local,
                                     int64_t *ns)
 {
-    if (len == c->last_len && len < sizeof c->last && !memcmp(c->last, s, len)) {
+    if (len == c->last_len && len < sizeof c->last && rm_memeq(c->last, s, len)) {
         *ns = c->last_ns;
         return 0;
     }

@@ -22,8 +22,13 @@ static void row(void *p, const struct rm_csv_row *r)
     /* The inline value parser agrees with the general one, bit for bit, wherever it answers. */
     for (size_t i = 0; i < r->n; i++) {
         double a, b;
-        if (rm_fast_value(r->f[i], r->len[i], &a) &&
+        int fast = rm_fast_value(r->f[i], r->len[i], &a);
+        if (fast &&
             (rm_value_parse(r->f[i], r->len[i], &b) != RM_VALUE_OK || memcmp(&a, &b, sizeof a)))
+            abort();
+        /* Its word path answers as its byte-by-byte path does. */
+        if (fast != rm_fast_value_bytewise(r->f[i], r->len[i], &b) ||
+            (fast && memcmp(&a, &b, sizeof a)))
             abort();
     }
     struct rm_gpu_sample s;

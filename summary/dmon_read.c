@@ -61,14 +61,21 @@ static int date_time(struct rm_dmon_map *m, const struct rm_strref *d, const str
     return rm_parse_time_field(buf, 19, true, &m->tz, ns);
 }
 
-int rm_dmon_map_row(struct rm_dmon_map *m, const struct rm_strref *f, size_t n,
-                    struct rm_gpu_sample *out)
+/* Aligned to a cache line (so is rm_dmon_text_line), as rm_gpucsv_row: its speed then does
+ * not move with what is linked before it (unrelated changes had moved dmon text's CPU by 5 %). */
+__attribute__((aligned(64))) int rm_dmon_map_row(struct rm_dmon_map *m, const struct rm_strref *f,
+                                                 size_t n, struct rm_gpu_sample *out)
 {
     if (!m->mapped) return -(1 + RM_SKIP_NOT_DATA);
     if (n != m->ncols) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
     /* Not the whole sample: v[m] is read only where bit m of valid is set. */
     out->valid = 0;
-    out->index = out->uuid = out->name = out->pci = (struct rm_strref){NULL, 0};
+    /* One store each: a chained assignment became a 16-byte load of two 8-byte stores, a
+     * store-forwarding stall per row (as in rm_gpucsv_row). */
+    out->index = (struct rm_strref){NULL, 0};
+    out->uuid = (struct rm_strref){NULL, 0};
+    out->name = (struct rm_strref){NULL, 0};
+    out->pci = (struct rm_strref){NULL, 0};
     out->t_ns = RM_NO_TIME;
     for (size_t i = 0; i < n; i++) {
         if (m->metric[i] < 0) continue;
@@ -153,8 +160,8 @@ static size_t data_tokens(const char *line, size_t len, struct rm_strref *toks)
     return ns;
 }
 
-int rm_dmon_text_line(struct rm_dmon_map *m, const char *line, size_t len, bool torn,
-                      struct rm_gpu_sample *out)
+__attribute__((aligned(64))) int rm_dmon_text_line(struct rm_dmon_map *m, const char *line,
+                                                   size_t len, bool torn, struct rm_gpu_sample *out)
 {
     struct rm_strref fast[RM_DMON_MAX_FIELDS];
     size_t nfast = data_tokens(line, len, fast);

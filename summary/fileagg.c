@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/memeq.h"
 #include "summary/pack.h"
 
 /* ---- the GPU table ---------------------------------------------------------------- */
@@ -20,10 +21,10 @@ static void copy_ref(char *dst, size_t cap, const struct rm_strref *r)
 
 size_t rm_gpu_table_find(struct gpu_table *t, const char *key, size_t len)
 {
-    if (t->hint < t->n && t->s[t->hint].keylen == len && !memcmp(t->s[t->hint].key, key, len))
+    if (t->hint < t->n && t->s[t->hint].keylen == len && rm_memeq(t->s[t->hint].key, key, len))
         return t->hint;
     for (size_t i = 0; i < t->n; i++)
-        if (t->s[i].keylen == len && !memcmp(t->s[i].key, key, len)) return i;
+        if (t->s[i].keylen == len && rm_memeq(t->s[i].key, key, len)) return i;
     return (size_t)-1;
 }
 

@@ -129,4 +129,40 @@ expect_eq "changed columns: figures as in one piece" "$whole" "$chunked"
 expect_eq "changed columns: both maps read (power of every row)" \
     "$(jq '[.gpus[].samples] | add' <<<"$whole")" "$(grep -c '^2026' "$T/changed.csv")"
 
+# Sample groups longer than 16 KiB (300 GPUs): a cut is looked for in 16 KiB past each grid
+# point first, and in the whole probe window where that holds no new time; the chunks are
+# still cut and give the figures of one piece. Whole watts, whole seconds: every sum is
+# exact in any order (fractional ones can differ in a last digit between chunked and whole,
+# an order of addition apart).
+python3 - "$T" <<'PY'
+import sys
+with open(sys.argv[1] + '/wide.csv', 'w') as f:
+    f.write('timestamp, index, uuid, utilization.gpu [%], power.draw [W]\n')
+    for s in range(30):
+        for g in range(300):
+            f.write('2026/11/23 05:%02d:%02d.000, %d, GPU-%032d, %d %%, %d W\n'
+                    % (s // 60, s % 60, g, g, (s * 7 + g) % 101, 100 + (s * g) % 300))
+PY
+whole=$(summ 0 1 --gpu-csv "$T/wide.csv")
+chunked=$(summ 60000 2 --gpu-csv "$T/wide.csv")
+n=$(sed -n 's/.*: \([0-9]*\) chunks.*/\1/p' "$T/stderr" | head -1)
+check "groups over 16 KiB: chunks made ($n), none given up" \
+    test "${n:-0}" -gt 5 -a -z "$(grep 'read again whole' "$T/stderr")"
+expect_eq "groups over 16 KiB: figures as in one piece" "$whole" "$chunked"
+expect_eq "groups over 16 KiB: 300 GPUs, every row" "300 9000" \
+    "$(jq -r '"\(.gpus | length) \([.gpus[].samples] | add)"' <<<"$whole")"
+
+# A quoted field can hold a line end, so a chunk cut could fall inside it: a chunk whose bytes
+# hold a '"' gives the file up to a reading in one piece (the reader spots the quote as it
+# splits, in its fast path or libcsv's), with the same figures.
+awk 'NR == 700 { sub(/NVIDIA H100 80GB HBM3/, "\"NVIDIA H100\n80GB HBM3\"") } { print }' \
+    "$T/gpu.csv" >"$T/quoted.csv"
+whole=$(summ 0 1 --gpu-csv "$T/quoted.csv")
+chunked=$(summ 1000 4 --gpu-csv "$T/quoted.csv")
+expect_match "a quoted field with a line end mid-file: the chunks are given up" "read again whole" \
+    "$(cat "$T/stderr")"
+expect_eq "a quoted field with a line end mid-file: figures as in one piece" "$whole" "$chunked"
+expect_eq "a quoted field with a line end mid-file: every row read" \
+    "$(jq '[.gpus[].samples] | add' <<<"$whole")" "$(grep -c '^2026' "$T/gpu.csv")"
+
 done_testing

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "model/values.h"
+#include "summary/fastvalue.h"
 
 #define MISSING(s) rm_value_is_missing(s, strlen(s))
 
@@ -90,6 +91,61 @@ static void decimal_matches_strtod(void **state)
     }
 }
 
+/* The inline parser's word path gives the byte-by-byte path's answer (and rm_value_parse's
+ * value wherever it answers) on every string of up to 5 bytes of an alphabet of digits,
+ * points, blanks, unit letters, signs, an exponent and a byte above 0x7f, and on random
+ * strings of up to 14 bytes of it. */
+static void fast_value_words_match_bytes(void **state)
+{
+    (void)state;
+    static const char alpha[] = "0159. \tWM%/e-\x80";
+    const size_t na = sizeof alpha - 1;
+    char buf[16];
+    size_t checked = 0, answered = 0;
+    for (size_t len = 1; len <= 5; len++) {
+        size_t total = 1;
+        for (size_t k = 0; k < len; k++)
+            total *= na;
+        for (size_t code = 0; code < total; code++) {
+            size_t c = code;
+            for (size_t k = 0; k < len; k++, c /= na)
+                buf[k] = alpha[c % na];
+            double a = -1, b = -1, p = -1;
+            int ra = rm_fast_value(buf, len, &a), rb = rm_fast_value_bytewise(buf, len, &b);
+            assert_int_equal(ra, rb);
+            if (ra) {
+                assert_memory_equal(&a, &b, sizeof a);
+                assert_int_equal(rm_value_parse(buf, len, &p), RM_VALUE_OK);
+                assert_memory_equal(&a, &p, sizeof a);
+                answered++;
+            }
+            checked++;
+        }
+    }
+    srand(11);
+    for (int i = 0; i < 300000; i++) {
+        size_t len = 1 + (size_t)rand() % 14;
+        /* Mostly digits, so that long numbers and fractions come up. */
+        for (size_t k = 0; k < len; k++)
+            buf[k] = rand() % 3 ? (char)('0' + rand() % 10) : alpha[(size_t)rand() % na];
+        double a = -1, b = -1;
+        int ra = rm_fast_value(buf, len, &a), rb = rm_fast_value_bytewise(buf, len, &b);
+        assert_int_equal(ra, rb);
+        if (ra) assert_memory_equal(&a, &b, sizeof a);
+        checked++;
+        answered += (size_t)ra;
+    }
+    assert_true(answered > checked / 50); /* the comparison saw numbers, not only rejects */
+    const char *typical[] = {"0 %",  "39",    "3665 MiB", "81559 MiB", "126.35 W",    "1980 MHz",
+                             "75.2", "0.000", "100 %",    "1234567",   "12345678 KiB"};
+    for (size_t i = 0; i < sizeof typical / sizeof typical[0]; i++) {
+        double a, p;
+        assert_int_equal(rm_fast_value(typical[i], strlen(typical[i]), &a), 1);
+        assert_int_equal(rm_value_parse(typical[i], strlen(typical[i]), &p), RM_VALUE_OK);
+        assert_memory_equal(&a, &p, sizeof a);
+    }
+}
+
 static void header_units_cut(void **state)
 {
     (void)state;
@@ -101,9 +157,8 @@ static void header_units_cut(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_missing_spelling),
-        cmocka_unit_test(numbers_with_units),
-        cmocka_unit_test(decimal_matches_strtod),
+        cmocka_unit_test(every_missing_spelling), cmocka_unit_test(numbers_with_units),
+        cmocka_unit_test(decimal_matches_strtod), cmocka_unit_test(fast_value_words_match_bytes),
         cmocka_unit_test(header_units_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
