@@ -330,11 +330,9 @@ static void run_slot(const struct rm_ticker *tick, int dep, struct rm_collector 
     }
 }
 
-/* Rows that carry nvidia-smi's own time (the query's `timestamp`: gpu.csv) may wait for the
- * next slot. dmon's and pmon's have none: they are stamped when read, and a burst waiting up
- * to a slot would be stamped late (into the next phase), or read with the next burst and
- * merged with it into one sample (apps.csv's rows of one time are one sample); so their pipes
- * wake the thread (a burst a second each with nvidia-smi's -d 1). */
+/* Rows that carry nvidia-smi's own time (the query's `timestamp`: gpu.csv; dmon's and pmon's
+ * -o DT: dmon.csv, apps.csv) may wait for the next slot: their ts is the sample's, and a
+ * read that holds two bursts tells them apart (monitor/smi_time.h). */
 static int rows_timed(const struct rm_collector *c)
 {
     return rm_stream_defs[c->id].own_time;

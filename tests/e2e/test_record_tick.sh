@@ -54,9 +54,10 @@ expect_eq "exit: one collector_degraded for gpu" 1 \
     "$(jq -r 'select(.type=="event" and .event=="collector_degraded") | .data.collector' "$s/runlog.jsonl" | grep -cx gpu)"
 expect_eq "exit: and its recovery" 1 "$(count_event "$s" collector_recovered)"
 
-# --- pmon's rows (no time of their own) are read when they come, not at the next slot -------
-# At -i 1 with a burst every 0.2 s, bursts waiting for the slot were read five at a time,
-# stamped alike and summed into one sample: a 2000 MiB process peaked at 10000.
+# --- pmon's rows are read at the slot, and each burst stays one sample ----------------------
+# At -i 1 with a burst every 0.2 s, a read holds five bursts, most of the same Date+Time (-o
+# DT): read at the slot without telling them apart they were stamped alike and summed into one
+# sample (a 2000 MiB process peaked at 10000). A repeated (GPU, pid) starts the next one.
 sleep 30 &
 foreign=$!
 track "$foreign"
