@@ -485,20 +485,39 @@ void rm_io_sampler_sample(struct rm_io_sampler *s, int64_t mono)
     }
 }
 
+void rm_io_sampler_begin(struct rm_io_sampler *s, int64_t start_mono)
+{
+    rm_io_sampler_sample(s, rm_now_monotonic_ns()); /* the baseline row: rates need two */
+    s->begun = 1;
+    s->start_mono = start_mono;
+    s->slot = 1;
+    int64_t now = rm_now_monotonic_ns();
+    if (now > rm_io_sampler_due(s)) s->slot = (now - start_mono) / s->interval_ns + 1;
+}
+
+int64_t rm_io_sampler_due(const struct rm_io_sampler *s)
+{
+    return s->start_mono + s->slot * s->interval_ns;
+}
+
+void rm_io_sampler_tick(struct rm_io_sampler *s, int64_t now)
+{
+    rm_io_sampler_sample(s, now);
+    s->slot++;
+    int64_t after = rm_now_monotonic_ns(); /* missed slots are skipped, not burst */
+    if (after > rm_io_sampler_due(s)) s->slot = (after - s->start_mono) / s->interval_ns + 1;
+}
+
 static void *run(void *arg)
 {
     struct rm_io_sampler *s = arg;
     rm_sampler_thread_enter("rm-io"); /* for top -H and the bench */
-    int64_t start = rm_now_monotonic_ns();
-    rm_io_sampler_sample(s, start); /* the baseline row: rates need two */
-    int64_t k = 1;
+    rm_io_sampler_begin(s, rm_now_monotonic_ns());
     while (!atomic_load(s->port->stop)) {
-        int64_t due = start + k * s->interval_ns;
-        if (rm_sleep_until_mono(due, s->port->stop) < 0 || atomic_load(s->port->stop)) break;
-        rm_io_sampler_sample(s, rm_now_monotonic_ns());
-        k++;
-        int64_t after = rm_now_monotonic_ns(); /* missed slots are skipped, not burst */
-        if (after > start + k * s->interval_ns) k = (after - start) / s->interval_ns + 1;
+        if (rm_sleep_until_mono(rm_io_sampler_due(s), s->port->stop) < 0 ||
+            atomic_load(s->port->stop))
+            break;
+        rm_io_sampler_tick(s, rm_now_monotonic_ns());
     }
     return NULL;
 }
@@ -515,8 +534,10 @@ void rm_io_sampler_stop(struct rm_io_sampler *s)
     if (s->started) {
         rm_sampler_thread_join(s->thread);
         s->started = 0;
-        /* The last row: what the command did since the previous sample. */
+    }
+    if (s->begun) { /* the last row: what the command did since the previous sample */
         rm_io_sampler_sample(s, rm_now_monotonic_ns());
+        s->begun = 0;
     }
     if (s->io.buf) rm_stream_close(&s->io);
     int *fds[] = {&s->disk_fd, &s->net_fd, &s->psi_fd[0], &s->psi_fd[1], &s->psi_fd[2], &s->rootfd};

@@ -59,7 +59,9 @@ struct rm_io_sampler {
     int64_t interval_ns;
     pthread_t thread;
     int started;
-    int degraded; /* the last sample failed to read a file that had opened */
+    int begun;                /* the baseline row is taken: stop takes the last one */
+    int64_t start_mono, slot; /* the schedule: slot k is due at start_mono + k x interval_ns */
+    int degraded;             /* the last sample failed to read a file that had opened */
     uint64_t bad_lines, unreadable;
     char buf[65536];
     struct rm_disk_stat disks[RM_IO_MAX_DEVS];
@@ -98,6 +100,14 @@ int rm_io_sampler_open(struct rm_io_sampler *s, const struct rm_port *port,
                        const struct rm_io_opts *o, char *err, size_t errlen);
 /* Starts the thread (SIGUSR1 blocked in the caller, as for the CPU sampler). */
 int rm_io_sampler_start(struct rm_io_sampler *s);
+/* Without a thread of its own (another thread's tick runs it: monitor/ticker.h): begin takes
+ * the baseline row now and starts the schedule on start_mono's grid (the CPU sampler's, so
+ * that slots that coincide cost one wakeup); due is the next slot (CLOCK_MONOTONIC); tick,
+ * called at or after it, samples and moves to the next slot (skipping missed ones).
+ * rm_io_sampler_stop, once the ticking thread has stopped, takes the last row. */
+void rm_io_sampler_begin(struct rm_io_sampler *s, int64_t start_mono);
+int64_t rm_io_sampler_due(const struct rm_io_sampler *s);
+void rm_io_sampler_tick(struct rm_io_sampler *s, int64_t now);
 /* Stops the thread (*port->stop set), closes the files. */
 void rm_io_sampler_stop(struct rm_io_sampler *s);
 /* One sample now (the thread's body; tests call it directly). mono: CLOCK_MONOTONIC ns. */
