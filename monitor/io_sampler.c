@@ -15,7 +15,6 @@
 #include "base/alloc.h"
 #include "base/rm_time.h"
 #include "monitor/port.h"
-#include "monitor/sampler_thread.h"
 
 /* io.csv's columns after ts; each kind of row fills its own (docs/FORMATS.md). */
 static const char *const io_cols[] = {"kind",    "name",     "read_bytes", "write_bytes",
@@ -202,6 +201,16 @@ static int sample_disks(struct rm_io_sampler *s, int64_t ts)
     int n, bad;
     rm_parse_diskstats(s->buf, (size_t)len, s->disks, RM_IO_MAX_DEVS, &n, &bad);
     count_bad(s, bad, "diskstats");
+    /* What sysfs says of a device is asked again only when the set of devices changed (a
+     * disk added or removed, a partition table rewritten), not at every sample. */
+    uint64_t set = 1469598103934665603ULL;
+    for (int i = 0; i < n; i++) {
+        for (const char *c = s->disks[i].name; *c; c++)
+            set = (set ^ (unsigned char)*c) * 1099511628211ULL;
+        set = (set ^ 0x100) * 1099511628211ULL; /* the end of a name */
+    }
+    if (set != s->devset) s->ndevs = 0;
+    s->devset = set;
     for (int i = 0; i < n; i++) {
         const struct rm_disk_stat *d = &s->disks[i];
         /* Never used (idle loop and ram devices): left out until they move. */
@@ -508,33 +517,8 @@ void rm_io_sampler_tick(struct rm_io_sampler *s, int64_t now)
     if (after > rm_io_sampler_due(s)) s->slot = (after - s->start_mono) / s->interval_ns + 1;
 }
 
-static void *run(void *arg)
-{
-    struct rm_io_sampler *s = arg;
-    rm_sampler_thread_enter("rm-io"); /* for top -H and the bench */
-    rm_io_sampler_begin(s, rm_now_monotonic_ns());
-    while (!atomic_load(s->port->stop)) {
-        if (rm_sleep_until_mono(rm_io_sampler_due(s), s->port->stop) < 0 ||
-            atomic_load(s->port->stop))
-            break;
-        rm_io_sampler_tick(s, rm_now_monotonic_ns());
-    }
-    return NULL;
-}
-
-int rm_io_sampler_start(struct rm_io_sampler *s)
-{
-    if (rm_sampler_thread_start(&s->thread, run, s) < 0) return -1;
-    s->started = 1;
-    return 0;
-}
-
 void rm_io_sampler_stop(struct rm_io_sampler *s)
 {
-    if (s->started) {
-        rm_sampler_thread_join(s->thread);
-        s->started = 0;
-    }
     if (s->begun) { /* the last row: what the command did since the previous sample */
         rm_io_sampler_sample(s, rm_now_monotonic_ns());
         s->begun = 0;

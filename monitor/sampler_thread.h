@@ -1,6 +1,6 @@
-/* The thread of a /proc sampler that runs on its own (monitor/cpu_sampler.c without the
- * GPU collectors' tick, monitor/io_sampler.c): it sleeps until its next slot, and SIGUSR1
- * (installed without SA_RESTART) cuts that sleep short so that a stop is prompt. */
+/* The thread of the /proc samplers' tick when no GPU collectors' thread hosts it (--no-gpu,
+ * no nvidia-smi): it sleeps until the tick's next slot, and SIGUSR1 (installed without
+ * SA_RESTART) cuts that sleep short so that a stop is prompt. */
 #ifndef RUNMON_SAMPLER_THREAD_H
 #define RUNMON_SAMPLER_THREAD_H
 
