@@ -43,7 +43,6 @@ void rm_apps_on_flush(void *ctx)
 {
     struct rm_apps_ctx *a = ctx;
     rm_stream_flush(&a->out);
-    rm_smi_time_read_done(&a->clk);
     if (!a->sample_ts) return;
     pthread_mutex_lock(a->port->lock);
     struct rm_latest *l = a->port->latest;
@@ -51,6 +50,11 @@ void rm_apps_on_flush(void *ctx)
     l->nprocs = a->npending;
     l->procs_ts_ns = a->sample_ts;
     pthread_mutex_unlock(a->port->lock);
+}
+
+void rm_apps_on_window(void *ctx, int64_t since_real)
+{
+    rm_smi_time_window(&((struct rm_apps_ctx *)ctx)->clk, since_real);
 }
 
 static int read_pid_stat(int proc_fd, pid_t pid, struct rm_pid_stat *st, char *comm, size_t cap)
@@ -264,6 +268,7 @@ static int apps_start(void *ctx, const struct rm_smi_start *st, struct rm_collec
     rm_smi_select_gpus(c, st);
     c->on_line = rm_apps_on_line;
     c->on_flush = rm_apps_on_flush;
+    c->on_window = rm_apps_on_window;
     c->ctx = a;
     *period_ns = (int64_t)d * RM_NS_PER_SEC;
     return 0;

@@ -59,6 +59,8 @@ void rm_apps_ctx_fini(struct rm_apps_ctx *a);
 extern const struct rm_smi_collector rm_apps_collector;
 enum rm_line_kind rm_apps_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_apps_on_flush(void *ctx);
+/* collector.h's on_window: the read window of the sample times (monitor/smi_time.h). */
+void rm_apps_on_window(void *ctx, int64_t since_real);
 
 /* Whether pid is root or a descendant of it, looking in the /proc tree at proc_fd: 1 yes,
  * 0 no, -1 unknown (no such pid here, or its name does not start like name, when name is

@@ -256,7 +256,11 @@ void rm_dmon_on_flush(void *ctx)
 {
     struct rm_dmon_ctx *d = ctx;
     rm_stream_flush(&d->out);
-    rm_smi_time_read_done(&d->clk);
+}
+
+void rm_dmon_on_window(void *ctx, int64_t since_real)
+{
+    rm_smi_time_window(&((struct rm_dmon_ctx *)ctx)->clk, since_real);
 }
 
 static int skipped(const struct rm_dmon_ctx *d, size_t i)
@@ -604,6 +608,7 @@ static int dmon_start(void *ctx, const struct rm_smi_start *st, struct rm_collec
     rm_smi_select_gpus(c, st);
     c->on_line = rm_dmon_on_line;
     c->on_flush = rm_dmon_on_flush;
+    c->on_window = rm_dmon_on_window;
     c->ctx = d;
     *period_ns = (int64_t)sec * RM_NS_PER_SEC;
     return 0;

@@ -81,6 +81,7 @@ extern const struct rm_smi_collector rm_gpu_collector, rm_dmon_collector;
 void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port, int64_t period_ns);
 enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_dmon_on_flush(void *ctx);
+void rm_dmon_on_window(void *ctx, int64_t since_real);
 
 /* Runs `nvidia-smi -L` (for MIG UUIDs: monitor/gpu_select.h) into out. 0, or -1. */
 int rm_smi_list(const char *nvidia_smi, char *out, size_t cap, int timeout_ms);

@@ -111,13 +111,12 @@ static int64_t window_ts(const struct rm_smi_time *t, int64_t dt_ns, int64_t arr
     int64_t lo = dt_ns, hi = dt_ns + RM_NS_PER_SEC;
     if (t->read_from_ns > lo) lo = t->read_from_ns;
     if (arrival_ns < hi) hi = arrival_ns;
-    return lo < hi ? lo + (hi - lo) / 2 : dt_ns + RM_NS_PER_SEC / 2;
+    return lo <= hi ? lo + (hi - lo) / 2 : dt_ns + RM_NS_PER_SEC / 2;
 }
 
 int rm_smi_time_row(struct rm_smi_time *t, const struct rm_dmon_line *row, int64_t arrival_ns,
                     int64_t *ts)
 {
-    t->last_arrival_ns = arrival_ns;
     char dt[32];
     int dt_len = -1;
     if ((size_t)t->col_date < row->n && (size_t)t->col_time < row->n)
@@ -153,7 +152,7 @@ int rm_smi_time_row(struct rm_smi_time *t, const struct rm_dmon_line *row, int64
     return 1;
 }
 
-void rm_smi_time_read_done(struct rm_smi_time *t)
+void rm_smi_time_window(struct rm_smi_time *t, int64_t since_real)
 {
-    if (t->last_arrival_ns) t->read_from_ns = t->last_arrival_ns;
+    t->read_from_ns = since_real;
 }

@@ -6,8 +6,9 @@
  * A burst (one sample) is the rows of one Date+Time; within one second (a period under a
  * second, or jitter) a row whose GPU index is below the previous row's, or whose key (GPU,
  * and pid for pmon) the sample already has, starts the next one. A sample's ts is the middle
- * of the overlap of [DT, DT + 1 s) with the read window (the previous read, this read]: the
- * burst was printed in both. No overlap (nvidia-smi's clock or zone is off): DT + 0.5 s. Then
+ * of the overlap of [DT, DT + 1 s) with the read window (when the pipe was last seen empty,
+ * this read]: the burst was printed in both. No overlap (nvidia-smi's clock or zone is off):
+ * DT + 0.5 s. Then
  * the guard of the query's rows (monitor/policy.h): further than max(3 periods, 2 s) from
  * the arrival, the arrival time instead, counted in the session's arrival_ts_rows for the
  * stream and logged once per stretch (event gpu_time_fallback). Two samples never share a
@@ -39,8 +40,8 @@ struct rm_smi_time {
     int nkeys;
     int in_sample;
     int fell_back; /* its ts is the arrival of its first row */
-    /* The read window: the previous read's time, and the latest row's arrival. */
-    int64_t read_from_ns, last_arrival_ns;
+    /* The read window: (read_from_ns, a row's arrival]. */
+    int64_t read_from_ns;
     uint64_t arrival_ts_rows;
     int in_fallback, fallback_events;
 };
@@ -56,7 +57,8 @@ int rm_smi_time_dated(const struct rm_smi_time *t);
  * starts a new sample, 0 when it belongs to the current one. */
 int rm_smi_time_row(struct rm_smi_time *t, const struct rm_dmon_line *row, int64_t arrival_ns,
                     int64_t *ts);
-/* After each read of the pipe: the next read's window starts here. */
-void rm_smi_time_read_done(struct rm_smi_time *t);
+/* Before each read of the pipe: what it returns was printed after since_real (the
+ * collector's on_window). */
+void rm_smi_time_window(struct rm_smi_time *t, int64_t since_real);
 
 #endif

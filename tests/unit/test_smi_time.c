@@ -68,15 +68,14 @@ static void middle_of_the_overlap(void **state)
     start(&t, "UTC");
     int64_t ts;
     /* Read at .35 after a read at .25: printed in (.25, .35]. */
-    t.read_from_ns = S38 + 250 * MS;
+    rm_smi_time_window(&t, S38 + 250 * MS);
     assert_int_equal(
         feed(&t, " 20261123 05:00:38 0 653 C 1860 0 98 7 python3", S38 + 350 * MS, &ts), 1);
     assert_int_equal(ts, S38 + 300 * MS);
     /* The same sample's next GPU: same ts. */
     assert_int_equal(feed(&t, " 20261123 05:00:38 1 - - - - - - -", S38 + 350 * MS, &ts), 0);
     assert_int_equal(ts, S38 + 300 * MS);
-    rm_smi_time_read_done(&t);
-    assert_int_equal(t.read_from_ns, S38 + 350 * MS);
+    rm_smi_time_window(&t, S38 + 950 * MS); /* the next read: empty at .95 */
     /* A window across the second: only [39 s, arrival] of it is in the burst's second. */
     assert_int_equal(
         feed(&t, " 20261123 05:00:39 0 653 C 1860 0 98 7 python3", S38 + 1050 * MS, &ts), 1);
@@ -91,7 +90,7 @@ static void two_bursts_in_one_read(void **state)
     struct rm_smi_time t;
     start(&t, "UTC");
     int64_t a, b, c;
-    t.read_from_ns = S38 + 900 * MS;
+    rm_smi_time_window(&t, S38 + 900 * MS);
     /* Two bursts of different seconds: each its own sample and time. */
     assert_int_equal(feed(&t, " 20261123 05:00:38 0 653 C 2000 0 98 7 sleep", S38 + 1100 * MS, &a),
                      1);
@@ -139,6 +138,7 @@ static int fold_fell_back(int64_t occurrence)
     struct rm_smi_time t;
     start(&t, "America/New_York");
     int64_t ts, arrival = occurrence + 100 * MS;
+    rm_smi_time_window(&t, occurrence - 100 * MS);
     assert_int_equal(feed(&t, " 20261101 01:30:00 0 653 C 2000 0 98 7 sleep", arrival, &ts), 1);
     int fell = (int)sess.collectors[RM_STREAM_APPS].arrival_ts_rows;
     assert_int_equal(ts, fell ? arrival : occurrence + 50 * MS);
