@@ -127,4 +127,35 @@ expect_eq "old session: no arrival_ts_rows in data_quality" false \
 expect_eq "old session: the GPU rows are all read" "$n" \
     "$(jq '[.gpus[].samples] | add' "$T/old.json")"
 
+# --- dmon's ts is when the burst was printed, to within half an interval -------------------
+# A wrapper notes the time each dmon data line leaves nvidia-smi; runmon reads the pipe at its
+# tick (every 0.2 s), and a sample's ts is the middle of the read window's overlap with the
+# printed second: within 0.1 s (plus the wrapper's own delay) of that time.
+mkdir -p "$T/note-bin"
+cat >"$T/note-bin/nvidia-smi" <<SH
+#!/bin/bash
+[ "\$1" = dmon ] || exec "$FAKEBIN/nvidia-smi" "\$@"
+"$FAKEBIN/nvidia-smi" "\$@" | while IFS= read -r l; do
+    printf '%s\n' "\$l"
+    case \$l in \#*) ;; *) date +%s.%N >>"$T/printed.txt" ;; esac
+done
+SH
+chmod +x "$T/note-bin/nvidia-smi"
+PATH="$T/note-bin:$PATH" FAKE_SMI_GPUS=2 "$RUNMON" record -q -o "$T/note" -i 0.2 -- sleep 4.5
+expect_eq "printed: exit 0" 0 $?
+s=$(session_dir "$T/note")
+out=$(python3 - "$s/dmon.csv" "$T/printed.txt" <<'PY'
+import csv, sys
+from datetime import datetime
+ts = sorted({datetime.fromisoformat(r["ts"]).timestamp() for r in csv.DictReader(open(sys.argv[1]))})
+printed = [float(x) for x in open(sys.argv[2])]
+worst = max(min(abs(t - p) for p in printed) for t in ts)
+print(len(ts), round(worst, 3))
+PY
+)
+check "printed: dmon samples (${out% *}, at least 3)" test "${out% *}" -ge 3
+check "printed: each ts within 0.15 s of its burst's printing (worst ${out#* } s)" \
+    awk -v w="${out#* }" 'BEGIN { exit !(w <= 0.15) }'
+expect_eq "printed: none stamped with its arrival" 0 "$(jq .collectors.dmon.arrival_ts_rows "$s/session.json")"
+
 done_testing
