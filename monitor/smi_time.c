@@ -142,8 +142,11 @@ int rm_smi_time_row(struct rm_smi_time *t, const struct rm_dmon_line *row, int64
     } else {
         t->in_fallback = 0;
     }
-    /* Two samples never share a ts (a reader takes the rows of one ts as one sample). */
-    if (t->sample_ts && v < t->sample_ts + RM_NS_PER_MS) v = t->sample_ts + RM_NS_PER_MS;
+    /* Two samples never share a ts (a reader takes the rows of one ts as one sample): one at
+     * or up to a second before the previous one (bursts of one second read together) comes
+     * 1 ms after it. Further back is a clock step: its own time stands. */
+    if (t->sample_ts && v < t->sample_ts + RM_NS_PER_MS && v > t->sample_ts - RM_NS_PER_SEC)
+        v = t->sample_ts + RM_NS_PER_MS;
     memcpy(t->dt, dt, (size_t)dt_len);
     t->dt_len = (size_t)dt_len;
     t->sample_ts = v;

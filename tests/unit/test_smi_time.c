@@ -107,6 +107,12 @@ static void two_bursts_in_one_read(void **state)
     assert_int_equal(feed(&t, " 20261123 05:00:39 1 - - - - - - -", S38 + 1100 * MS, &a), 0);
     assert_int_equal(feed(&t, " 20261123 05:00:39 0 700 C 10 0 1 1 x", S38 + 1100 * MS, &a), 1);
     assert_int_equal(a, c + MS);
+    /* The clock stepped back a minute: that sample's own time, not 1 ms after the last. */
+    rm_smi_time_window(&t, S38 - 60 * RM_NS_PER_SEC);
+    assert_int_equal(feed(&t, " 20261123 04:59:38 0 653 C 2000 0 98 7 sleep",
+                          S38 - 60 * RM_NS_PER_SEC + 200 * MS, &a),
+                     1);
+    assert_int_equal(a, S38 - 60 * RM_NS_PER_SEC + 100 * MS);
 }
 
 static void wrong_zone_falls_back(void **state)
