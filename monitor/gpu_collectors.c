@@ -521,8 +521,8 @@ enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_
     case RM_DMON_UNITS:
         return RM_LINE_HEADER;
     case RM_DMON_DATA: {
-        int dated = rm_smi_time_dated(&d->clk);
-        if (!d->have_header || (int)l.n != d->nnames + 2 * dated) return RM_LINE_NONDATA;
+        int dated = rm_smi_time_dated(&d->clk), nskip = (d->skip[0] >= 0) + (d->skip[1] >= 0);
+        if (!d->have_header || (int)l.n != d->nnames + nskip) return RM_LINE_NONDATA;
         int64_t ts = ts_ns;
         if (dated && rm_smi_time_row(&d->clk, &l, ts_ns, &ts) < 0) return RM_LINE_NONDATA;
         rm_stream_begin_row(&d->out, ts);

@@ -5,13 +5,16 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <pthread.h>
 
+#include "monitor/gpu_collectors.h"
 #include "monitor/smi_time.h"
 
 static int events;
@@ -174,12 +177,64 @@ static void bad_date_is_not_a_row(void **state)
     assert_int_equal(sess.collectors[RM_STREAM_APPS].arrival_ts_rows, 1);
 }
 
+/* dmon.csv of the lines fed to a fresh dmon collector (each read at arrival), into out. */
+static void dmon_csv(const char *const *lines, size_t n, int64_t arrival, char *out, size_t cap)
+{
+    char dir[] = "/tmp/runmon-test-smi-time.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    snprintf(sess.dir, sizeof sess.dir, "%s", dir);
+    struct rm_dmon_ctx *d = calloc(1, sizeof *d);
+    rm_dmon_ctx_init(d, &port, RM_NS_PER_SEC);
+    assert_int_equal(rm_stream_open(&d->out, dir, RM_STREAM_DMON), 0);
+    rm_dmon_on_window(d, arrival - 100 * MS);
+    for (size_t i = 0; i < n; i++) {
+        char line[256];
+        snprintf(line, sizeof line, "%s", lines[i]);
+        rm_dmon_on_line(d, line, strlen(line), arrival);
+    }
+    rm_dmon_on_flush(d);
+    rm_stream_close(&d->out);
+    free(d);
+    char path[128];
+    snprintf(path, sizeof path, "%s/dmon.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t got = fread(out, 1, cap - 1, f);
+    out[got] = '\0';
+    fclose(f);
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    assert_int_equal(system(path), 0);
+}
+
+static void dmon_rows_without_date_and_time(void **state)
+{
+    (void)state;
+    struct rm_smi_time t;
+    start(&t, "UTC");
+    char out[1024];
+    /* -o DT: the two columns become the ts (the middle of (.9, 1.0] in 05:00:38). */
+    const char *const dt[] = {"#   Date     Time   gpu    pwr", "#YYYYMMDD HH:MM:SS   Idx      W",
+                              "20261123 05:00:38     0    630", "20261123 05:00:38     1    628"};
+    dmon_csv(dt, 4, S38 + 1000 * MS, out, sizeof out);
+    assert_string_equal(out, "ts,gpu,pwr\n2026-11-23T05:00:38.950+00:00,0,630\n"
+                             "2026-11-23T05:00:38.950+00:00,1,628\n");
+    /* -o D alone: the Date column is left out, the rows keep their arrival. */
+    const char *const d_only[] = {"#   Date   gpu    pwr", "#YYYYMMDD   Idx      W",
+                                  "20261123     0    630"};
+    dmon_csv(d_only, 3, S38 + 1000 * MS, out, sizeof out);
+    assert_string_equal(out, "ts,gpu,pwr\n2026-11-23T05:00:39.000+00:00,0,630\n");
+    /* Without -o: as before. */
+    const char *const plain[] = {"# gpu    pwr", "# Idx      W", "    0    630"};
+    dmon_csv(plain, 3, S38 + 1000 * MS, out, sizeof out);
+    assert_string_equal(out, "ts,gpu,pwr\n2026-11-23T05:00:39.000+00:00,0,630\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(middle_of_the_overlap), cmocka_unit_test(two_bursts_in_one_read),
         cmocka_unit_test(wrong_zone_falls_back), cmocka_unit_test(dst_fold_falls_back),
-        cmocka_unit_test(bad_date_is_not_a_row),
+        cmocka_unit_test(bad_date_is_not_a_row), cmocka_unit_test(dmon_rows_without_date_and_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
