@@ -67,6 +67,21 @@ if want procfs; then
     "$BUILD/bench/bench_procfs" | sed 's/^/  /'
 fi
 
+# ---- I/O sample -------------------------------------------------------------------------------
+# One I/O sample (monitor/io_sampler.c, on the recorder's tick every --io-interval) against a
+# bare pread of its five kept-open files, with a tree of 1 and of 9 processes.
+if want io-sample; then
+    section "I/O sampler: one sample (diskstats, net/dev, pressure, the tree's PID/io, io.csv rows)"
+    build_bench bench_io
+    mkdir -p "$B/bench-io"
+    for kids in 0 8; do
+        eval "$("$BUILD/bench/bench_io" "$B/bench-io" 2000 "$kids" | awk '{ print $1 "=" $2 }')"
+        figure "I/O sample, tree of $((kids + 1)) (CPU)" "$io_sample_us" "us/sample"
+        figure "  floor: bare pread of the 5 files" "$bare_preads_us" "us/sample"
+        ratio "  I/O sample / floor" "$io_sample_us" "$bare_preads_us"
+    done
+fi
+
 # ---- Recorder cost --------------------------------------------------------------------------
 # record_cost TAG SECS [runmon record OPTIONS... [-- COMMAND]]: records 8 fake GPUs at 0.1 s
 # for SECS s into $B/TAG (extra environment for the fake in the array REC_ENV) and sets own
@@ -455,8 +470,11 @@ if want record-io; then
     off_ns=$((ic1[off] - ic0[off])) on_ns=$((ic1[on] - ic0[on]))
     figure "--no-io: runmon itself: CPU ($secs s)" "$(pct "$off_ns" "$secs")" "% of one core"
     figure "I/O on:  runmon itself: CPU ($secs s)" "$(pct "$on_ns" "$secs")" "% of one core"
-    io_ns=$(join <(sort <<<"${ith0[on]}") <(sort <<<"${ith1[on]}") | awk '$2 == "rm-io" { print $6 - $3 }')
-    figure "  of which the rm-io thread" "$(pct "${io_ns:-0}" "$secs")" "% of one core"
+    # The I/O sample runs on the tick (rm-collectors here): no thread of its own to split out.
+    tick_on=$(join <(sort <<<"${ith0[on]}") <(sort <<<"${ith1[on]}") | awk '$2 == "rm-collectors" { print $6 - $3 }')
+    tick_off=$(join <(sort <<<"${ith0[off]}") <(sort <<<"${ith1[off]}") | awk '$2 == "rm-collectors" { print $6 - $3 }')
+    figure "  the tick's thread, I/O on" "$(pct "${tick_on:-0}" "$secs")" "% of one core"
+    figure "  the tick's thread, --no-io" "$(pct "${tick_off:-0}" "$secs")" "% of one core"
     ratio "runmon CPU, I/O on / --no-io (goal <= 1.10)" "$on_ns" "$off_ns"
     iocsv=$(find "$B/io-on" -mindepth 2 -maxdepth 2 -name io.csv ! -path '*/latest/*')
     figure "io.csv rows written ($(($(wc -l <"$iocsv") - 1)) rows over $(awk -F, 'NR > 1 {t[$1]} END {print length(t)}' "$iocsv") samples)" \

@@ -73,9 +73,10 @@ struct rm_stream_def {
     bool drawn;        /* the report reads its rows for charts, by its subject (report_collect.c) */
     enum rm_stream_subject subject; /* what its rows are about */
     bool influx;                    /* its rows go out as InfluxDB lines (record --influx) */
-    /* Its rows carry the sample's own time (the query's `timestamp`): their ts is that time,
-     * guarded (arrival_ts_rows counts the rows that fell back), and they may wait for the
-     * recorder's next tick; the others are stamped when read (issue 24). */
+    /* Its rows carry the sample's own time (the query's `timestamp`, dmon's and pmon's -o DT
+     * Date and Time): their ts is that time, guarded (arrival_ts_rows counts the rows that
+     * fell back), and they may wait for the recorder's next tick; the others are stamped
+     * when read (issue 24). */
     bool own_time;
 };
 extern const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT];

@@ -18,10 +18,12 @@
 static const char *const apps_cols[] = {"gpu",     "uuid",   "pid",        "process",
                                         "vram_mb", "sm_pct", "in_workload"};
 
-int rm_apps_ctx_init(struct rm_apps_ctx *a, const struct rm_port *port, const char *proc_root)
+int rm_apps_ctx_init(struct rm_apps_ctx *a, const struct rm_port *port, const char *proc_root,
+                     int64_t period_ns)
 {
     memset(a, 0, sizeof *a);
     a->port = port;
+    rm_smi_time_init(&a->clk, port, RM_STREAM_APPS, period_ns);
     a->out.fd = -1;
     a->proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rm_stream_open(&a->out, port->sess->dir, RM_STREAM_APPS) < 0) return -1;
@@ -48,6 +50,11 @@ void rm_apps_on_flush(void *ctx)
     l->nprocs = a->npending;
     l->procs_ts_ns = a->sample_ts;
     pthread_mutex_unlock(a->port->lock);
+}
+
+void rm_apps_on_window(void *ctx, int64_t since_real)
+{
+    rm_smi_time_window(&((struct rm_apps_ctx *)ctx)->clk, since_real);
 }
 
 static int read_pid_stat(int proc_fd, pid_t pid, struct rm_pid_stat *st, char *comm, size_t cap)
@@ -202,6 +209,7 @@ enum rm_line_kind rm_apps_on_line(void *ctx, char *line, size_t len, int64_t ts_
     struct rm_dmon_line l;
     switch (rm_dmon_classify(line, len, &l)) {
     case RM_DMON_HEADER:
+        rm_smi_time_header(&a->clk, &l);
         return take_header(a, &l) == 0 ? RM_LINE_HEADER : RM_LINE_NONDATA;
     case RM_DMON_UNITS:
         return RM_LINE_HEADER;
@@ -215,8 +223,18 @@ enum rm_line_kind rm_apps_on_line(void *ctx, char *line, size_t len, int64_t ts_
         !(is_digits(&l.tok[a->col_pid]) || is_dash(&l.tok[a->col_pid])))
         return RM_LINE_NONDATA;
     if ((int)l.n == a->ncols - 1) l.tok[l.n++] = (struct rm_dmon_tok){"-", 1};
-    /* The rows of one sample arrive together: they share the first one's time. */
-    if (ts_ns - a->last_row_ts > 50 * RM_NS_PER_MS) {
+    if (rm_smi_time_dated(&a->clk)) {
+        /* -o DT: a sample is the rows of one printed burst (monitor/smi_time.h). */
+        int64_t ts;
+        int fresh = rm_smi_time_row(&a->clk, &l, ts_ns, &ts);
+        if (fresh < 0) return RM_LINE_NONDATA;
+        if (fresh) {
+            a->sample_ts = ts;
+            a->npending = 0;
+        }
+    } else if (ts_ns - a->last_row_ts > 50 * RM_NS_PER_MS) {
+        /* Without a time column, the rows of one sample arrive together: they share the
+         * first one's time. */
         a->sample_ts = ts_ns;
         a->npending = 0;
     }
@@ -237,18 +255,20 @@ static int apps_start(void *ctx, const struct rm_smi_start *st, struct rm_collec
                       int64_t *period_ns, char *err, size_t errlen)
 {
     struct rm_apps_ctx *a = ctx;
-    if (rm_apps_ctx_init(a, st->port, st->proc_root) < 0) {
+    int d = (int)llround(st->interval_s);
+    d = d < 1 ? 1 : d > 10 ? 10 : d;
+    if (rm_apps_ctx_init(a, st->port, st->proc_root, (int64_t)d * RM_NS_PER_SEC) < 0) {
         snprintf(err, errlen, "cannot write in %s: %s", st->port->sess->dir, strerror(errno));
         return -1;
     }
-    int d = (int)llround(st->interval_s);
-    d = d < 1 ? 1 : d > 10 ? 10 : d;
     snprintf(a->psec, sizeof a->psec, "%d", d);
-    const char *argv[] = {st->nvidia_smi, "pmon", "-s", "mu", "-d", a->psec, NULL};
+    /* -o DT: each row says when it was printed (monitor/smi_time.h). */
+    const char *argv[] = {st->nvidia_smi, "pmon", "-s", "mu", "-d", a->psec, "-o", "DT", NULL};
     memcpy(c->argv, argv, sizeof argv);
     rm_smi_select_gpus(c, st);
     c->on_line = rm_apps_on_line;
     c->on_flush = rm_apps_on_flush;
+    c->on_window = rm_apps_on_window;
     c->ctx = a;
     *period_ns = (int64_t)d * RM_NS_PER_SEC;
     return 0;

@@ -162,6 +162,7 @@ static void start(struct rm_collector *c, int64_t now)
                        .capture_stderr = true};
     rm_linebuf_init(&c->out_lb, c->out_store, sizeof c->out_store);
     rm_linebuf_init(&c->err_lb, c->err_store, sizeof c->err_store);
+    c->quiet_real = rm_clock_real(c->port->clock); /* nothing printed before its start */
     int err = rm_child_spawn(&c->child, c->argv, &o);
     if (err == 0) {
         c->running = 1;
@@ -299,12 +300,14 @@ void rm_collector_setup(struct rm_collector *c, const struct rm_port *port, int 
     c->stale_ns = rm_stale_after_ns(interval_ns);
 }
 
-/* What a collector's ready fds (READY_*) say: rows read, a flush, an exit. */
-static void serve(struct rm_collector *c, unsigned ready, int64_t now)
+/* What a collector's ready fds (READY_*) say: rows read, a flush, an exit. since_real: when
+ * its stdout was last seen empty (collector.h's on_window). */
+static void serve(struct rm_collector *c, unsigned ready, int64_t now, int64_t since_real)
 {
     /* Only the fds that were ready are read: a quiet stderr costs no read() per sample, and
      * with a pidfd its readiness is the exit, so no waitid() per sample. */
     if (!c->running || !ready) return;
+    if (c->on_window && (ready & READY_OUT)) c->on_window(c->ctx, since_real);
     int eof = 0;
     if ((ready & READY_OUT) &&
         rm_linebuf_read_ready(&c->out_lb, c->child.out_fd, on_stdout_line, c) != RM_LB_AGAIN)
@@ -323,18 +326,21 @@ static void run_slot(const struct rm_ticker *tick, int dep, struct rm_collector 
     tick->run(tick->ctx, now);
     if (dep < 0) return;
     unsigned ready[8] = {0};
-    if (wait_ready(dep, cols, n, NULL, 0, -1, ready) <= 0) return;
+    int got = wait_ready(dep, cols, n, NULL, 0, -1, ready);
+    int64_t real = rm_clock_real(cols[0].port->clock);
     for (int i = 0; i < n; i++) {
-        serve(&cols[i], ready[i], now);
+        int64_t since = cols[i].quiet_real;
+        /* Read (drained) or found empty now: what comes next is printed after this. */
+        if (cols[i].running && cols[i].data_epfd >= 0) cols[i].quiet_real = real;
+        if (got <= 0) continue;
+        serve(&cols[i], ready[i], now, since);
         sync_watch(&cols[i], i); /* an EOF */
     }
 }
 
-/* Rows that carry nvidia-smi's own time (the query's `timestamp`: gpu.csv) may wait for the
- * next slot. dmon's and pmon's have none: they are stamped when read, and a burst waiting up
- * to a slot would be stamped late (into the next phase), or read with the next burst and
- * merged with it into one sample (apps.csv's rows of one time are one sample); so their pipes
- * wake the thread (a burst a second each with nvidia-smi's -d 1). */
+/* Rows that carry nvidia-smi's own time (the query's `timestamp`: gpu.csv; dmon's and pmon's
+ * -o DT: dmon.csv, apps.csv) may wait for the next slot: their ts is the sample's, and a
+ * read that holds two bursts tells them apart (monitor/smi_time.h). */
 static int rows_timed(const struct rm_collector *c)
 {
     return rm_stream_defs[c->id].own_time;
@@ -396,8 +402,10 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake,
         if (pr < 0 && errno != EINTR) break;
         if (pr <= 0) continue;
         now = rm_clock_mono(clock);
+        int64_t real = rm_clock_real(clock);
         for (int i = 0; i < n; i++) {
-            serve(&cols[i], ready[i], now);
+            /* A pipe that wakes the thread is read as soon as it holds something. */
+            serve(&cols[i], ready[i], now, real);
             sync_watch(&cols[i], i); /* an EOF */
         }
     }

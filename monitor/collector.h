@@ -34,6 +34,10 @@ struct rm_collector {
     /* Called on the supervisor thread for each stdout line; line is NUL-terminated. */
     enum rm_line_kind (*on_line)(void *ctx, char *line, size_t len, int64_t ts_ns);
     void (*on_flush)(void *ctx);
+    /* Optional: called before a read of stdout with the (CLOCK_REALTIME) time since which
+     * what it returns may have been printed: when its pipe was last seen empty (read at the
+     * tick: the previous slot), or the read's own time (a pipe that wakes the thread). */
+    void (*on_window)(void *ctx, int64_t since_real);
     void *ctx;
 
     rm_child child;
@@ -44,6 +48,7 @@ struct rm_collector {
     struct rm_backoff backoff;
     int64_t started_mono, last_row_mono, next_start_mono;
     int64_t degraded_since_mono; /* 0 while healthy */
+    int64_t quiet_real;          /* when its stdout was last seen empty (CLOCK_REALTIME) */
     /* The child's own words since its last valid row (or its start): its first stderr line
      * and its first non-data stdout line. A failure quotes the stderr one, else the stdout
      * one: the first line of a message is the one that names the problem ("NVIDIA-SMI

@@ -9,7 +9,6 @@
 
 #include "base/rm_time.h"
 #include "monitor/port.h"
-#include "monitor/sampler_thread.h"
 
 static const char *const cpu_cols[] = {
     "cpu",         "usr_pct",   "nice_pct", "sys_pct",      "iowait_pct",       "irq_pct",
@@ -154,33 +153,8 @@ void rm_cpu_sampler_tick(struct rm_cpu_sampler *s, int64_t now)
     if (after > rm_cpu_sampler_due(s)) s->slot = (after - s->start_mono_ns) / s->interval_ns + 1;
 }
 
-static void *run(void *arg)
-{
-    struct rm_cpu_sampler *s = arg;
-    rm_sampler_thread_enter("rm-sampler"); /* for top -H and the bench */
-    while (!atomic_load(s->port->stop)) {
-        if (rm_sleep_until_mono(rm_cpu_sampler_due(s), s->port->stop) < 0 ||
-            atomic_load(s->port->stop))
-            break;
-        rm_cpu_sampler_tick(s, rm_now_monotonic_ns());
-    }
-    return NULL;
-}
-
-int rm_cpu_sampler_start(struct rm_cpu_sampler *s)
-{
-    rm_cpu_sampler_begin(s);
-    if (rm_sampler_thread_start(&s->thread, run, s) < 0) return -1;
-    s->started = 1;
-    return 0;
-}
-
 void rm_cpu_sampler_stop(struct rm_cpu_sampler *s)
 {
-    if (s->started) {
-        rm_sampler_thread_join(s->thread);
-        s->started = 0;
-    }
     rm_stream_close(&s->cpu);
     if (s->proc.buf) rm_stream_close(&s->proc);
     rm_procfs_close(s->procfs);

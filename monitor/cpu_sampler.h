@@ -1,4 +1,4 @@
-/* The CPU sampler thread: /proc/stat, /proc/meminfo and the command's process tree on an
+/* The CPU sampler: /proc/stat, /proc/meminfo and the command's process tree on an
  * absolute CLOCK_MONOTONIC schedule (clock_nanosleep TIMER_ABSTIME), so the period never
  * drifts; rows stamped with CLOCK_REALTIME into cpu.csv and proc.csv. */
 #ifndef RUNMON_CPU_SAMPLER_H
@@ -20,8 +20,6 @@ struct rm_cpu_sampler {
     struct rm_stream cpu, proc;
     int per_cpu;
     int64_t interval_ns;
-    pthread_t thread;
-    int started;
     int64_t started_mono_ns; /* when rm_cpu_sampler_begin ran: before the command existed */
     /* The schedule: slot k is due at start_mono_ns + k x interval_ns. */
     int64_t start_mono_ns, slot, worst_late_ns;
@@ -33,20 +31,14 @@ struct rm_cpu_sampler {
 /* Opens the /proc root and the two files. 0, or -1 with a message in err. */
 int rm_cpu_sampler_open(struct rm_cpu_sampler *s, const struct rm_port *port, const char *proc_root,
                         int per_cpu, int with_proc, char *err, size_t errlen);
-/* Starts the thread (rm_cpu_sampler_begin, then a sample at each slot). SIGUSR1 must be
- * blocked in the caller; the thread unblocks it so rm_cpu_sampler_stop can cut a long sleep
- * short. */
-int rm_cpu_sampler_start(struct rm_cpu_sampler *s);
-
-/* Without a thread of its own (another thread's tick runs it: monitor/ticker.h): begin takes
- * the baseline and starts the schedule now, before the command exists; due is the next
- * slot (CLOCK_MONOTONIC); tick, called at or after it, samples and moves to the next slot
- * (skipping the missed ones). rm_cpu_sampler_stop then only closes the files; call it once
- * the ticking thread has stopped. */
+/* It has no thread of its own: a tick runs it (monitor/ticker.h; the collectors' thread, or
+ * without one rm_ticker_thread's). begin takes the baseline and starts the schedule now,
+ * before the command exists; due is the next slot (CLOCK_MONOTONIC); tick, called at or
+ * after it, samples and moves to the next slot (skipping the missed ones). */
 void rm_cpu_sampler_begin(struct rm_cpu_sampler *s);
 int64_t rm_cpu_sampler_due(const struct rm_cpu_sampler *s);
 void rm_cpu_sampler_tick(struct rm_cpu_sampler *s, int64_t now);
-/* Asks the thread to stop (*port->stop must be set), joins it, closes the files. */
+/* Closes the files, once the ticking thread has stopped. */
 void rm_cpu_sampler_stop(struct rm_cpu_sampler *s);
 
 #endif

@@ -249,17 +249,29 @@ void rm_gpu_on_flush(void *ctx)
     rm_stream_flush(&g->out);
 }
 
-void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port)
+void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port, int64_t period_ns)
 {
     memset(d, 0, sizeof *d);
     d->port = port;
     d->out.fd = -1;
+    d->skip[0] = d->skip[1] = -1;
+    rm_smi_time_init(&d->clk, port, RM_STREAM_DMON, period_ns);
 }
 
 void rm_dmon_on_flush(void *ctx)
 {
     struct rm_dmon_ctx *d = ctx;
     rm_stream_flush(&d->out);
+}
+
+void rm_dmon_on_window(void *ctx, int64_t since_real)
+{
+    rm_smi_time_window(&((struct rm_dmon_ctx *)ctx)->clk, since_real);
+}
+
+static int skipped(const struct rm_dmon_ctx *d, size_t i)
+{
+    return (int)i == d->skip[0] || (int)i == d->skip[1];
 }
 
 /* Runs nvidia-smi with argv and reads its stdout into out (NUL-terminated) for at most
@@ -461,20 +473,29 @@ const char *rm_gpu_fields_with_power(const struct rm_session *sess, char *buf, s
     return buf;
 }
 
+/* Whether l names the columns d writes (its Date and Time left out, as d's are). */
 static int same_header(const struct rm_dmon_ctx *d, const struct rm_dmon_line *l)
 {
-    if ((int)l->n != d->nnames) return 0;
-    for (int i = 0; i < d->nnames; i++)
-        if (strlen(d->names[i]) != l->tok[i].len || memcmp(d->names[i], l->tok[i].s, l->tok[i].len))
+    int k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (skipped(d, i)) continue;
+        if (k >= d->nnames || strlen(d->names[k]) != l->tok[i].len ||
+            memcmp(d->names[k], l->tok[i].s, l->tok[i].len))
             return 0;
-    return 1;
+        k++;
+    }
+    return k == d->nnames;
 }
 
+/* dmon.csv's columns: the header's, without -o DT's Date and Time (a row's time is its ts). */
 static int take_header(struct rm_dmon_ctx *d, const struct rm_dmon_line *l)
 {
     size_t used = 0;
     d->nnames = 0;
+    d->skip[0] = rm_dmon_find(l, "Date");
+    d->skip[1] = rm_dmon_find(l, "Time");
     for (size_t i = 0; i < l->n && i < 64; i++) {
+        if (skipped(d, i)) continue;
         if (used + l->tok[i].len + 1 > sizeof d->names_store) return -1;
         char *dst = d->names_store + used;
         memcpy(dst, l->tok[i].s, l->tok[i].len);
@@ -492,6 +513,7 @@ enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_
     struct rm_dmon_line l;
     switch (rm_dmon_classify(line, len, &l)) {
     case RM_DMON_HEADER:
+        rm_smi_time_header(&d->clk, &l);
         if (d->have_header && same_header(d, &l)) return RM_LINE_HEADER;
         if (d->have_header) {
             /* A restarted dmon with another layout (a driver update): a file never mixes
@@ -504,13 +526,17 @@ enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_
         return RM_LINE_HEADER;
     case RM_DMON_UNITS:
         return RM_LINE_HEADER;
-    case RM_DMON_DATA:
-        if (!d->have_header || (int)l.n != d->nnames) return RM_LINE_NONDATA;
-        rm_stream_begin_row(&d->out, ts_ns);
+    case RM_DMON_DATA: {
+        int dated = rm_smi_time_dated(&d->clk), nskip = (d->skip[0] >= 0) + (d->skip[1] >= 0);
+        if (!d->have_header || (int)l.n != d->nnames + nskip) return RM_LINE_NONDATA;
+        int64_t ts = ts_ns;
+        if (dated && rm_smi_time_row(&d->clk, &l, ts_ns, &ts) < 0) return RM_LINE_NONDATA;
+        rm_stream_begin_row(&d->out, ts);
         for (size_t i = 0; i < l.n; i++)
-            rm_stream_field(&d->out, l.tok[i].s, l.tok[i].len);
+            if (!skipped(d, i)) rm_stream_field(&d->out, l.tok[i].s, l.tok[i].len);
         rm_stream_end_row(&d->out);
         return RM_LINE_DATA;
+    }
     default:
         return RM_LINE_NONDATA;
     }
@@ -571,21 +597,24 @@ const struct rm_smi_collector rm_gpu_collector = {.stream = RM_STREAM_GPU,
                                                   .out = gpu_out,
                                                   .stop = gpu_stop};
 
-/* `nvidia-smi dmon -s METRICS -d SEC`. */
+/* `nvidia-smi dmon -s METRICS -d SEC -o DT`. */
 static int dmon_start(void *ctx, const struct rm_smi_start *st, struct rm_collector *c,
                       int64_t *period_ns, char *err, size_t errlen)
 {
     struct rm_dmon_ctx *d = ctx;
-    rm_dmon_ctx_init(d, st->port);
+    int sec = rm_dmon_interval_s(st->interval_s);
+    rm_dmon_ctx_init(d, st->port, (int64_t)sec * RM_NS_PER_SEC);
     if (rm_stream_open(&d->out, st->port->sess->dir, RM_STREAM_DMON) < 0)
         return cannot_write(st, err, errlen);
-    int sec = rm_dmon_interval_s(st->interval_s);
     snprintf(d->dsec, sizeof d->dsec, "%d", sec);
-    const char *argv[] = {st->nvidia_smi, "dmon", "-s", st->dmon_metrics, "-d", d->dsec, NULL};
+    /* -o DT: each row says when it was printed (monitor/smi_time.h). */
+    const char *argv[] = {st->nvidia_smi, "dmon", "-s", st->dmon_metrics, "-d", d->dsec,
+                          "-o",           "DT",   NULL};
     memcpy(c->argv, argv, sizeof argv);
     rm_smi_select_gpus(c, st);
     c->on_line = rm_dmon_on_line;
     c->on_flush = rm_dmon_on_flush;
+    c->on_window = rm_dmon_on_window;
     c->ctx = d;
     *period_ns = (int64_t)sec * RM_NS_PER_SEC;
     return 0;

@@ -12,6 +12,7 @@
 #include "monitor/policy.h"
 #include "monitor/port.h"
 #include "monitor/smi_collectors.h"
+#include "monitor/smi_time.h"
 #include "monitor/stream.h"
 
 #define RM_GPU_MAX_FIELDS 64
@@ -58,7 +59,9 @@ struct rm_dmon_ctx {
     const char *names[64];
     int nnames;
     int have_header;
-    char dsec[16]; /* the child's -d */
+    int skip[2];            /* dmon's Date and Time columns (-o DT): not written, -1: none */
+    struct rm_smi_time clk; /* the rows' ts (monitor/smi_time.h) */
+    char dsec[16];          /* the child's -d */
 };
 
 /* Splits the comma-separated field list into ctx->names. 0, or -1 (message in err). */
@@ -74,9 +77,11 @@ int rm_dmon_interval_s(double interval_s);
 /* Their rows of rm_smi_collectors (gpu.csv, dmon.csv). */
 extern const struct rm_smi_collector rm_gpu_collector, rm_dmon_collector;
 
-void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port);
+/* period_ns: dmon's -d (the guard of its rows' ts). */
+void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port, int64_t period_ns);
 enum rm_line_kind rm_dmon_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_dmon_on_flush(void *ctx);
+void rm_dmon_on_window(void *ctx, int64_t since_real);
 
 /* Runs `nvidia-smi -L` (for MIG UUIDs: monitor/gpu_select.h) into out. 0, or -1. */
 int rm_smi_list(const char *nvidia_smi, char *out, size_t cap, int timeout_ms);

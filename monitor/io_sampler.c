@@ -15,7 +15,6 @@
 #include "base/alloc.h"
 #include "base/rm_time.h"
 #include "monitor/port.h"
-#include "monitor/sampler_thread.h"
 
 /* io.csv's columns after ts; each kind of row fills its own (docs/FORMATS.md). */
 static const char *const io_cols[] = {"kind",    "name",     "read_bytes", "write_bytes",
@@ -202,6 +201,16 @@ static int sample_disks(struct rm_io_sampler *s, int64_t ts)
     int n, bad;
     rm_parse_diskstats(s->buf, (size_t)len, s->disks, RM_IO_MAX_DEVS, &n, &bad);
     count_bad(s, bad, "diskstats");
+    /* What sysfs says of a device is asked again only when the set of devices changed (a
+     * disk added or removed, a partition table rewritten), not at every sample. */
+    uint64_t set = 1469598103934665603ULL;
+    for (int i = 0; i < n; i++) {
+        for (const char *c = s->disks[i].name; *c; c++)
+            set = (set ^ (unsigned char)*c) * 1099511628211ULL;
+        set = (set ^ 0x100) * 1099511628211ULL; /* the end of a name */
+    }
+    if (set != s->devset) s->ndevs = 0;
+    s->devset = set;
     for (int i = 0; i < n; i++) {
         const struct rm_disk_stat *d = &s->disks[i];
         /* Never used (idle loop and ram devices): left out until they move. */
@@ -485,38 +494,34 @@ void rm_io_sampler_sample(struct rm_io_sampler *s, int64_t mono)
     }
 }
 
-static void *run(void *arg)
+void rm_io_sampler_begin(struct rm_io_sampler *s, int64_t start_mono)
 {
-    struct rm_io_sampler *s = arg;
-    rm_sampler_thread_enter("rm-io"); /* for top -H and the bench */
-    int64_t start = rm_now_monotonic_ns();
-    rm_io_sampler_sample(s, start); /* the baseline row: rates need two */
-    int64_t k = 1;
-    while (!atomic_load(s->port->stop)) {
-        int64_t due = start + k * s->interval_ns;
-        if (rm_sleep_until_mono(due, s->port->stop) < 0 || atomic_load(s->port->stop)) break;
-        rm_io_sampler_sample(s, rm_now_monotonic_ns());
-        k++;
-        int64_t after = rm_now_monotonic_ns(); /* missed slots are skipped, not burst */
-        if (after > start + k * s->interval_ns) k = (after - start) / s->interval_ns + 1;
-    }
-    return NULL;
+    rm_io_sampler_sample(s, rm_now_monotonic_ns()); /* the baseline row: rates need two */
+    s->begun = 1;
+    s->start_mono = start_mono;
+    s->slot = 1;
+    int64_t now = rm_now_monotonic_ns();
+    if (now > rm_io_sampler_due(s)) s->slot = (now - start_mono) / s->interval_ns + 1;
 }
 
-int rm_io_sampler_start(struct rm_io_sampler *s)
+int64_t rm_io_sampler_due(const struct rm_io_sampler *s)
 {
-    if (rm_sampler_thread_start(&s->thread, run, s) < 0) return -1;
-    s->started = 1;
-    return 0;
+    return s->start_mono + s->slot * s->interval_ns;
+}
+
+void rm_io_sampler_tick(struct rm_io_sampler *s, int64_t now)
+{
+    rm_io_sampler_sample(s, now);
+    s->slot++;
+    int64_t after = rm_now_monotonic_ns(); /* missed slots are skipped, not burst */
+    if (after > rm_io_sampler_due(s)) s->slot = (after - s->start_mono) / s->interval_ns + 1;
 }
 
 void rm_io_sampler_stop(struct rm_io_sampler *s)
 {
-    if (s->started) {
-        rm_sampler_thread_join(s->thread);
-        s->started = 0;
-        /* The last row: what the command did since the previous sample. */
+    if (s->begun) { /* the last row: what the command did since the previous sample */
         rm_io_sampler_sample(s, rm_now_monotonic_ns());
+        s->begun = 0;
     }
     if (s->io.buf) rm_stream_close(&s->io);
     int *fds[] = {&s->disk_fd, &s->net_fd, &s->psi_fd[0], &s->psi_fd[1], &s->psi_fd[2], &s->rootfd};

@@ -1,9 +1,9 @@
-/* The I/O sampler thread (issue 23): per whole disk read/write bytes and busy time
+/* The I/O sampler (issue 23): per whole disk read/write bytes and busy time
  * (/proc/diskstats), per network interface rx/tx bytes (/proc/net/dev), pressure stall
  * information (/proc/pressure/{cpu,io,memory}) and the command's process tree read/write
  * bytes (/proc/PID/io), every --io-interval (default 1 s) on its own absolute schedule, so
- * the CPU sampler's short interval never pays for it. Rows go to io.csv as cumulative
- * counters (docs/FORMATS.md).
+ * the CPU sampler's short interval never pays for it; it runs on the recorder's tick. Rows go to
+ * io.csv as cumulative counters (docs/FORMATS.md).
  */
 #ifndef RUNMON_IO_SAMPLER_H
 #define RUNMON_IO_SAMPLER_H
@@ -57,15 +57,16 @@ struct rm_io_sampler {
     int disk_fd, net_fd, psi_fd[3];
     struct rm_procfs *tree; /* NULL without a command */
     int64_t interval_ns;
-    pthread_t thread;
-    int started;
-    int degraded; /* the last sample failed to read a file that had opened */
+    int begun;                /* the baseline row is taken: stop takes the last one */
+    int64_t start_mono, slot; /* the schedule: slot k is due at start_mono + k x interval_ns */
+    int degraded;             /* the last sample failed to read a file that had opened */
     uint64_t bad_lines, unreadable;
     char buf[65536];
     struct rm_disk_stat disks[RM_IO_MAX_DEVS];
     struct rm_net_stat nets[RM_IO_MAX_DEVS];
     struct rm_io_dev devs[RM_IO_MAX_DEVS];
     int ndevs;
+    uint64_t devset; /* the device set those are of (a hash of diskstats' names) */
     /* The tree: members of the last sample (sorted by pid) and what exited members left. */
     struct rm_tree_member *members;
     struct rm_io_pid *pids, *next;
@@ -96,9 +97,15 @@ unsigned rm_io_sampler_off(int no_io);
  * -1 with a message in err (io.csv cannot be written). */
 int rm_io_sampler_open(struct rm_io_sampler *s, const struct rm_port *port,
                        const struct rm_io_opts *o, char *err, size_t errlen);
-/* Starts the thread (SIGUSR1 blocked in the caller, as for the CPU sampler). */
-int rm_io_sampler_start(struct rm_io_sampler *s);
-/* Stops the thread (*port->stop set), closes the files. */
+/* It has no thread of its own: a tick runs it (monitor/ticker.h), beside the CPU sample. begin
+ * takes the baseline row now and starts the schedule on start_mono's grid (the CPU sampler's, so
+ * that slots that coincide cost one wakeup); due is the next slot (CLOCK_MONOTONIC); tick,
+ * called at or after it, samples and moves to the next slot (skipping missed ones).
+ * rm_io_sampler_stop, once the ticking thread has stopped, takes the last row. */
+void rm_io_sampler_begin(struct rm_io_sampler *s, int64_t start_mono);
+int64_t rm_io_sampler_due(const struct rm_io_sampler *s);
+void rm_io_sampler_tick(struct rm_io_sampler *s, int64_t now);
+/* Takes the last row (after begin) and closes the files, once the ticking thread stopped. */
 void rm_io_sampler_stop(struct rm_io_sampler *s);
 /* One sample now (the thread's body; tests call it directly). mono: CLOCK_MONOTONIC ns. */
 void rm_io_sampler_sample(struct rm_io_sampler *s, int64_t mono);

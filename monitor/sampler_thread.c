@@ -44,3 +44,29 @@ void rm_sampler_thread_join(pthread_t t)
         if (pthread_timedjoin_np(t, NULL, &ts) == 0) break;
     }
 }
+
+static void *ticker_main(void *arg)
+{
+    struct rm_ticker_thread *t = arg;
+    rm_sampler_thread_enter(t->name);
+    while (!atomic_load(t->stop)) {
+        if (rm_sleep_until_mono(t->tick.due(t->tick.ctx), t->stop) < 0 || atomic_load(t->stop))
+            break;
+        t->tick.run(t->tick.ctx, rm_now_monotonic_ns());
+    }
+    return NULL;
+}
+
+int rm_ticker_thread_start(struct rm_ticker_thread *t)
+{
+    if (rm_sampler_thread_start(&t->thread, ticker_main, t) < 0) return -1;
+    t->started = 1;
+    return 0;
+}
+
+void rm_ticker_thread_stop(struct rm_ticker_thread *t)
+{
+    if (!t->started) return;
+    rm_sampler_thread_join(t->thread);
+    t->started = 0;
+}

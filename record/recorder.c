@@ -30,6 +30,7 @@
 #include "monitor/latest.h"
 #include "monitor/port.h"
 #include "monitor/reaper.h"
+#include "monitor/sampler_thread.h"
 #include "monitor/smi_collectors.h"
 #include "monitor/ticker.h"
 #include "record/end_summary.h"
@@ -101,6 +102,8 @@ static void port_init(struct rm_recorder *r)
                                .quiet = r->opts.quiet};
 }
 
+struct tick_work;
+
 struct supervisor {
     struct rm_recorder *rec;
     struct rm_collector cols[8];
@@ -112,29 +115,48 @@ struct supervisor {
     rm_wakeup wake;
     pthread_t thread;
     int started;
-    /* The one tick (monitor/ticker.h): the CPU sampler runs on this thread, its slots shared
-     * with the pipes' reads, when cpu is set (start_gpu begins it). */
-    struct rm_cpu_sampler *cpu;
+    /* The one tick (monitor/ticker.h): the /proc samplers run on this thread, their slots
+     * shared with the pipes' reads, when work is set (start_gpu begins them). */
+    struct tick_work *work;
     struct rm_ticker tick;
 };
 
-/* The tick's work at each slot. Another sampler (an io one) would run here too, after the
- * CPU sample, on the same schedule. */
+/* The periodic /proc work of the recorder's one tick: the CPU sample at each of its slots
+ * and the I/O sample at each of its own (--io-interval), on the CPU sampler's grid, so that
+ * slots that coincide cost one wakeup. It runs on the collectors' thread, or without one on
+ * a thread of its own (rm-sampler). */
+struct tick_work {
+    struct rm_cpu_sampler *cpu;
+    struct rm_io_sampler *io; /* NULL with --no-io */
+};
+
+/* Baselines now, before the command exists; the first slots are next. */
+static void tick_begin(struct tick_work *t)
+{
+    rm_cpu_sampler_begin(t->cpu);
+    if (t->io) rm_io_sampler_begin(t->io, t->cpu->start_mono_ns);
+}
+
 static int64_t tick_due(void *ctx)
 {
-    return rm_cpu_sampler_due(ctx);
+    struct tick_work *t = ctx;
+    int64_t due = rm_cpu_sampler_due(t->cpu);
+    if (t->io && rm_io_sampler_due(t->io) < due) due = rm_io_sampler_due(t->io);
+    return due;
 }
 
 static void tick_run(void *ctx, int64_t now)
 {
-    rm_cpu_sampler_tick(ctx, now);
+    struct tick_work *t = ctx;
+    if (now >= rm_cpu_sampler_due(t->cpu)) rm_cpu_sampler_tick(t->cpu, now);
+    if (t->io && now >= rm_io_sampler_due(t->io)) rm_io_sampler_tick(t->io, now);
 }
 
 static void *supervisor_main(void *arg)
 {
     struct supervisor *s = arg;
     pthread_setname_np(pthread_self(), "rm-collectors"); /* for top -H and the bench */
-    rm_collectors_run(s->cols, s->ncols, &s->wake, s->cpu ? &s->tick : NULL);
+    rm_collectors_run(s->cols, s->ncols, &s->wake, s->work ? &s->tick : NULL);
     return NULL;
 }
 
@@ -255,16 +277,16 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
 
     if (rm_wakeup_open(&s->wake) < 0) {
         snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
-        s->cpu = NULL;
+        s->work = NULL;
         return -1;
     }
-    if (s->cpu) {
-        rm_cpu_sampler_begin(s->cpu); /* its baseline now: the thread's first slot is next */
-        s->tick = (struct rm_ticker){.due = tick_due, .run = tick_run, .ctx = s->cpu};
+    if (s->work) {
+        tick_begin(s->work);
+        s->tick = (struct rm_ticker){.due = tick_due, .run = tick_run, .ctx = s->work};
     }
     if (pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
         snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
-        s->cpu = NULL;
+        s->work = NULL;
         return -1;
     }
     s->started = 1;
@@ -464,6 +486,8 @@ struct workers {
     struct supervisor sup;
     struct rm_cpu_sampler cpu;
     struct rm_io_sampler io; /* unused with --no-io */
+    struct tick_work work;
+    struct rm_ticker_thread own; /* the tick's thread without the collectors' */
 };
 
 /* The sink, the CPU sampler and the GPU collectors, in that order. 0, or -1 with the reason
@@ -504,22 +528,26 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
     if (w->cpu.proc.buf) rm_stream_batch(&w->cpu.proc, interval_ns);
     if (rm_sink_start(rec->sink) < 0)
         fprintf(stderr, "runmon record: cannot start the sink thread\n");
-    /* With the GPU collectors' thread, the CPU samples are taken on its tick: one thread wakes
-     * for both. Without it (--no-gpu, no nvidia-smi) the sampler has a thread of its own. */
-    w->sup.cpu = &w->cpu;
+    /* With the GPU collectors' thread, the /proc samples are taken on its tick: one thread
+     * wakes for all. Without it (--no-gpu, no nvidia-smi) the tick has a thread of its own. */
+    w->work = (struct tick_work){.cpu = &w->cpu, .io = w->io.io.buf ? &w->io : NULL};
+    w->sup.work = &w->work;
     if (!o->no_gpu && start_gpu(&w->sup, rec, err, sizeof err) < 0) {
         fprintf(stderr, "runmon record: %s\n", err);
         return -1;
     }
-    if (!w->sup.started) w->sup.cpu = NULL;
+    if (!w->sup.started) w->sup.work = NULL;
     save_session(rec);
-    if (!w->sup.cpu && rm_cpu_sampler_start(&w->cpu) < 0) {
-        fprintf(stderr, "runmon record: cannot start the CPU sampler\n");
-        return -1;
-    }
-    if (w->io.io.buf && rm_io_sampler_start(&w->io) < 0) {
-        fprintf(stderr, "runmon record: cannot start the I/O sampler\n");
-        return -1;
+    if (!w->sup.work) {
+        tick_begin(&w->work);
+        w->own =
+            (struct rm_ticker_thread){.tick = {.due = tick_due, .run = tick_run, .ctx = &w->work},
+                                      .stop = rec->port.stop,
+                                      .name = "rm-sampler"};
+        if (rm_ticker_thread_start(&w->own) < 0) {
+            fprintf(stderr, "runmon record: cannot start the sampler thread\n");
+            return -1;
+        }
     }
     return 0;
 }
@@ -702,6 +730,7 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
 {
     atomic_store(&rec->stop, 1);
     stop_gpu(&w->sup);
+    rm_ticker_thread_stop(&w->own);
     if (w->cpu.procfs) rm_cpu_sampler_stop(&w->cpu);
     if (w->io.io.buf) rm_io_sampler_stop(&w->io);
     struct rm_session *s = &rec->sess;

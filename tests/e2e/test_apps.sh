@@ -21,12 +21,18 @@ echo "0 $FOREIGN C 2000 - - sleep" >"$APPS"
 # The workload: its own pid (the recorded command, bash) holds 1000 MiB on GPU 0 during the
 # phase "train"; before and after it holds nothing. A pid that does not exist in this pid
 # namespace (as inside a container) holds 300 MiB on GPU 0: unknown, never guessed.
+# pmon's rows are read at the recorder's tick and stamped with the middle of the read window
+# (monitor/smi_time.h): a sample's ts is its own time to within a slot (0.2 s here), so the
+# file changes half a second away from the phases' edges.
 cat >"$T/work.sh" <<'SH'
 sleep 0.8
 echo "0 $$ C 1000 50 5 bash" >>"$FAKE_SMI_APPS"
 echo "0 9999999 C 300 - - python3" >>"$FAKE_SMI_APPS"
+sleep 0.5
 "$RUNMON" phase train -- sleep 2
+sleep 0.5
 grep -v " $$ " "$FAKE_SMI_APPS" >"$FAKE_SMI_APPS.new"; mv "$FAKE_SMI_APPS.new" "$FAKE_SMI_APPS"
+sleep 0.5
 "$RUNMON" phase cooldown -- sleep 1
 SH
 RUNMON="$RUNMON" "$RUNMON" record -q -o "$T/s" -i 0.2 --prom-textfile "$T/live.prom" \

@@ -22,6 +22,7 @@ wait "$pid"; rc=$?
 expect_eq "GPUs: exit 0" 0 "$rc"
 expect_match "GPUs: the collectors' thread runs" "rm-collectors" "$names"
 check "GPUs: no CPU sampler thread of its own (threads: $names)" test "${names/rm-sampler/}" = "$names"
+check "GPUs: no I/O sampler thread of its own (threads: $names)" test "${names/rm-io/}" = "$names"
 s=$(session_dir "$T/gpu")
 n=$(rows "$s/cpu.csv")
 # The 0.2 s grid over about 4 s (a loaded machine skips slots, never bursts).
@@ -43,6 +44,25 @@ PY
 )"
 check "GPUs: the CPU sample's worst lateness is recorded" \
     jq -e '.cpu_sampler.max_lateness_ms | type == "number"' "$s/session.json"
+# The I/O sample joins the tick: at --io-interval 1 its slots are every fifth CPU slot (one grid),
+# taken right after that CPU sample, in the same wakeup.
+io_beside_cpu() {
+    python3 - "$1" <<'PY'
+import csv, sys
+from datetime import datetime
+d = sys.argv[1]
+cpu = [datetime.fromisoformat(r["ts"]).timestamp() for r in csv.DictReader(open(d + "/cpu.csv"))]
+io = sorted({datetime.fromisoformat(r["ts"]).timestamp() for r in csv.DictReader(open(d + "/io.csv"))})
+# The first (the baseline, before the first slot) and the last (at the stop) are off the grid.
+for t in io[1:-1]:
+    if not any(0 <= t - c < 0.03 for c in cpu):
+        print(f"{t:.3f}")
+print(len(io[1:-1]))
+PY
+}
+out=$(io_beside_cpu "$s")
+check "GPUs: io rows on the tick (${out##*$'\n'} samples, at least 2)" test "${out##*$'\n'}" -ge 2
+expect_eq "GPUs: each io sample right after a CPU sample (same slot)" "" "$(sed '$d' <<<"$out")"
 
 # --- a child that exits is seen at once (its pidfd), not at the next slot's read -----------
 st=$T/state; mkdir -p "$st"
@@ -54,9 +74,10 @@ expect_eq "exit: one collector_degraded for gpu" 1 \
     "$(jq -r 'select(.type=="event" and .event=="collector_degraded") | .data.collector' "$s/runlog.jsonl" | grep -cx gpu)"
 expect_eq "exit: and its recovery" 1 "$(count_event "$s" collector_recovered)"
 
-# --- pmon's rows (no time of their own) are read when they come, not at the next slot -------
-# At -i 1 with a burst every 0.2 s, bursts waiting for the slot were read five at a time,
-# stamped alike and summed into one sample: a 2000 MiB process peaked at 10000.
+# --- pmon's rows are read at the slot, and each burst stays one sample ----------------------
+# At -i 1 with a burst every 0.2 s, a read holds five bursts, most of the same Date+Time (-o
+# DT): read at the slot without telling them apart they were stamped alike and summed into one
+# sample (a 2000 MiB process peaked at 10000). A repeated (GPU, pid) starts the next one.
 sleep 30 &
 foreign=$!
 track "$foreign"
@@ -72,15 +93,40 @@ nts=$(tail -n +2 "$s/apps.csv" | cut -d, -f1 | sort -u | wc -l)
 check "pmon: a time per burst ($nts in 3 s, at least 8)" test "$nts" -ge 8
 kill "$foreign" 2>/dev/null
 
-# --- without a GPU the sampler has its own thread ------------------------------------------
-"$RUNMON" record -q --no-gpu -o "$T/nogpu" -i 0.2 -- sleep 2 &
+# --- without a GPU the samplers share one thread of their own ------------------------------
+"$RUNMON" record -q --no-gpu -o "$T/nogpu" -i 0.2 -- sleep 3 &
 pid=$!
 track "$pid"
 wait_for "[ -n \"\$(ls '$T/nogpu'/*/cpu.csv 2>/dev/null)\" ]" 20
 names=$(thread_names "$pid")
 wait "$pid"
 expect_match "no GPU: the CPU sampler's thread runs" "rm-sampler" "$names"
-check "no GPU: cpu rows" test "$(rows "$(session_dir "$T/nogpu")/cpu.csv")" -ge 3
+check "no GPU: no I/O sampler thread of its own (threads: $names)" test "${names/rm-io/}" = "$names"
+s=$(session_dir "$T/nogpu")
+check "no GPU: cpu rows" test "$(rows "$s/cpu.csv")" -ge 3
+out=$(io_beside_cpu "$s")
+check "no GPU: io rows (${out##*$'\n'} samples, at least 1)" test "${out##*$'\n'}" -ge 1
+expect_eq "no GPU: each io sample right after a CPU sample (same slot)" "" "$(sed '$d' <<<"$out")"
+
+# At -i 1 and --io-interval 1 the one thread wakes once a second for both: its context
+# switches over 3 quiet seconds, at most 4 (rm-sampler and rm-io woke 3 times each before).
+thread_switches() { # PID NAME
+    local t
+    for t in /proc/"$1"/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] || continue
+        awk '/^(non)?voluntary_ctxt_switches/ { n += $2 } END { print n + 0 }' "$t/status"
+    done
+}
+"$RUNMON" record -q --no-gpu -o "$T/one" -i 1 --io-interval 1 -- sleep 30 &
+pid=$!
+track "$pid"
+wait_for "[ -n \"\$(ls '$T/one'/*/io.csv 2>/dev/null)\" ]" 20
+sleep 1.5
+a=$(thread_switches "$pid" rm-sampler)
+sleep 3
+b=$(thread_switches "$pid" rm-sampler)
+check "no GPU, 1 s: the sampler thread woke $((b - a)) times in 3 s (2..4)" test $((b - a)) -ge 2 -a $((b - a)) -le 4
+kill -INT "$pid"; wait "$pid"
 
 # --- the main thread sleeps until something happens -----------------------------------------
 # It waits on the signals, the command's pidfd, --duration and the exporters' due times; it

@@ -37,8 +37,33 @@ expect_eq "New York: no row stamped with its arrival" 0 \
 expect_eq "New York: summary.json's data_quality says 0" 0 \
     "$(jq .data_quality.arrival_ts_rows "$s/summary.json")"
 expect_eq "New York: no gpu_time_fallback event" 0 "$(count_event "$s" gpu_time_fallback)"
-# dmon rows have no time column (runmon runs dmon without -o DT): their ts is the arrival.
-check "New York: dmon rows keep their arrival ts" test "$(rows "$s/dmon.csv")" -ge 1
+# dmon and pmon run with -o DT: a row's ts is in the second nvidia-smi printed it at (its Date
+# and Time in the local zone), and dmon.csv keeps its columns (no Date, no Time).
+expect_eq "New York: dmon.csv's columns (no Date or Time)" \
+    "ts,gpu,pwr,gtemp,mtemp,sm,mem,enc,dec,jpg,ofa,mclk,pclk,fb,bar1,ccpm" "$(head -1 "$s/dmon.csv")"
+check "New York: dmon rows" test "$(rows "$s/dmon.csv")" -ge 2
+check "New York: apps rows" test "$(rows "$s/apps.csv")" -ge 2
+for stream in dmon apps; do
+    expect_eq "New York: no $stream row stamped with its arrival" 0 \
+        "$(jq .collectors.$stream.arrival_ts_rows "$s/session.json")"
+done
+# The rows of one sample share its ts, and every ts is within the recording.
+expect_eq "New York: dmon rows of one sample (2 GPUs) share their ts" "" \
+    "$(tail -n +2 "$s/dmon.csv" | cut -d, -f1 | sort | uniq -c | awk '$1 != 2')"
+expect_eq "New York: apps rows of one sample (2 GPUs) share their ts" "" \
+    "$(tail -n +2 "$s/apps.csv" | cut -d, -f1 | sort | uniq -c | awk '$1 != 2')"
+expect_eq "New York: dmon ts within the recording" "" "$(python3 - "$s" <<'PY'
+import csv, json, sys
+from datetime import datetime
+j = json.load(open(sys.argv[1] + "/session.json"))
+a = datetime.fromisoformat(j["started_at"]).timestamp() - 1
+b = datetime.fromisoformat(j["ended_at"]).timestamp() + 0.01
+for r in csv.DictReader(open(sys.argv[1] + "/dmon.csv")):
+    t = datetime.fromisoformat(r["ts"]).timestamp()
+    if not a <= t <= b:
+        print(r["ts"])
+PY
+)"
 
 # --- a wrong zone: nvidia-smi's clock reads Tokyo time, runmon's New York -------------------
 mkdir -p "$T/tokyo-bin"
@@ -69,9 +94,18 @@ for r in csv.DictReader(open(sys.argv[3])):
         print(r["ts"])
 PY
 )"
-expect_eq "wrong zone: one gpu_time_fallback event (one stretch)" 1 \
-    "$(count_event "$s" gpu_time_fallback)"
-d=$(event_data "$s" gpu_time_fallback)
+expect_eq "wrong zone: one gpu_time_fallback event per stream (one stretch each)" "apps dmon gpu" \
+    "$(jq -r 'select(.type=="event" and .event=="gpu_time_fallback") | .data.collector' "$s/runlog.jsonl" |
+        sort | paste -sd' ')"
+# dmon's and pmon's Date and Time are Tokyo's too: their rows fall back to the arrival.
+for stream in dmon apps; do
+    m=$(rows "$s/$stream.csv")
+    check "wrong zone: $stream rows ($m)" test "$m" -ge 2
+    expect_eq "wrong zone: every $stream row counted as stamped on arrival" "$m" \
+        "$(jq .collectors.$stream.arrival_ts_rows "$s/session.json")"
+done
+d=$(jq -c 'select(.type=="event" and .event=="gpu_time_fallback" and .data.collector=="gpu") | .data' \
+    "$s/runlog.jsonl")
 expect_eq "wrong zone: the event names the guard (3 x 0.2 s is under 2 s)" 2 \
     "$(jq .guard_s <<<"$d")"
 # Tokyo is 14 h ahead of New York in November: the timestamp read as New York time is
@@ -92,5 +126,36 @@ expect_eq "old session: no arrival_ts_rows in data_quality" false \
     "$(jq '.data_quality | has("arrival_ts_rows")' "$T/old.json")"
 expect_eq "old session: the GPU rows are all read" "$n" \
     "$(jq '[.gpus[].samples] | add' "$T/old.json")"
+
+# --- dmon's ts is when the burst was printed, to within half an interval -------------------
+# A wrapper notes the time each dmon data line leaves nvidia-smi; runmon reads the pipe at its
+# tick (every 0.2 s), and a sample's ts is the middle of the read window's overlap with the
+# printed second: within 0.1 s (plus the wrapper's own delay) of that time.
+mkdir -p "$T/note-bin"
+cat >"$T/note-bin/nvidia-smi" <<SH
+#!/bin/bash
+[ "\$1" = dmon ] || exec "$FAKEBIN/nvidia-smi" "\$@"
+"$FAKEBIN/nvidia-smi" "\$@" | while IFS= read -r l; do
+    printf '%s\n' "\$l"
+    case \$l in \#*) ;; *) date +%s.%N >>"$T/printed.txt" ;; esac
+done
+SH
+chmod +x "$T/note-bin/nvidia-smi"
+PATH="$T/note-bin:$PATH" FAKE_SMI_GPUS=2 "$RUNMON" record -q -o "$T/note" -i 0.2 -- sleep 4.5
+expect_eq "printed: exit 0" 0 $?
+s=$(session_dir "$T/note")
+out=$(python3 - "$s/dmon.csv" "$T/printed.txt" <<'PY'
+import csv, sys
+from datetime import datetime
+ts = sorted({datetime.fromisoformat(r["ts"]).timestamp() for r in csv.DictReader(open(sys.argv[1]))})
+printed = [float(x) for x in open(sys.argv[2])]
+worst = max(min(abs(t - p) for p in printed) for t in ts)
+print(len(ts), round(worst, 3))
+PY
+)
+check "printed: dmon samples (${out% *}, at least 3)" test "${out% *}" -ge 3
+check "printed: each ts within 0.15 s of its burst's printing (worst ${out#* } s)" \
+    awk -v w="${out#* }" 'BEGIN { exit !(w <= 0.15) }'
+expect_eq "printed: none stamped with its arrival" 0 "$(jq .collectors.dmon.arrival_ts_rows "$s/session.json")"
 
 done_testing

@@ -217,7 +217,7 @@ static char *collect(const char *const *lines, size_t n, pid_t workload)
                            .workload_pid = &wpid,
                            .interval_s = 1};
     struct rm_apps_ctx a;
-    assert_int_equal(rm_apps_ctx_init(&a, &port, "/proc"), 0);
+    assert_int_equal(rm_apps_ctx_init(&a, &port, "/proc", RM_NS_PER_SEC), 0);
     for (size_t i = 0; i < n; i++) {
         char line[512];
         snprintf(line, sizeof line, "%s", lines[i]);

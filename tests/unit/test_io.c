@@ -435,13 +435,82 @@ static void sampler_on_a_fake_tree(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Occurrences of needle in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* Whether a device is a whole disk is asked of sysfs once per device set: a partition table
+ * rewritten (or a disk added) changes /proc/diskstats' names, and then every device is asked
+ * again; between changes no sample looks at sysfs. */
+static void disk_list_rescanned_when_the_set_changes(void **state)
+{
+    (void)state;
+    struct rig r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.dir, sizeof r.dir, "/tmp/runmon-test-io.XXXXXX");
+    assert_non_null(mkdtemp(r.dir));
+    pthread_mutex_init(&r.lock, NULL);
+    snprintf(r.sess.dir, sizeof r.sess.dir, "%s/out", r.dir);
+    mk(&r, "out");
+    mk(&r, "proc");
+    mk(&r, "sys");
+    mk(&r, "sys/class");
+    mk(&r, "sys/class/block");
+    put(&r, "proc/diskstats", "   8 0 sda 1 0 8 1 2 0 16 2 0 3 3\n");
+    r.port = (struct rm_port){.owner = &r,
+                              .event = on_event,
+                              .set_health = on_health,
+                              .lock = &r.lock,
+                              .sess = &r.sess,
+                              .latest = &r.latest,
+                              .stop = &r.stop,
+                              .workload_pid = &r.wpid,
+                              .interval_s = 1};
+    char proc[96], sys[96], err[256];
+    snprintf(proc, sizeof proc, "%s/proc", r.dir);
+    snprintf(sys, sizeof sys, "%s/sys", r.dir);
+    struct rm_io_opts o = {.interval_s = 1, .proc_root = proc, .sys_root = sys};
+    struct rm_io_sampler *s = calloc(1, sizeof *s);
+    assert_int_equal(rm_io_sampler_open(s, &r.port, &o, err, sizeof err), 0);
+    rm_io_sampler_sample(s, 1000000000); /* sda: sysfs knows nothing of it, a whole disk */
+    /* sysfs now says sda is a partition, the set is the same: not asked, sda stays. */
+    mk(&r, "sys/class/block/sda");
+    put(&r, "sys/class/block/sda/partition", "1\n");
+    usleep(5000);
+    rm_io_sampler_sample(s, 2000000000);
+    /* A disk added: the set changed, sda is asked again (a partition now, left out). */
+    put(&r, "proc/diskstats",
+        "   8 0 sda 1 0 8 1 2 0 16 2 0 3 3\n   8 16 sdb 1 0 80 1 2 0 16 2 0 3 3\n");
+    usleep(5000);
+    rm_io_sampler_sample(s, 3000000000);
+    rm_io_sampler_stop(s);
+    free(s);
+    char path[128];
+    snprintf(path, sizeof path, "%s/out/io.csv", r.dir);
+    const char *csv = slurp(path);
+    assert_int_equal(count_of(csv, ",disk,sda,"), 2);
+    assert_int_equal(count_of(csv, ",disk,sdb,"), 1);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", r.dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(diskstats_columns),      cmocka_unit_test(net_dev_lines),
-        cmocka_unit_test(pressure_and_pid_io),    cmocka_unit_test(rates_from_counters),
-        cmocka_unit_test(bad_rows_and_resets),    cmocka_unit_test(merge_files),
+        cmocka_unit_test(diskstats_columns),
+        cmocka_unit_test(net_dev_lines),
+        cmocka_unit_test(pressure_and_pid_io),
+        cmocka_unit_test(rates_from_counters),
+        cmocka_unit_test(bad_rows_and_resets),
+        cmocka_unit_test(merge_files),
         cmocka_unit_test(sampler_on_a_fake_tree),
+        cmocka_unit_test(disk_list_rescanned_when_the_set_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
