@@ -81,6 +81,12 @@ struct rm_sink {
     json_t *final_doc;    /* the session's document as of the final round */
     uint64_t dropped_at_degrade;
     int64_t manifest_retry_at;
+    /* What this recorder last wrote of its state.json and sink.json, and index.jsonl's
+     * identity when the last round ended (under the lock): a round whose files are as it
+     * left them reads none of them again. */
+    struct rm_doc_memo state_memo, totals_memo;
+    struct stat index_seen;
+    int index_seen_ok;
     int64_t meta_synced_at; /* monotonic: the last round whose state.json and sink.json were
                                made durable (fsync), 0 before the first */
     int manifest_backoff_s;
@@ -281,6 +287,26 @@ static json_t *build_doc(struct rm_sink *k, json_t *doc, const struct slot *snap
     return doc;
 }
 
+/* index.jsonl as it was at the end of the last round (the same file, size and time): no
+ * one wrote it since, so it is still the index the totals were checked against. */
+static int index_unchanged(struct rm_sink *k)
+{
+    char path[PATH_MAX + 16];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/index.jsonl", k->dir);
+    return k->index_seen_ok && lstat(path, &st) == 0 && st.st_dev == k->index_seen.st_dev &&
+           st.st_ino == k->index_seen.st_ino && st.st_size == k->index_seen.st_size &&
+           st.st_mtim.tv_sec == k->index_seen.st_mtim.tv_sec &&
+           st.st_mtim.tv_nsec == k->index_seen.st_mtim.tv_nsec;
+}
+
+static void note_index(struct rm_sink *k)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/index.jsonl", k->dir);
+    k->index_seen_ok = lstat(path, &k->index_seen) == 0;
+}
+
 /* The session's state.json, its "created" index line and the sink's totals, under the sink
  * lock. Reads and writes only this session's document and sink.json, whose sizes do not grow
  * with the number of sessions in the sink. The session's end is not written here:
@@ -294,14 +320,19 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int fin
     int lk = rm_sink_lock(k->dir);
     if (lk < 0) return -1;
     const char *sid = k->port->sess->id;
-    json_t *doc = NULL;
-    if (rm_state_load(k->dir, sid, &doc) != 0) doc = NULL;
+    char state_name[RM_SESSION_ID_MAX + 16];
+    snprintf(state_name, sizeof state_name, "%s/state.json", sid);
+    /* Each file as this recorder left it, else read again (another writer replaced it). */
+    json_t *doc = rm_memo_take(&k->state_memo, k->dir, state_name);
+    if (!doc && rm_state_load(k->dir, sid, &doc) != 0) doc = NULL;
     doc = build_doc(k, doc, snap, nsnap, final);
     size_t i;
     json_t *e;
-    json_t *tot = NULL;
+    json_t *tot = index_unchanged(k) ? rm_memo_take(&k->totals_memo, k->dir, "sink.json") : NULL;
+    rm_memo_clear(&k->totals_memo);
+    k->index_seen_ok = 0;
     /* lost or corrupt: rebuilt here, under the lock we hold */
-    if (rm_sink_totals_locked(k->dir, k->registered ? NULL : sid, &tot) != 0) {
+    if (!tot && rm_sink_totals_locked(k->dir, k->registered ? NULL : sid, &tot) != 0) {
         json_decref(doc);
         rm_sink_unlock(lk);
         errno = EIO;
@@ -330,7 +361,7 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int fin
         k->final_doc = json_incref(doc);
     }
     if (!k->registered) durable = 1; /* the session's start */
-    int rc = rm_state_write(k->dir, sid, doc, durable);
+    int rc = rm_state_write_memo(k->dir, sid, doc, durable, &k->state_memo);
     k->state_written = rc == 0;
     if (rc == 0 && !k->registered && !final) {
         /* The index hears of the session twice: here when it starts, and at its end. */
@@ -340,8 +371,9 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int fin
         if (rc == 0) k->registered = 1;
     }
     if (rc == 0) rm_index_maybe_compact(k->dir, tot);
-    if (rc == 0) rc = rm_totals_write(k->dir, tot, durable);
+    if (rc == 0) rc = rm_totals_write_memo(k->dir, tot, durable, &k->totals_memo);
     if (rc == 0) k->in_totals = 1;
+    if (rc == 0) note_index(k);
     if (rc == 0 && durable) k->meta_synced_at = rm_clock_mono(k->port->clock);
     int err = errno;
     json_decref(tot);
@@ -671,6 +703,8 @@ void rm_sink_close(struct rm_sink *k, unsigned unwritten)
         fprintf(stderr, "runmon record: the sink ended degraded (%s)\n", k->last_error);
     json_decref(k->final_doc);
     json_decref(k->segs);
+    rm_memo_clear(&k->state_memo);
+    rm_memo_clear(&k->totals_memo);
     for (int i = 0; i < k->nslots; i++) {
         if (k->synced[i].fd >= 0) close(k->synced[i].fd);
         if (k->slots[i].fd_next >= 0) close(k->slots[i].fd_next);
