@@ -163,14 +163,22 @@ static void hook(void *ctx, const struct rm_stream *s, enum rm_stream_event ev,
 
 void rm_sink_attach(struct rm_sink *k, struct rm_stream *s)
 {
-    if (!k || k->nslots == MAX_SLOTS || rm_stream_by_name(s->name) < 0) return;
-    struct slot *sl = &k->slots[k->nslots++];
+    if (!k || rm_stream_by_name(s->name) < 0) return;
+    /* The sink thread may be running already (the GPU streams are attached after it starts):
+     * the slot is counted only once it is whole, under the mutex its rounds read it under. */
+    pthread_mutex_lock(&k->mu);
+    if (k->nslots == MAX_SLOTS) {
+        pthread_mutex_unlock(&k->mu);
+        return;
+    }
+    struct slot *sl = &k->slots[k->nslots];
     sl->k = k;
     sl->stream_ix = rm_stream_by_name(s->name);
     sl->fd_next = dup_active(s); /* the writer thread has not started: s->fd is ours to read */
-    k->synced[sl - k->slots] = (struct synced){.fd = -1, .size = -1};
     snprintf(sl->file, sizeof sl->file, "%s.csv", s->name);
     sl->bytes = s->bytes;
+    k->nslots++;
+    pthread_mutex_unlock(&k->mu);
     s->rollover_bytes = k->rollover;
     s->hook = hook;
     s->hook_ctx = sl;
@@ -573,6 +581,8 @@ struct rm_sink *rm_sink_open(const struct rm_sink_config *cfg, const struct rm_p
     pthread_cond_init(&k->cv, &ca);
     pthread_condattr_destroy(&ca);
     k->segs = json_array();
+    for (int i = 0; i < MAX_SLOTS; i++)
+        k->synced[i] = (struct synced){.fd = -1, .size = -1};
     k->flush_s = cfg->flush_s > 0 ? cfg->flush_s : RM_SINK_DEFAULT_FLUSH_S;
     k->rollover = (uint64_t)llround(cfg->rollover_mb * 1048576.0);
     k->ret_files = cfg->retention_files;
