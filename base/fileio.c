@@ -74,8 +74,11 @@ int rm_write_file_atomic(const char *path, const void *data, size_t len)
     return rm_write_file_atomic_mode(path, data, len, mode);
 }
 
+/* How write_atomic puts the temp file in place: fsynced and renamed (durable), renamed
+ * (replace), or swapped with the old file, which is then removed (swap). */
+enum put_how { PUT_DURABLE, PUT_REPLACE, PUT_SWAP };
 static int write_atomic(const char *path, const char *tmp, const void *data, size_t len,
-                        mode_t mode, int durable);
+                        mode_t mode, enum put_how how);
 
 int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode)
 {
@@ -84,7 +87,7 @@ int rm_write_file_atomic_mode(const char *path, const void *data, size_t len, mo
         errno = ENAMETOOLONG;
         return -1;
     }
-    return write_atomic(path, tmp, data, len, mode, 1);
+    return write_atomic(path, tmp, data, len, mode, PUT_DURABLE);
 }
 
 int rm_write_file_atomic_via(const char *path, const char *tmp, const void *data, size_t len)
@@ -92,15 +95,17 @@ int rm_write_file_atomic_via(const char *path, const char *tmp, const void *data
     mode_t mode = rm_file_mode();
     struct stat st;
     if (!file_private && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) mode = st.st_mode & 0777;
-    return write_atomic(path, tmp, data, len, mode, 1);
+    return write_atomic(path, tmp, data, len, mode, PUT_DURABLE);
 }
 
 int rm_write_file_replace_via(const char *path, const char *tmp, const void *data, size_t len)
 {
     mode_t mode = rm_file_mode();
     struct stat st;
-    if (!file_private && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) mode = st.st_mode & 0777;
-    return write_atomic(path, tmp, data, len, mode, 0);
+    int is_file = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (!file_private && is_file) mode = st.st_mode & 0777;
+    /* An existing file is swapped out rather than renamed over (see write_atomic). */
+    return write_atomic(path, tmp, data, len, mode, is_file ? PUT_SWAP : PUT_REPLACE);
 }
 
 int rm_path_is_special(const char *path)
@@ -123,9 +128,26 @@ static int write_in_place(const char *path, const void *data, size_t len)
     return close(fd);
 }
 
-static int write_atomic(const char *path, const char *tmp, const void *data, size_t len,
-                        mode_t mode, int durable)
+/* PUT_SWAP: the new file takes the old one's name in one step (RENAME_EXCHANGE), as a rename
+ * would, and the old one is then removed under the temp name. On ext4, a rename over a file
+ * writes the new file's data out at once (auto_da_alloc), and the replaced file's blocks are
+ * freed inside the rename (with -o discard, a discard it waits for): two sleeps per replace,
+ * every round of the sink. Swapped, the new file stays in the page cache, and the old one,
+ * written seconds ago, has usually no blocks to free. Where the file system cannot swap, a
+ * rename. */
+static int put_in_place(const char *path, const char *tmp, enum put_how how)
 {
+    if (how == PUT_SWAP && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == 0) {
+        (void)unlink(tmp); /* the old file; one left by a kill here goes with the next write */
+        return 0;
+    }
+    return rename(tmp, path);
+}
+
+static int write_atomic(const char *path, const char *tmp, const void *data, size_t len,
+                        mode_t mode, enum put_how how)
+{
+    int durable = how == PUT_DURABLE;
     if (rm_path_is_special(path)) return write_in_place(path, data, len);
     (void)unlink(tmp); /* a stale one from a dead process: a fresh mode */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -137,7 +159,7 @@ static int write_atomic(const char *path, const char *tmp, const void *data, siz
         errno = e;
         return -1;
     }
-    if (close(fd) < 0 || rename(tmp, path) < 0) {
+    if (close(fd) < 0 || put_in_place(path, tmp, how) < 0) {
         int e = errno;
         unlink(tmp);
         errno = e;

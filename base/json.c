@@ -57,26 +57,36 @@ int rm_json_save_replace_via(const char *path, const char *tmp, const json_t *j)
     return save_line(path, tmp, j, 0);
 }
 
-static int save_line(const char *path, const char *tmp, const json_t *j, int durable)
+char *rm_json_line(const json_t *j, size_t *len)
 {
     char *t = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
     if (!t) {
         errno = ENOMEM;
-        return -1;
+        return NULL;
     }
     size_t n = strlen(t);
     char *t2 = realloc(t, n + 2);
     if (!t2) {
         free(t);
         errno = ENOMEM;
-        return -1;
+        return NULL;
     }
     t2[n] = '\n';
-    int rc = !durable ? rm_write_file_replace_via(path, tmp, t2, n + 1)
-             : tmp    ? rm_write_file_atomic_via(path, tmp, t2, n + 1)
-                      : rm_write_file_atomic(path, t2, n + 1);
+    t2[n + 1] = '\0';
+    *len = n + 1;
+    return t2;
+}
+
+static int save_line(const char *path, const char *tmp, const json_t *j, int durable)
+{
+    size_t n;
+    char *t = rm_json_line(j, &n);
+    if (!t) return -1;
+    int rc = !durable ? rm_write_file_replace_via(path, tmp, t, n)
+             : tmp    ? rm_write_file_atomic_via(path, tmp, t, n)
+                      : rm_write_file_atomic(path, t, n);
     int e = errno;
-    free(t2);
+    free(t);
     errno = e;
     return rc;
 }

@@ -26,6 +26,9 @@ int rm_json_save_atomic_via(const char *path, const char *tmp, const json_t *j);
 /* The same without the fsyncs (rm_write_file_replace_via: not durable until the next
  * rm_json_save_atomic_via of path). */
 int rm_json_save_replace_via(const char *path, const char *tmp, const json_t *j);
+/* The text those write: j as one compact line (reals with 15 significant digits) and a
+ * newline, NUL-terminated, *len bytes without the NUL; malloc'ed. NULL (ENOMEM) on failure. */
+char *rm_json_line(const json_t *j, size_t *len);
 
 /* qsort comparator for an array of const char * (plain strcmp order). */
 int rm_cmp_cstr(const void *a, const void *b);

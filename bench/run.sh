@@ -154,6 +154,8 @@ fi
 # second bench_tick that only wakes: the wakeups' share and the /proc reads' share.
 # BENCH_RECORDER_BASE=/path/to/runmon records with another build at the same time, in the
 # same window (e.g. the main branch's), so both see the same load on a shared machine.
+# BENCH_RECORDER_ARGS adds options to every recorder of this section and the next (e.g.
+# --flush-seconds 5).
 snap() { # PID: "cpu_ns switches" summed over its threads
     local t cpu=0 sw=0 a
     for t in /proc/"$1"/task/*; do
@@ -191,7 +193,7 @@ if want recorder; then
         mkdir -p "$B/rc-$l-state"
         env PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR="$B/rc-$l-state" \
             FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
-            "${bin[$l]}" record -q -o "$B/rc-$l" -i 0.1 -- sleep $((WARM + RSECS + 2 * SSECS + 30)) &
+            "${bin[$l]}" record -q -o "$B/rc-$l" -i 0.1 ${BENCH_RECORDER_ARGS:-} -- sleep $((WARM + RSECS + 2 * SSECS + 30)) &
         pid[$l]=$!
     done
     "$BUILD/bench/bench_tick" 100 "$B/rc-tick.csv" &
@@ -267,7 +269,7 @@ if want recorder-nogpu; then
     declare -A nbin=([this]="$BUILD/runmon") npid=()
     [ -n "${BENCH_RECORDER_BASE:-}" ] && { labels+=(base); nbin[base]=$BENCH_RECORDER_BASE; }
     for l in "${labels[@]}"; do
-        "${nbin[$l]}" record -q --no-gpu -o "$B/ng-$l" -i 1 -- sleep $((WARM + NSECS + 30)) &
+        "${nbin[$l]}" record -q --no-gpu -o "$B/ng-$l" -i 1 ${BENCH_RECORDER_ARGS:-} -- sleep $((WARM + NSECS + 30)) &
         npid[$l]=$!
     done
     peers=()
@@ -303,11 +305,13 @@ EOF_CD
         echo "  collectd: not installed (package collectd-core, .ci/deps.sh bench)"
     fi
     sleep "$WARM"
-    declare -A nc0 ns0 nc1 ns1
+    declare -A nc0 ns0 nc1 ns1 nth0 nth1
     for l in "${labels[@]}" "${peers[@]}"; do read -r nc0[$l] ns0[$l] < <(snap "${npid[$l]}"); done
+    for l in "${labels[@]}"; do nth0[$l]=$(threads "${npid[$l]}"); done
     t0=$(now_ns)
     sleep "$NSECS"
     for l in "${labels[@]}" "${peers[@]}"; do read -r nc1[$l] ns1[$l] < <(snap "${npid[$l]}"); done
+    for l in "${labels[@]}"; do nth1[$l]=$(threads "${npid[$l]}"); done
     t1=$(now_ns)
     secs=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
     for l in "${peers[@]}"; do kill "${npid[$l]}" 2>/dev/null; wait "${npid[$l]}" 2>/dev/null || true; done
@@ -323,6 +327,9 @@ EOF_CD
         own=$((nc1[$l] - nc0[$l]))
         echo "  [$l] ${nbin[$l]}"
         figure "runmon itself: CPU ($secs s window)" "$(pct "$own" "$secs")" "% of one core"
+        join <(sort <<<"${nth0[$l]}") <(sort <<<"${nth1[$l]}") | awk -v s="$secs" '{
+                printf "  %-44s %12.3f %s\n", "  thread " $2, ($6 - $3) / 1e9 / s * 100, "% of one core"
+                printf "  %-44s %12.1f %s\n", "  thread " $2 " wakeups", ($7 - $4) / s, "/s" }'
         figure "runmon itself: wakeups" "$(nper_s $((ns1[$l] - ns0[$l])) "$secs")" "/s"
         figure "cpu.csv rows" "$(($(cat "$B/ng-$l"/*/cpu.csv | wc -l) - 1))" "rows"
         if [[ " ${peers[*]} " == *" sadc "* ]]; then

@@ -84,7 +84,7 @@ static void usage(FILE *out)
         "                            most 5 s for them. Credentials in a URL are never shown\n"
         "      --flush-seconds S     fdatasync the active files and update the session's\n"
         "                            state.json and the sink's sink.json at least every S\n"
-        "                            seconds (default 2); the last two reach the disk\n"
+        "                            seconds (default 5); the last two reach the disk\n"
         "                            (fsync) at least every 30 s, and at a session's start\n"
         "                            and end and a segment's sealing or pruning\n"
         "      --rollover-mb MB      seal the active file at this size and start the next\n"
@@ -513,7 +513,9 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
                                  .nvidia_smi = "nvidia-smi",
                                  .warn_pct = RM_DEFAULT_WARN_PCT,
                                  .crit_pct = RM_DEFAULT_CRIT_PCT,
-                                 .flush_s = RM_SINK_DEFAULT_FLUSH_S,
+                                 /* not given: the sink's default (RM_SINK_DEFAULT_FLUSH_S);
+                                  * the Prometheus textfile keeps its 2 s */
+                                 .flush_s = 0,
                                  .rollover_mb = RM_SINK_DEFAULT_ROLLOVER_MB,
                                  .retention_files = RM_SINK_DEFAULT_RETENTION_FILES,
                                  .retention_total_mb = RM_SINK_DEFAULT_RETENTION_TOTAL_MB,

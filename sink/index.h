@@ -121,6 +121,24 @@ int rm_index_out_commit(struct rm_index_out *o); /* 0, or -1 (the temp file remo
  * when compacted, 0 when not needed, -1 on failure. */
 int rm_index_maybe_compact(const char *sink_dir, json_t *totals);
 
+/* ---- what a writer last wrote: state.json, sink.json ---- */
+
+/* A file a recorder rewrites under the lock every round (its session's state.json, the
+ * sink's sink.json): the text it last wrote there, and the tree that text was made from.
+ * While the file still holds exactly that text (anyone else who writes it replaces it: a
+ * prune, another recorder's round, a recovery), the next round takes the tree instead of
+ * reading, parsing and confining the file again. */
+struct rm_doc_memo {
+    char *text;
+    size_t len;
+    json_t *tree;
+};
+void rm_memo_clear(struct rm_doc_memo *m);
+/* The tree (the caller's reference) when sink_dir/name holds the memo's text byte for byte,
+ * else NULL; the memo is emptied either way (the caller writes it again when it writes the
+ * file). */
+json_t *rm_memo_take(struct rm_doc_memo *m, const char *sink_dir, const char *name);
+
 /* ---- DIR/<id>/state.json ---- */
 
 /* A session document {"sessions": [entry], "segments": [...]} (the 0.1.0 manifest's shape,
@@ -132,6 +150,9 @@ int rm_state_save(const char *sink_dir, const char *id, const json_t *doc);
  * loss the file may be stale, empty or torn; rm_state_load then says unreadable and the
  * sink's recovery rebuilds it from the session's files). */
 int rm_state_write(const char *sink_dir, const char *id, const json_t *doc, int durable);
+/* rm_state_write, keeping what it wrote in memo (emptied when the write fails). */
+int rm_state_write_memo(const char *sink_dir, const char *id, json_t *doc, int durable,
+                        struct rm_doc_memo *memo);
 /* The session entry of doc (NULL if none). */
 json_t *rm_state_session(const json_t *doc);
 
@@ -144,6 +165,8 @@ int rm_totals_load(const char *sink_dir, json_t **out);
 int rm_totals_save(const char *sink_dir, json_t *t);
 /* rm_totals_save, durable or only atomic (as rm_state_write). */
 int rm_totals_write(const char *sink_dir, json_t *t, int durable);
+/* rm_totals_write, keeping what it wrote in memo (emptied when the write fails). */
+int rm_totals_write_memo(const char *sink_dir, json_t *t, int durable, struct rm_doc_memo *memo);
 /* What a session adds to the totals: its active files and bytes, rows dropped and write
  * errors, from its document. */
 json_t *rm_totals_contribution(const json_t *doc);

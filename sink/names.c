@@ -144,10 +144,14 @@ int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name)
     char b1[256], b2[256];
     int dropped = 0;
     char why[PATH_MAX + 512];
+    /* The id of the last entry kept (its string lives while the entry does): a session's
+     * entry and segments follow each other, so its folder is looked at once for them all. */
+    const char *last_ok = NULL;
     json_t *arr = json_object_get(m, "sessions");
     for (size_t i = 0; i < json_array_size(arr);) {
         const char *id = json_string_value(json_object_get(json_array_get(arr, i), "session_id"));
         if (rm_sink_session_ok(sink_dir, id, why, sizeof why)) {
+            last_ok = id;
             i++;
             continue;
         }
@@ -163,7 +167,8 @@ int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name)
         const char *file = json_string_value(json_object_get(e, "file"));
         const char *stream = json_string_value(json_object_get(e, "stream"));
         const char *state = json_string_value(json_object_get(e, "state"));
-        int ok = rm_sink_session_ok(sink_dir, id, why, sizeof why);
+        int ok = (id && last_ok && !strcmp(id, last_ok)) ||
+                 rm_sink_session_ok(sink_dir, id, why, sizeof why);
         if (ok && !rm_valid_segment_file(file, stream)) {
             ok = 0;
             snprintf(why, sizeof why, "'%s' is not a segment file name of stream '%s'",
@@ -175,6 +180,7 @@ int rm_manifest_confine(json_t *m, const char *sink_dir, const char *file_name)
                      state && !strcmp(state, "active") ? "<stream>.csv" : "<stream>-NNNNNN.csv");
         }
         if (ok) {
+            last_ok = id;
             i++;
             continue;
         }

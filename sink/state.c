@@ -1,11 +1,13 @@
 /* DIR/<id>/state.json (one session's entry and segments) and DIR/sink.json (the sink-wide
  * totals kept incrementally), see sink/index.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -29,6 +31,68 @@ static int load_json(const char *path, const char *format, json_t **out)
     }
     *out = j;
     return 0;
+}
+
+/* ---- what a writer last wrote ---- */
+
+void rm_memo_clear(struct rm_doc_memo *m)
+{
+    free(m->text);
+    json_decref(m->tree);
+    *m = (struct rm_doc_memo){0};
+}
+
+/* 1 when path is a regular file of exactly text's len bytes, and those bytes. */
+static int holds(const char *path, const char *text, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat st;
+    int same = 0;
+    char *buf = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len &&
+        (buf = malloc(len ? len : 1))) {
+        size_t got = 0;
+        ssize_t n;
+        while (got < len && (n = pread(fd, buf + got, len - got, (off_t)got)) > 0)
+            got += (size_t)n;
+        same = got == len && !memcmp(buf, text, len);
+    }
+    free(buf);
+    close(fd);
+    return same;
+}
+
+json_t *rm_memo_take(struct rm_doc_memo *m, const char *sink_dir, const char *name)
+{
+    char path[PATH_MAX + RM_SESSION_ID_MAX + 32];
+    json_t *t = NULL;
+    if (m->tree && (size_t)snprintf(path, sizeof path, "%s/%s", sink_dir, name) < sizeof path &&
+        holds(path, m->text, m->len))
+        t = json_incref(m->tree);
+    rm_memo_clear(m);
+    return t;
+}
+
+/* Writes j's text to path through tmp (durable or only atomic); memo (may be NULL) then
+ * keeps that text and tree. */
+static int write_doc(const char *path, const char *tmp, const json_t *j, int durable,
+                     struct rm_doc_memo *memo, json_t *tree)
+{
+    if (memo) rm_memo_clear(memo);
+    size_t n;
+    char *t = rm_json_line(j, &n);
+    if (!t) return -1;
+    int rc = durable ? rm_write_file_atomic_via(path, tmp, t, n)
+                     : rm_write_file_replace_via(path, tmp, t, n);
+    int e = errno;
+    if (memo && rc == 0) {
+        *memo = (struct rm_doc_memo){.text = t, .len = n, .tree = json_incref(tree)};
+        t = NULL;
+    }
+    free(t);
+    errno = e;
+    return rc;
 }
 
 /* ---- state.json ---- */
@@ -71,6 +135,13 @@ int rm_state_save(const char *sink_dir, const char *id, const json_t *doc)
 
 int rm_state_write(const char *sink_dir, const char *id, const json_t *doc, int durable)
 {
+    return rm_state_write_memo(sink_dir, id, (json_t *)doc, durable, NULL);
+}
+
+int rm_state_write_memo(const char *sink_dir, const char *id, json_t *doc, int durable,
+                        struct rm_doc_memo *memo)
+{
+    if (memo) rm_memo_clear(memo);
     char path[PATH_MAX + RM_SESSION_ID_MAX + 32];
     if (!rm_valid_session_id(id) ||
         (size_t)snprintf(path, sizeof path, "%s/%s/state.json", sink_dir, id) >= sizeof path) {
@@ -91,8 +162,7 @@ int rm_state_write(const char *sink_dir, const char *id, const json_t *doc, int 
     json_t *s = rm_state_session(doc);
     json_object_set(j, "session", s ? s : json_null());
     json_object_set(j, "segments", json_object_get(doc, "segments"));
-    int rc =
-        durable ? rm_json_save_atomic_via(path, tmp, j) : rm_json_save_replace_via(path, tmp, j);
+    int rc = write_doc(path, tmp, j, durable, memo, doc);
     int e = errno;
     json_decref(j);
     errno = e;
@@ -228,6 +298,12 @@ int rm_totals_save(const char *sink_dir, json_t *t)
 
 int rm_totals_write(const char *sink_dir, json_t *t, int durable)
 {
+    return rm_totals_write_memo(sink_dir, t, durable, NULL);
+}
+
+int rm_totals_write_memo(const char *sink_dir, json_t *t, int durable, struct rm_doc_memo *memo)
+{
+    if (memo) rm_memo_clear(memo);
     char path[PATH_MAX + 32];
     if ((size_t)snprintf(path, sizeof path, "%s/sink.json", sink_dir) >= sizeof path) {
         errno = ENAMETOOLONG;
@@ -244,8 +320,7 @@ int rm_totals_write(const char *sink_dir, json_t *t, int durable)
         json_object_set_new(t, "ignored_entries", json_integer(before + (now - counted)));
     char tmp[PATH_MAX + 32];
     snprintf(tmp, sizeof tmp, "%s/%s", sink_dir, RM_TOTALS_TMP); /* under the sink lock */
-    int rc =
-        durable ? rm_json_save_atomic_via(path, tmp, t) : rm_json_save_replace_via(path, tmp, t);
+    int rc = write_doc(path, tmp, t, durable, memo, t);
     if (rc == 0)
         counted = now;
     else

@@ -262,6 +262,37 @@ static void seals_at_the_rollover_size(void **state)
     rig_free(r);
 }
 
+/* A stream attached while the sink's thread already runs (as the recorder attaches the GPU
+ * streams): its slot is taken whole, its file is synced through the descriptor handed over at
+ * the attach, and its rows are in the next round's state.json. */
+static void stream_attached_while_running(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(0);
+    advance(r, T0 + S / 2);
+    struct rm_stream p;
+    assert_int_equal(rm_stream_open(&p, r->sess.dir, RM_STREAM_PROC), 0);
+    p.clock = &r->clk.clock;
+    rm_sink_attach(r->k, &p);
+    static const char *const cols[] = {"pid", "name"};
+    assert_int_equal(rm_stream_header(&p, cols, 2), 0);
+    for (int i = 0; i < 3; i++) {
+        rm_stream_begin_row(&p, rm_clock_real(&r->clk.clock));
+        rm_stream_field_str(&p, "42");
+        rm_stream_field_str(&p, "python");
+        rm_stream_end_row(&p);
+    }
+    assert_int_equal(rm_stream_flush(&p), 0);
+    advance(r, T0 + 2 * S);
+    assert_int_equal(segment_rows(r, "proc.csv"), 3);
+    json_t *e = segment(r, "proc.csv");
+    assert_int_equal(json_integer_value(json_object_get(e, "bytes")), size_of(r, "proc.csv"));
+    json_decref(e);
+    assert_int_equal(segment_rows(r, "cpu.csv"), 0); /* the other stream's slot is intact */
+    rm_stream_close(&p);
+    rig_free(r);
+}
+
 static json_t *nth_event(struct rig *r, const char *name, int nth)
 {
     json_t *d = NULL;
@@ -340,6 +371,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rounds_every_flush_period),
         cmocka_unit_test(seals_at_the_rollover_size),
+        cmocka_unit_test(stream_attached_while_running),
         cmocka_unit_test(failing_write_degraded_then_recovered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
