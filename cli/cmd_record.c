@@ -84,7 +84,7 @@ static void usage(FILE *out)
         "                            most 5 s for them. Credentials in a URL are never shown\n"
         "      --flush-seconds S     fdatasync the active files and update the session's\n"
         "                            state.json and the sink's sink.json at least every S\n"
-        "                            seconds (default 5); the last two reach the disk\n"
+        "                            seconds (default 10); the last two reach the disk\n"
         "                            (fsync) at least every 30 s, and at a session's start\n"
         "                            and end and a segment's sealing or pruning\n"
         "      --rollover-mb MB      seal the active file at this size and start the next\n"
