@@ -65,3 +65,20 @@ int rm_dmon_classify(const char *line, size_t len, struct rm_dmon_line *out)
     out->n = 0;
     return out->kind = RM_DMON_OTHER;
 }
+
+int rm_dmon_date_time_text(const char *date, size_t date_len, const char *time, size_t time_len,
+                           char sep, char out[20])
+{
+    if (date_len != 8 || time_len != 8) return -1;
+    for (size_t i = 0; i < 8; i++)
+        if (date[i] < '0' || date[i] > '9') return -1;
+    memcpy(out, date, 4);
+    out[4] = sep;
+    memcpy(out + 5, date + 4, 2);
+    out[7] = sep;
+    memcpy(out + 8, date + 6, 2);
+    out[10] = ' ';
+    memcpy(out + 11, time, 8);
+    out[19] = '\0';
+    return 19;
+}

@@ -43,4 +43,10 @@ int rm_dmon_classify(const char *line, size_t len, struct rm_dmon_line *out);
 /* Index of the column called name in a header, or -1. */
 int rm_dmon_find(const struct rm_dmon_line *header, const char *name);
 
+/* The Date and Time columns of `-o DT` ("20261121", "10:15:02": local time, whole seconds) as
+ * "2026<sep>11<sep>21 10:15:02" in out (20 bytes with the NUL), for the time parsers. Returns
+ * 19, or -1 when they do not have that shape. */
+int rm_dmon_date_time_text(const char *date, size_t date_len, const char *time, size_t time_len,
+                           char sep, char out[20]);
+
 #endif

@@ -94,7 +94,8 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char
         g->metric[i] = (signed char)m;
     }
     g->gap_ns = rm_gap_threshold_ns((int64_t)llround(port->interval_s * 1e9));
-    g->ts_guard_ns = rm_sample_ts_guard_ns((int64_t)llround(port->interval_s * 1e9));
+    rm_ts_fallback_init(&g->fallback, port, RM_STREAM_GPU,
+                        (int64_t)llround(port->interval_s * 1e9));
     rm_ts_cache_init(&g->ts_cache);
     if (g->nnames == 0) {
         snprintf(err, errlen, "--gpu-fields: no field names");
@@ -156,34 +157,6 @@ static void latest_update(struct rm_gpu_ctx *g, int slot, int64_t ts_ns)
     pthread_mutex_unlock(g->port->lock);
 }
 
-/* The first row of each stretch whose timestamp is not used is logged (at most
- * RM_TS_FALLBACK_LOG_MAX per session); every one is counted. */
-#define RM_TS_FALLBACK_LOG_MAX 10
-
-static void note_fallback(struct rm_gpu_ctx *g, int64_t sample_ns, int64_t arrival_ns, bool parsed)
-{
-    g->arrival_ts_rows++;
-    pthread_mutex_lock(g->port->lock);
-    g->port->sess->collectors[RM_STREAM_GPU].arrival_ts_rows = g->arrival_ts_rows;
-    pthread_mutex_unlock(g->port->lock);
-    if (g->in_fallback || g->fallback_events >= RM_TS_FALLBACK_LOG_MAX) return;
-    g->in_fallback = 1;
-    g->fallback_events++;
-    json_t *d = json_object();
-    json_object_set_new(d, "collector", json_string("gpu"));
-    json_object_set_new(d, "timestamp",
-                        json_stringn(g->field[g->col_timestamp], g->field_len[g->col_timestamp]));
-    char ts[RM_TS_BUFSZ];
-    rm_format_ts(arrival_ns, ts);
-    json_object_set_new(d, "arrival", json_string(ts));
-    json_object_set_new(d, "difference_s",
-                        parsed ? json_real(rm_ns_to_seconds_ms(sample_ns - arrival_ns))
-                               : json_null());
-    json_object_set_new(d, "guard_s", json_real(rm_ns_to_seconds_ms(g->ts_guard_ns)));
-    json_object_set_new(d, "rows", json_integer((json_int_t)g->arrival_ts_rows));
-    rm_port_event(g->port, "gpu_time_fallback", d);
-}
-
 /* The row's ts: nvidia-smi's timestamp in UTC, or its arrival time (no timestamp column, or
  * one too far from the arrival). */
 static int64_t row_ts(struct rm_gpu_ctx *g, int64_t arrival_ns)
@@ -193,12 +166,14 @@ static int64_t row_ts(struct rm_gpu_ctx *g, int64_t arrival_ns)
     int fell_back = 1;
     bool parsed = rm_ts_cache_parse(&g->ts_cache, g->field[g->col_timestamp],
                                     g->field_len[g->col_timestamp], true, &sample_ns) == 0;
-    int64_t ts = parsed ? rm_sample_ts_choose(sample_ns, arrival_ns, g->ts_guard_ns, &fell_back)
-                        : arrival_ns;
+    int64_t ts = parsed
+                     ? rm_sample_ts_choose(sample_ns, arrival_ns, g->fallback.guard_ns, &fell_back)
+                     : arrival_ns;
     if (fell_back)
-        note_fallback(g, sample_ns, arrival_ns, parsed);
+        rm_ts_fallback_row(&g->fallback, g->field[g->col_timestamp], g->field_len[g->col_timestamp],
+                           sample_ns, arrival_ns, parsed);
     else
-        g->in_fallback = 0;
+        g->fallback.in_stretch = 0;
     return ts;
 }
 

@@ -39,12 +39,10 @@ struct rm_gpu_ctx {
     int col_index, col_uuid, col_timestamp, col_mem_used, col_mem_total;
     int row_in_group;
     int64_t last_row_ts; /* the last row's ts: samples without an index */
-    /* A row's ts is its converted `timestamp` unless that is further than ts_guard_ns from
+    /* A row's ts is its converted `timestamp` unless that is further than the guard from
      * its arrival (monitor/policy.h); those rows are counted in the session's health. */
     struct rm_ts_cache ts_cache;
-    int64_t ts_guard_ns;
-    uint64_t arrival_ts_rows;
-    int in_fallback, fallback_events;
+    struct rm_ts_fallback fallback;
     enum rm_level level[RM_MAX_GPUS];
     /* The metric (model/gpu_metrics.h) each column feeds, -1 for none: the latest values. */
     signed char metric[RM_GPU_MAX_FIELDS];

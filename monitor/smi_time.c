@@ -12,8 +12,7 @@ void rm_smi_time_init(struct rm_smi_time *t, const struct rm_port *port, int str
 {
     memset(t, 0, sizeof *t);
     t->port = port;
-    t->stream = stream;
-    t->guard_ns = rm_sample_ts_guard_ns(period_ns);
+    rm_ts_fallback_init(&t->fallback, port, stream, period_ns);
     t->col_date = t->col_time = t->col_gpu = t->col_pid = -1;
     rm_ts_cache_init(&t->cache);
 }
@@ -30,23 +29,6 @@ void rm_smi_time_header(struct rm_smi_time *t, const struct rm_dmon_line *hdr)
 int rm_smi_time_dated(const struct rm_smi_time *t)
 {
     return t->col_date >= 0 && t->col_time >= 0;
-}
-
-/* "YYYYMMDD" and "HH:MM:SS" as "YYYY/MM/DD HH:MM:SS" (rm_parse_ts's nvidia-smi spelling). */
-static int dt_text(const struct rm_dmon_tok *d, const struct rm_dmon_tok *tm, char *out, size_t cap)
-{
-    if (d->len != 8 || tm->len != 8 || cap < 20) return -1;
-    for (size_t i = 0; i < 8; i++)
-        if (d->s[i] < '0' || d->s[i] > '9') return -1;
-    memcpy(out, d->s, 4);
-    out[4] = '/';
-    memcpy(out + 5, d->s + 4, 2);
-    out[7] = '/';
-    memcpy(out + 8, d->s + 6, 2);
-    out[10] = ' ';
-    memcpy(out + 11, tm->s, 8);
-    out[19] = '\0';
-    return 19;
 }
 
 static uint64_t row_key(const struct rm_smi_time *t, const struct rm_dmon_line *row)
@@ -76,33 +58,40 @@ static int starts_sample(struct rm_smi_time *t, const char *dt, size_t dt_len, l
     return fresh;
 }
 
-/* A row of a sample stamped with its arrival: counted in the session's health. */
-static void count_row(struct rm_smi_time *t)
+void rm_ts_fallback_init(struct rm_ts_fallback *f, const struct rm_port *port, int stream,
+                         int64_t period_ns)
 {
-    t->arrival_ts_rows++;
-    pthread_mutex_lock(t->port->lock);
-    t->port->sess->collectors[t->stream].arrival_ts_rows = t->arrival_ts_rows;
-    pthread_mutex_unlock(t->port->lock);
+    *f = (struct rm_ts_fallback){
+        .port = port, .stream = stream, .guard_ns = rm_sample_ts_guard_ns(period_ns)};
 }
 
-/* The first sample of each stretch that fell back is logged (at most 10 per session). */
-static void note_fallback(struct rm_smi_time *t, const char *dt, int64_t dt_ns, int64_t arrival_ns,
-                          int parsed)
+void rm_ts_fallback_count(struct rm_ts_fallback *f)
 {
-    if (t->in_fallback || t->fallback_events >= 10) return;
-    t->in_fallback = 1;
-    t->fallback_events++;
+    f->rows++;
+    pthread_mutex_lock(f->port->lock);
+    f->port->sess->collectors[f->stream].arrival_ts_rows = f->rows;
+    pthread_mutex_unlock(f->port->lock);
+}
+
+void rm_ts_fallback_row(struct rm_ts_fallback *f, const char *stamp, size_t stamp_len,
+                        int64_t sample_ns, int64_t arrival_ns, int parsed)
+{
+    rm_ts_fallback_count(f);
+    if (f->in_stretch || f->events >= RM_TS_FALLBACK_LOG_MAX) return;
+    f->in_stretch = 1;
+    f->events++;
     json_t *d = json_object();
-    json_object_set_new(d, "collector", json_string(rm_stream_defs[t->stream].name));
-    json_object_set_new(d, "timestamp", json_string(dt));
+    json_object_set_new(d, "collector", json_string(rm_stream_defs[f->stream].name));
+    json_object_set_new(d, "timestamp", json_stringn(stamp, stamp_len));
     char ts[RM_TS_BUFSZ];
     rm_format_ts(arrival_ns, ts);
     json_object_set_new(d, "arrival", json_string(ts));
     json_object_set_new(d, "difference_s",
-                        parsed ? json_real(rm_ns_to_seconds_ms(dt_ns - arrival_ns)) : json_null());
-    json_object_set_new(d, "guard_s", json_real(rm_ns_to_seconds_ms(t->guard_ns)));
-    json_object_set_new(d, "rows", json_integer((json_int_t)t->arrival_ts_rows));
-    rm_port_event(t->port, "gpu_time_fallback", d);
+                        parsed ? json_real(rm_ns_to_seconds_ms(sample_ns - arrival_ns))
+                               : json_null());
+    json_object_set_new(d, "guard_s", json_real(rm_ns_to_seconds_ms(f->guard_ns)));
+    json_object_set_new(d, "rows", json_integer((json_int_t)f->rows));
+    rm_port_event(f->port, "gpu_time_fallback", d);
 }
 
 /* The sample's time from its second dt_ns and the read window (read_from, arrival]. */
@@ -120,12 +109,14 @@ int rm_smi_time_row(struct rm_smi_time *t, const struct rm_dmon_line *row, int64
     char dt[32];
     int dt_len = -1;
     if ((size_t)t->col_date < row->n && (size_t)t->col_time < row->n)
-        dt_len = dt_text(&row->tok[t->col_date], &row->tok[t->col_time], dt, sizeof dt);
+        dt_len = rm_dmon_date_time_text(row->tok[t->col_date].s, row->tok[t->col_date].len,
+                                        row->tok[t->col_time].s, row->tok[t->col_time].len, '/',
+                                        dt); /* rm_parse_ts's nvidia-smi spelling */
     if (dt_len < 0) return -1;
     long gpu = -1;
     if (t->col_gpu >= 0 && (size_t)t->col_gpu < row->n) gpu = atol(row->tok[t->col_gpu].s);
     if (!starts_sample(t, dt, (size_t)dt_len, gpu, row_key(t, row))) {
-        if (t->fell_back) count_row(t);
+        if (t->fell_back) rm_ts_fallback_count(&t->fallback);
         *ts = t->sample_ts;
         return 0;
     }
@@ -133,15 +124,14 @@ int rm_smi_time_row(struct rm_smi_time *t, const struct rm_dmon_line *row, int64
     int parsed = rm_ts_cache_parse(&t->cache, dt, (size_t)dt_len, true, &dt_ns) == 0;
     int fell_back = 1;
     int64_t v = parsed ? rm_sample_ts_choose(window_ts(t, dt_ns, arrival_ns), arrival_ns,
-                                             t->guard_ns, &fell_back)
+                                             t->fallback.guard_ns, &fell_back)
                        : arrival_ns;
     t->fell_back = fell_back;
-    if (fell_back) {
-        count_row(t);
-        note_fallback(t, dt, dt_ns + RM_NS_PER_SEC / 2, arrival_ns, parsed);
-    } else {
-        t->in_fallback = 0;
-    }
+    if (fell_back)
+        rm_ts_fallback_row(&t->fallback, dt, (size_t)dt_len, dt_ns + RM_NS_PER_SEC / 2, arrival_ns,
+                           parsed);
+    else
+        t->fallback.in_stretch = 0;
     /* Two samples never share a ts (a reader takes the rows of one ts as one sample): one at
      * or up to a second before the previous one (bursts of one second read together) comes
      * 1 ms after it. Further back is a clock step: its own time stands. */

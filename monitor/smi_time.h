@@ -25,10 +25,32 @@
 
 #define RM_SMI_TIME_KEYS 64
 
+/* Rows stamped with their arrival instead of nvidia-smi's own time (the guard above, shared by
+ * the query's rows and dmon's and pmon's samples): every one is counted in the session's
+ * arrival_ts_rows for its stream, and the first of each stretch is logged as a
+ * gpu_time_fallback event, at most RM_TS_FALLBACK_LOG_MAX a session and stream. */
+#define RM_TS_FALLBACK_LOG_MAX 10
+
+struct rm_ts_fallback {
+    const struct rm_port *port;
+    int stream;
+    int64_t guard_ns; /* max(3 periods, 2 s): monitor/policy.h */
+    uint64_t rows;
+    int in_stretch, events;
+};
+
+void rm_ts_fallback_init(struct rm_ts_fallback *f, const struct rm_port *port, int stream,
+                         int64_t period_ns);
+/* A row whose own time is not used: counted, and logged when it starts a stretch. stamp is
+ * the time as nvidia-smi printed it; sample_ns its value, when parsed. */
+void rm_ts_fallback_row(struct rm_ts_fallback *f, const char *stamp, size_t stamp_len,
+                        int64_t sample_ns, int64_t arrival_ns, int parsed);
+/* A row of the same sample: counted only. */
+void rm_ts_fallback_count(struct rm_ts_fallback *f);
+
 struct rm_smi_time {
     const struct rm_port *port;
-    int stream; /* RM_STREAM_DMON or RM_STREAM_APPS: whose arrival_ts_rows */
-    int64_t guard_ns;
+    struct rm_ts_fallback fallback; /* stream: RM_STREAM_DMON or RM_STREAM_APPS */
     struct rm_ts_cache cache;
     int col_date, col_time, col_gpu, col_pid; /* in the last header; -1: none */
     /* The sample being received. */
@@ -42,8 +64,6 @@ struct rm_smi_time {
     int fell_back; /* its ts is the arrival of its first row */
     /* The read window: (read_from_ns, a row's arrival]. */
     int64_t read_from_ns;
-    uint64_t arrival_ts_rows;
-    int in_fallback, fallback_events;
 };
 
 /* period_ns: the child's -d (the guard is max(3 x period, 2 s)). */

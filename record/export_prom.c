@@ -28,6 +28,10 @@ static int prom_wanted(const struct rm_record_opts *opts)
     return opts->prom_textfile != NULL;
 }
 
+/* Without --flush-seconds the file is rewritten every 2 s, whatever the sink's own default
+ * (its freshness is not the sink's cost: docs/ARCHITECTURE.md, "The sink's rounds"). */
+#define PROM_TEXTFILE_DEFAULT_PERIOD_S 2.0
+
 static int prom_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
 {
     struct prom_textfile *p = self;
@@ -39,7 +43,7 @@ static int prom_open(void *self, const struct rm_exporter_env *env, char *err, s
         snprintf(err, errlen, "--prom-textfile: out of memory");
         return -1;
     }
-    double flush_s = env->opts->flush_s > 0 ? env->opts->flush_s : 2.0;
+    double flush_s = env->opts->flush_s > 0 ? env->opts->flush_s : PROM_TEXTFILE_DEFAULT_PERIOD_S;
     p->period_s = flush_s;
     p->period_ns = (int64_t)llround(flush_s * 1e9);
     p->next_mono_ns = env->now_mono_ns + p->period_ns;

@@ -49,15 +49,8 @@ void rm_dmon_map_header(struct rm_dmon_map *m, const struct rm_strref *names, si
 static int date_time(struct rm_dmon_map *m, const struct rm_strref *d, const struct rm_strref *t,
                      int64_t *ns)
 {
-    char buf[32];
-    if (d->len != 8 || t->len != 8) return -1;
-    memcpy(buf, d->s, 4);
-    buf[4] = '-';
-    memcpy(buf + 5, d->s + 4, 2);
-    buf[7] = '-';
-    memcpy(buf + 8, d->s + 6, 2);
-    buf[10] = ' ';
-    memcpy(buf + 11, t->s, 8);
+    char buf[20];
+    if (rm_dmon_date_time_text(d->s, d->len, t->s, t->len, '-', buf) < 0) return -1;
     return rm_parse_time_field(buf, 19, true, &m->tz, ns);
 }
 

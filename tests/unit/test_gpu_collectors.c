@@ -184,7 +184,7 @@ static void ts_is_the_sample_time_guarded(void **state)
     assert_int_equal(feed(d, "2026/11/01 00:59:59.500, 0, 10, 1000", 1793509199530 * MS),
                      RM_LINE_DATA);
     assert_int_equal(d->latest.gpu[0].ts_ns, 1793509199500 * MS);
-    assert_int_equal(d->g.arrival_ts_rows, 0);
+    assert_int_equal(d->g.fallback.rows, 0);
     /* The fold: the same local text at 05:30Z (EDT) and 06:30Z (EST). */
     assert_int_equal(feed(d, "2026/11/01 01:30:00.000, 0, 10, 1000", 1793511000020 * MS),
                      RM_LINE_DATA);
@@ -194,13 +194,13 @@ static void ts_is_the_sample_time_guarded(void **state)
     int64_t second = d->latest.gpu[0].ts_ns;
     assert_true((first == 1793511000000 * MS && second == 1793514600020 * MS) ||
                 (first == 1793511000020 * MS && second == 1793514600000 * MS));
-    assert_int_equal(d->g.arrival_ts_rows, 1);
+    assert_int_equal(d->g.fallback.rows, 1);
     assert_int_equal(d->sess.collectors[RM_STREAM_GPU].arrival_ts_rows, 1);
     /* 03:00 EST = 08:00Z: the sample's time again. */
     assert_int_equal(feed(d, "2026/11/01 03:00:00.000, 0, 10, 1000", 1793520000010 * MS),
                      RM_LINE_DATA);
     assert_int_equal(d->latest.gpu[0].ts_ns, 1793520000000 * MS);
-    assert_int_equal(d->g.arrival_ts_rows, 1);
+    assert_int_equal(d->g.fallback.rows, 1);
     assert_int_equal(d->seen.n, 1);
     assert_string_equal(d->seen.name[0], "gpu_time_fallback");
     assert_true(json_real_value(json_object_get(d->seen.data[0], "guard_s")) == 3.0);
