@@ -45,19 +45,14 @@ int rm_json_save_atomic(const char *path, const json_t *j)
     return rm_json_save_atomic_via(path, NULL, j);
 }
 
-static int save_line(const char *path, const char *tmp, const json_t *j, int durable);
-
 int rm_json_save_atomic_via(const char *path, const char *tmp, const json_t *j)
 {
-    return save_line(path, tmp, j, 1);
+    return rm_json_save_via(path, tmp, j, 1, NULL, NULL);
 }
 
-int rm_json_save_replace_via(const char *path, const char *tmp, const json_t *j)
-{
-    return save_line(path, tmp, j, 0);
-}
-
-char *rm_json_line(const json_t *j, size_t *len)
+/* j as one compact line (reals with 15 significant digits) and a newline, NUL-terminated,
+ * *len bytes without the NUL; malloc'ed. NULL (ENOMEM) on failure. */
+static char *json_line(const json_t *j, size_t *len)
 {
     char *t = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
     if (!t) {
@@ -77,15 +72,21 @@ char *rm_json_line(const json_t *j, size_t *len)
     return t2;
 }
 
-static int save_line(const char *path, const char *tmp, const json_t *j, int durable)
+int rm_json_save_via(const char *path, const char *tmp, const json_t *j, int durable, char **text,
+                     size_t *len)
 {
     size_t n;
-    char *t = rm_json_line(j, &n);
+    char *t = json_line(j, &n);
     if (!t) return -1;
     int rc = !durable ? rm_write_file_replace_via(path, tmp, t, n)
              : tmp    ? rm_write_file_atomic_via(path, tmp, t, n)
                       : rm_write_file_atomic(path, t, n);
     int e = errno;
+    if (text && rc == 0) {
+        *text = t;
+        *len = n;
+        t = NULL;
+    }
     free(t);
     errno = e;
     return rc;

@@ -23,12 +23,12 @@ json_t *rm_jts_or_null(int64_t ns);
 int rm_json_save_atomic(const char *path, const json_t *j);
 /* The same through the temp file tmp (rm_write_file_atomic_via; NULL: the usual one). */
 int rm_json_save_atomic_via(const char *path, const char *tmp, const json_t *j);
-/* The same without the fsyncs (rm_write_file_replace_via: not durable until the next
- * rm_json_save_atomic_via of path). */
-int rm_json_save_replace_via(const char *path, const char *tmp, const json_t *j);
-/* The text those write: j as one compact line (reals with 15 significant digits) and a
- * newline, NUL-terminated, *len bytes without the NUL; malloc'ed. NULL (ENOMEM) on failure. */
-char *rm_json_line(const json_t *j, size_t *len);
+/* rm_json_save_atomic_via when durable, else the same without the fsyncs
+ * (rm_write_file_replace_via: not durable until the next durable save of path). With text not
+ * NULL, a save that landed hands over what it wrote: *text (malloc'ed, NUL-terminated, the
+ * caller frees it), *len bytes without the NUL. */
+int rm_json_save_via(const char *path, const char *tmp, const json_t *j, int durable, char **text,
+                     size_t *len);
 
 /* qsort comparator for an array of const char * (plain strcmp order). */
 int rm_cmp_cstr(const void *a, const void *b);

@@ -146,9 +146,9 @@ json_t *rm_memo_take(struct rm_doc_memo *m, const char *sink_dir, const char *na
 int rm_state_load(const char *sink_dir, const char *id, json_t **out);
 /* Writes doc as DIR/<id>/state.json atomically. 0, or -1 with errno. */
 int rm_state_save(const char *sink_dir, const char *id, const json_t *doc);
-/* rm_state_save, durable (fsyncs) or only atomic (rm_json_save_replace_via: after a power
- * loss the file may be stale, empty or torn; rm_state_load then says unreadable and the
- * sink's recovery rebuilds it from the session's files). */
+/* rm_state_save, durable (fsyncs) or only atomic (rm_json_save_via, not durable: after a
+ * power loss the file may be stale, empty or torn; rm_state_load then says unreadable and
+ * the sink's recovery rebuilds it from the session's files). */
 int rm_state_write(const char *sink_dir, const char *id, const json_t *doc, int durable);
 /* rm_state_write, keeping what it wrote in memo (emptied when the write fails). */
 int rm_state_write_memo(const char *sink_dir, const char *id, json_t *doc, int durable,

@@ -80,18 +80,11 @@ static int write_doc(const char *path, const char *tmp, const json_t *j, int dur
                      struct rm_doc_memo *memo, json_t *tree)
 {
     if (memo) rm_memo_clear(memo);
-    size_t n;
-    char *t = rm_json_line(j, &n);
-    if (!t) return -1;
-    int rc = durable ? rm_write_file_atomic_via(path, tmp, t, n)
-                     : rm_write_file_replace_via(path, tmp, t, n);
-    int e = errno;
-    if (memo && rc == 0) {
-        *memo = (struct rm_doc_memo){.text = t, .len = n, .tree = json_incref(tree)};
-        t = NULL;
-    }
-    free(t);
-    errno = e;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = rm_json_save_via(path, tmp, j, durable, memo ? &text : NULL, &len);
+    if (memo && rc == 0)
+        *memo = (struct rm_doc_memo){.text = text, .len = len, .tree = json_incref(tree)};
     return rc;
 }
 
