@@ -50,7 +50,7 @@ void rm_ts_fallback_count(struct rm_ts_fallback *f);
 
 struct rm_smi_time {
     const struct rm_port *port;
-    struct rm_ts_fallback fallback; /* stream: RM_STREAM_DMON or RM_STREAM_APPS */
+    struct rm_ts_fallback fallback; /* counted for dmon's or apps' stream */
     struct rm_ts_cache cache;
     int col_date, col_time, col_gpu, col_pid; /* in the last header; -1: none */
     /* The sample being received. */

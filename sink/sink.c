@@ -295,14 +295,19 @@ static json_t *build_doc(struct rm_sink *k, json_t *doc, const struct slot *snap
     return doc;
 }
 
-/* index.jsonl as it was at the end of the last round (the same file, size and time): no
- * one wrote it since, so it is still the index the totals were checked against. */
-static int index_unchanged(struct rm_sink *k)
+static int stat_index(const struct rm_sink *k, struct stat *st)
 {
     char path[PATH_MAX + 16];
-    struct stat st;
     snprintf(path, sizeof path, "%s/index.jsonl", k->dir);
-    return k->index_seen_ok && lstat(path, &st) == 0 && st.st_dev == k->index_seen.st_dev &&
+    return lstat(path, st);
+}
+
+/* index.jsonl as it was at the end of the last round (the same file, size and time): no
+ * one wrote it since, so it is still the index the totals were checked against. */
+static int index_unchanged(const struct rm_sink *k)
+{
+    struct stat st;
+    return k->index_seen_ok && stat_index(k, &st) == 0 && st.st_dev == k->index_seen.st_dev &&
            st.st_ino == k->index_seen.st_ino && st.st_size == k->index_seen.st_size &&
            st.st_mtim.tv_sec == k->index_seen.st_mtim.tv_sec &&
            st.st_mtim.tv_nsec == k->index_seen.st_mtim.tv_nsec;
@@ -310,9 +315,7 @@ static int index_unchanged(struct rm_sink *k)
 
 static void note_index(struct rm_sink *k)
 {
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/index.jsonl", k->dir);
-    k->index_seen_ok = lstat(path, &k->index_seen) == 0;
+    k->index_seen_ok = stat_index(k, &k->index_seen) == 0;
 }
 
 /* The session's state.json, its "created" index line and the sink's totals, under the sink
