@@ -94,7 +94,10 @@ rm "$S/gpu-000900.csv"
 F=$T/full
 (
     ulimit -f 20
-    exec "$RUNMON" record -q -o "$F" -i 0.1 --rollover-mb 0.03 --flush-seconds 0.5 -- sh -c 'sleep 5; exit 3'
+    # gpu.csv grows about 7 KB a second: the 20 KB limit is hit near 3 s and the sink recovers
+    # half a second later; the next file would reach it near 6 s, and a run of 5 s sometimes
+    # got there at its very end (a second sink_degraded, an empty last file).
+    exec "$RUNMON" record -q -o "$F" -i 0.1 --rollover-mb 0.03 --flush-seconds 0.5 -- sh -c 'sleep 4.5; exit 3'
 )
 expect_eq "full: the command's exit status" 3 $?
 S=$F/$(readlink "$F/latest")
