@@ -151,7 +151,14 @@ fi
 # never both at once). Beside it, in the same window: the nvidia-smi children's own CPU (the
 # fake's cost: context only, the real nvidia-smi's is not ours), and the floor of any 0.1 s
 # sampler (bench/bench_tick.c: one wakeup, two preads and one write per period), split by a
-# second bench_tick that only wakes: the wakeups' share and the /proc reads' share.
+# second bench_tick that only wakes: the wakeups' share and the /proc reads' share; and the
+# floor of runmon's feature set (bench_tick's "record" mode: the system calls any recorder of
+# runmon's files makes at 8 GPUs, with no parsing).
+# Phases: processes that wake at the same instant share warm caches, and the later one's /proc
+# reads cost a fraction of the first one's: two copies of the same build, started together,
+# measured 0.338 % and 0.226 % of a core. So each process here gets a phase of its own within
+# the 0.1 s period: the recorders are started 50 ms apart, their phases read from their cpu.csv,
+# and the bench_ticks put in the largest gaps left (BENCH_TICK_PHASE_MS).
 # BENCH_RECORDER_BASE=/path/to/runmon records with another build at the same time, in the
 # same window (e.g. the main branch's), so both see the same load on a shared machine.
 # BENCH_RECORDER_ARGS adds options to every recorder of this section and the next (e.g.
@@ -193,31 +200,61 @@ if want recorder; then
         mkdir -p "$B/rc-$l-state"
         env PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR="$B/rc-$l-state" \
             FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
-            "${bin[$l]}" record -q -o "$B/rc-$l" -i 0.1 ${BENCH_RECORDER_ARGS:-} -- sleep $((WARM + RSECS + 2 * SSECS + 30)) &
+            "${bin[$l]}" record -q -o "$B/rc-$l" -i 0.1 ${BENCH_RECORDER_ARGS:-} -- sleep $((WARM + RSECS + 2 * SSECS + 32)) &
         pid[$l]=$!
+        sleep 0.05 # a phase of its own (above)
     done
-    "$BUILD/bench/bench_tick" 100 "$B/rc-tick.csv" &
+    sleep 2
+    # Each recorder's phase: the ms of its cpu.csv rows' ts, modulo 100 (the median of 5).
+    phases=""
+    for l in "${labels[@]}"; do
+        p=$(tail -n 5 "$B/rc-$l"/latest/cpu.csv | cut -d, -f1 | sed -E 's/.*\.([0-9]{3}).*/\1/' |
+            awk '{ print $1 % 100 }' | sort -n | sed -n 3p)
+        phases="$phases ${p:-0}"
+    done
+    # Three more phases, each as far as it can be from those taken.
+    read -r ph_tick ph_wake ph_feat < <(awk -v taken="$phases" 'BEGIN {
+        n = split(taken, o, " ")
+        for (k = 0; k < 3; k++) {
+            best = -1
+            for (c = 0; c < 100; c++) {
+                m = 100
+                for (i = 1; i <= n; i++) { d = c - o[i]; if (d < 0) d = -d; if (100 - d < d) d = 100 - d; if (d < m) m = d }
+                if (m > best) { best = m; bc = c }
+            }
+            o[++n] = bc; printf "%d ", bc
+        }
+        print "" }')
+    echo "  phases (ms past each 0.1 s): recorders${phases}, floor $ph_tick, wakeups $ph_wake, feature floor $ph_feat"
+    BENCH_TICK_PHASE_MS=$ph_tick "$BUILD/bench/bench_tick" 100 "$B/rc-tick.csv" &
     tick=$!
-    "$BUILD/bench/bench_tick" 100 /dev/null wake &
+    BENCH_TICK_PHASE_MS=$ph_wake "$BUILD/bench/bench_tick" 100 /dev/null wake &
     wake=$!
+    sleep $((WARM + RSECS + 30)) &
+    feat_work=$!
+    mkdir -p "$B/rc-feature"
+    BENCH_TICK_PHASE_MS=$ph_feat "$BUILD/bench/bench_tick" 100 /dev/null record "$feat_work" "$B/rc-feature" &
+    feat=$!
     sleep "$WARM"
     declare -A c0 s0 k0 th0 c1 s1 k1 th1
     for l in "${labels[@]}"; do
         read -r c0[$l] s0[$l] < <(snap "${pid[$l]}"); k0[$l]=$(kids_cpu "$B/rc-$l-state"); th0[$l]=$(threads "${pid[$l]}")
     done
-    read -r tc0 ts0 < <(snap "$tick"); read -r wc0 _ < <(snap "$wake"); t0=$(now_ns)
+    read -r tc0 ts0 < <(snap "$tick"); read -r wc0 _ < <(snap "$wake"); read -r fc0 _ < <(snap "$feat"); t0=$(now_ns)
     sleep "$RSECS"
     for l in "${labels[@]}"; do
         read -r c1[$l] s1[$l] < <(snap "${pid[$l]}"); k1[$l]=$(kids_cpu "$B/rc-$l-state"); th1[$l]=$(threads "${pid[$l]}")
     done
-    read -r tc1 ts1 < <(snap "$tick"); read -r wc1 _ < <(snap "$wake"); t1=$(now_ns)
-    kill "$tick" "$wake"; wait "$tick" "$wake" 2>/dev/null || true
+    read -r tc1 ts1 < <(snap "$tick"); read -r wc1 _ < <(snap "$wake"); read -r fc1 _ < <(snap "$feat"); t1=$(now_ns)
+    kill "$tick" "$wake" "$feat" "$feat_work"; wait "$tick" "$wake" "$feat" "$feat_work" 2>/dev/null || true
     secs=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
     per_s() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n / s }'; }
     figure "floor: bench_tick (0.1 s: 2 preads + 1 write)" "$(pct $((tc1 - tc0)) "$secs")" "% of one core"
     figure "floor: bench_tick wakeups" "$(per_s $((ts1 - ts0)) "$secs")" "/s"
     figure "  of which the 10 wakeups/s alone" "$(pct $((wc1 - wc0)) "$secs")" "% of one core"
     figure "  of which the /proc/stat + /proc/meminfo reads" "$(pct $((tc1 - tc0 - (wc1 - wc0))) "$secs")" "% of one core"
+    figure "feature floor: runmon's system calls, no parsing" "$(pct $((fc1 - fc0)) "$secs")" "% of one core"
+    ratio "  feature floor / floor" "$((fc1 - fc0))" "$((tc1 - tc0))"
     figure "goal (issue 13): runmon itself under" "0.100" "% of one core"
     for l in "${labels[@]}"; do
         st=$B/rc-$l-strace.txt
@@ -247,6 +284,8 @@ if want recorder; then
         goal "runmon / floor (bench_tick) CPU (issue 24)" "$(awk -v a="$own" -v b="$((tc1 - tc0))" 'BEGIN { printf "%.2f", a / b }')" 1.30 "x"
         goal "runmon itself: wakeups (issue 24)" "$(per_s $((s1[$l] - s0[$l])) "$secs")" 12 "/s"
         figure "runmon above the floor" "$(pct $((own - (tc1 - tc0))) "$secs")" "% of one core"
+        ratio "runmon / feature floor CPU" "$own" "$((fc1 - fc0))"
+        figure "runmon above the feature floor: its own code" "$(pct $((own - (fc1 - fc0))) "$secs")" "% of one core"
         figure "gpu.csv rows written" "$(($(cat "$B/rc-$l"/*/gpu.csv | wc -l) - 1))" "rows"
         [ "$l" = this ] && this_own=$own
     done
