@@ -42,7 +42,8 @@ bool rm_csv_is_plain(const char *line, size_t len)
 int rm_csv_split_line(struct csv_parser *p, const char *line, size_t len, struct rm_csv_fields *f)
 {
     rm_csv_fields_clear(f);
-    if (rm_csv_is_plain(line, len)) {
+    f->plain = rm_csv_is_plain(line, len);
+    if (f->plain) {
         size_t lead = 0;
         while (lead < len && is_blank(line[lead]))
             lead++;

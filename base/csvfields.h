@@ -19,6 +19,7 @@ struct rm_csv_fields {
     size_t max, n; /* off[] and len[] hold max entries */
     size_t *off, *len;
     bool overflow; /* a field did not fit: the row is not whole */
+    bool plain;    /* rm_csv_split_line: the line held no quote, CR or LF (rm_csv_is_plain) */
 };
 
 /* Appends one field (called per field; inline because the summary calls it at GB/s). */

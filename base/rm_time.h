@@ -70,11 +70,17 @@ struct rm_ts_cache {
 void rm_ts_cache_init(struct rm_ts_cache *c);
 int rm_ts_cache_parse_new(struct rm_ts_cache *c, const char *s, size_t len, bool local,
                           int64_t *ns);
+/* Whether s is the text the cache parsed last (only a text that parsed is kept). */
+static inline bool rm_ts_cache_holds(const struct rm_ts_cache *c, const char *s, size_t len)
+{
+    return len == c->last_len && len < sizeof c->last && rm_memeq(c->last, s, len);
+}
+
 /* Inline: the summary's GPU reader calls it once per row, at GB/s. */
 static inline int rm_ts_cache_parse(struct rm_ts_cache *c, const char *s, size_t len, bool local,
                                     int64_t *ns)
 {
-    if (len == c->last_len && len < sizeof c->last && rm_memeq(c->last, s, len)) {
+    if (rm_ts_cache_holds(c, s, len)) {
         *ns = c->last_ns;
         return 0;
     }

@@ -20,7 +20,7 @@
 #include "monitor/smi_collectors.h"
 
 int rm_smi_split(struct csv_parser *p, const char *line, size_t len, char *store, size_t cap,
-                 const char **field, size_t *flen, int max)
+                 const char **field, size_t *flen, int max, bool *plain)
 {
     size_t off[RM_GPU_MAX_FIELDS];
     if (max > RM_GPU_MAX_FIELDS) max = RM_GPU_MAX_FIELDS;
@@ -29,6 +29,7 @@ int rm_smi_split(struct csv_parser *p, const char *line, size_t len, char *store
     int n = rm_csv_split_line(p, line, len, &f);
     for (int i = 0; i < n; i++)
         field[i] = store + off[i];
+    if (plain) *plain = f.plain;
     return n;
 }
 
@@ -52,7 +53,7 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char
     memset(g, 0, sizeof *g);
     g->port = port;
     g->out.fd = -1;
-    g->col_index = g->col_uuid = g->col_timestamp = g->col_mem_used = g->col_mem_total = -1;
+    g->col_index = g->col_uuid = g->col_timestamp = -1;
     if (strlen(fields) >= sizeof g->names_store) {
         snprintf(err, errlen, "--gpu-fields is too long");
         return -1;
@@ -87,10 +88,6 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char
             g->col_uuid = i;
         else if (!strcmp(tok, "timestamp"))
             g->col_timestamp = i;
-        else if (m == RM_GM_VRAM_USED)
-            g->col_mem_used = i;
-        else if (m == RM_GM_VRAM_TOTAL)
-            g->col_mem_total = i;
         g->metric[i] = (signed char)m;
     }
     g->gap_ns = rm_gap_threshold_ns((int64_t)llround(port->interval_s * 1e9));
@@ -113,15 +110,21 @@ void rm_gpu_ctx_fini(struct rm_gpu_ctx *g)
     csv_free(&g->csv);
 }
 
-static void threshold_check(struct rm_gpu_ctx *g, int slot)
+/* The row's metric values (NaN where none), parsed once for the thresholds and the latest
+ * values; a metric's last column wins. */
+static void row_values(const struct rm_gpu_ctx *g, double v[RM_GM_COUNT])
+{
+    for (int k = 0; k < RM_GM_COUNT; k++)
+        v[k] = NAN;
+    for (int i = 0; i < g->nnames; i++)
+        if (g->metric[i] >= 0) v[g->metric[i]] = rm_smi_number(g->field[i], g->field_len[i]);
+}
+
+static void threshold_check(struct rm_gpu_ctx *g, int slot, const double v[RM_GM_COUNT])
 {
     struct rm_session *s = g->port->sess;
-    double used = g->col_mem_used >= 0
-                      ? rm_smi_number(g->field[g->col_mem_used], g->field_len[g->col_mem_used])
-                      : NAN;
-    double total = g->col_mem_total >= 0
-                       ? rm_smi_number(g->field[g->col_mem_total], g->field_len[g->col_mem_total])
-                       : NAN;
+    double used = v[RM_GM_VRAM_USED];
+    double total = v[RM_GM_VRAM_TOTAL];
     for (int i = 0; !isfinite(total) && i < s->ngpus; i++)
         if (s->gpus[i].index == slot) total = s->gpus[i].memory_total_mb;
     enum rm_level crossed;
@@ -143,13 +146,8 @@ static void threshold_check(struct rm_gpu_ctx *g, int slot)
 
 /* Keeps this row as the GPU's latest values for the exporters: in place, no
  * allocation. */
-static void latest_update(struct rm_gpu_ctx *g, int slot, int64_t ts_ns)
+static void latest_update(struct rm_gpu_ctx *g, int slot, int64_t ts_ns, const double *v)
 {
-    double v[RM_GM_COUNT];
-    for (int k = 0; k < RM_GM_COUNT; k++)
-        v[k] = NAN;
-    for (int i = 0; i < g->nnames; i++)
-        if (g->metric[i] >= 0) v[g->metric[i]] = rm_smi_number(g->field[i], g->field_len[i]);
     const char *uuid = g->col_uuid >= 0 ? g->field[g->col_uuid] : NULL;
     size_t uuid_len = g->col_uuid >= 0 ? g->field_len[g->col_uuid] : 0;
     pthread_mutex_lock(g->port->lock);
@@ -180,22 +178,25 @@ static int64_t row_ts(struct rm_gpu_ctx *g, int64_t arrival_ns)
 enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns)
 {
     struct rm_gpu_ctx *g = ctx;
+    bool plain = false;
     int nf = rm_smi_split(&g->csv, line, len, g->fieldbuf, sizeof g->fieldbuf, g->field,
-                          g->field_len, RM_GPU_MAX_FIELDS);
+                          g->field_len, RM_GPU_MAX_FIELDS, &plain);
     if (nf != g->nnames) return RM_LINE_NONDATA;
     /* Event notices and error text rarely have the right number of commas; these checks
      * catch the ones that do. */
     if (g->col_index >= 0 && !is_uint(g->field[g->col_index], g->field_len[g->col_index]))
         return RM_LINE_NONDATA;
+    /* The rows of one sample share their timestamp: a text the cache holds passed already. */
     int64_t t;
     if (g->col_timestamp >= 0 &&
+        !rm_ts_cache_holds(&g->ts_cache, g->field[g->col_timestamp],
+                           g->field_len[g->col_timestamp]) &&
         rm_parse_ts(g->field[g->col_timestamp], g->field_len[g->col_timestamp], &t) != 0)
         return RM_LINE_NONDATA;
     if (!rm_stream_has_header(&g->out)) rm_stream_header(&g->out, g->names, g->nnames);
     int64_t ts = row_ts(g, ts_ns);
     rm_stream_begin_row(&g->out, ts);
     /* nvidia-smi's lines hold no quotes: their fields are written as they are. */
-    int plain = rm_csv_is_plain(line, len);
     for (int i = 0; i < nf; i++) {
         if (plain)
             rm_stream_field_plain(&g->out, g->field[i], g->field_len[i]);
@@ -212,8 +213,10 @@ enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_n
     int slot = g->row_in_group++;
     if (g->col_index >= 0) slot = atoi(g->field[g->col_index]);
     if (slot >= 0 && slot < RM_MAX_GPUS) {
-        threshold_check(g, slot);
-        latest_update(g, slot, ts);
+        double v[RM_GM_COUNT];
+        row_values(g, v);
+        threshold_check(g, slot, v);
+        latest_update(g, slot, ts, v);
     }
     return RM_LINE_DATA;
 }
@@ -329,7 +332,7 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
         size_t n = strlen(line);
         if (n && line[n - 1] == '\r') line[--n] = '\0';
         if (!n) continue;
-        int nf = rm_smi_split(&p, line, n, store, sizeof store, f, fl, 8);
+        int nf = rm_smi_split(&p, line, n, store, sizeof store, f, fl, 8, NULL);
         if (nf != 6 || !is_uint(f[0], fl[0]) || sess->ngpus >= RM_MAX_GPUS) {
             if (!first_bad[0]) snprintf(first_bad, sizeof first_bad, "%.200s", line);
             continue;
@@ -395,7 +398,7 @@ static int probe_query(const char *smi, const char *fields, int n, int timeout_m
         if (next) *next++ = '\0';
         size_t len = strlen(line);
         if (len && line[len - 1] == '\r') line[--len] = '\0';
-        if (!len || rm_smi_split(&p, line, len, store, sizeof store, f, fl, n) != n) continue;
+        if (!len || rm_smi_split(&p, line, len, store, sizeof store, f, fl, n, NULL) != n) continue;
         for (int i = 0; i < n; i++)
             if (smi_has_value(f[i], fl[i])) *supported |= 1u << i;
     }

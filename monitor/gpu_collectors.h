@@ -36,7 +36,7 @@ struct rm_gpu_ctx {
     char names_store[2048];
     const char *names[RM_GPU_MAX_FIELDS];
     int nnames;
-    int col_index, col_uuid, col_timestamp, col_mem_used, col_mem_total;
+    int col_index, col_uuid, col_timestamp;
     int row_in_group;
     int64_t last_row_ts; /* the last row's ts: samples without an index */
     /* A row's ts is its converted `timestamp` unless that is further than the guard from
@@ -109,9 +109,10 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
 
 /* Parses one CSV line of nvidia-smi output into fields (libcsv; unquoted fields are trimmed).
  * Returns the field count, or -1 if it has more than max fields or is not valid CSV. The
- * pointers point into store. */
+ * pointers point into store. *plain (when not NULL): the line held no quote, CR or LF, so its
+ * fields can be written as they are (rm_stream_field_plain). */
 int rm_smi_split(struct csv_parser *p, const char *line, size_t len, char *store, size_t cap,
-                 const char **field, size_t *flen, int max);
+                 const char **field, size_t *flen, int max, bool *plain);
 
 /* nvidia-smi's number, or NaN for any missing-value spelling or non-number. */
 double rm_smi_number(const char *s, size_t n);
