@@ -43,7 +43,7 @@ void rm_apps_on_flush(void *ctx)
 {
     struct rm_apps_ctx *a = ctx;
     rm_stream_flush(&a->out);
-    if (!a->sample_ts) return;
+    if (!a->sample_ts || !a->port->latest) return; /* nothing new, or no exporter is on */
     pthread_mutex_lock(a->port->lock);
     struct rm_latest *l = a->port->latest;
     memcpy(l->procs, a->pending, (size_t)a->npending * sizeof *a->pending);

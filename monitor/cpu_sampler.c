@@ -82,13 +82,15 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono, int64_t *no_root_ns)
         rm_stream_flush(&s->cpu);
         pthread_mutex_lock(s->port->lock);
         s->port->sess->cpu_samples++;
-        struct rm_latest *l = s->port->latest; /* for the Prometheus export */
-        l->cpu_valid = 1;
-        l->cpu_ts_ns = ts;
-        l->cpu_busy_ratio = (all.usr + all.nice + all.sys + all.irq + all.softirq) / 100.0;
-        l->cpu_iowait_ratio = all.iowait / 100.0;
-        l->mem_used_bytes = have_mem ? (double)rm_mem_used_kib(&mem) * 1024.0 : NAN;
-        l->mem_total_bytes = have_mem ? (double)mem.total_kib * 1024.0 : NAN;
+        struct rm_latest *l = s->port->latest; /* for the exporters (NULL: none is on) */
+        if (l) {
+            l->cpu_valid = 1;
+            l->cpu_ts_ns = ts;
+            l->cpu_busy_ratio = (all.usr + all.nice + all.sys + all.irq + all.softirq) / 100.0;
+            l->cpu_iowait_ratio = all.iowait / 100.0;
+            l->mem_used_bytes = have_mem ? (double)rm_mem_used_kib(&mem) * 1024.0 : NAN;
+            l->mem_total_bytes = have_mem ? (double)mem.total_kib * 1024.0 : NAN;
+        }
         pthread_mutex_unlock(s->port->lock);
     }
     pid_t root = (pid_t)atomic_load(s->port->workload_pid);
@@ -103,12 +105,14 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono, int64_t *no_root_ns)
             rm_stream_field_double(&s->proc, t.cpu_pct, 2);
             rm_stream_end_row(&s->proc);
             rm_stream_flush(&s->proc);
-            pthread_mutex_lock(s->port->lock); /* for the Prometheus export */
-            s->port->latest->proc_valid = t.nprocs > 0;
-            s->port->latest->proc_ts_ns = ts;
-            s->port->latest->proc_rss_bytes = (double)t.rss_bytes;
-            s->port->latest->proc_cpu_ratio = t.cpu_pct / 100.0;
-            pthread_mutex_unlock(s->port->lock);
+            if (s->port->latest) { /* for the exporters */
+                pthread_mutex_lock(s->port->lock);
+                s->port->latest->proc_valid = t.nprocs > 0;
+                s->port->latest->proc_ts_ns = ts;
+                s->port->latest->proc_rss_bytes = (double)t.rss_bytes;
+                s->port->latest->proc_cpu_ratio = t.cpu_pct / 100.0;
+                pthread_mutex_unlock(s->port->lock);
+            }
         }
     }
 }

@@ -111,13 +111,17 @@ void rm_gpu_ctx_fini(struct rm_gpu_ctx *g)
 }
 
 /* The row's metric values (NaN where none), parsed once for the thresholds and the latest
- * values; a metric's last column wins. */
-static void row_values(const struct rm_gpu_ctx *g, double v[RM_GM_COUNT])
+ * values; a metric's last column wins. Without an exporter (all false) only the thresholds'
+ * two are parsed. */
+static void row_values(const struct rm_gpu_ctx *g, double v[RM_GM_COUNT], bool all)
 {
     for (int k = 0; k < RM_GM_COUNT; k++)
         v[k] = NAN;
-    for (int i = 0; i < g->nnames; i++)
-        if (g->metric[i] >= 0) v[g->metric[i]] = rm_smi_number(g->field[i], g->field_len[i]);
+    for (int i = 0; i < g->nnames; i++) {
+        int m = g->metric[i];
+        if (m >= 0 && (all || m == RM_GM_VRAM_USED || m == RM_GM_VRAM_TOTAL))
+            v[m] = rm_smi_number(g->field[i], g->field_len[i]);
+    }
 }
 
 static void threshold_check(struct rm_gpu_ctx *g, int slot, const double v[RM_GM_COUNT])
@@ -214,9 +218,9 @@ enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_n
     if (g->col_index >= 0) slot = atoi(g->field[g->col_index]);
     if (slot >= 0 && slot < RM_MAX_GPUS) {
         double v[RM_GM_COUNT];
-        row_values(g, v);
+        row_values(g, v, g->port->latest != NULL);
         threshold_check(g, slot, v);
-        latest_update(g, slot, ts, v);
+        if (g->port->latest) latest_update(g, slot, ts, v);
     }
     return RM_LINE_DATA;
 }

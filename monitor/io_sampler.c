@@ -452,7 +452,7 @@ static void publish(struct rm_io_sampler *s, int64_t mono, int64_t ts)
 {
     double dt = s->prev_mono ? (double)(mono - s->prev_mono) / 1e9 : 0;
     s->prev_mono = mono;
-    if (dt <= 0) return;
+    if (dt <= 0 || !s->port->latest) return; /* no exporter is on */
     pthread_mutex_lock(s->port->lock);
     struct rm_latest *l = s->port->latest;
     l->io_valid = 1;

@@ -28,7 +28,7 @@ struct rm_port {
                        int count_failure);
     pthread_mutex_t *lock;    /* guards *sess and *latest */
     struct rm_session *sess;  /* the session's facts (identity, inventory, counters) */
-    struct rm_latest *latest; /* the latest values, for exporters */
+    struct rm_latest *latest; /* the latest values, for exporters; NULL: no exporter is on */
     atomic_int *stop;         /* set once the session ends */
     atomic_int *workload_pid; /* 0 until the command runs, and after it ended */
     double interval_s;        /* the sampling interval */

@@ -799,10 +799,14 @@ int rm_record_run(const struct rm_record_opts *opts)
         save_session(rec);
         /* Opened before the workers, so their first events (unavailable) have a line. */
         int stop_sig = 0;
-        if (rm_exporters_open(&rec->exporters, &rec->opts, &rec->port, err, sizeof err) < 0)
+        if (rm_exporters_open(&rec->exporters, &rec->opts, &rec->port, err, sizeof err) < 0) {
             fprintf(stderr, "runmon record: %s\n", err);
-        else if (start_workers(rec, w) == 0)
-            status = run_until_done(rec, sfd, &stop_sig);
+        } else {
+            /* Only the exporters read the latest values: without one the workers keep none
+             * (a GPU row then parses the two values of its memory thresholds, not all). */
+            if (rec->exporters.n == 0) rec->port.latest = NULL;
+            if (start_workers(rec, w) == 0) status = run_until_done(rec, sfd, &stop_sig);
+        }
         finish_session(rec, w, status, stop_sig);
     }
     rm_sink_end_session(rec->claim_fd, rec->sess.dir);

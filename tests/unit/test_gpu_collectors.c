@@ -103,10 +103,8 @@ static enum rm_line_kind feed(struct direct *d, const char *line, int64_t ts)
 /* Each crossing upwards is one event (a warning, or a critical, or a critical straight from
  * below the warning), never one per sample; falling below re-arms; a missing reading keeps
  * the level; each GPU keeps its own. */
-static void thresholds_one_event_per_crossing(void **state)
+static void check_thresholds(struct direct *d)
 {
-    (void)state;
-    struct direct *d = direct_new("index,uuid,memory.used,memory.total");
     static const struct {
         const char *line;
         const char *event; /* NULL: none */
@@ -146,6 +144,35 @@ static void thresholds_one_event_per_crossing(void **state)
                             rows[i].line[0] == '0' ? "GPU-a" : "GPU-b");
     }
     assert_int_equal(want, 6);
+}
+
+static void thresholds_one_event_per_crossing(void **state)
+{
+    (void)state;
+    struct direct *d = direct_new("index,uuid,memory.used,memory.total");
+    check_thresholds(d);
+    direct_free(d);
+}
+
+/* Without an exporter the recorder keeps no latest values (the port's latest is NULL): the
+ * thresholds still fire as above and every row is still written. */
+static void no_latest_values_without_exporters(void **state)
+{
+    (void)state;
+    struct direct *d = direct_new("index,uuid,memory.used,memory.total");
+    d->port.latest = NULL;
+    check_thresholds(d);
+    assert_int_equal(rm_stream_flush_now(&d->g.out), 0);
+    char path[128], line[256];
+    snprintf(path, sizeof path, "%s/gpu.csv", d->dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int rows = 0;
+    while (fgets(line, sizeof line, f))
+        rows++;
+    fclose(f);
+    assert_int_equal(rows, 1 + 16); /* the header and every row */
+    assert_int_equal(d->latest.gpu[0].valid, 0);
     direct_free(d);
 }
 
@@ -339,6 +366,7 @@ int main(void)
     json_object_seed(1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thresholds_one_event_per_crossing),
+        cmocka_unit_test(no_latest_values_without_exporters),
         cmocka_unit_test(nondata_lines),
         cmocka_unit_test(ts_is_the_sample_time_guarded),
         cmocka_unit_test(latest_values_and_energy_on_the_clock),
