@@ -35,13 +35,17 @@ srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
 print(srv.server_address[1], flush=True)
 srv.serve_forever()
 EOF
+# Started in this shell, not in a $(...) subshell: there `track` would note the pid in the
+# subshell's list, and the server outlived the test (one left behind per run).
 serve() {
     python3 "$T/srv.py" "$1" >"$T/port.$1" 2>/dev/null &
     track $!
-    wait_for "test -s '$T/port.$1'" 10 && cat "$T/port.$1"
 }
-p500=$(serve 500)
-phang=$(serve hang)
+serve 500
+serve hang
+wait_for "test -s '$T/port.500' && test -s '$T/port.hang'" 10
+p500=$(cat "$T/port.500")
+phang=$(cat "$T/port.hang")
 pnone=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 # A run of 4 s against each kind of trouble, both writers on.
