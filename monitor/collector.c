@@ -1,6 +1,7 @@
 #include "monitor/collector.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -165,6 +166,10 @@ static void start(struct rm_collector *c, int64_t now)
     c->quiet_real = rm_clock_real(c->port->clock); /* nothing printed before its start */
     int err = rm_child_spawn(&c->child, c->argv, &o);
     if (err == 0) {
+        /* Rows that wait for their read (read_due) wait in the pipe: room for a batch of many
+         * GPUs' rows, so nvidia-smi never blocks on a full one (64 KiB by default). Failing
+         * that, the default. */
+        if (c->read_due) (void)fcntl(c->child.out_fd, F_SETPIPE_SZ, RM_COLLECTOR_PIPE_BYTES);
         c->running = 1;
         c->started_mono = now;
         c->last_row_mono = 0;
@@ -330,8 +335,11 @@ static void run_slot(const struct rm_ticker *tick, int dep, struct rm_collector 
     int64_t real = rm_clock_real(cols[0].port->clock);
     for (int i = 0; i < n; i++) {
         int64_t since = cols[i].quiet_real;
+        if ((ready[i] & READY_OUT) && cols[i].read_due && !cols[i].read_due(cols[i].ctx))
+            ready[i] &= ~(unsigned)READY_OUT; /* its rows wait in the pipe */
         /* Read (drained) or found empty now: what comes next is printed after this. */
-        if (cols[i].running && cols[i].data_epfd >= 0) cols[i].quiet_real = real;
+        else if (cols[i].running && cols[i].data_epfd >= 0)
+            cols[i].quiet_real = real;
         if (got <= 0) continue;
         serve(&cols[i], ready[i], now, since);
         sync_watch(&cols[i], i); /* an EOF */

@@ -38,6 +38,9 @@ struct rm_collector {
      * what it returns may have been printed: when its pipe was last seen empty (read at the
      * tick: the previous slot), or the read's own time (a pipe that wakes the thread). */
     void (*on_window)(void *ctx, int64_t since_real);
+    /* Optional, with a tick: whether stdout is read at this slot (NULL: at every one). A pipe
+     * left unread keeps its rows (it is level-triggered: read at a later slot). */
+    int (*read_due)(void *ctx);
     void *ctx;
 
     rm_child child;
@@ -66,7 +69,8 @@ struct rm_collector {
  * With a tick (monitor/ticker.h; NULL: none), the thread also runs the tick's work at each of
  * its slots and reads the children's pipes there, right after it, rather than when they
  * become readable: it wakes for the slots, a child's exit (its pidfd), a restart or a stale
- * deadline. Rows then arrive up to one slot after nvidia-smi printed them. */
+ * deadline. Rows then arrive up to one slot after nvidia-smi printed them, or later where a
+ * collector's read_due leaves them in the pipe. */
 struct rm_ticker;
 void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake,
                        const struct rm_ticker *tick);
@@ -75,6 +79,9 @@ void rm_collectors_run(struct rm_collector *cols, int n, rm_wakeup *wake,
  * while a valid row comes at least every rm_stale_after_ns(interval_ns). */
 void rm_collector_setup(struct rm_collector *c, const struct rm_port *port, int id,
                         int64_t interval_ns);
+
+/* The pipe size asked for a collector whose stdout is read only at some slots (read_due). */
+#define RM_COLLECTOR_PIPE_BYTES (256 * 1024)
 
 /* The most non-data lines per collector recorded verbatim as events; later ones are counted. */
 #define RM_NONCONFORMING_LOG_MAX 100

@@ -231,6 +231,15 @@ void rm_gpu_on_flush(void *ctx)
     rm_stream_flush(&g->out);
 }
 
+int rm_gpu_read_due(void *ctx)
+{
+    struct rm_gpu_ctx *g = ctx;
+    /* Rows stamped with their arrival (no timestamp column, or a fallback stretch) are read
+     * at every slot, as before: samples read together would share that time. */
+    if (g->col_timestamp < 0 || g->fallback.in_stretch) return 1;
+    return rm_stream_write_due(&g->out);
+}
+
 void rm_dmon_ctx_init(struct rm_dmon_ctx *d, const struct rm_port *port, int64_t period_ns)
 {
     memset(d, 0, sizeof *d);
@@ -556,6 +565,7 @@ static int gpu_start(void *ctx, const struct rm_smi_start *st, struct rm_collect
     rm_smi_select_gpus(c, st);
     c->on_line = rm_gpu_on_line;
     c->on_flush = rm_gpu_on_flush;
+    c->read_due = rm_gpu_read_due;
     c->ctx = g;
     *period_ns = interval_ns;
     return 0;

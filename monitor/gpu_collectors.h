@@ -68,6 +68,11 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char
 void rm_gpu_ctx_fini(struct rm_gpu_ctx *g);
 enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_gpu_on_flush(void *ctx);
+/* The collector's read_due: the pipe is read when the stream's write is due (rm_stream_batch),
+ * so a batch's rows are parsed in one go, right before their write; the rows wait in the pipe
+ * meanwhile. Their ts is nvidia-smi's timestamp, whenever they are read. Rows stamped with
+ * their arrival instead (no timestamp column, a fallback stretch) are read at every slot. */
+int rm_gpu_read_due(void *ctx);
 
 /* dmon's period in whole seconds for record's interval: its -d takes seconds. */
 int rm_dmon_interval_s(double interval_s);

@@ -77,8 +77,9 @@ void rm_ts_fallback_row(struct rm_ts_fallback *f, const char *stamp, size_t stam
                         int64_t sample_ns, int64_t arrival_ns, int parsed)
 {
     rm_ts_fallback_count(f);
-    if (f->in_stretch || f->events >= RM_TS_FALLBACK_LOG_MAX) return;
+    if (f->in_stretch) return;
     f->in_stretch = 1;
+    if (f->events >= RM_TS_FALLBACK_LOG_MAX) return;
     f->events++;
     json_t *d = json_object();
     json_object_set_new(d, "collector", json_string(rm_stream_defs[f->stream].name));

@@ -36,7 +36,8 @@ struct rm_ts_fallback {
     int stream;
     int64_t guard_ns; /* max(3 periods, 2 s): monitor/policy.h */
     uint64_t rows;
-    int in_stretch, events;
+    int in_stretch; /* the last row fell back (the caller clears it at one that did not) */
+    int events;
 };
 
 void rm_ts_fallback_init(struct rm_ts_fallback *f, const struct rm_port *port, int stream,

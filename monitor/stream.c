@@ -252,15 +252,18 @@ void rm_stream_batch(struct rm_stream *s, int64_t interval_ns)
     s->write_every_ns = interval_ns < RM_STREAM_BATCH_NS ? RM_STREAM_BATCH_NS : 0;
 }
 
-int rm_stream_flush(struct rm_stream *s)
+int rm_stream_write_due(const struct rm_stream *s)
 {
-    if (s->len == 0) return 0;
     /* Held back only while the rows would not reach the rollover size: a segment then ends
      * after the same row as when every flush wrote. */
     int would_seal = s->rollover_bytes && s->bytes + s->len >= s->rollover_bytes;
-    if (s->write_every_ns > 0 && s->fd >= 0 && !would_seal && s->len < RM_STREAM_BUFSZ / 2 &&
-        rm_clock_mono(s->clock) - s->last_write_mono_ns < s->write_every_ns)
-        return 0;
+    return s->write_every_ns <= 0 || s->fd < 0 || would_seal || s->len >= RM_STREAM_BUFSZ / 2 ||
+           rm_clock_mono(s->clock) - s->last_write_mono_ns >= s->write_every_ns;
+}
+
+int rm_stream_flush(struct rm_stream *s)
+{
+    if (s->len == 0 || !rm_stream_write_due(s)) return 0;
     return rm_stream_flush_now(s);
 }
 

@@ -119,6 +119,9 @@ void rm_stream_end_row(struct rm_stream *s);
  * errno (the stream then keeps writing to the old file). */
 int rm_stream_seal(struct rm_stream *s);
 
+/* Whether rm_stream_flush would write now (given rows): a batching stream's time has come, or
+ * it does not hold rows back. */
+int rm_stream_write_due(const struct rm_stream *s);
 /* Hands pending rows to the kernel (a batching stream: once its time has come, see
  * rm_stream_batch). 0, or -1 when they were dropped (errno saved). */
 int rm_stream_flush(struct rm_stream *s);

@@ -19,6 +19,7 @@
 #include "fake_clock.h"
 #include "monitor/collector.h"
 #include "monitor/port.h"
+#include "monitor/ticker.h"
 
 #define S RM_NS_PER_SEC
 #define T0 (1000 * S)                     /* the fake monotonic start */
@@ -54,6 +55,11 @@ struct rig {
     uint64_t line_waits;
     enum rm_health health;
     int failures;
+    /* With rig_tick: the collectors' tick, a slot every tick_ns after T0 (slots: how many ran),
+     * and the collector's read_due answering read_now. */
+    struct rm_ticker tick;
+    int64_t tick_ns, next_slot;
+    atomic_int slots, read_now;
     /* The line handler under test (NULL: the rig's own rule), and its flush. */
     enum rm_line_kind (*inner)(void *ctx, char *line, size_t len, int64_t ts_ns);
     void (*inner_flush)(void *ctx);
@@ -120,8 +126,37 @@ static inline void rig_poke(void *arg)
 static inline void *rig_run(void *arg)
 {
     struct rig *r = arg;
-    rm_collectors_run(&r->col, 1, &r->wake, NULL);
+    rm_collectors_run(&r->col, 1, &r->wake, r->tick_ns ? &r->tick : NULL);
     return NULL;
+}
+
+static inline int64_t rig_slot_due(void *ctx)
+{
+    return ((struct rig *)ctx)->next_slot;
+}
+
+static inline void rig_slot_run(void *ctx, int64_t now)
+{
+    struct rig *r = ctx;
+    atomic_fetch_add(&r->slots, 1);
+    while (r->next_slot <= now)
+        r->next_slot += r->tick_ns;
+}
+
+static inline int rig_read_due(void *ctx)
+{
+    return atomic_load(&((struct rig *)ctx)->read_now);
+}
+
+/* Gives the rig's collector a tick (slots every tick_ns from T0) and a read_due that answers
+ * r->read_now (1 to begin with). Before rig_start. */
+static inline void rig_tick(struct rig *r, int64_t tick_ns)
+{
+    r->tick_ns = tick_ns;
+    r->next_slot = T0 + tick_ns;
+    r->tick = (struct rm_ticker){.due = rig_slot_due, .run = rig_slot_run, .ctx = r};
+    atomic_store(&r->read_now, 1);
+    r->col.read_due = rig_read_due;
 }
 
 /* A rig whose child runs the shell script `script` with $1 the FIFO and $2 a marker file. */

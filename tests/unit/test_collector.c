@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <poll.h>
+#include <signal.h>
 
 #include "collector_rig.h"
 
@@ -142,6 +144,49 @@ static void missing_program_is_unavailable(void **state)
     rig_free(r);
 }
 
+/* Waits (real time) until the collector's stdout pipe holds something: the child relayed the
+ * test's row. */
+static void await_pipe(struct rig *r)
+{
+    struct pollfd p = {.fd = r->col.child.out_fd, .events = POLLIN};
+    assert_int_equal(poll(&p, 1, FAKE_CLOCK_PATIENCE_S * 1000), 1);
+}
+
+/* With a tick, a collector whose read_due says no leaves its rows in the pipe at that slot
+ * (a batching stream reads them when its write is due); the slot that says yes reads them.
+ * A child's exit is still seen at once, and the rows it left unread are not lost. */
+static void pipe_read_only_at_due_slots(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new("exec cat \"$1\"");
+    rig_tick(r, S / 10);
+    atomic_store(&r->read_now, 0);
+    rig_start(r);
+    assert_true(fake_clock_settle_after(&r->clk, 0)); /* started, waiting for its first slot */
+    say(r, "row 1\n");
+    await_pipe(r);
+    advance(r, T0 + S / 10);
+    advance(r, T0 + 2 * S / 10);
+    assert_int_equal(atomic_load(&r->slots), 2);
+    assert_int_equal(r->lines, 0); /* held in the pipe */
+    atomic_store(&r->read_now, 1);
+    advance(r, T0 + 3 * S / 10);
+    assert_int_equal(r->lines, 1);
+    assert_int_equal(r->line_ts[0], R0 + 3 * S / 10); /* read at that slot */
+
+    atomic_store(&r->read_now, 0);
+    say(r, "row 2\n");
+    await_pipe(r);
+    advance(r, T0 + 4 * S / 10);
+    assert_int_equal(r->lines, 1);
+    kill(r->col.child.pid, SIGKILL);
+    json_t *d = await_event(r, "collector_degraded", 1);
+    assert_true(!strncmp(str(d, "reason"), "nvidia-smi exited", 17));
+    assert_int_equal(r->lines, 2);               /* read before the child was let go */
+    assert_int_equal(atomic_load(&r->slots), 4); /* seen between slots, not at the next */
+    rig_free(r);
+}
+
 int main(void)
 {
     json_object_seed(1);
@@ -150,6 +195,7 @@ int main(void)
         cmocka_unit_test(backoff_doubles_to_thirty_seconds),
         cmocka_unit_test(backoff_resets_after_a_healthy_minute),
         cmocka_unit_test(missing_program_is_unavailable),
+        cmocka_unit_test(pipe_read_only_at_due_slots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,6 +192,31 @@ static void nondata_lines(void **state)
     direct_free(d);
 }
 
+/* The test's TZ for a while: set_tz, then restore_tz. */
+struct saved_tz {
+    int had;
+    char value[64];
+};
+
+static struct saved_tz set_tz(const char *zone)
+{
+    struct saved_tz t = {0};
+    const char *old = getenv("TZ");
+    if (old) t.had = 1, snprintf(t.value, sizeof t.value, "%s", old);
+    setenv("TZ", zone, 1);
+    tzset();
+    return t;
+}
+
+static void restore_tz(const struct saved_tz *t)
+{
+    if (t->had)
+        setenv("TZ", t->value, 1);
+    else
+        unsetenv("TZ");
+    tzset();
+}
+
 /* A row's ts is nvidia-smi's timestamp read in the local zone (TZ=America/New_York here),
  * unless it is more than the guard (3 x 1 s) from the arrival: at the DST fold of
  * 2026-11-01, 01:30 local happens twice (05:30Z and 06:30Z); the one conversion the C
@@ -200,11 +225,7 @@ static void nondata_lines(void **state)
 static void ts_is_the_sample_time_guarded(void **state)
 {
     (void)state;
-    const char *old = getenv("TZ");
-    char saved[64] = "";
-    if (old) snprintf(saved, sizeof saved, "%s", old);
-    setenv("TZ", "America/New_York", 1);
-    tzset();
+    struct saved_tz tz = set_tz("America/New_York");
     struct direct *d = direct_new("timestamp,index,memory.used,memory.total");
     const int64_t MS = RM_NS_PER_MS;
     /* 00:59:59.500 EDT = 04:59:59.500Z, received 30 ms later: the sample's time. */
@@ -233,11 +254,65 @@ static void ts_is_the_sample_time_guarded(void **state)
     assert_true(json_real_value(json_object_get(d->seen.data[0], "guard_s")) == 3.0);
     assert_int_equal(json_integer_value(json_object_get(d->seen.data[0], "rows")), 1);
     direct_free(d);
-    if (old)
-        setenv("TZ", saved, 1);
-    else
-        unsetenv("TZ");
-    tzset();
+    restore_tz(&tz);
+}
+
+/* The pipe is read when gpu.csv's batched write is due (0.5 s after the last one at a 0.1 s
+ * interval): the rows of five samples are parsed together, stamped with nvidia-smi's time
+ * whenever they are read. Rows stamped with their arrival (a fallback stretch; no timestamp
+ * column) are read at every slot, and a stream that does not batch reads at every one. */
+static void read_due_follows_the_batched_write(void **state)
+{
+    (void)state;
+    const int64_t MS = RM_NS_PER_MS, T = 1793509199 * RM_NS_PER_SEC;
+    struct saved_tz tz = set_tz("UTC");
+    struct fake_clock clk;
+    fake_clock_init(&clk, 1000 * RM_NS_PER_SEC, T);
+    struct direct *d = direct_new("timestamp,index,memory.used,memory.total");
+    d->g.out.clock = &clk.clock;
+    rm_stream_batch(&d->g.out, 100 * MS);
+    assert_true(rm_gpu_read_due(&d->g)); /* nothing written yet */
+    /* 04:59:59.500 (TZ=UTC), received 30 ms later. */
+    assert_int_equal(feed(d, "2026/11/01 04:59:59.500, 0, 10, 1000", T + 530 * MS), RM_LINE_DATA);
+    rm_gpu_on_flush(&d->g);
+    assert_int_equal(d->g.out.rows, 1); /* written: the next write is 0.5 s away */
+    assert_false(rm_gpu_read_due(&d->g));
+    fake_clock_set(&clk, 1000 * RM_NS_PER_SEC + 499 * MS);
+    assert_false(rm_gpu_read_due(&d->g));
+    fake_clock_set(&clk, 1000 * RM_NS_PER_SEC + 500 * MS);
+    assert_true(rm_gpu_read_due(&d->g));
+    rm_gpu_on_flush(&d->g); /* nothing pending: no write, still due */
+    assert_true(rm_gpu_read_due(&d->g));
+
+    /* A timestamp an hour off: the arrival time, and every slot reads until it fits again;
+     * also once the stretches are no longer logged. */
+    d->g.fallback.events = RM_TS_FALLBACK_LOG_MAX;
+    assert_int_equal(feed(d, "2026/11/01 05:59:59.600, 0, 10, 1000", T + 630 * MS), RM_LINE_DATA);
+    rm_gpu_on_flush(&d->g);
+    assert_int_equal(d->g.fallback.rows, 1);
+    assert_int_equal(d->seen.n, 0);
+    assert_true(rm_gpu_read_due(&d->g));
+    assert_int_equal(feed(d, "2026/11/01 04:59:59.700, 0, 10, 1000", T + 730 * MS), RM_LINE_DATA);
+    assert_false(rm_gpu_read_due(&d->g));
+    direct_free(d);
+
+    d = direct_new("index,memory.used,memory.total"); /* no timestamp: arrival times */
+    d->g.out.clock = &clk.clock;
+    rm_stream_batch(&d->g.out, 100 * MS);
+    assert_int_equal(feed(d, "0, 10, 1000", T), RM_LINE_DATA);
+    rm_stream_flush_now(&d->g.out);
+    assert_true(rm_gpu_read_due(&d->g));
+    direct_free(d);
+
+    d = direct_new("timestamp,index,memory.used,memory.total"); /* -i 1: no batching */
+    d->g.out.clock = &clk.clock;
+    rm_stream_batch(&d->g.out, RM_NS_PER_SEC);
+    assert_int_equal(feed(d, "2026/11/01 04:59:59.800, 0, 10, 1000", T + 830 * MS), RM_LINE_DATA);
+    rm_gpu_on_flush(&d->g);
+    assert_true(rm_gpu_read_due(&d->g));
+    direct_free(d);
+    fake_clock_fini(&clk);
+    restore_tz(&tz);
 }
 
 /* ---- under the supervisor, on the fake clock ---- */
@@ -369,6 +444,7 @@ int main(void)
         cmocka_unit_test(no_latest_values_without_exporters),
         cmocka_unit_test(nondata_lines),
         cmocka_unit_test(ts_is_the_sample_time_guarded),
+        cmocka_unit_test(read_due_follows_the_batched_write),
         cmocka_unit_test(latest_values_and_energy_on_the_clock),
         cmocka_unit_test(bursts_without_index),
     };
