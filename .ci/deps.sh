@@ -12,8 +12,8 @@ case "$want" in
     pkgs+=(slurm-wlm munge) ;;
 esac
 # make bench: the recorder's peers measured in the same window (bench/run.sh recorder-nogpu),
-# and strace for its system calls.
-case "$want" in bench|all) pkgs+=(sysstat collectd-core strace) ;; esac
+# strace for its system calls, and perf for where its CPU goes (recorder-turns).
+case "$want" in bench|all) pkgs+=(sysstat collectd-core strace linux-perf) ;; esac
 [ "$want" = all ] && pkgs+=(mawk)
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "deps: not a Debian system; make sure these are installed: ${pkgs[*]}" >&2

@@ -296,6 +296,89 @@ if want recorder; then
         ratio "this build / base build CPU (same window, ${labels[0]} first)" "${ownof[this]}" "${ownof[base]}"
 fi
 
+# ---- Recorder alone, in turns, and where its time goes (issue 24, fourth pass) ---------------
+# Side by side, processes disturb each other: they share caches, and where the scheduler puts
+# whom moves a figure by up to a third (the first one started costs more). Here runmon (8 fake
+# GPUs x 0.1 s), the floor and the feature floor each run alone, in turns: BENCH_TURNS rounds
+# (default 3) of BENCH_TURN_SECONDS each (default 15, after 3 s of warm-up), the order rotated
+# every round, so the machine's slow drift falls on all of them alike. BENCH_RECORDER_BASE
+# takes turns too. Then, where perf is installed (.ci/deps.sh bench: linux-perf), a cpu-clock
+# profile of runmon alone with call stacks (BENCH_PROFILE_SECONDS, default 15), each sample put
+# under the system call and /proc file it was taken in (bench/perf_where.awk). Kernel stacks
+# need root or kernel.perf_event_paranoid <= 1; without them every sample reads "user space".
+if want recorder-turns; then
+    TURNS=${BENCH_TURNS:-3} TSECS=${BENCH_TURN_SECONDS:-15} PSECS=${BENCH_PROFILE_SECONDS:-15}
+    section "recorder alone, in turns: runmon, the floor, the feature floor ($TURNS rounds of $TSECS s)"
+    ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O2 -o "$BUILD/bench/bench_tick" bench/bench_tick.c
+    members=(this floor feature)
+    declare -A tbin=([this]="$BUILD/runmon") tsum=()
+    [ -n "${BENCH_RECORDER_BASE:-}" ] && { members+=(base); tbin[base]=$BENCH_RECORDER_BASE; }
+    start_member() { # MEMBER TAG: starts it alone (stdout and stderr to files: never a pipe)
+        case $1 in
+        floor) "$BUILD/bench/bench_tick" 100 /dev/null >/dev/null 2>&1 & turn_pid=$! turn_work= ;;
+        feature)
+            sleep $((TSECS + PSECS + 30)) & turn_work=$!
+            mkdir -p "$B/rt-feature-$2"
+            "$BUILD/bench/bench_tick" 100 /dev/null record "$turn_work" "$B/rt-feature-$2" >/dev/null 2>&1 &
+            turn_pid=$! ;;
+        *)
+            mkdir -p "$B/rt-$1-$2-state"
+            env PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR="$B/rt-$1-$2-state" \
+                FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
+                "${tbin[$1]}" record -q -o "$B/rt-$1-$2" -i 0.1 ${BENCH_RECORDER_ARGS:-} \
+                -- sleep $((TSECS + PSECS + 30)) >/dev/null 2>&1 &
+            turn_pid=$! turn_work= ;;
+        esac
+    }
+    stop_member() { # MEMBER: a recorder stops on SIGINT; background jobs here ignore it
+        case $1 in floor | feature) kill "$turn_pid" ;; *) kill -INT "$turn_pid" ;; esac
+        wait "$turn_pid" 2>/dev/null || true
+        if [ -n "$turn_work" ]; then kill "$turn_work"; wait "$turn_work" 2>/dev/null || true; fi
+    }
+    for ((r = 0; r < TURNS; r++)); do
+        line="  round $((r + 1)):"
+        for ((i = 0; i < ${#members[@]}; i++)); do
+            m=${members[$(((i + r) % ${#members[@]}))]}
+            start_member "$m" "$r"
+            sleep 3
+            a=$(cpu_ns "$turn_pid") t0=$(now_ns)
+            sleep "$TSECS"
+            b=$(cpu_ns "$turn_pid") t1=$(now_ns)
+            stop_member "$m"
+            ns=$(awk -v c=$((b - a)) -v w=$((t1 - t0)) -v s="$TSECS" 'BEGIN { printf "%d", c * s * 1e9 / w }')
+            tsum[$m]=$((${tsum[$m]:-0} + ns))
+            line="$line $m $(pct "$ns" "$TSECS")"
+        done
+        echo "$line (% of one core)"
+    done
+    secs=$((TURNS * TSECS))
+    figure "floor alone (bench_tick)" "$(pct "${tsum[floor]}" "$secs")" "% of one core"
+    figure "feature floor alone" "$(pct "${tsum[feature]}" "$secs")" "% of one core"
+    ratio "  feature floor / floor" "${tsum[feature]}" "${tsum[floor]}"
+    figure "runmon alone" "$(pct "${tsum[this]}" "$secs")" "% of one core"
+    goal "runmon / floor, each alone (issue 24)" "$(awk -v a="${tsum[this]}" -v b="${tsum[floor]}" 'BEGIN { printf "%.2f", a / b }')" 1.30 "x"
+    ratio "runmon / feature floor, each alone" "${tsum[this]}" "${tsum[feature]}"
+    if [ -n "${BENCH_RECORDER_BASE:-}" ]; then
+        figure "base build alone" "$(pct "${tsum[base]}" "$secs")" "% of one core"
+        ratio "this build / base build, each alone" "${tsum[this]}" "${tsum[base]}"
+    fi
+    if command -v perf >/dev/null; then
+        start_member this profile
+        sleep 3
+        if perf record -q -e cpu-clock -F 10000 -g -p "$turn_pid" -o "$B/rt-perf.data" -- sleep "$PSECS" >/dev/null 2>&1; then
+            echo "  where runmon's CPU goes (perf cpu-clock, $PSECS s; share of its samples, per thread):"
+            perf script -i "$B/rt-perf.data" -F comm,ip,sym 2>/dev/null | awk -f bench/perf_where.awk |
+                sort -t "$(printf '\t')" -k1,1 -k2,2nr |
+                awk -F '\t' '{ printf "    %-52s %6.1f %%\n", $1 ": " $3, $2 }'
+        else
+            echo "  (perf record failed: no profile)"
+        fi
+        stop_member this
+    else
+        echo "  (perf not installed: no profile; .ci/deps.sh bench installs linux-perf)"
+    fi
+fi
+
 # ---- Recorder at 1 s without a GPU, beside sysstat's sadc and collectd (issue 24) -----------
 # runmon record --no-gpu -i 1 beside `sleep`, sysstat's collector (`sadc 1`, writing its binary
 # records to a file) and, where installed, collectd (the cpu and memory plugins into CSV files,
