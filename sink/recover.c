@@ -107,6 +107,37 @@ static int adopt_files(json_t *doc, const char *sdir, const char *sid)
     return changed;
 }
 
+/* Sealed segments doc lists as on disk whose file is gone: marked pruned (pruned_at: now).
+ * Retention deletes a file before it marks the owner's state.json, and a recorder that
+ * cannot write that file (a file-size limit) leaves the mark unwritten; a rebuild that
+ * trusted the entry would count bytes no longer on disk. Only names of sealed segments
+ * (no '/'), looked up in the session's folder without following a link. */
+static int mark_missing_pruned(json_t *doc, const char *sdir, const char *sid)
+{
+    int dfd = open(sdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return 0;
+    int changed = 0;
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "segments"), i, s)
+    {
+        const char *file = rm_jget_str(s, "file");
+        int k, sealed;
+        struct stat st;
+        if (strcmp(rm_jget_str(s, "state"), "sealed") ||
+            strcmp(rm_jget_str(s, "session_id"), sid) ||
+            json_is_true(json_object_get(s, "pruned")) ||
+            !rm_segment_parse_name(file, &k, &sealed) || !sealed ||
+            fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+            continue;
+        json_object_set_new(s, "pruned", json_true());
+        json_object_set_new(s, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
+        changed++;
+    }
+    close(dfd);
+    return changed;
+}
+
 /* A session document from session.json alone (no state.json yet). */
 static json_t *doc_from_session_json(const char *sdir, const char *id)
 {
@@ -443,6 +474,7 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
     }
     remove_stray_temps(sink_dir, id, 0);
     changed += adopt_files(doc, sdir, id);
+    changed += mark_missing_pruned(doc, sdir, id);
     changed += rm_sink_ignored_entries() != ignored; /* entries dropped: gone from the file */
     if (changed && rm_state_save(sink_dir, id, doc) < 0)
         fprintf(stderr, "runmon: cannot write %s/state.json: %s\n", sdir, strerror(errno));

@@ -145,6 +145,13 @@ check_round() { # ROUND: the checks, each its own TAP line
     expect_eq "round $r: nothing outside the sink touched" "$canary0" "$(canary_sum)"
 }
 
+# CHAOS_KEEP: the sink is copied there at the first failed round.
+keep_failed() { # ROUND
+    if [ "$n_fail" -gt 0 ] && [ -n "${CHAOS_KEEP:-}" ] && [ ! -e "$CHAOS_KEEP" ]; then
+        cp -a "$W" "$CHAOS_KEEP" && echo "# the sink as it failed (round $1): $CHAOS_KEEP"
+    fi
+}
+
 exit_codes=(0 0 0 1 3 7)
 live_before="" shared_kib=0
 for r in $(seq "$rounds"); do
@@ -200,9 +207,7 @@ for r in $(seq "$rounds"); do
     expect_eq "round $r: no sanitizer report from the recorders" "" "$san"
     [ -n "$san" ] && n_fail=$((n_fail + 1))
     check_round "$r"
-    if [ "$n_fail" -gt 0 ] && [ -n "${CHAOS_KEEP:-}" ] && [ ! -e "$CHAOS_KEEP" ]; then
-        cp -a "$W" "$CHAOS_KEEP" && echo "# the sink as it failed (round $r): $CHAOS_KEEP"
-    fi
+    keep_failed "$r"
     live_before=$(live_sums)
     shared_kib=$(($(stat -c %s "$K/sink.json" "$K/index.jsonl" 2>/dev/null | sort -n | tail -1) / 1024))
     echo "# round $r: corruption: $(corrupt)"
@@ -212,5 +217,6 @@ done
 "$RUNMON" record -q -o "$K" -i 0.1 -- true 2>/dev/null
 pids=() codes=() rcs=()
 check_round "after the last corruption"
+keep_failed "after the last corruption"
 echo "# chaos: $rounds rounds, $n_rec recorders (8 at once), $n_kill SIGKILLs delivered ($n_early planned early, $n_late later), $n_limit under a file-size limit, $n_corrupt corruptions; $n_fail failed checks"
 done_testing

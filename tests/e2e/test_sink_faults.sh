@@ -89,6 +89,19 @@ cp "$S/gpu-000001.csv" "$S/gpu-000900.csv"
 "$RUNMON" sessions "$K" --rebuild --format json >/dev/null
 check "stray segment adopted" test "$(jq '[.segments[] | select(.file=="gpu-000900.csv")] | length' "$S/state.json")" = 1
 rm "$S/gpu-000900.csv"
+# A sealed segment whose file is gone while its entry says it is on disk: retention deletes a
+# file before it marks the owner's state.json, and a pruner under a file-size limit cannot
+# write that mark. A rebuild counts it pruned, so that sink.json's totals stay the bytes on
+# disk (a chaos round found 2 such files counted after sink.json was cut).
+"$RUNMON" sessions "$K" --rebuild --format json >/dev/null
+gone=$(jq -r '[.segments[] | select(.state=="sealed" and (.pruned|not))][0].file' "$S/state.json")
+check "a sealed segment on disk to remove ($gone)" test -f "$S/$gone"
+rm "$S/$gone" "$K/sink.json"
+"$RUNMON" sessions "$K" --format json >/dev/null
+expect_eq "a sealed file gone: sink.json's totals = the segments on disk" \
+    "$(sink_disk_totals "$K")" "$(sink_json_totals "$K")"
+expect_eq "a sealed file gone: pruned in its state.json" true \
+    "$(jq --arg f "$gone" '.segments[] | select(.file==$f) | .pruned' "$S/state.json")"
 
 # --- a file-size limit (disk full for that file): degraded, recovered, status intact ----
 F=$T/full
