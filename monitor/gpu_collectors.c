@@ -199,6 +199,9 @@ enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_n
         return RM_LINE_NONDATA;
     if (!rm_stream_has_header(&g->out)) rm_stream_header(&g->out, g->names, g->nnames);
     int64_t ts = row_ts(g, ts_ns);
+    /* A read at the batched write holds several samples (rm_gpu_read_due): a segment still
+     * ends after the sample that reached the rollover size. */
+    if (ts != g->last_row_ts) rm_stream_flush_if_sealing(&g->out);
     rm_stream_begin_row(&g->out, ts);
     /* nvidia-smi's lines hold no quotes: their fields are written as they are. */
     for (int i = 0; i < nf; i++) {

@@ -252,12 +252,22 @@ void rm_stream_batch(struct rm_stream *s, int64_t interval_ns)
     s->write_every_ns = interval_ns < RM_STREAM_BATCH_NS ? RM_STREAM_BATCH_NS : 0;
 }
 
+/* The pending rows reach the rollover size: written now, the segment ends after them. */
+static int would_seal(const struct rm_stream *s)
+{
+    return s->rollover_bytes && s->len && s->bytes + s->len >= s->rollover_bytes;
+}
+
+int rm_stream_flush_if_sealing(struct rm_stream *s)
+{
+    return would_seal(s) ? rm_stream_flush_now(s) : 0;
+}
+
 int rm_stream_write_due(const struct rm_stream *s)
 {
     /* Held back only while the rows would not reach the rollover size: a segment then ends
      * after the same row as when every flush wrote. */
-    int would_seal = s->rollover_bytes && s->bytes + s->len >= s->rollover_bytes;
-    return s->write_every_ns <= 0 || s->fd < 0 || would_seal || s->len >= RM_STREAM_BUFSZ / 2 ||
+    return s->write_every_ns <= 0 || s->fd < 0 || would_seal(s) || s->len >= RM_STREAM_BUFSZ / 2 ||
            rm_clock_mono(s->clock) - s->last_write_mono_ns >= s->write_every_ns;
 }
 

@@ -127,5 +127,9 @@ int rm_stream_write_due(const struct rm_stream *s);
 int rm_stream_flush(struct rm_stream *s);
 /* The same, now, whether or not the stream batches. */
 int rm_stream_flush_now(struct rm_stream *s);
+/* Writes the pending rows only when they reach the rollover size (the segment is sealed after
+ * them): a reader of several samples at once calls it before each sample, so that segments end
+ * where they did when each sample was read and flushed alone. 0, or as rm_stream_flush_now. */
+int rm_stream_flush_if_sealing(struct rm_stream *s);
 
 #endif

@@ -315,6 +315,42 @@ static void read_due_follows_the_batched_write(void **state)
     restore_tz(&tz);
 }
 
+/* A batched read holds several samples; a segment still ends after the sample that reached
+ * the rollover size, never inside one (here every sample reaches it: one segment each). */
+static void batched_samples_seal_at_sample_ends(void **state)
+{
+    (void)state;
+    const int64_t MS = RM_NS_PER_MS, T = 1793509199 * RM_NS_PER_SEC;
+    struct saved_tz tz = set_tz("UTC");
+    struct direct *d = direct_new("timestamp,index,memory.used,memory.total");
+    rm_stream_batch(&d->g.out, 100 * MS);
+    d->g.out.rollover_bytes = 1;
+    const char *rows[] = {
+        "2026/11/01 04:59:59.500, 0, 10, 1000", "2026/11/01 04:59:59.500, 1, 10, 1000",
+        "2026/11/01 04:59:59.600, 0, 11, 1000", "2026/11/01 04:59:59.600, 1, 11, 1000",
+        "2026/11/01 04:59:59.700, 0, 12, 1000", "2026/11/01 04:59:59.700, 1, 12, 1000"};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(feed(d, rows[i], T + 800 * MS), RM_LINE_DATA);
+    rm_stream_flush_now(&d->g.out);
+    const char *stamps[] = {"04:59:59.500", "04:59:59.600", "04:59:59.700"};
+    for (int k = 0; k < 3; k++) {
+        char path[128], line[256];
+        snprintf(path, sizeof path, "%s/gpu-%06d.csv", d->dir, k + 1);
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        int n = 0;
+        assert_non_null(fgets(line, sizeof line, f)); /* the header */
+        while (fgets(line, sizeof line, f)) {
+            assert_non_null(strstr(line, stamps[k]));
+            n++;
+        }
+        fclose(f);
+        assert_int_equal(n, 2); /* both GPUs of sample k, and nothing else */
+    }
+    direct_free(d);
+    restore_tz(&tz);
+}
+
 /* ---- under the supervisor, on the fake clock ---- */
 
 /* The rig's child relays the FIFO; the gpu context writes gpu.csv in the rig's folder. */
@@ -445,6 +481,7 @@ int main(void)
         cmocka_unit_test(nondata_lines),
         cmocka_unit_test(ts_is_the_sample_time_guarded),
         cmocka_unit_test(read_due_follows_the_batched_write),
+        cmocka_unit_test(batched_samples_seal_at_sample_ends),
         cmocka_unit_test(latest_values_and_energy_on_the_clock),
         cmocka_unit_test(bursts_without_index),
     };
