@@ -164,6 +164,13 @@ static void pipe_read_only_at_due_slots(void **state)
     rig_start(r);
     assert_true(fake_clock_settle_after(&r->clk, 0)); /* started, waiting for its first slot */
     say(r, "row 1\n");
+    if (r->col.child.pidfd < 0) {
+        /* No pidfd (Linux < 5.3, or under valgrind): an exit is seen only as the pipes' EOF,
+         * so they wake the thread and are read as soon as they hold something. */
+        await_line(r, 1);
+        rig_free(r);
+        return;
+    }
     await_pipe(r);
     advance(r, T0 + S / 10);
     advance(r, T0 + 2 * S / 10);
