@@ -18,6 +18,7 @@
 
 #include "collector_rig.h"
 #include "monitor/gpu_collectors.h"
+#include "saved_tz.h"
 
 /* ---- thresholds, lines fed directly ---- */
 
@@ -190,31 +191,6 @@ static void nondata_lines(void **state)
     assert_int_equal(d->latest.gpu[0].ts_ns, 1);
     assert_int_equal(d->g.out.pending_rows, 1);
     direct_free(d);
-}
-
-/* The test's TZ for a while: set_tz, then restore_tz. */
-struct saved_tz {
-    int had;
-    char value[64];
-};
-
-static struct saved_tz set_tz(const char *zone)
-{
-    struct saved_tz t = {0};
-    const char *old = getenv("TZ");
-    if (old) t.had = 1, snprintf(t.value, sizeof t.value, "%s", old);
-    setenv("TZ", zone, 1);
-    tzset();
-    return t;
-}
-
-static void restore_tz(const struct saved_tz *t)
-{
-    if (t->had)
-        setenv("TZ", t->value, 1);
-    else
-        unsetenv("TZ");
-    tzset();
 }
 
 /* A row's ts is nvidia-smi's timestamp read in the local zone (TZ=America/New_York here),

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "saved_tz.h"
 #include "summary/gpucsv.h"
 
 struct ctx {
@@ -276,11 +277,7 @@ static void local_shortcut_matches_general_parser(void **state)
         "2026-12-31 13:00:00.000",
         "2026-12-31 13:00:01.000",
     };
-    const char *old = getenv("TZ");
-    char saved[128] = "";
-    if (old) snprintf(saved, sizeof saved, "%s", old);
-    setenv("TZ", "Europe/Berlin", 1);
-    tzset();
+    struct saved_tz tz = set_tz("Europe/Berlin");
     char text[4096] = "timestamp, index, power.draw [W]\n";
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
         size_t u = strlen(text);
@@ -297,11 +294,7 @@ static void local_shortcut_matches_general_parser(void **state)
     int ok[sizeof ts / sizeof ts[0]];
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
         ok[i] = rm_parse_time_field(ts[i], strlen(ts[i]), true, NULL, &want[i]);
-    if (old)
-        setenv("TZ", saved, 1);
-    else
-        unsetenv("TZ");
-    tzset();
+    restore_tz(&tz);
     assert_int_equal(c.n, (int)(sizeof ts / sizeof ts[0]) + 1);
     assert_int_equal(c.rc[0], 0);
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
