@@ -28,7 +28,6 @@ function take() {
     if (!n) return
     k = comm SUBSEP classify()
     c[k]++
-    per[comm]++
     tot++
     n = 0
 }
