@@ -124,7 +124,10 @@ static void row_values(const struct rm_gpu_ctx *g, double v[RM_GM_COUNT], bool a
     }
 }
 
-static void threshold_check(struct rm_gpu_ctx *g, int slot, const double v[RM_GM_COUNT])
+/* The event's own `ts` is when it was logged, up to 0.5 s after the sample when rows wait in
+ * the pipe (rm_gpu_read_due): `sample_ts` is the row's `ts`, the time to line it up with. */
+static void threshold_check(struct rm_gpu_ctx *g, int slot, int64_t row_ts,
+                            const double v[RM_GM_COUNT])
 {
     struct rm_session *s = g->port->sess;
     double used = v[RM_GM_VRAM_USED];
@@ -145,6 +148,8 @@ static void threshold_check(struct rm_gpu_ctx *g, int slot, const double v[RM_GM
     json_object_set_new(d, "pct", json_real(round(used / total * 1000.0) / 10.0));
     json_object_set_new(d, "threshold_pct",
                         json_real(crossed == RM_LEVEL_CRITICAL ? s->crit_pct : s->warn_pct));
+    char sample_ts[RM_TS_BUFSZ];
+    json_object_set_new(d, "sample_ts", json_stringn(sample_ts, rm_format_ts(row_ts, sample_ts)));
     rm_port_event(g->port, crossed == RM_LEVEL_CRITICAL ? "critical" : "warning", d);
 }
 
@@ -222,7 +227,7 @@ enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_n
     if (slot >= 0 && slot < RM_MAX_GPUS) {
         double v[RM_GM_COUNT];
         row_values(g, v, g->port->latest != NULL);
-        threshold_check(g, slot, v);
+        threshold_check(g, slot, ts, v);
         if (g->port->latest) latest_update(g, slot, ts, v);
     }
     return RM_LINE_DATA;

@@ -361,6 +361,9 @@ static void on_event(struct rm_runlog *r, json_t *line, const char *ev, int64_t 
                 json_t *v = field(line, keys[i]);
                 json_object_set(a, keys[i], v ? v : json_null());
             }
+            /* The sample's own time: absent from events older recorders logged. */
+            json_t *sample_ts = field(line, "sample_ts");
+            if (json_is_string(sample_ts)) json_object_set(a, "sample_ts", sample_ts);
             json_array_append_new(r->alerts, a);
         }
     } else if (!strcmp(ev, "nonconforming_output")) {

@@ -94,6 +94,15 @@ check "thresholds: the rows hold crossings ($xw up through 90 %, $xc through 98 
 expect_eq "thresholds: warnings once per crossing" "$xw" "$w"
 expect_eq "thresholds: critical once per crossing" "$xc" "$c"
 expect_eq "thresholds: event carries GPU and use" "0 95" "$(event_data "$s" warning | head -1 | jq -r '"\(.gpu) \(.pct)"')"
+# Each event names its sample by the row's own ts (logged up to 0.5 s later at -i 0.2): the
+# rows that crossed 90 %, in order.
+expect_eq "thresholds: each warning's sample_ts is its row's ts" \
+    "$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) k[$i] = i; next}
+        {u = $k["memory.used"]; if (u == 950 && prev == 100) print $1; prev = u}' "$s/gpu.csv")" \
+    "$(event_data "$s" warning | jq -r .sample_ts)"
+expect_eq "thresholds: summary.json's alerts keep it" \
+    "$(event_data "$s" warning | head -1 | jq -r .sample_ts)" \
+    "$(jq -r '[.alerts.events[] | select(.level == "warning")][0].sample_ts' "$s/summary.json")"
 
 # --- kill -9 of runmon: no nvidia-smi left, the command keeps running ----------------------
 st=$T/s_kill; mkdir -p "$st"

@@ -233,6 +233,30 @@ static void ts_is_the_sample_time_guarded(void **state)
     restore_tz(&tz);
 }
 
+/* A threshold event is logged when its row is read, up to 0.5 s after the sample when rows
+ * wait in the pipe: its data's `sample_ts` is the row's own `ts`, nvidia-smi's time (UTC
+ * here), not the reading's. */
+static void threshold_event_carries_the_sample_time(void **state)
+{
+    (void)state;
+    struct saved_tz tz = set_tz("UTC");
+    struct direct *d = direct_new("timestamp,index,memory.used,memory.total");
+    const int64_t MS = RM_NS_PER_MS;
+    /* 2026-11-18T11:06:40.100Z, read 400 ms later. */
+    assert_int_equal(feed(d, "2026/11/18 11:06:40.100, 0, 1700, 2000", 1795000000500 * MS),
+                     RM_LINE_DATA);
+    assert_int_equal(feed(d, "2026/11/18 11:06:40.100, 1, 1950, 2000", 1795000000500 * MS),
+                     RM_LINE_DATA);
+    assert_int_equal(d->seen.n, 2);
+    assert_string_equal(d->seen.name[0], "warning");
+    assert_string_equal(d->seen.name[1], "critical");
+    for (int i = 0; i < 2; i++)
+        assert_string_equal(json_string_value(json_object_get(d->seen.data[i], "sample_ts")),
+                            "2026-11-18T11:06:40.100+00:00");
+    direct_free(d);
+    restore_tz(&tz);
+}
+
 /* The pipe is read when gpu.csv's batched write is due (0.5 s after the last one at a 0.1 s
  * interval): the rows of five samples are parsed together, stamped with nvidia-smi's time
  * whenever they are read. Rows stamped with their arrival (a fallback stretch; no timestamp
@@ -456,6 +480,7 @@ int main(void)
         cmocka_unit_test(no_latest_values_without_exporters),
         cmocka_unit_test(nondata_lines),
         cmocka_unit_test(ts_is_the_sample_time_guarded),
+        cmocka_unit_test(threshold_event_carries_the_sample_time),
         cmocka_unit_test(read_due_follows_the_batched_write),
         cmocka_unit_test(batched_samples_seal_at_sample_ends),
         cmocka_unit_test(latest_values_and_energy_on_the_clock),
