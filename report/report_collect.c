@@ -332,7 +332,13 @@ static void on_line(void *ctx, const char *line, size_t len, bool torn)
         if (r->nalerts == MAX_ALERTS) goto out;
         r->alerts = rm_xgrow(r->alerts, &r->capalerts, r->nalerts + 1, sizeof *r->alerts);
         struct alert *a = &r->alerts[r->nalerts++];
-        a->t = t;
+        /* At the sample that crossed, not when the event was logged (up to 0.5 s later). */
+        json_t *st = data_field(j, "sample_ts");
+        int64_t sample_t;
+        a->t = json_is_string(st) && rm_parse_ts_checked(json_string_value(st),
+                                                         json_string_length(st), &sample_t) == 0
+                   ? sample_t
+                   : t;
         a->critical = e[0] == 'c';
         char g[64] = "?", p[32] = "?", th[32] = "?";
         json_t *v;

@@ -150,6 +150,16 @@ expect_eq "hostile: no thresholds in session.json, no threshold lines" 0 "$(grep
 expect_eq "hostile: the alert markers sit on the VRAM chart" "1 1" "$(grep '<section class="panel" id="c-vram">' "$h" | grep -o 'class="alert [a-z]*" data-gpu="1"' | sort | uniq -c | awk '{print $1}' | tr '\n' ' ' | sed 's/ $//')"
 check "hostile: ... labelled with their GPU" grep -q 'data-gpu="1"><line [^>]*/><path [^>]*/><text [^>]*>GPU 1</text>' "$h"
 expect_eq "hostile: ... and on no other chart" 0 "$(grep '<section class="panel" id="c-' "$h" | grep -v 'id="c-vram"' | grep -c 'class="alert ')"
+# A marker sits at its sample (data.sample_ts), not at when the event was logged: the warning
+# logged at 06:00:52 for a sample of 06:00:40 is drawn where one logged at 06:00:40 is.
+alert_x() { grep -o 'class="alert warning" data-gpu="1"><line x1="[0-9.]*"' "$1/report.html" | sed 's/.*x1="//; s/"//'; }
+for v in sampled logged; do cp -r "$FIXTURES/report/hostile" "$T/at-$v"; done
+sed -i '/"event":"warning"/ s/"threshold_pct":90.0}/"threshold_pct":90.0,"sample_ts":"2026-11-21T06:00:40.000+00:00"}/' "$T/at-sampled/runlog.jsonl"
+sed -i '/"event":"warning"/ s/06:00:52.000/06:00:40.000/; /"event":"warning"/ s/1795240852/1795240840/' "$T/at-logged/runlog.jsonl"
+for v in sampled logged; do "$RUNMON" report "$T/at-$v" >/dev/null; done
+check "an alert marker sits at its sample_ts ($(alert_x "$T/at-sampled") vs $(alert_x "$T/hostile"))" \
+    test -n "$(alert_x "$T/hostile")" -a "$(alert_x "$T/at-sampled")" != "$(alert_x "$T/hostile")"
+expect_eq "... where an event logged then is drawn" "$(alert_x "$T/at-logged")" "$(alert_x "$T/at-sampled")"
 awk -F, 'NR == 1 { print $0 ",power.limit"; next } { print $0 ",700.00" }' "$T/blip/gpu.csv" >"$T/blip/g" && mv "$T/blip/g" "$T/blip/gpu.csv"
 "$RUNMON" report "$T/blip" >/dev/null
 for g in 0 1; do
