@@ -105,4 +105,24 @@ out=$(runmon sessions sweeps --summary --sweep lr --format json \
 expect_match "sweep recipe: jq names the cheapest run's lr" '^cheapest: lr=0\.0*1 [0-9.]+ Wh$' "$out"
 expect_match "sweep recipe: the table's LR column" '^SESSION +LR +STATUS' \
     "$(runmon sessions sweeps --summary --sweep lr --format text | head -1)"
+# "Following a run": the memory-alert line, taken from the README and run as written in the
+# session's folder, prints each crossing with its sample's time, as it happens.
+recipe=$(grep -F 'select(.event=="warning" or .event=="critical")' "$ROOT/README.md")
+check "README: the memory-alert recipe is there" test -n "$recipe"
+FAKE_SMI_OVERRIDE="memory.used=100,950,960,990,100;memory.total=1000" \
+    runmon record -q -o alerts -i 0.2 --warning-threshold 90 --critical-threshold 98 -- sleep 3 &
+rpid=$!; track "$rpid"
+wait_for "test -e alerts/latest/runlog.jsonl" 10
+(cd alerts/latest && eval "$recipe" >"$T/alerts.txt" 2>/dev/null) &
+apid=$!; track "$apid"
+wait "$rpid"
+check "memory-alert recipe: lines as the alerts happen" wait_for "grep -q critical $T/alerts.txt" 10
+pkill -P "$apid" 2>/dev/null; kill "$apid" 2>/dev/null
+s=$(readlink -f alerts/latest)
+expect_match "memory-alert recipe: the line's form" \
+    '^20[0-9-]+T[0-9:.]+\+00:00 GPU [01] (warning 95|critical 99)%$' "$(head -1 "$T/alerts.txt")"
+expect_eq "memory-alert recipe: one line per event in the run log" \
+    "$(jq -c 'select(.event=="warning" or .event=="critical")' "$s/runlog.jsonl" | wc -l)" "$(wc -l <"$T/alerts.txt")"
+check "memory-alert recipe: each time is a gpu.csv row's ts" \
+    test -z "$(cut -d' ' -f1 "$T/alerts.txt" | grep -vxF -f <(cut -d, -f1 "$s/gpu.csv"))"
 done_testing
