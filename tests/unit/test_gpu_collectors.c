@@ -241,12 +241,11 @@ static void threshold_event_carries_the_sample_time(void **state)
     (void)state;
     struct saved_tz tz = set_tz("UTC");
     struct direct *d = direct_new("timestamp,index,memory.used,memory.total");
-    const int64_t MS = RM_NS_PER_MS;
-    /* 2026-11-18T11:06:40.100Z, read 400 ms later. */
-    assert_int_equal(feed(d, "2026/11/18 11:06:40.100, 0, 1700, 2000", 1795000000500 * MS),
-                     RM_LINE_DATA);
-    assert_int_equal(feed(d, "2026/11/18 11:06:40.100, 1, 1950, 2000", 1795000000500 * MS),
-                     RM_LINE_DATA);
+    /* A sample at 2026-11-18T11:06:40.100Z, read 400 ms later: GPU 0 at 85 %, GPU 1 at 97.5 %. */
+    static const char *const rows[] = {"2026/11/18 11:06:40.100, 0, 1700, 2000",
+                                       "2026/11/18 11:06:40.100, 1, 1950, 2000"};
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(feed(d, rows[i], 1795000000500 * RM_NS_PER_MS), RM_LINE_DATA);
     assert_int_equal(d->seen.n, 2);
     assert_string_equal(d->seen.name[0], "warning");
     assert_string_equal(d->seen.name[1], "critical");
