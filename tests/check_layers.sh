@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 LAYERS=(base model runlog monitor summary sink report record cli)
 # summary/'s files, lowest first: each may use only those before it.
 SUMMARY_ORDER=(stats sample pack csvread gpucsv dmon_read hostcsv apps iocsv runlog_read segments spans
-    fileagg inputs scan chunks segagg pool merge held build summary)
+    fileagg inputs sniff period scan chunks segagg pool merge held build summary)
 # The parts of the offline layers that run while recording, beside monitor/.
 LIVE=(sink/sink)
 declare -A rank
@@ -83,7 +83,9 @@ report=$(awk -v layers="${LAYERS[*]}" -v sorder="${SUMMARY_ORDER[*]}" -v live="$
             d = def[s]; lo = layer[o]; ld = layer[d]
             if (rank[ld] > rank[lo])
                 print "layer " o ".o calls " s " of " d ".c (up: " lo " -> " ld ")"
-            if (lo == "summary" && ld == "summary" && srank[file[d]] > srank[file[o]])
+            # "in" first: reading srank[x] would create x and hide a file missing from the order
+            if (lo == "summary" && ld == "summary" && (file[d] in srank) && (file[o] in srank) &&
+                srank[file[d]] > srank[file[o]])
                 print "order " o ".o calls " s " of " d ".c (up the file order)"
             if ((lo == "summary" || lo == "sink" || lo == "report") && !(o in islive) && ld == "monitor")
                 print "offline " o ".o calls " s " of " d ".c (the offline side uses no monitor/)"

@@ -44,6 +44,13 @@ expect_match "a summary/ file calling one above it in the order is reported" \
     "summary/spans.o calls rm_summary_run_jobs of summary/pool.c \\(up the file order\\)" "$out"
 expect_match "  while the layers still pass" "ok [0-9]+ - objects call only their own layer" "$out"
 cp "$root/summary/spans.c" "$T/tree/summary/spans.c" && cp "$T/spans.o" "$T/tree/build/rel/summary/spans.o"
+# A summary/ file missing from the order is reported even when it calls one in it (reading
+# the order's rank of an unknown file must not give it a place).
+call_in summary/zz_new rm_stat_add
+out=$(bash "$T/tree/tests/check_layers.sh" | sed 's/^/# /')
+expect_match "a summary/ file with no place in the order is reported" \
+    "summary/zz_new.c has no place in SUMMARY_ORDER" "$out"
+rm "$T/tree/summary/zz_new.c" "$T/tree/build/rel/summary/zz_new.o"
 call_in report/zz_live rm_stream_open
 out=$(bash "$T/tree/tests/check_layers.sh" | sed 's/^/# /')
 expect_match "the offline side calling monitor/ is reported" \
