@@ -1,5 +1,5 @@
 /* The exporter interface: an output that runs while a session records (the status line on a
- * terminal, the Prometheus textfile; next, the Pushgateway and InfluxDB writers of issue 21).
+ * terminal, the Prometheus textfile, the Pushgateway, InfluxDB and its file).
  *
  * An exporter is one file in record/ that defines one `const struct rm_exporter_ops` and
  * names it in the table of record/exporters.c, with the option that turns it on (a field of
