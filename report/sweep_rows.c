@@ -363,8 +363,13 @@ int rm_sweep_load(const char *const *sinks, size_t n_sinks, const char *sweep_na
         json_t *e;
         json_array_foreach(c.rows, i, e)
         {
-            add_summary(e, sinks[k]);
+            /* A row whose index line names its sweep is filtered before its summary.json is
+             * read; only a row without one needs it (the run log's sweep, add_summary). */
             const json_t *sw = json_object_get(e, "sweep");
+            if (sweep_name && json_is_string(sw) && strcmp(json_string_value(sw), sweep_name))
+                continue;
+            add_summary(e, sinks[k]);
+            sw = json_object_get(e, "sweep");
             if (sweep_name && !(json_is_string(sw) && !strcmp(json_string_value(sw), sweep_name)))
                 continue;
             json_array_append(out->rows, e);

@@ -59,6 +59,17 @@ expect_eq "no summary.json: the note in JSON too" 1 \
     "$("$RUNMON" sessions "$K" --summary --format json | jq '[.notes[] | select(test("no summary.json"))] | length')"
 mv "$T/held.json" "$d/summary.json"
 
+# Issue 37: --sweep picks its runs before any summary.json is read: the other sweep's
+# summary.json is never opened (strace sees every open).
+W=$T/two-sweeps
+"$RUNMON_REL" record -q -o "$W" -i 0.2 --sweep a -- sleep 0.3
+"$RUNMON_REL" record -q -o "$W" -i 0.2 --sweep b -- sleep 0.3
+b=$(for d in "$W"/2*/; do [ "$(jq -r .sweep "$d/summary.json")" = b ] && basename "$d"; done)
+strace -f -e trace=open,openat -o "$T/opens.txt" "$RUNMON_REL" sessions "$W" --summary --sweep a --format json >"$T/a.json"
+expect_eq "--sweep a: its one run" '["a"]' "$(jq -c '[.sessions[].sweep]' "$T/a.json")"
+expect_eq "--sweep a: sweep b's summary.json is not opened" 0 "$(grep -c "$b/summary.json" "$T/opens.txt")"
+expect_eq "  (sweep a's is)" 1 "$(grep -c 'summary.json' "$T/opens.txt")"
+
 # Issue 11 §4: the text summary fits 100 columns (every golden text output).
 check "golden text summaries: no line over 100 columns" \
     test -z "$(awk 'length($0) > 100 { print FILENAME ": " FNR }' "$FIXTURES"/golden/out/*.txt)"
