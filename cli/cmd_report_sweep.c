@@ -9,6 +9,7 @@
 #include "cli/cmd_report_sweep.h"
 #include "report/sweep_page.h"
 #include "report/sweep_rows.h"
+#include "sink/index.h"
 #include "sink/sink.h"
 
 static int fail(const char *msg)
@@ -107,7 +108,9 @@ static int from_sweep(const char *name, char *const *sinks, size_t n, const char
     size_t nl = n ? n : 1;
     struct rm_sweep s;
     char err[1024] = "";
-    if (rm_sweep_load(list, nl, name, &s, err, sizeof err)) return fail(err);
+    if (rm_sinks_open(list, nl, 0, err, sizeof err) ||
+        rm_sweep_load(list, nl, name, &s, err, sizeof err))
+        return fail(err);
     size_t i;
     json_t *note;
     json_array_foreach(s.notes, i, note)

@@ -170,20 +170,11 @@ int rm_cmd_sessions(int argc, char **argv)
         n_sinks = 1;
     }
     const char *dir = sinks[0];
-    for (size_t k = 0; k < n_sinks; k++) {
-        int orc = rm_sink_open_index(sinks[k], rebuild, NULL, err, sizeof err);
-        if (orc < 0) {
-            fputs("runmon sessions: ", stderr);
-            rm_fput_safe(stderr, err);
-            fputc('\n', stderr);
-            return 2;
-        }
-        if (orc == 1) {
-            fputs("runmon sessions: ", stderr);
-            rm_fput_safe(stderr, sinks[k]);
-            fputs(": not a runmon sink (no index.jsonl, no sessions)\n", stderr);
-            return 2;
-        }
+    if (rm_sinks_open(sinks, n_sinks, rebuild, err, sizeof err) < 0) {
+        fputs("runmon sessions: ", stderr);
+        rm_fput_safe(stderr, err);
+        fputc('\n', stderr);
+        return 2;
     }
     const char *cols = getenv("COLUMNS");
     int columns = cols && atoi(cols) > 0 ? atoi(cols) : 100;

@@ -348,12 +348,9 @@ int rm_sweep_load(const char *const *sinks, size_t n_sinks, const char *sweep_na
     out->notes = json_array();
     json_t *seen = json_object();
     for (size_t k = 0; k < n_sinks; k++) {
-        int orc = rm_sink_open_index(sinks[k], 0, NULL, err, errsz);
-        if (orc == 1)
-            snprintf(err, errsz, "%s: not a runmon sink (no index.jsonl, no sessions)", sinks[k]);
         struct collect c = {.sink = sinks[k], .rows = json_array(), .seen = seen};
         int marked = 0;
-        if (orc != 0 || rm_session_rows_each(sinks[k], on_row, &c, &marked, err, errsz) < 0) {
+        if (rm_session_rows_each(sinks[k], on_row, &c, &marked, err, errsz) < 0) {
             json_decref(c.rows);
             json_decref(seen);
             rm_sweep_free(out);

@@ -41,10 +41,10 @@ struct rm_sweep {
     json_t *notes;       /* array of strings: sessions skipped or read in part, and why */
 };
 
-/* The runs of one sweep (or of every session when name is NULL) from one or more sinks.
- * Each sink is opened as every command opens one (recovery first: rm_sink_open_index). A
- * session found in two sinks is listed once (the first). 0, or -1 with err (a sink that
- * cannot be opened or is not a sink); out is then empty. */
+/* The runs of one sweep (or of every session when name is NULL) from one or more sinks,
+ * which the command has opened (rm_sinks_open: recovery first, once per command). A session
+ * found in two sinks is listed once (the first). 0, or -1 with err (a sink whose index cannot
+ * be read); out is then empty. */
 int rm_sweep_load(const char *const *sinks, size_t n_sinks, const char *sweep_name,
                   struct rm_sweep *out, char *err, size_t errsz);
 void rm_sweep_free(struct rm_sweep *s);

@@ -199,6 +199,10 @@ void rm_totals_pruned(json_t *t, const char *sid, const char *file);
 int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_id, char *err,
                        size_t errsz);
 
+/* rm_sink_open_index of each of n sinks, as a command that reads several does once before
+ * reading them: 0, or -1 with err ("DIR: not a runmon sink ..." where there is none). */
+int rm_sinks_open(const char *const *sinks, size_t n, int force_rebuild, char *err, size_t errsz);
+
 /* Under the lock: the totals (a new reference in *tot), rebuilding the index and the totals
  * first when they are missing or corrupt (own_id as for rm_sink_open_index). 0, or -1 (said on
  * stderr). */

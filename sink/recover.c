@@ -771,6 +771,17 @@ void rm_sink_finish_pruning(const char *sink_dir, json_t *tot, const char *own_i
     json_decref(list);
 }
 
+int rm_sinks_open(const char *const *sinks, size_t n, int force_rebuild, char *err, size_t errsz)
+{
+    for (size_t k = 0; k < n; k++) {
+        int rc = rm_sink_open_index(sinks[k], force_rebuild, NULL, err, errsz);
+        if (rc == 1)
+            snprintf(err, errsz, "%s: not a runmon sink (no index.jsonl, no sessions)", sinks[k]);
+        if (rc != 0) return -1;
+    }
+    return 0;
+}
+
 int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_id, char *err,
                        size_t errsz)
 {

@@ -69,6 +69,10 @@ strace -f -e trace=open,openat -o "$T/opens.txt" "$RUNMON_REL" sessions "$W" --s
 expect_eq "--sweep a: its one run" '["a"]' "$(jq -c '[.sessions[].sweep]' "$T/a.json")"
 expect_eq "--sweep a: sweep b's summary.json is not opened" 0 "$(grep -c "$b/summary.json" "$T/opens.txt")"
 expect_eq "  (sweep a's is)" 1 "$(grep -c 'summary.json' "$T/opens.txt")"
+# ... and each command opens the sink once (its lock taken once: the open can write).
+expect_eq "sessions --summary: the sink opened once" 1 "$(grep -c '\.manifest\.lock' "$T/opens.txt")"
+strace -f -e trace=open,openat -o "$T/opens2.txt" "$RUNMON_REL" report --sweep a "$W" -o "$T/a.html" >/dev/null 2>&1
+expect_eq "report --sweep: the sink opened once" 1 "$(grep -c '\.manifest\.lock' "$T/opens2.txt")"
 
 # Issue 11 §4: the text summary fits 100 columns (every golden text output).
 check "golden text summaries: no line over 100 columns" \
