@@ -388,6 +388,25 @@ static int influx_open(void *self, const struct rm_exporter_env *env, char *err,
     return 0;
 }
 
+/* The file can be opened for appending (made, when it does not exist, and removed again: the
+ * session's open makes it). */
+static int influx_file_check(const struct rm_record_opts *o, char *err, size_t errlen)
+{
+    const char *path = o->influx_file;
+    int made = 0, fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, o->private_files ? 0600 : 0666);
+        made = fd >= 0;
+    }
+    if (fd < 0) {
+        snprintf(err, errlen, "--influx-file: cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    if (made) unlink(path);
+    return 0;
+}
+
 static int influx_file_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
 {
     struct influx *x = self;
@@ -509,6 +528,7 @@ const struct rm_exporter_ops rm_exporter_influx_file = {
     .name = "influx-file",
     .size = sizeof(struct influx),
     .wanted = influx_file_wanted,
+    .check = influx_file_check,
     .open = influx_file_open,
     .due = influx_due,
     .poll = influx_poll,

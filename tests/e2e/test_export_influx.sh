@@ -61,6 +61,25 @@ expect_eq "--influx-file in a missing folder: exit 2" 2 $?
 expect_match "--influx-file in a missing folder: a clear message" \
     "^runmon record: --influx-file: cannot open .*/no/such/dir/x.lp: No such file or directory$" \
     "$(cat "$T/bad1")"
+# Bad input leaves nothing behind (issue 36 item 5): neither -o's folder nor, in a sink that
+# exists, a session folder marked failed.
+check "--influx-file that cannot be opened: -o's folder is not made" test ! -e "$T/bad"
+mkdir "$T/sinkx"
+"$RUNMON" record -q -o "$T/sinkx" --no-gpu --influx-file "$T/no/such/dir/x.lp" -- true 2>/dev/null
+expect_eq "--influx-file that cannot be opened, with a command: exit 2" 2 $?
+expect_eq "--influx-file that cannot be opened: no session in the sink" "" "$(ls -A "$T/sinkx")"
+chmod 0555 "$T/sinkx"
+touch "$T/ro.lp" && chmod 0444 "$T/ro.lp"
+if [ ! -w "$T/ro.lp" ]; then # root writes anyway
+    "$RUNMON" record -q -o "$T/sinkx" --no-gpu --influx-file "$T/ro.lp" -- true 2>"$T/bad3"
+    expect_match "--influx-file not writable: exit 2, a clear message" \
+        "2 runmon record: --influx-file: cannot open .*ro.lp: Permission denied" "$? $(cat "$T/bad3")"
+fi
+chmod 0755 "$T/sinkx"
+LPN=$T/new.lp
+"$RUNMON" record -q -o "$T/sinkx" -i 0.1 --no-gpu --influx-file "$LPN" --duration 0.5
+expect_eq "--influx-file that does not exist yet: made, the rows in it" 1 \
+    "$([ "$(grep -c '^runmon_cpu,' "$LPN")" -ge 1 ] && echo 1)"
 "$RUNMON" record -q -o "$T/bad" --no-gpu --influx 'http://a:b@h :1/write' --duration 1 2>"$T/bad2"
 expect_eq "--influx URL with a space: exit 2" 2 $?
 expect_eq "--influx URL with a space: a clear message without the password" \
