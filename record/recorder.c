@@ -665,6 +665,10 @@ static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
         if (e) {
             fprintf(stderr, "runmon record: %s\n", w.child.errmsg);
             status = e == ENOENT ? 127 : 126;
+            pthread_mutex_lock(&rec->lock); /* the sink thread reads the session */
+            snprintf(rec->sess.command_error, sizeof rec->sess.command_error, "%s",
+                     e == ENOENT ? "command not found" : "command could not run");
+            pthread_mutex_unlock(&rec->lock);
         } else {
             atomic_store(&rec->workload_pid, w.child.pid);
         }
