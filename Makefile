@@ -57,7 +57,19 @@ FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 .PHONY: all deps test demo bench fuzz install uninstall deb release clean format valgrind chaos
 .DEFAULT_GOAL := all
 
-all: deps $(BUILD)/runmon $(BUILD)/librunmon.a $(FAKE_BIN)
+# In parallel by default, one job per CPU (GNU make 4.3 takes -j from MAKEFLAGS set here);
+# an explicit -jN wins, make -j1 builds one file at a time; not with clean among the goals
+# (make clean all would remove what it builds).
+# A make below this one (all's, test's) shares this one's jobs.
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
+# deps may install the libraries' headers: everything that compiles waits for it, so the
+# compiling runs in a make of its own once deps is done (prerequisites of one rule would run
+# side by side with -j: "jansson.h: No such file" on a fresh machine).
+all: deps
+	@$(MAKE) --no-print-directory $(BUILD)/runmon $(BUILD)/librunmon.a $(FAKE_BIN)
 
 deps:
 	@bash .ci/deps.sh build
@@ -121,20 +133,23 @@ $(BUILD)/fuzz/%: fuzz/%.c $(LIB_SRCS) $(HDRS)
 	clang $(WARN) $(INCS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) $(LIBS)
 
 # FUZZ_SECONDS per target (default 60).
-fuzz: deps $(FUZZ_BINS)
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 	@BUILD=$(abspath $(BUILD)) FUZZ_SECONDS=$${FUZZ_SECONDS:-60} bash fuzz/run.sh
 
 # The sink under kills, concurrency, file-size limits and corruption (tests/chaos.sh):
 # CHAOS_ROUNDS rounds (default 20) of 8 recorders, on the ASan+UBSan binary.
-chaos: deps $(BUILD)/asan/runmon $(FAKE_BIN)
+chaos: deps
 	@bash .ci/deps.sh test
+	@$(MAKE) --no-print-directory $(BUILD)/asan/runmon $(FAKE_BIN)
 	@BUILD=$(abspath $(BUILD)) RUNMON=$(abspath $(BUILD))/asan/runmon \
 	    FAKEBIN=$(abspath $(BUILD))/fakebin FIXTURES=$(abspath fixtures) \
 	    ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1} \
 	    UBSAN_OPTIONS=$${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} LC_ALL=C \
 	    bash tests/chaos.sh
 
-valgrind: all $(UNIT_BINS)
+valgrind: all
+	@$(MAKE) --no-print-directory $(UNIT_BINS)
 	@BUILD=$(abspath $(BUILD)) bash tests/valgrind.sh
 
 # What make install puts under $(DESTDIR)$(PREFIX): the same set as the Debian packages

@@ -67,3 +67,29 @@ int rm_csv_fput_field(FILE *out, const char *v, size_t n)
     if (rc == 0 && fputc('"', out) == EOF) rc = EOF;
     return rc;
 }
+
+/* [+-]digits[.digits][(e|E)[+-]digits], or [+-].digits...: a number, nothing else. */
+static int plain_number(const char *v, size_t n)
+{
+    size_t i = 0, digits = 0;
+    if (i < n && (v[i] == '+' || v[i] == '-')) i++;
+    for (; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+        digits++;
+    if (i < n && v[i] == '.')
+        for (i++; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+            digits++;
+    if (!digits) return 0;
+    if (i < n && (v[i] == 'e' || v[i] == 'E')) {
+        size_t e = 0;
+        if (++i < n && (v[i] == '+' || v[i] == '-')) i++;
+        for (; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+            e++;
+        if (!e) return 0;
+    }
+    return i == n;
+}
+
+int rm_csv_formula_like(const char *v, size_t n)
+{
+    return n > 0 && strchr("=+-@\t\r", v[0]) && v[0] != '\0' && !plain_number(v, n);
+}

@@ -16,4 +16,9 @@ size_t rm_csv_put_field(char *out, size_t cap, const char *v, size_t n);
 /* The same field written to out. 0, or EOF when a write failed. */
 int rm_csv_fput_field(FILE *out, const char *v, size_t n);
 
+/* A cell that a spreadsheet could take for a formula (OWASP "CSV injection"): it starts with
+ * '=', '+', '-', '@', a tab or CR, and is not a plain decimal number (-1.5, +2, -3e-4: a
+ * spreadsheet reads those as the numbers they are). */
+int rm_csv_formula_like(const char *v, size_t n);
+
 #endif

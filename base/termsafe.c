@@ -151,11 +151,11 @@ int rm_fput_safe(FILE *out, const char *s)
     return 0;
 }
 
-int rm_csv_put(FILE *out, const char *s, int escape)
+int rm_csv_put(FILE *out, const char *s, int how)
 {
     if (!s) return 0;
     char small[512], *text = small;
-    if (escape) {
+    if (how & RM_CSV_TERM) {
         size_t n = rm_term_escape(small, sizeof small, s);
         if (n >= sizeof small) {
             text = malloc(n + 1);
@@ -165,7 +165,19 @@ int rm_csv_put(FILE *out, const char *s, int escape)
     } else {
         text = (char *)s;
     }
-    int rc = rm_csv_fput_field(out, text, strlen(text)); /* the one quoting rule */
+    size_t n = strlen(text);
+    int rc;
+    if ((how & RM_CSV_SAFE) && rm_csv_formula_like(text, n)) {
+        char *g = malloc(n + 2); /* ' and the text: one field, quoted as it must be */
+        if (g) {
+            g[0] = '\'';
+            memcpy(g + 1, text, n + 1);
+        }
+        rc = g ? rm_csv_fput_field(out, g, n + 1) : EOF;
+        free(g);
+    } else {
+        rc = rm_csv_fput_field(out, text, n); /* the one quoting rule */
+    }
     if (text != small && text != s) free(text);
     return rc;
 }

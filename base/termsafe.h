@@ -37,10 +37,16 @@ const char *rm_term_cell(char *dst, size_t cap, const char *s, int width, int ma
 /* Writes s escaped to out. Returns 0, or EOF on a write error. */
 int rm_fput_safe(FILE *out, const char *s);
 
+/* How rm_csv_put writes a field (flags; 0: its exact bytes). */
+#define RM_CSV_TERM 1 /* escaped by the rule above: CSV written to a terminal */
+#define RM_CSV_SAFE 2 /* for a spreadsheet: a cell it could take for a formula (base/csvwrite.h, \
+                         rm_csv_formula_like) gets a leading ' (--csv-safe) */
+
 /* One CSV field, RFC 4180: quoted when it holds a comma, a double quote, CR or LF, its double
- * quotes doubled. escape: s escaped by the rule above first, for CSV written to a terminal
- * (then no control character is left, and the quoting is for commas and quotes only);
- * otherwise its exact bytes. NULL writes an empty field. Returns 0, or EOF on a write error. */
-int rm_csv_put(FILE *out, const char *s, int escape);
+ * quotes doubled. how: RM_CSV_TERM escapes s by the rule above first, for CSV written to a
+ * terminal (then no control character is left, and the quoting is for commas and quotes
+ * only); RM_CSV_SAFE guards a formula-like cell; 0 writes its exact bytes. NULL writes an
+ * empty field. Returns 0, or EOF on a write error. */
+int rm_csv_put(FILE *out, const char *s, int how);
 
 #endif

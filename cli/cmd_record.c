@@ -70,7 +70,9 @@ static void usage(FILE *out)
         "      --pushgateway URL     push the run's figures to a Prometheus Pushgateway at URL\n"
         "                            (http://HOST:9091) when it ends: one group per sweep\n"
         "                            configuration (job=runmon, sweep, the --param values;\n"
-        "                            without --sweep, the host), replaced at each push\n"
+        "                            without --sweep, the host), replaced at each push;\n"
+        "                            --param keys that make one label (a-b, a_b) or an\n"
+        "                            empty value are refused\n"
         "      --push-interval S     also push the current figures every S seconds (1 to\n"
         "                            86400) while recording\n"
         "      --influx URL          stream the gpu, cpu, proc and apps rows as InfluxDB line\n"
@@ -606,7 +608,11 @@ int rm_cmd_record(int argc, char **argv)
 {
     struct rm_record_opts opts;
     int pr = parse_args(argc, argv, &opts);
-    int rc = pr != 0 ? (pr > 0 ? 0 : 2) : make_output_dir(&opts) < 0 ? 2 : rm_record_run(&opts);
+    /* Bad input leaves nothing behind: the exporters' checks come before -o's folder. */
+    int rc = pr != 0                       ? (pr > 0 ? 0 : 2)
+             : rm_record_check(&opts) < 0  ? 2
+             : make_output_dir(&opts) < 0 ? 2
+                                           : rm_record_run(&opts);
     json_decref(params);
     params = NULL;
     free(params_text);

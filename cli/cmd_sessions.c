@@ -21,7 +21,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: runmon sessions [DIR] [--format text|json|csv] [--sort FIELD] [--sweep NAME]\n"
-            "                             [--rebuild]\n"
+            "                             [--rebuild] [--csv-safe]\n"
             "       runmon sessions --summary [DIR...] [--sweep NAME] [--phase PATH]...\n"
             "                             [--group-by PARAM] [--wide] [--device-vram] ...\n\n"
             "List the recording sessions of a sink directory (runmon record -o DIR): id,\n"
@@ -31,6 +31,9 @@ static void usage(FILE *out)
             "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
             "                      json, and csv to a file or pipe, keep what sessions recorded\n"
             "                      exact; text, and csv on a terminal, escape control characters\n"
+            "  --csv-safe          CSV for a spreadsheet (implies --format csv): a cell starting\n"
+            "                      with = + - @, a tab or CR that is not a plain number (-1.5)\n"
+            "                      gets a leading ' so it is never run as a formula\n"
             "  --summary           the sweep table: one row per run: its parameters (--param,\n"
             "                      runmon.params() in the run log, else the command-line\n"
             "                      arguments that differ between the runs), status, exit code,\n"
@@ -71,10 +74,12 @@ int rm_cmd_sessions(int argc, char **argv)
         OPT_PHASE,
         OPT_GROUP,
         OPT_WIDE,
-        OPT_DEVICE_VRAM
+        OPT_DEVICE_VRAM,
+        OPT_CSV_SAFE
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"csv-safe", no_argument, NULL, OPT_CSV_SAFE},
         {"sweep", required_argument, NULL, OPT_SWEEP},
         {"phase", required_argument, NULL, OPT_PHASE},
         {"group-by", required_argument, NULL, OPT_GROUP},
@@ -89,7 +94,7 @@ int rm_cmd_sessions(int argc, char **argv)
     const char *format = NULL, *sort_by = NULL, *sweep = NULL, *group_by = NULL;
     const char *phases[24]; /* beside the other figures, as many as the table has room for */
     size_t n_phases = 0;
-    int rebuild = 0, summary = 0, wide = 0, device_vram = 0, c;
+    int rebuild = 0, summary = 0, wide = 0, device_vram = 0, csv_safe = 0, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -138,6 +143,9 @@ int rm_cmd_sessions(int argc, char **argv)
         case OPT_DEVICE_VRAM:
             device_vram = 1;
             break;
+        case OPT_CSV_SAFE:
+            csv_safe = 1;
+            break;
         default:
             fprintf(stderr, "runmon sessions: unknown or incomplete option '%s' (see --help)\n",
                     argv[optind - 1]);
@@ -154,6 +162,11 @@ int rm_cmd_sessions(int argc, char **argv)
               stderr);
         return 2;
     }
+    if (csv_safe && format && strcmp(format, "csv")) {
+        fputs("runmon sessions: --csv-safe writes CSV; it goes with --format csv only\n", stderr);
+        return 2;
+    }
+    if (csv_safe) format = "csv";
     if (!format) format = isatty(1) ? "text" : "json";
     char err[1024];
     /* No DIR: the sink of the current folder, else ./runmon (rm_default_sink_path). */
@@ -195,7 +208,7 @@ int rm_cmd_sessions(int argc, char **argv)
         .device_vram = device_vram,
         .columns = columns,
         /* CSV on a terminal is read by a person there: escaped as the text output is. */
-        .csv_escape = isatty(STDOUT_FILENO),
+        .csv_escape = (isatty(STDOUT_FILENO) ? RM_CSV_TERM : 0) | (csv_safe ? RM_CSV_SAFE : 0),
     };
     if (rm_sessions_print(stdout, &o, err, sizeof err) < 0) {
         fputs("runmon sessions: ", stderr);

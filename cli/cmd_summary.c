@@ -45,6 +45,10 @@ static void usage(FILE *out)
             "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
             "                          json, and csv to a file or pipe, keep names exact; text,\n"
             "                          and csv on a terminal, escape control characters\n"
+            "  --csv-safe              CSV for a spreadsheet (implies --format csv): a cell\n"
+            "                          starting with = + - @, a tab or CR that is not a plain\n"
+            "                          number (-1.5) gets a leading ' so it is never run as a\n"
+            "                          formula (changes those cells' bytes)\n"
             "  -o FILE                 write there instead of stdout: a file atomically, a\n"
             "                          device or FIFO (/dev/null) in place\n"
             "  --phase REGEX           only phases whose path matches (PCRE2)\n");
@@ -87,7 +91,7 @@ enum {
     OPT_GPU_FIELDS,
     OPT_STREAM = 512 /* + a stream (model/streams.h): its --OPTION FILE */
 };
-enum { OPT_JOB = 340 }; /* --job */
+enum { OPT_JOB = 340, OPT_CSV_SAFE }; /* --job, --csv-safe */
 
 /* The kind of a file of stream. Where its kinds are told apart by the first non-blank
  * character (dmon's own text starts with '#', runmon's dmon.csv with a "ts," header), that is
@@ -180,7 +184,7 @@ static int close_out(struct out_file *f, int rc, bool failed)
     return rc ? 1 : 0;
 }
 
-static int write_out(const char *file, const char *format, const json_t *o)
+static int write_out(const char *file, const char *format, bool csv_safe, const json_t *o)
 {
     struct out_file f;
     if (open_out(&f, file)) return 1;
@@ -188,7 +192,7 @@ static int write_out(const char *file, const char *format, const json_t *o)
     if (!strcmp(format, "json"))
         rc = rm_summary_print_json(f.out, o);
     else if (!strcmp(format, "csv"))
-        rm_summary_print_csv(f.out, o);
+        rm_summary_print_csv(f.out, o, csv_safe);
     else
         rm_summary_print_text(f.out, o);
     return close_out(&f, rc, false);
@@ -256,6 +260,7 @@ struct summary_args {
     const char *format, *outfile, *session_id;
     const char *job_id; /* --job ID: every session of that batch job in the sinks */
     int rescan;
+    bool csv_safe; /* --csv-safe: CSV for a spreadsheet (report/output.h) */
     struct {
         int kind; /* enum rm_input_kind, or -1 for a run log */
         const char *path;
@@ -295,6 +300,9 @@ static int take_option(struct summary_args *a, int c, char **argv)
         break;
     case OPT_JOB:
         a->job_id = optarg;
+        break;
+    case OPT_CSV_SAFE:
+        a->csv_safe = true;
         break;
     case OPT_RESCAN:
         a->rescan = 1;
@@ -347,6 +355,7 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
         {"runlog", required_argument, NULL, OPT_RUNLOG},
         {"session", required_argument, NULL, OPT_SESSION},
         {"job", required_argument, NULL, OPT_JOB},
+        {"csv-safe", no_argument, NULL, OPT_CSV_SAFE},
         {"rescan", no_argument, NULL, OPT_RESCAN},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"threads", required_argument, NULL, OPT_THREADS},
@@ -388,6 +397,11 @@ static int parse_args(int argc, char **argv, struct summary_args *a)
         fprintf(stderr, "runmon summary: --session and --job exclude each other\n");
         return 2;
     }
+    if (a->csv_safe && a->format && strcmp(a->format, "csv")) {
+        fprintf(stderr, "runmon summary: --csv-safe writes CSV; it goes with --format csv only\n");
+        return 2;
+    }
+    if (a->csv_safe) a->format = "csv";
     if (!a->format) a->format = !a->outfile && isatty(1) ? "text" : "json";
     return -1;
 }
@@ -582,12 +596,12 @@ static int write_summaries(const struct summary_args *a, json_t *list)
     int rc = 0;
     if (json_array_size(list) == 1) {
         out = json_incref(json_array_get(list, 0));
-        rc = write_out(outfile, format, out);
+        rc = write_out(outfile, format, a->csv_safe, out);
     } else {
         out = all_from_sinks(list) ? combine(list) : sessions_set(list);
         if (strcmp(format, "csv")) {
             /* json: the set; text: each summary, then (sinks) the per-host and totals rows. */
-            rc = write_out(outfile, format, out);
+            rc = write_out(outfile, format, a->csv_safe, out);
         } else {
             /* csv: each summary in turn, to stdout or the file. */
             rc = 0;
@@ -601,7 +615,7 @@ static int write_summaries(const struct summary_args *a, json_t *list)
             json_array_foreach(list, i, one)
             {
                 if (rc) break;
-                rm_summary_print_csv(f, one);
+                rm_summary_print_csv(f, one, a->csv_safe);
             }
             if (f != stdout && f) fclose(f);
         }
@@ -628,7 +642,10 @@ static int stream_session(struct summary_args *a)
     struct rm_json_stream js = {.out = f.out};
     /* The first line's path: rm_summary_session_dir sets "path" to it after the build. */
     struct rm_text_stream ts = {
-        .out = f.out, .csv = !strcmp(a->format, "csv"), .path = a->paths[0]};
+        .out = f.out,
+        .csv = !strcmp(a->format, "csv"),
+        .csv_safe = a->csv_safe,
+        .path = a->paths[0]};
     struct rm_summary_opts opts = a->opts;
     opts.phase_row = json ? rm_summary_stream_row : rm_summary_text_row;
     opts.phase_row_ctx = json ? (void *)&js : (void *)&ts;

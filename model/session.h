@@ -56,6 +56,7 @@ struct rm_session {
     int exit_code;                /* -1 until known */
     const char *status;           /* running, completed, failed, interrupted */
     int stop_signal;              /* the signal that stopped the run (interrupted), 0 when none */
+    char command_error[96];       /* the command never ran: "command not found", ...; "" */
     double interval_s;
     const char *gpu_fields;
     const char *dmon_metrics;

@@ -24,6 +24,7 @@
 #include "base/rm_time.h"
 #include "record/exporter.h"
 #include "record/http.h"
+#include "record/lineproto.h"
 #include "record/rowfeed.h"
 
 #define INFLUX_MAX_LINES 5000
@@ -37,7 +38,7 @@ enum col_kind { COL_SKIP, COL_TIME, COL_TAG, COL_STRING, COL_NUMBER };
 struct stream_cols {
     int n;
     enum col_kind kind[INFLUX_MAX_COLS];
-    char key[INFLUX_MAX_COLS][48]; /* escaped tag or field key */
+    char *key[INFLUX_MAX_COLS]; /* escaped tag or field key; NULL: no memory, left out */
 };
 
 struct influx {
@@ -52,7 +53,7 @@ struct influx {
     struct rm_csv_fields f;
     size_t f_off[INFLUX_MAX_COLS], f_len[INFLUX_MAX_COLS];
     struct stream_cols cols[RM_STREAM_COUNT];
-    char tags[1024]; /* ",session=...,host=...[,job=...][,sweep=...]" escaped */
+    char *tags; /* ",session=...,host=...[,job=...][,sweep=...]" escaped */
     char *batch;
     size_t len, cap, lines;
     size_t inflight; /* lines of the batch the thread has */
@@ -60,53 +61,71 @@ struct influx {
     uint64_t rows_sent, rows_dropped, empty_rows, bad_rows, lost_reported;
 };
 
-/* Appends s escaped for line protocol: a backslash before each char of `special`. */
-static int put_esc(struct influx *x, const char *s, size_t n, const char *special)
+/* Room for `more` bytes past the batch's end (and its NUL). 0, or -1 without memory. */
+static int reserve(struct influx *x, size_t more)
 {
-    if (x->len + 2 * n + 1 > x->cap) {
-        size_t cap = x->cap ? x->cap : 1 << 20;
-        while (cap < x->len + 2 * n + 1)
-            cap *= 2;
-        char *nb = realloc(x->batch, cap);
-        if (!nb) return -1;
-        x->batch = nb;
-        x->cap = cap;
-    }
-    if (!*special) { /* nothing to escape: numbers, the tags made at open */
-        memcpy(x->batch + x->len, s, n);
-        x->len += n;
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            if (s[i] && strchr(special, s[i])) x->batch[x->len++] = '\\';
-            x->batch[x->len++] = s[i];
-        }
-    }
+    if (x->len + more + 1 <= x->cap) return 0;
+    size_t cap = x->cap ? x->cap : 1 << 20;
+    while (cap < x->len + more + 1)
+        cap *= 2;
+    char *nb = realloc(x->batch, cap);
+    if (!nb) return -1;
+    x->batch = nb;
+    x->cap = cap;
+    return 0;
+}
+
+/* Appends the n bytes at s as a token of kind k (record/lineproto.h). */
+static int put_esc(struct influx *x, const char *s, size_t n, enum rm_lp_kind k)
+{
+    if (reserve(x, RM_LP_ESCAPED_MAX(n)) < 0) return -1;
+    x->len += rm_lp_escape(x->batch + x->len, s, n, k);
     x->batch[x->len] = '\0';
     return 0;
 }
 
+/* Appends s as it is: numbers, the tags and keys escaped before. */
 static int put_s(struct influx *x, const char *s)
 {
-    return put_esc(x, s, strlen(s), "");
+    size_t n = strlen(s);
+    if (reserve(x, n) < 0) return -1;
+    memcpy(x->batch + x->len, s, n + 1);
+    x->len += n;
+    return 0;
 }
 
-static void esc_into(char *out, size_t cap, const char *s, const char *special)
+/* s escaped as a key (tag key, tag value, field key), NUL-terminated, in memory of its own. */
+static char *esc_dup(const char *s)
 {
-    size_t n = 0;
-    for (; *s && n + 2 < cap; s++) {
-        if (strchr(special, *s)) out[n++] = '\\';
-        out[n++] = *s;
+    size_t n = strlen(s);
+    char *out = malloc(RM_LP_ESCAPED_MAX(n) + 1);
+    if (out) out[rm_lp_escape(out, s, n, RM_LP_KEY)] = '\0';
+    return out;
+}
+
+/* ",key=value" escaped onto x->tags; an empty or missing value is left out. */
+static int add_tag(struct influx *x, const char *key, const char *value)
+{
+    if (!value || !*value) return 0;
+    char *k = esc_dup(key), *v = esc_dup(value);
+    size_t have = x->tags ? strlen(x->tags) : 0;
+    char *t = k && v ? realloc(x->tags, have + strlen(k) + strlen(v) + 3) : NULL;
+    if (t) {
+        sprintf(t + have, ",%s=%s", k, v);
+        x->tags = t;
     }
-    out[n] = '\0';
+    free(k);
+    free(v);
+    return t ? 0 : -1;
 }
 
-static void add_tag(char *tags, size_t cap, const char *key, const char *value)
+static void free_keys(struct stream_cols *c)
 {
-    if (!value || !*value) return;
-    char v[512];
-    esc_into(v, sizeof v, value, ", =");
-    size_t n = strlen(tags);
-    snprintf(tags + n, cap - n, ",%s=%s", key, v);
+    for (int i = 0; i < c->n; i++) {
+        free(c->key[i]);
+        c->key[i] = NULL;
+    }
+    c->n = 0;
 }
 
 /* A column's kind by its name: the row's identity is a tag, names are strings, `ts` the time,
@@ -117,6 +136,7 @@ static void header(struct influx *x, int stream, int n)
         {"index", "gpu"}, {"gpu", "gpu"}, {"uuid", "uuid"}, {"cpu", "cpu"}, {"pid", "pid"}};
     static const char *const str_cols[] = {"timestamp", "name", "pci.bus_id", "process"};
     struct stream_cols *c = &x->cols[stream];
+    free_keys(c);
     c->n = n < INFLUX_MAX_COLS ? n : INFLUX_MAX_COLS;
     for (int i = 0; i < c->n; i++) {
         const char *name = x->f.store + x->f.off[i];
@@ -130,7 +150,7 @@ static void header(struct influx *x, int stream, int n)
             }
         for (size_t k = 0; k < sizeof str_cols / sizeof *str_cols; k++)
             if (!strcmp(name, str_cols[k])) c->kind[i] = COL_STRING;
-        esc_into(c->key[i], sizeof c->key[i], key, ", =");
+        c->key[i] = esc_dup(key);
     }
 }
 
@@ -164,6 +184,7 @@ static int take_line(void *ctx, int stream, const char *line, size_t len, int fi
         const char *v = x->f.store + x->f.off[i];
         size_t vl = x->f.len[i];
         if (c->kind[i] == COL_TIME && rm_parse_ts(v, vl, &ts_ns) < 0) ts_ns = -1;
+        if (!c->key[i]) continue;
         if ((c->kind[i] == COL_STRING && vl) || (c->kind[i] == COL_NUMBER && is_number(v, vl)))
             nfields++;
     }
@@ -176,24 +197,27 @@ static int take_line(void *ctx, int stream, const char *line, size_t len, int fi
         return 0;
     }
     size_t start = x->len;
-    int bad = put_s(x, "runmon_") || put_s(x, rm_stream_defs[stream].name) || put_s(x, x->tags);
+    char meas[64];
+    snprintf(meas, sizeof meas, "runmon_%s", rm_stream_defs[stream].name);
+    int bad = put_esc(x, meas, strlen(meas), RM_LP_MEASUREMENT) || put_s(x, x->tags);
     for (int i = 0; i < n && i < c->n && !bad; i++)
-        if (c->kind[i] == COL_TAG && x->f.len[i])
+        if (c->kind[i] == COL_TAG && x->f.len[i] && c->key[i])
             bad = put_s(x, ",") || put_s(x, c->key[i]) || put_s(x, "=") ||
-                  put_esc(x, x->f.store + x->f.off[i], x->f.len[i], ", =");
-    char sep = ' ';
+                  put_esc(x, x->f.store + x->f.off[i], x->f.len[i], RM_LP_KEY);
+    const char *sep = " ";
     for (int i = 0; i < n && i < c->n && !bad; i++) {
         const char *v = x->f.store + x->f.off[i];
         size_t vl = x->f.len[i];
+        if (!c->key[i]) continue;
         if (c->kind[i] == COL_NUMBER && is_number(v, vl))
-            bad = put_esc(x, &sep, 1, "") || put_s(x, c->key[i]) || put_s(x, "=") ||
-                  put_esc(x, v, vl, "");
+            bad = put_s(x, sep) || put_s(x, c->key[i]) || put_s(x, "=") ||
+                  put_esc(x, v, vl, RM_LP_KEY);
         else if (c->kind[i] == COL_STRING && vl)
-            bad = put_esc(x, &sep, 1, "") || put_s(x, c->key[i]) || put_s(x, "=\"") ||
-                  put_esc(x, v, vl, "\"\\") || put_s(x, "\"");
+            bad = put_s(x, sep) || put_s(x, c->key[i]) || put_s(x, "=\"") ||
+                  put_esc(x, v, vl, RM_LP_STRING) || put_s(x, "\"");
         else
             continue;
-        sep = ',';
+        sep = ",";
     }
     char t[40];
     snprintf(t, sizeof t, " %lld\n", (long long)(ts_ns / RM_NS_PER_MS));
@@ -271,8 +295,8 @@ static int influx_open_common(struct influx *x, const struct rm_exporter_env *en
     x->quiet = env->port->quiet;
     x->port = env->port;
     const struct rm_session *s = env->port->sess;
-    add_tag(x->tags, sizeof x->tags, "session", s->id);
-    add_tag(x->tags, sizeof x->tags, "host", s->host);
+    int bad = add_tag(x, "session", s->id) < 0; /* in this order: the tags' order */
+    bad = bad || add_tag(x, "host", s->host) < 0;
     const char *job = getenv("SLURM_JOB_ID"), *aj = getenv("SLURM_ARRAY_JOB_ID"),
                *at = getenv("SLURM_ARRAY_TASK_ID");
     char jb[128];
@@ -280,9 +304,10 @@ static int influx_open_common(struct influx *x, const struct rm_exporter_env *en
         snprintf(jb, sizeof jb, "%s_%s", aj, at);
         job = jb;
     }
-    add_tag(x->tags, sizeof x->tags, "job", job);
-    add_tag(x->tags, sizeof x->tags, "sweep", o->sweep);
-    if (csv_init(&x->csv, 0) != 0) {
+    bad = bad || add_tag(x, "job", job) < 0 || add_tag(x, "sweep", o->sweep) < 0;
+    if (bad || (!x->tags && !(x->tags = calloc(1, 1))) || csv_init(&x->csv, 0) != 0) {
+        free(x->tags);
+        x->tags = NULL;
         snprintf(err, errlen, "%s: out of memory", x->who);
         return -1;
     }
@@ -290,6 +315,8 @@ static int influx_open_common(struct influx *x, const struct rm_exporter_env *en
         .grow = true, .max = INFLUX_MAX_COLS, .off = x->f_off, .len = x->f_len};
     if (rm_rowfeed_open(&x->feed, env->dir, INFLUX_STREAMS) < 0) {
         csv_free(&x->csv);
+        free(x->tags);
+        x->tags = NULL;
         free(x->f.store);
         snprintf(err, errlen, "%s: out of memory", x->who);
         return -1;
@@ -300,6 +327,10 @@ static int influx_open_common(struct influx *x, const struct rm_exporter_env *en
 
 static void influx_free(struct influx *x)
 {
+    for (int s = 0; s < RM_STREAM_COUNT; s++)
+        free_keys(&x->cols[s]);
+    free(x->tags);
+    x->tags = NULL;
     rm_rowfeed_close(&x->feed);
     csv_free(&x->csv);
     free(x->f.store);
@@ -354,6 +385,25 @@ static int influx_open(void *self, const struct rm_exporter_env *env, char *err,
         influx_free(x);
         return -1;
     }
+    return 0;
+}
+
+/* The file can be opened for appending (made, when it does not exist, and removed again: the
+ * session's open makes it). */
+static int influx_file_check(const struct rm_record_opts *o, char *err, size_t errlen)
+{
+    const char *path = o->influx_file;
+    int made = 0, fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, o->private_files ? 0600 : 0666);
+        made = fd >= 0;
+    }
+    if (fd < 0) {
+        snprintf(err, errlen, "--influx-file: cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    if (made) unlink(path);
     return 0;
 }
 
@@ -478,6 +528,7 @@ const struct rm_exporter_ops rm_exporter_influx_file = {
     .name = "influx-file",
     .size = sizeof(struct influx),
     .wanted = influx_file_wanted,
+    .check = influx_file_check,
     .open = influx_file_open,
     .due = influx_due,
     .poll = influx_poll,

@@ -85,9 +85,61 @@ static void shortest(char *out, size_t cap, double d)
     }
 }
 
-/* The group's URL: the gateway's base URL and the grouping key. -1: too long, bad params. */
+/* A parameter's value as the grouping key's text: a number as its shortest form. NULL: not a
+ * string or a number (left out). */
+static const char *param_text(const json_t *v, char *text, size_t cap)
+{
+    if (json_is_string(v)) return json_string_value(v);
+    if (json_is_real(v))
+        shortest(text, cap, json_real_value(v));
+    else if (json_is_integer(v))
+        snprintf(text, cap, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else
+        return NULL;
+    return text;
+}
+
+/* What would make two configurations one group: two keys that become one label name (the
+ * gateway keeps one value per label), or an empty value (to Prometheus an empty label is no
+ * label). 0, or -1 with the reason in err. */
+static int check_params(json_t *p, char *err, size_t errlen)
+{
+    json_t *seen = json_object();
+    const char *k;
+    json_t *v;
+    int rc = seen ? 0 : -1;
+    if (rc) snprintf(err, errlen, "--pushgateway: out of memory");
+    json_object_foreach(p, k, v)
+    {
+        char label[2048], text[64];
+        size_t n = 0;
+        put_label_name(label, sizeof label, &n, k);
+        const char *val = param_text(v, text, sizeof text);
+        const char *other = json_string_value(json_object_get(seen, label));
+        if (rc == 0 && other) {
+            snprintf(err, errlen,
+                     "--pushgateway: --param %.200s and --param %.200s are one label, %.200s, "
+                     "in the grouping key (a label name holds only letters, digits and _), so "
+                     "two configurations would share one group: rename one of them",
+                     other, k, label);
+            rc = -1;
+        } else if (rc == 0 && val && !*val) {
+            snprintf(err, errlen,
+                     "--pushgateway: --param %.200s= has an empty value, which Prometheus reads "
+                     "as no %.200s label at all: give it a value",
+                     k, label);
+            rc = -1;
+        }
+        if (seen) json_object_set_new(seen, label, json_string(k));
+    }
+    json_decref(seen);
+    return rc;
+}
+
+/* The group's URL: the gateway's base URL and the grouping key. 0, or -1 with the reason in
+ * err (too long, parameters that would share a group). */
 static int group_url(char *out, size_t cap, const char *base, const struct rm_record_opts *o,
-                     const char *host)
+                     const char *host, char *err, size_t errlen)
 {
     size_t n = 0;
     put_str(out, cap, &n, base);
@@ -103,7 +155,8 @@ static int group_url(char *out, size_t cap, const char *base, const struct rm_re
     }
     if (o->params_json) {
         json_t *p = json_loads(o->params_json, 0, NULL);
-        if (!json_is_object(p)) {
+        if (!json_is_object(p) || check_params(p, err, errlen) < 0) {
+            if (!json_is_object(p)) snprintf(err, errlen, "--pushgateway: bad parameters");
             json_decref(p);
             return -1;
         }
@@ -112,13 +165,8 @@ static int group_url(char *out, size_t cap, const char *base, const struct rm_re
         json_object_foreach(p, k, v)
         {
             char text[64];
-            const char *val = json_is_string(v) ? json_string_value(v) : text;
-            if (json_is_real(v))
-                shortest(text, sizeof text, json_real_value(v));
-            else if (json_is_integer(v))
-                snprintf(text, sizeof text, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-            else if (!json_is_string(v))
-                continue;
+            const char *val = param_text(v, text, sizeof text);
+            if (!val) continue;
             put_str(out, cap, &n, "/");
             put_label_name(out, cap, &n, k);
             put_str(out, cap, &n, "@base64/");
@@ -126,7 +174,19 @@ static int group_url(char *out, size_t cap, const char *base, const struct rm_re
         }
         json_decref(p);
     }
-    return n + 1 < cap ? 0 : -1;
+    if (n + 1 < cap) return 0;
+    snprintf(err, errlen, "--pushgateway: the grouping key is too long (sweep and params)");
+    return -1;
+}
+
+/* Before the session's folder is made: what the grouping key refuses (a host name as long as
+ * a session's stands for the one it will have). */
+static int push_check(const struct rm_record_opts *o, char *err, size_t errlen)
+{
+    char url[8192], host[256];
+    memset(host, 'h', sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    return group_url(url, sizeof url, o->pushgateway, o, host, err, errlen);
 }
 
 static int push_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
@@ -140,10 +200,8 @@ static int push_open(void *self, const struct rm_exporter_env *env, char *err, s
         return -1;
     }
     char url[8192];
-    if (group_url(url, sizeof url, o->pushgateway, o, env->port->sess->host) < 0) {
-        snprintf(err, errlen, "--pushgateway: the grouping key is too long (sweep and params)");
+    if (group_url(url, sizeof url, o->pushgateway, o, env->port->sess->host, err, errlen) < 0)
         return -1;
-    }
     p->cap = 64 * 1024;
     if (!(p->buf = malloc(p->cap))) {
         snprintf(err, errlen, "--pushgateway: out of memory");
@@ -256,6 +314,7 @@ const struct rm_exporter_ops rm_exporter_pushgateway = {
     .name = "pushgateway",
     .size = sizeof(struct push),
     .wanted = push_wanted,
+    .check = push_check,
     .open = push_open,
     .due = push_due,
     .poll = push_poll,

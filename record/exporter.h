@@ -59,6 +59,10 @@ struct rm_exporter_ops {
     size_t size;      /* its state: zeroed memory of this size, owned by the list */
     /* Its option check: 1 when opts asks for it. */
     int (*wanted)(const struct rm_record_opts *opts);
+    /* Optional, before anything of the session is made (its folder, -o's folder): 0, or -1
+     * with the reason in err when the option cannot work (a file that cannot be opened,
+     * parameters that cannot be told apart). Bad input then leaves nothing behind. */
+    int (*check)(const struct rm_record_opts *opts, char *err, size_t errlen);
     /* 0, or -1 with the reason in err (the session does not start: a bad option, no memory). */
     int (*open)(void *self, const struct rm_exporter_env *env, char *err, size_t errlen);
     /* CLOCK_MONOTONIC ns when poll is next due (RM_EXPORTER_NEVER: only for its fd).

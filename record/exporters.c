@@ -25,6 +25,16 @@ static const struct rm_exporter_ops *const table[] = {
 };
 /* clang-format on */
 
+int rm_exporters_check(const struct rm_record_opts *opts, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        const struct rm_exporter_ops *o = table[i];
+        if (o->wanted && !o->wanted(opts)) continue;
+        if (o->check && o->check(opts, err, errlen) < 0) return -1;
+    }
+    return 0;
+}
+
 static void init_list(struct rm_exporters *l)
 {
     memset(l, 0, sizeof *l);

@@ -40,6 +40,10 @@ struct rm_exporters {
     int nfds;
 };
 
+/* Runs the check of every exporter of the table that opts asks for (before the session's
+ * folder is made). 0, or -1 with the first one's reason in err. */
+int rm_exporters_check(const struct rm_record_opts *opts, char *err, size_t errlen);
+
 /* Opens every exporter of the table whose option opts asks for, in the table's order.
  * 0, or -1 with the reason in err. Either way rm_exporters_close closes those opened. */
 int rm_exporters_open(struct rm_exporters *l, const struct rm_record_opts *opts,

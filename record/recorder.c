@@ -665,6 +665,10 @@ static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
         if (e) {
             fprintf(stderr, "runmon record: %s\n", w.child.errmsg);
             status = e == ENOENT ? 127 : 126;
+            pthread_mutex_lock(&rec->lock); /* the sink thread reads the session */
+            snprintf(rec->sess.command_error, sizeof rec->sess.command_error, "%s",
+                     e == ENOENT ? "command not found" : "command could not run");
+            pthread_mutex_unlock(&rec->lock);
         } else {
             atomic_store(&rec->workload_pid, w.child.pid);
         }
@@ -765,8 +769,17 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     rec->sink = NULL;
 }
 
+int rm_record_check(const struct rm_record_opts *opts)
+{
+    char err[PATH_MAX * 2 + 512] = "";
+    if (rm_exporters_check(opts, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "runmon record: %s\n", err);
+    return -1;
+}
+
 int rm_record_run(const struct rm_record_opts *opts)
 {
+    if (rm_record_check(opts) < 0) return 2;
     struct rm_recorder *rec = calloc(1, sizeof *rec);
     struct workers *w = calloc(1, sizeof *w);
     if (!rec || !w) {

@@ -51,6 +51,11 @@ struct rm_record_opts {
                                   long after the stop signal */
 };
 
+/* What can be refused before anything is made (the session's folder, -o's): the exporters'
+ * checks (record/exporter.h). 0, or -1 with the reason printed. rm_record_run checks it too;
+ * runmon record checks it before it makes -o's folder. */
+int rm_record_check(const struct rm_record_opts *opts);
+
 /* Records one session as opts says; runs the command if there is one. Returns the exit
  * status `runmon record` exits with: the command's (128+N for signal N, 127 not found, 126 not
  * runnable), 0 without a command, 1 or 2 when the session could not be set up. */

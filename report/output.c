@@ -586,7 +586,14 @@ void rm_summary_print_text(FILE *out, const json_t *s)
         print_one(out, s);
 }
 
-/* A string field: exact to a file or a pipe, escaped on a terminal (tty). */
+/* How the CSV's text fields are written: exact to a file or a pipe, escaped on a terminal,
+ * guarded for a spreadsheet with --csv-safe (base/termsafe.h: rm_csv_put). */
+static int csv_how(FILE *out, bool safe)
+{
+    return (isatty(fileno(out)) ? RM_CSV_TERM : 0) | (safe ? RM_CSV_SAFE : 0);
+}
+
+/* A string field, written as tty (csv_how) says. */
 static void csv_str(FILE *out, const char *s, int tty)
 {
     rm_csv_put(out, s, tty);
@@ -672,9 +679,9 @@ static void csv_phase(FILE *out, const json_t *p, int tty)
     json_array_foreach(pg, k, g) csv_gpu(out, "phase", path, g, p, tty);
 }
 
-void rm_summary_print_csv(FILE *out, const json_t *s)
+void rm_summary_print_csv(FILE *out, const json_t *s, bool safe)
 {
-    int tty = isatty(fileno(out)); /* read by a person there: escaped as the text is */
+    int tty = csv_how(out, safe); /* read by a person there: escaped as the text is */
     csv_head(out, s, tty);
     size_t i;
     const json_t *p;
@@ -688,7 +695,7 @@ void rm_summary_text_row(void *ctx, const json_t *doc, json_t *row)
     struct rm_text_stream *st = ctx;
     if (!st->started) {
         st->started = true;
-        st->tty = isatty(fileno(st->out));
+        st->tty = st->csv ? csv_how(st->out, st->csv_safe) : isatty(fileno(st->out));
         if (st->csv)
             csv_head(st->out, doc, st->tty);
         else
@@ -723,7 +730,7 @@ int rm_summary_text_end(struct rm_text_stream *st, const json_t *summary)
     } else if (!st->started) {
         /* No row came: the whole document, as the one-piece writers print it. */
         if (st->csv)
-            rm_summary_print_csv(st->out, summary);
+            rm_summary_print_csv(st->out, summary, st->csv_safe);
         else
             print_one_at(st->out, summary, st->path);
     } else if (!st->csv) {

@@ -9,7 +9,9 @@
 #include <stdio.h>
 
 void rm_summary_print_text(FILE *out, const json_t *summary);
-void rm_summary_print_csv(FILE *out, const json_t *summary);
+/* safe: for a spreadsheet (--csv-safe): a cell it could take for a formula gets a leading '
+ * (base/termsafe.h, RM_CSV_SAFE). */
+void rm_summary_print_csv(FILE *out, const json_t *summary, bool safe);
 /* Compact-free, stable JSON with a final newline. */
 int rm_summary_print_json(FILE *out, const json_t *summary);
 
@@ -35,6 +37,7 @@ int rm_summary_stream_end(struct rm_json_stream *st, const json_t *summary);
 struct rm_text_stream {
     FILE *out;
     bool csv;
+    bool csv_safe; /* as rm_summary_print_csv's safe */
     const char *path;
     /* state */
     bool started, memory, failed;

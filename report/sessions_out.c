@@ -105,6 +105,10 @@ static const char *cell_command(char *cmd, size_t cap, const struct rm_session_r
         if (n >= cap - used) break;
         used += n;
     }
+    /* A command that never ran: a session and a summary all the same, but no run. */
+    const char *never = r->obj ? rm_jget_str(r->obj, "command_error") : r->command_error;
+    if (never && *never && used < cap)
+        snprintf(cmd + used, cap - used, "%s(%s)", used ? " " : "", never);
     return cmd[0] ? cmd : "-";
 }
 
@@ -424,6 +428,12 @@ static void json_rec(struct out *w, const struct rm_session_row *row)
         fputs(",\n      \"unwritten\": ", f);
         print_indented(f, u, "      ");
         json_decref(u);
+    }
+    if (row->command_error) {
+        json_t *c = json_string(row->command_error);
+        fputs(",\n      \"command_error\": ", f);
+        print_indented(f, c, "      ");
+        json_decref(c);
     }
     fputs("\n    }", f);
 }

@@ -22,7 +22,8 @@ struct rm_sessions_opts {
     enum rm_sessions_format format;
     int sweep;           /* --summary: the sweep table */
     const char *sort_by; /* a field of rm_session_sort_fields, or NULL: the index's order */
-    int csv_escape;      /* CSV escaped as text is (it goes to a terminal) */
+    int csv_escape;      /* how CSV fields are written: base/termsafe.h's RM_CSV_TERM (escaped as
+                            text is: it goes to a terminal), RM_CSV_SAFE (--csv-safe) */
     /* The sweep table's (report/sweep_out.h): */
     const char *const *sinks;  /* the sinks of the sweep (dir is the first) */
     size_t n_sinks;            /* 0: dir alone */

@@ -14,6 +14,7 @@
 #include "sink/names.h"
 
 struct walk {
+    char command_error[96]; /* the row's, while fn runs */
     const char *dir;
     int dfd; /* the sink directory, for the per-session folder check */
     rm_session_row_fn fn;
@@ -31,6 +32,22 @@ static double rec_duration_s(const struct rm_index_rec *r)
     else if (rm_parse_ts(r->ended_at, strlen(r->ended_at), &b) != 0)
         return -1;
     return (double)(b - a) / 1e9;
+}
+
+/* A failed session whose command exited 127 or 126 may be one whose command never ran: its
+ * session.json says so (command_error). Read only for those, so the listing stays the index's. */
+static const char *command_error(struct walk *w, const struct rm_index_rec *r)
+{
+    if (strcmp(r->status, "failed") || !r->has_exit || (r->exit_code != 127 && r->exit_code != 126))
+        return NULL;
+    const char *keys[] = {"command_error"};
+    char path[4096 + 200];
+    snprintf(path, sizeof path, "%s/%s/session.json", w->dir, r->session_id);
+    json_t *got = rm_json_pick_file(path, keys, 1);
+    const char *e = json_string_value(json_object_get(got, "command_error"));
+    if (e) snprintf(w->command_error, sizeof w->command_error, "%s", e);
+    json_decref(got);
+    return e ? w->command_error : NULL;
 }
 
 /* One session's row (a running session's files and bytes from its state.json, which its
@@ -55,6 +72,7 @@ static int row_of(struct walk *w, const struct rm_index_rec *r)
     }
     json_decref(doc);
     row.duration_s = rec_duration_s(r);
+    row.command_error = command_error(w, r);
     if (r->raw[RM_REC_UNWRITTEN].p) *w->marked = 1;
     w->fn(w->ctx, &row);
     return 0;
@@ -109,6 +127,8 @@ json_t *rm_session_row_json(const struct rm_session_row *row)
                   (json_int_t)row->files, "bytes", (json_int_t)row->bytes);
     json_t *unw = json_object_get(e, "unwritten");
     if (o && json_array_size(unw)) json_object_set(o, "unwritten", unw);
+    if (o && row->command_error)
+        json_object_set_new(o, "command_error", json_string(row->command_error));
     json_decref(e);
     return o;
 }

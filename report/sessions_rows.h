@@ -19,6 +19,8 @@ struct rm_session_row {
     double duration_s;              /* rec: from start to end (to now while running); -1 unknown */
     long long files, bytes;         /* rec: a running session's from its state.json */
     const json_t *obj;              /* a held row (rm_session_row_json, figures added) */
+    const char *command_error;      /* rec: the command never ran (session.json's command_error:
+                                       "command not found"), else NULL */
 };
 
 /* Called once per session, in the index's order. */

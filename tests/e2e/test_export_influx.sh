@@ -61,6 +61,25 @@ expect_eq "--influx-file in a missing folder: exit 2" 2 $?
 expect_match "--influx-file in a missing folder: a clear message" \
     "^runmon record: --influx-file: cannot open .*/no/such/dir/x.lp: No such file or directory$" \
     "$(cat "$T/bad1")"
+# Bad input leaves nothing behind (issue 36 item 5): neither -o's folder nor, in a sink that
+# exists, a session folder marked failed.
+check "--influx-file that cannot be opened: -o's folder is not made" test ! -e "$T/bad"
+mkdir "$T/sinkx"
+"$RUNMON" record -q -o "$T/sinkx" --no-gpu --influx-file "$T/no/such/dir/x.lp" -- true 2>/dev/null
+expect_eq "--influx-file that cannot be opened, with a command: exit 2" 2 $?
+expect_eq "--influx-file that cannot be opened: no session in the sink" "" "$(ls -A "$T/sinkx")"
+chmod 0555 "$T/sinkx"
+touch "$T/ro.lp" && chmod 0444 "$T/ro.lp"
+if [ ! -w "$T/ro.lp" ]; then # root writes anyway
+    "$RUNMON" record -q -o "$T/sinkx" --no-gpu --influx-file "$T/ro.lp" -- true 2>"$T/bad3"
+    expect_match "--influx-file not writable: exit 2, a clear message" \
+        "2 runmon record: --influx-file: cannot open .*ro.lp: Permission denied" "$? $(cat "$T/bad3")"
+fi
+chmod 0755 "$T/sinkx"
+LPN=$T/new.lp
+"$RUNMON" record -q -o "$T/sinkx" -i 0.1 --no-gpu --influx-file "$LPN" --duration 0.5
+expect_eq "--influx-file that does not exist yet: made, the rows in it" 1 \
+    "$([ "$(grep -c '^runmon_cpu,' "$LPN")" -ge 1 ] && echo 1)"
 "$RUNMON" record -q -o "$T/bad" --no-gpu --influx 'http://a:b@h :1/write' --duration 1 2>"$T/bad2"
 expect_eq "--influx URL with a space: exit 2" 2 $?
 expect_eq "--influx URL with a space: a clear message without the password" \
@@ -140,6 +159,52 @@ FAKE_SMI_GPUS=1 "$RUNMON" record -q -o "$T/np" -i 0.2 --influx "$BASE?db=runmon"
 d=$(session_dir "$T/np")
 expect_eq "a URL without a path: /write is added, the rows arrive" "$(rows "$d/gpu.csv")" \
     "$(icount runmon_gpu utilization.gpu "$(basename "$d")")"
+
+# Every special character of line protocol (issue 36 item 11): a host ending in a backslash
+# (`host=a\,cpu=all` escaped the comma: HTTP 400, no row arrived), a sweep name with a comma,
+# a space, `=`, a double quote, backslashes before each of them and at its end; process names
+# (a string field) with the same and with a tab and a control byte. influxd reads back every
+# tag as it was, but a last backslash, which line protocol cannot end a tag with: it is
+# written `\x5c`; control bytes as a terminal shows them (`\t`, `\x01`).
+printf '0 653 C 1860 99 7 /opt/x/a,b=c "d"\\ \\\n0 654 C 100 5 1 /opt/x/t\tq\001r\n' >"$T/apps.txt"
+SW='s, =\"q\ x\,y\=z\'
+RUNMON_HOSTNAME='a\' FAKE_SMI_APPS=$T/apps.txt FAKE_SMI_GPUS=1 "$RUNMON" record -q -o "$T/sp" \
+    -i 0.2 --sweep "$SW" --influx "$BASE/write?db=runmon" --influx-file "$T/sp.lp" \
+    -- sleep 1.5 2>"$T/err_sp"
+expect_eq "special characters: runmon exits 0" 0 $?
+d=$(session_dir "$T/sp")
+sid=$(basename "$d")
+expect_eq "special characters: no request failed (it was HTTP 400)" "0 " \
+    "$(count_event "$d" export_failed) $(cat "$T/err_sp")"
+expect_eq "special characters: runmon_cpu holds cpu.csv's rows" "$(rows "$d/cpu.csv")" \
+    "$(icount runmon_cpu usr_pct "$sid")"
+expect_eq "special characters: runmon_gpu holds gpu.csv's rows" "$(rows "$d/gpu.csv")" \
+    "$(icount runmon_gpu utilization.gpu "$sid")"
+expect_eq "special characters: runmon_apps holds apps.csv's rows" "$(rows "$d/apps.csv")" \
+    "$(icount runmon_apps vram_mb "$sid")"
+tagvals() {
+    curl -fsS -G "$BASE/query" --data-urlencode db=runmon --data-urlencode \
+        "q=SHOW TAG VALUES FROM runmon_cpu WITH KEY = \"$1\" WHERE \"session\"='$sid'" |
+        jq -r '.results[0].series[0].values[][1]'
+}
+expect_eq "special characters: host 'a\\' reads back as a\\x5c" 'a\x5c' "$(tagvals host)"
+expect_eq "special characters: the sweep reads back exact (its last backslash as \\x5c)" \
+    's, =\"q\ x\,y\=z\x5c' "$(tagvals sweep)"
+procs=$(curl -fsS -G "$BASE/query" --data-urlencode db=runmon --data-urlencode \
+    "q=SELECT process FROM runmon_apps WHERE \"session\"='$sid'" |
+    jq -r '[.results[0].series[0].values[][1]] | unique | .[]')
+expect_eq "special characters: process names (string field) read back exact, controls escaped" \
+    "$(printf '%s\n%s' 'a,b=c "d"\ \' 't\tq\x01r')" "$procs"
+# The --influx-file of the same run is what influxd takes, line for line.
+curl -fsS -XPOST "$BASE/query" --data-urlencode 'q=CREATE DATABASE lpfile' -o /dev/null
+code=$(curl -sS -o "$T/lp_answer" -w '%{http_code}' -XPOST "$BASE/write?db=lpfile&precision=ms" \
+    --data-binary @"$T/sp.lp")
+expect_eq "special characters: influxd takes the --influx-file's lines (HTTP 204)" 204 "$code"
+n_file=$(wc -l <"$T/sp.lp")
+n_db=$(curl -fsS -G "$BASE/query" --data-urlencode db=lpfile --data-urlencode \
+    'q=SELECT count(usr_pct) FROM runmon_cpu; SELECT count(vram_mb) FROM runmon_apps; SELECT count("utilization.gpu") FROM runmon_gpu; SELECT count(nprocs) FROM runmon_proc' |
+    jq '[.results[].series[0].values[0][1] // 0] | add')
+expect_eq "special characters: every line of the file is a point" "$n_file" "$n_db"
 
 # influxd stopped mid-run and started again: the outage's rows are sent afterwards.
 FAKE_SMI_GPUS=2 "$RUNMON" record -o "$T/o" -i 0.2 --influx "$BASE/write?db=runmon" \

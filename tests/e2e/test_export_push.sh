@@ -102,6 +102,38 @@ d=$(session_dir "$T/p")
 expect_eq "--push-interval: export_stats says the final push landed" true \
     "$(event_data "$d" export_stats | jq -r '.final_sent')"
 
+# Two parameter names that make one label name (issue 36 item 12): `--param a-b=1 --param
+# a_b=5` and `--param a-b=2 --param a_b=5` both pushed to param_a_b="5", one configuration
+# replacing the other. Refused before anything is made, with a clear message; so is an empty
+# value (to Prometheus an empty label is no label).
+for ab in 1 2; do
+    FAKE_SMI_GPUS=1 "$RUNMON" record -q -o "$T/clash" -i 0.2 --sweep clash --param "a-b=$ab" \
+        --param a_b=5 --pushgateway "$URL" -- true 2>"$T/clash_err"
+    expect_eq "param names a-b and a_b (a-b=$ab): exit 2" 2 $?
+done
+expect_eq "param names a-b and a_b: the message names both and the label" \
+    "runmon record: --pushgateway: --param a-b and --param a_b are one label, param_a_b, in the grouping key (a label name holds only letters, digits and _), so two configurations would share one group: rename one of them" \
+    "$(cat "$T/clash_err")"
+check "param names a-b and a_b: nothing made (no -o folder)" test ! -e "$T/clash"
+clash_groups() { curl -fsS "http://127.0.0.1:$pg/api/v1/metrics" | jq '[.data[] | select(.labels.sweep == "clash")] | length'; }
+expect_eq "param names a-b and a_b: no group pushed" 0 "$(clash_groups)"
+FAKE_SMI_GPUS=1 "$RUNMON" record -q -o "$T/clash" -i 0.2 --sweep clash --param a= \
+    --pushgateway "$URL" -- true 2>"$T/clash_err2"
+expect_eq "an empty param value with --pushgateway: exit 2, a clear message" \
+    "2 runmon record: --pushgateway: --param a= has an empty value, which Prometheus reads as no param_a label at all: give it a value" \
+    "$? $(cat "$T/clash_err2")"
+# Without --pushgateway the same parameters are recorded (they are two keys of session.json).
+FAKE_SMI_GPUS=1 "$RUNMON" record -q -o "$T/clash" -i 0.2 --sweep clash --param a-b=1 \
+    --param a_b=5 -- true
+expect_eq "param names a-b and a_b without --pushgateway: recorded" '{"a-b":1,"a_b":5}' \
+    "$(jq -c .params "$(session_dir "$T/clash")/session.json")"
+# Two names that stay apart after the rule (a-b and a.c -> param_a_b and param_a_c): two groups.
+for ab in 1 2; do
+    FAKE_SMI_GPUS=1 "$RUNMON" record -q -o "$T/clash2" -i 0.2 --sweep clash --param "a-b=$ab" \
+        --param a.c=5 --pushgateway "$URL" -- true
+done
+expect_eq "two configurations whose names stay apart: two groups" 2 "$(clash_groups)"
+
 # Bad input: a URL that is not http(s), --push-interval without --pushgateway.
 "$RUNMON" record -o "$T/b" --pushgateway "ftp://bob:pw@x" --duration 1 2>"$T/bad1"
 expect_eq "a non-http URL: exit 2" 2 $?

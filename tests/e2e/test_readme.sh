@@ -105,6 +105,28 @@ out=$(runmon sessions sweeps --summary --sweep lr --format json \
 expect_match "sweep recipe: jq names the cheapest run's lr" '^cheapest: lr=0\.0*1 [0-9.]+ Wh$' "$out"
 expect_match "sweep recipe: the table's LR column" '^SESSION +LR +STATUS' \
     "$(runmon sessions sweeps --summary --sweep lr --format text | head -1)"
+# "Quick start", run as written (issue 36 item 14) but for `make`: the build is this test's;
+# build/ and build/fakebin of a fresh folder are the binaries under test.
+qs=$(sed -n '/^## Quick start$/,/^## /p' "$ROOT/README.md" | sed -n 's/^    //p')
+check "README: the quick start is the first section" \
+    test "$(grep -m1 '^## ' "$ROOT/README.md")" = "## Quick start"
+check "README: the quick start puts the fake nvidia-smi on PATH" \
+    grep -qxF 'export PATH=$PWD/build/fakebin:$PATH   # no GPU here? a fake nvidia-smi (real H200 captures)' <<<"$qs"
+mkdir -p "$T/qs/build" && ln -s "$RUNMON" "$T/qs/build/runmon" && ln -s "$FAKEBIN" "$T/qs/build/fakebin"
+(
+    cd "$T/qs" && PATH=/usr/local/bin:/usr/bin:/bin && unset FAKE_SMI_GPUS FAKE_SMI_VARY
+    set -e
+    eval "$(grep -v '^make ' <<<"$qs")"
+) >"$T/qs.out" 2>"$T/qs.err"
+expect_eq "quick start: every line runs (exit 0)" 0 $?
+qsd=$(session_dir "$T/qs/runs")
+expect_eq "quick start: a session recorded on the fake GPU, completed" "completed 1" \
+    "$(jq -r '"\(.status) \(.gpus | length)"' "$qsd/session.json")"
+expect_match "quick start: record's summary on stderr" 'GPU' "$(cat "$T/qs.err")"
+check "quick start: report printed the page it wrote" test -s "$T/qs/$(tail -n 1 "$T/qs.out")"
+expect_eq "quick start: that page is runs/<id>/report.html" "$qsd/report.html" \
+    "$(cd "$T/qs" && readlink -f "$(tail -n 1 "$T/qs.out")")"
+check "README: a command not found, as the listing shows it" has 'lists it as `failed`, its command followed by `(command not found)`'
 # "Following a run": the memory-alert line, taken from the README and run as written in the
 # session's folder, prints each crossing with its sample's time, as it happens.
 recipe=$(grep -F 'select(.event=="warning" or .event=="critical")' "$ROOT/README.md")

@@ -177,6 +177,33 @@ static void csv_fields_exact_or_escaped(void **state)
     assert_null(strchr(out, '\x07'));
 }
 
+/* --csv-safe: a cell a spreadsheet could run as a formula gets a leading ', a number not. */
+static void csv_safe_guards_formulas_not_numbers(void **state)
+{
+    (void)state;
+    assert_string_equal(csv("=cmd|' /C calc'!A1", RM_CSV_SAFE), "'=cmd|' /C calc'!A1");
+    assert_string_equal(csv("=cmd|' /C calc'!A1", 0), "=cmd|' /C calc'!A1");
+    assert_string_equal(csv("+1+1", RM_CSV_SAFE), "'+1+1");
+    assert_string_equal(csv("-1+1", RM_CSV_SAFE), "'-1+1");
+    assert_string_equal(csv("@SUM(A1)", RM_CSV_SAFE), "'@SUM(A1)");
+    assert_string_equal(csv("\tx", RM_CSV_SAFE), "'\tx");
+    assert_string_equal(csv("\rx", RM_CSV_SAFE), "\"'\rx\"");
+    assert_string_equal(csv("=a,\"b\"", RM_CSV_SAFE), "\"'=a,\"\"b\"\"\"");
+    assert_string_equal(csv("-", RM_CSV_SAFE), "'-");
+    /* Plain numbers stay numbers. */
+    assert_string_equal(csv("-1.5", RM_CSV_SAFE), "-1.5");
+    assert_string_equal(csv("+2", RM_CSV_SAFE), "+2");
+    assert_string_equal(csv("-3e-4", RM_CSV_SAFE), "-3e-4");
+    assert_string_equal(csv("-.5", RM_CSV_SAFE), "-.5");
+    assert_string_equal(csv("-1e", RM_CSV_SAFE), "'-1e");
+    assert_string_equal(csv("-1.5.2", RM_CSV_SAFE), "'-1.5.2");
+    assert_string_equal(csv("a=b", RM_CSV_SAFE), "a=b");
+    assert_string_equal(csv("", RM_CSV_SAFE), "");
+    /* On a terminal the escape comes first: a tab is shown as \t, no longer a formula. */
+    assert_string_equal(csv("\tx", RM_CSV_SAFE | RM_CSV_TERM), "\\tx");
+    assert_string_equal(csv("=1\x07", RM_CSV_SAFE | RM_CSV_TERM), "'=1\\x07");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +214,7 @@ int main(void)
         cmocka_unit_test(fput_matches_escape),
         cmocka_unit_test(every_byte_is_printable_after),
         cmocka_unit_test(csv_fields_exact_or_escaped),
+        cmocka_unit_test(csv_safe_guards_formulas_not_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
