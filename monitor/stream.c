@@ -251,6 +251,7 @@ int rm_stream_has_header(const struct rm_stream *s)
 static void notify(struct rm_stream *s)
 {
     if (s->hook) s->hook(s->hook_ctx, s, RM_STREAM_FLUSHED, NULL);
+    s->reopened = 0;
 }
 
 /* After a rollover the new active file gets the same header row before any data. */
@@ -302,7 +303,10 @@ int rm_stream_flush_now(struct rm_stream *s)
 {
     if (s->len == 0) return 0;
     s->last_write_mono_ns = rm_clock_mono(s->clock);
-    if (s->fd < 0 && open_active(s) < 0) goto dropped; /* the open failed before: again */
+    if (s->fd < 0) { /* the open failed before: again */
+        if (open_active(s) < 0) goto dropped;
+        s->reopened = 1; /* the observer learns of the file at this flush (notify) */
+    }
     if (rewrite_header(s) < 0) goto dropped;
     /* One write: whole rows or (on failure) nothing we keep relying on. A short write to a
      * regular file means the file hit a limit (EFBIG/ENOSPC); the partial tail is cut back so

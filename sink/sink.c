@@ -112,7 +112,8 @@ static void hook(void *ctx, const struct rm_stream *s, enum rm_stream_event ev,
 {
     struct slot *sl = ctx;
     struct rm_sink *k = sl->k;
-    int fd = ev == RM_STREAM_SEALED ? dup_active(s) : -1; /* the new active file */
+    /* the new active file: after a seal, or once a file that could not be opened is */
+    int fd = ev == RM_STREAM_SEALED || s->reopened ? dup_active(s) : -1;
     pthread_mutex_lock(&k->mu);
     if (ev == RM_STREAM_SEALED) {
         if (sl->fd_next >= 0) close(sl->fd_next); /* two seals in one round: never taken */
@@ -141,6 +142,10 @@ static void hook(void *ctx, const struct rm_stream *s, enum rm_stream_event ev,
         k->wake = 1;
         pthread_cond_signal(&k->cv);
     } else {
+        if (fd >= 0) { /* the file the sink had none of (rm_sink_attach): synced from now */
+            if (sl->fd_next >= 0) close(sl->fd_next);
+            sl->fd_next = fd;
+        }
         sl->rows = s->rows;
         sl->bytes = s->bytes;
         sl->first = s->first_ts_ns;
