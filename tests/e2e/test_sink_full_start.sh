@@ -82,7 +82,7 @@ fi
 K=$T/ulimit
 (
     ulimit -f 4
-    exec "$RUNMON" record -q -o "$K" -i 0.1 --flush-seconds 0.3 --rollover-mb 0 -- sh -c 'sleep 2; exit 7'
+    exec "$RUNMON" record -q -o "$K" -i 0.1 --flush-seconds 0.3 --rollover-mb 0 -- sh -c 'sleep 3; exit 7'
 )
 expect_eq "ulimit -f: the command's exit code" 7 $?
 s=$K/$(readlink "$K/latest")
@@ -104,6 +104,7 @@ for n in $(seq 1 30); do
     room=$(((size + 1023) / 1024 * 1024 - size))
     [ "$room" -gt 0 ] && [ "$room" -lt 300 ] && break
 done
+check "ulimit -f: an index that ends $room bytes before a KiB" test "$room" -gt 0 -a "$room" -lt 300
 (
     ulimit -f $(((size + 1023) / 1024))
     exec "$RUNMON" record --no-gpu -o "$K" -i 0.2 -- true
