@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +50,15 @@ int rm_write_all(int fd, const void *data, size_t len)
         len -= (size_t)n;
     }
     return 0;
+}
+
+int rm_short_write_errno(off_t at, size_t len)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && at >= 0 &&
+        (rlim_t)at + len > rl.rlim_cur)
+        return EFBIG;
+    return ENOSPC;
 }
 
 static int fsync_parent_dir(const char *path)

@@ -44,6 +44,11 @@ int rm_path_is_special(const char *path);
 /* write() the whole buffer, resuming after EINTR and short writes. 0, or -1 with errno. */
 int rm_write_all(int fd, const void *data, size_t len);
 
+/* Why a write of len bytes at offset `at` of a regular file stopped short without an errno:
+ * EFBIG when it would cross the file-size limit (RLIMIT_FSIZE, `ulimit -f`), else ENOSPC.
+ * Learned without writing again (past the limit, a write raises SIGXFSZ). */
+int rm_short_write_errno(off_t at, size_t len);
+
 /* mkdir -p with rm_dir_mode(). 0, or -1 with errno. */
 int rm_mkdir_p(const char *path);
 

@@ -10,7 +10,9 @@
 #include "cli/cmd_top.h"
 #include "cli/commands.h"
 #include "cli/version.h"
+#include "record/end_summary.h"
 #include "report/report.h"
+#include "sink/index.h"
 
 static const struct rm_command commands[] = {
     {"record", rm_cmd_record, "record GPU and CPU use beside a command, or until stopped"},
@@ -43,6 +45,8 @@ int main(int argc, char **argv)
 {
     /* Numbers in every file we write use '.' whatever the user's locale says. */
     setlocale(LC_ALL, "C");
+    /* A summary the end of a session could not write is written by the next open. */
+    rm_sink_set_summary_writer(rm_end_summary_catch_up);
     if (argc < 2) {
         usage(stderr);
         return 2;

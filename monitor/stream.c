@@ -15,6 +15,33 @@
 #include "base/rm_time.h"
 #include "model/streams.h"
 
+/* Opens (appending) the active file named s->path: its size and whether it has a header
+ * are taken from it. 0, or -1 with errno (s->fd stays -1). */
+static int open_active(struct rm_stream *s)
+{
+    s->fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, rm_file_mode());
+    if (s->fd < 0) return -1;
+    rm_file_trim_torn(s->fd);
+    struct stat st;
+    if (fstat(s->fd, &st) == 0) {
+        s->bytes = (uint64_t)st.st_size;
+        s->has_header = st.st_size > 0;
+    }
+    return 0;
+}
+
+/* A write (or the open) that failed with e: counted, and the failure episode begun. */
+static void stream_failed(struct rm_stream *s, int e)
+{
+    s->last_errno = e;
+    s->write_errors++;
+    if (!s->failing) {
+        s->fail_start_ns = rm_clock_mono(s->clock);
+        s->fail_end_ns = 0;
+    }
+    s->failing = 1;
+}
+
 int rm_stream_open(struct rm_stream *s, const char *dir, int stream)
 {
     memset(s, 0, sizeof *s);
@@ -29,29 +56,18 @@ int rm_stream_open(struct rm_stream *s, const char *dir, int stream)
     }
     s->buf = malloc(RM_STREAM_BUFSZ);
     if (!s->buf) return -1;
-    s->fd = open(s->path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, rm_file_mode());
-    if (s->fd < 0) {
-        int e = errno;
-        free(s->buf);
-        s->buf = NULL;
-        errno = e;
-        return -1;
-    }
-    rm_file_trim_torn(s->fd);
-    struct stat st;
-    if (fstat(s->fd, &st) == 0) {
-        s->bytes = (uint64_t)st.st_size;
-        s->has_header = st.st_size > 0;
+    if (open_active(s) < 0) {
+        /* A full disk, a lost folder: the stream takes rows all the same, drops and counts
+         * them, and each flush tries the file again (rm_stream_flush_now). */
+        stream_failed(s, errno);
     }
     return 0;
 }
 
 void rm_stream_close(struct rm_stream *s)
 {
-    if (s->fd >= 0) {
-        rm_stream_flush_now(s);
-        close(s->fd);
-    }
+    if (s->buf) rm_stream_flush_now(s); /* without a file: its rows are counted as dropped */
+    if (s->fd >= 0) close(s->fd);
     s->fd = -1;
     free(s->buf);
     s->buf = NULL;
@@ -212,10 +228,15 @@ int rm_stream_header(struct rm_stream *s, const char *const *names, int n)
         s->header = copy;
         s->header_len = len;
     }
+    if (!copy) return -1; /* ENOMEM: without it no later flush could write the header */
+    /* A header that cannot be written now (a full disk, a size limit, no file) is written
+     * before the first rows that can be (rewrite_header): never fatal, never half a line. */
+    if (s->fd < 0) return 0;
     if (rm_write_all(s->fd, line, len) < 0) {
-        s->write_errors++;
-        s->last_errno = errno;
-        return -1;
+        int e = errno;
+        (void)!ftruncate(s->fd, 0); /* the file was empty (no header) */
+        stream_failed(s, e);
+        return 0;
     }
     s->bytes += len;
     s->has_header = 1;
@@ -230,6 +251,7 @@ int rm_stream_has_header(const struct rm_stream *s)
 static void notify(struct rm_stream *s)
 {
     if (s->hook) s->hook(s->hook_ctx, s, RM_STREAM_FLUSHED, NULL);
+    s->reopened = 0;
 }
 
 /* After a rollover the new active file gets the same header row before any data. */
@@ -281,9 +303,9 @@ int rm_stream_flush_now(struct rm_stream *s)
 {
     if (s->len == 0) return 0;
     s->last_write_mono_ns = rm_clock_mono(s->clock);
-    if (s->fd < 0) {
-        errno = EBADF;
-        goto dropped;
+    if (s->fd < 0) { /* the open failed before: again */
+        if (open_active(s) < 0) goto dropped;
+        s->reopened = 1; /* the observer learns of the file at this flush (notify) */
     }
     if (rewrite_header(s) < 0) goto dropped;
     /* One write: whole rows or (on failure) nothing we keep relying on. A short write to a
@@ -307,7 +329,7 @@ int rm_stream_flush_now(struct rm_stream *s)
     if (n > 0) {
         /* The rest, once, to learn why (EFBIG for a size limit, ENOSPC, EDQUOT). */
         ssize_t m = write(s->fd, s->buf + n, s->len - (size_t)n);
-        int why = m < 0 ? errno : ENOSPC;
+        int why = m < 0 ? errno : rm_short_write_errno((off_t)s->bytes, s->len);
         if (ftruncate(s->fd, (off_t)s->bytes) < 0) {
             /* Could not cut it back: at least end the torn row so later rows parse. */
             (void)!write(s->fd, "\n", 1);
@@ -315,16 +337,10 @@ int rm_stream_flush_now(struct rm_stream *s)
         errno = why;
     }
 dropped:
-    s->last_errno = errno;
-    s->write_errors++;
+    stream_failed(s, errno);
     s->dropped_rows += s->pending_rows;
     s->len = 0;
     s->pending_rows = 0;
-    if (!s->failing) {
-        s->fail_start_ns = rm_clock_mono(s->clock);
-        s->fail_end_ns = 0;
-    }
-    s->failing = 1;
     /* A file-size limit (EFBIG): the next segment starts small, so rolling over now is the
      * way back to writing. */
     if (s->last_errno == EFBIG && s->rollover_bytes && s->bytes > 0 && s->fd >= 0 &&

@@ -6,7 +6,9 @@
  *
  * Failure policy: the monitor must never stop because of its own output. A failed write
  * drops the pending rows (counted in dropped_rows), remembers the errno, and the next flush
- * tries again; the first row to land after a failure clears `failing`.
+ * tries again; the first row to land after a failure clears `failing`. A file that cannot be
+ * created or a header that cannot be written (a full disk at the start) is no exception:
+ * the stream opens all the same and each flush tries the file, then the header, again.
  */
 #ifndef RUNMON_STREAM_H
 #define RUNMON_STREAM_H
@@ -53,6 +55,7 @@ struct rm_stream {
     uint64_t write_errors;
     int last_errno;
     int failing; /* the last flush failed */
+    int reopened; /* the active file was opened by this flush (it could not be before) */
     /* CLOCK_MONOTONIC times of the failed write that began the latest failure and of the
      * first write that landed after it (0 while still failing): the sink's outage. */
     int64_t fail_start_ns, fail_end_ns;
@@ -89,12 +92,15 @@ struct rm_stream {
 void rm_stream_batch(struct rm_stream *s, int64_t interval_ns);
 
 /* Opens (appending) the active file of stream (model/streams.h) in dir; a torn last line (no '\n')
- * left by a killed writer is cut off first, so new rows never glue onto it. 0, or -1 with errno
- * (nothing to close then). */
+ * left by a killed writer is cut off first, so new rows never glue onto it. A file that cannot
+ * be opened is a write error (failing set; each flush tries again), not a failure. 0, or -1
+ * with errno: out of memory or a path too long (nothing to close then). */
 int rm_stream_open(struct rm_stream *s, const char *dir, int stream);
 void rm_stream_close(struct rm_stream *s);
 
-/* Writes the header row now if the file is empty. `names` are the columns after `ts`. */
+/* Writes the header row now if the file is empty. `names` are the columns after `ts`. A write
+ * that fails is counted as the stream's write error and tried again before the next rows: 0
+ * all the same; -1 (errno) only for a header too long or out of memory. */
 int rm_stream_header(struct rm_stream *s, const char *const *names, int n);
 int rm_stream_has_header(const struct rm_stream *s);
 

@@ -52,7 +52,8 @@ static int build_into(const struct rm_end_summary *e, const char *path, const ch
     struct rm_summary_opts so = {
         .interval_s = e->interval_s, .phase_row = tee_row, .phase_row_ctx = &t};
     json_t *sum = NULL;
-    int rc = e->sink_dir ? rm_sink_summary(e->sink_dir, e->session_id, 0, &so, &sum, err, errsz)
+    int rc = e->sink_dir ? rm_sink_summary_as(e->sink_dir, e->session_id, 0, &so, e->session_doc,
+                                              e->state_doc, &sum, err, errsz)
                          : rm_summary_session_dir(e->dir, &so, &sum, err, errsz);
     if (rc != 0 || !sum) {
         rm_summary_text_end(&t.text, NULL);
@@ -108,4 +109,17 @@ int rm_end_summary_write(const struct rm_end_summary *e)
     if (rc != 0 && !e->quiet)
         fprintf(stderr, "runmon record: cannot write %s: %s\n", path, strerror(errno));
     return rc ? -1 : 0;
+}
+
+int rm_end_summary_catch_up(const char *sink_dir, const char *session_id)
+{
+    char dir[PATH_MAX];
+    if ((size_t)snprintf(dir, sizeof dir, "%s/%s", sink_dir, session_id) >= sizeof dir) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    /* interval_s 0: session.json's */
+    struct rm_end_summary e = {
+        .sink_dir = sink_dir, .session_id = session_id, .dir = dir, .quiet = true};
+    return rm_end_summary_write(&e);
 }

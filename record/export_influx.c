@@ -8,8 +8,9 @@
  * --influx hands the batch to its HTTP thread (record/http.h) only when the thread is idle:
  * during an outage the rows wait in the files (memory: one batch), and go once the server is
  * back. --influx-file appends each batch with one write on the main thread (a local file).
- * close: the files are complete; the rest goes in batches within a bounded time (3 s, 1 s
- * when the server is failing or a request hangs); what is left is counted in an event.
+ * close: the files are complete; the rest goes in batches within a bounded time (3 s; when
+ * the server is failing or a request hangs, until the end's one deadline for writers in
+ * trouble, record/http.h); what is left is counted in an event.
  */
 #include <csv.h>
 #include <errno.h>

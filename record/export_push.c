@@ -8,8 +8,9 @@
  * status plus two figures of the whole run (its duration and each GPU's energy).
  *
  * The HTTP runs on the sender's thread (record/http.h): poll only renders into a buffer and
- * offers it (a newer body replaces one not yet sent); close waits a bounded time (3 s, 1 s
- * when the gateway is failing or a request hangs) for the final push.
+ * offers it (a newer body replaces one not yet sent); close waits a bounded time (3 s; when the
+ * gateway is failing or a request hangs, until the end's one deadline for writers in trouble,
+ * 1 s after the end began, record/http.h) for the final push.
  */
 #include <errno.h>
 #include <math.h>
@@ -28,6 +29,7 @@
 struct push {
     struct rm_http_sender tx;
     int quiet;
+    int final_offered; /* close_begin offered the final push */
     char *buf;
     size_t cap;
     int64_t period_ns, next_mono_ns; /* period 0: only the final push */
@@ -295,11 +297,20 @@ static void push_poll(void *self, struct rm_tick *t)
     if (p->next_mono_ns <= now) p->next_mono_ns = now + p->period_ns;
 }
 
-static void push_close(void *self, const struct rm_snapshot *snap)
+/* The final push handed to the sender at once: its request runs while the other writers
+ * close. */
+static void push_close_begin(void *self, const struct rm_snapshot *snap)
 {
     struct push *p = self;
     long n = render(p, snap);
     if (n >= 0) rm_http_offer(&p->tx, p->buf, (size_t)n, 1);
+    p->final_offered = 1;
+}
+
+static void push_close(void *self, const struct rm_snapshot *snap)
+{
+    struct push *p = self;
+    if (!p->final_offered) push_close_begin(p, snap);
     int64_t bound = rm_http_close_bound(&p->tx, PUSH_CLOSE_NS, PUSH_CLOSE_FAILING_NS);
     rm_http_wait_idle(&p->tx, rm_now_monotonic_ns() + bound);
     rm_http_say(&p->tx, p->quiet, NULL);
@@ -318,5 +329,6 @@ const struct rm_exporter_ops rm_exporter_pushgateway = {
     .open = push_open,
     .due = push_due,
     .poll = push_poll,
+    .close_begin = push_close_begin,
     .close = push_close,
 };

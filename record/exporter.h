@@ -79,6 +79,10 @@ struct rm_exporter_ops {
     /* Main thread, optional: prints line (one of runmon's notes: safe text, no newline) on
      * stderr in its own way, and returns 1; 0 leaves it to the list (a plain line). */
     int (*say)(void *self, const char *line);
+    /* Main thread, optional, just before the closes: hands over the last export without
+     * waiting (every exporter's before any close waits: the network waits of the end run
+     * side by side, under one deadline, record/http.h). */
+    void (*close_begin)(void *self, const struct rm_snapshot *snap);
     /* Main thread, exactly once per successful open: the workers have stopped, their files
      * are complete and the status is final (snap->final is 1): the last export, then free
      * everything. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/rm_time.h"
+#include "record/http.h"
 
 /* Every exporter runmon has, in the order they are opened, polled and closed. Each is turned
  * on by its own option (its wanted()). A new exporter is its file and one line here. */
@@ -179,15 +180,22 @@ void rm_exporters_close(struct rm_exporters *l, int64_t now_mono_ns)
     if (!l->inited) return;
     struct rm_snapshot *final = l->snap; /* there is one whenever an exporter is open */
     if (l->n > 0) rm_snapshot_take(final, &l->src, now_mono_ns, 1);
+    /* Writers in trouble are waited for once, together: 1 s in all, however many. */
+    rm_http_end_begin(now_mono_ns + RM_EXPORTERS_TROUBLE_WAIT_NS);
     for (int i = 0; i < l->n; i++) {
         struct rm_exporter_entry *e = &l->e[i];
         pthread_mutex_lock(&l->ev_lock); /* no event reaches it once its close begins */
         e->live = 0;
         pthread_mutex_unlock(&l->ev_lock);
+        if (e->ops->close_begin) e->ops->close_begin(e->self, final);
+    }
+    for (int i = 0; i < l->n; i++) {
+        struct rm_exporter_entry *e = &l->e[i];
         if (e->ops->close) e->ops->close(e->self, final);
         free(e->self);
         e->self = NULL;
     }
+    rm_http_end_begin(0);
     pthread_mutex_lock(&l->ev_lock);
     l->n = 0;
     pthread_mutex_unlock(&l->ev_lock);

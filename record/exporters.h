@@ -75,9 +75,13 @@ void rm_exporters_event(struct rm_exporters *l, const char *name, const json_t *
  * that owns the terminal line if one does. */
 void rm_exporters_say(struct rm_exporters *l, const char *line);
 
+/* The end waits this long at most for the writers that fail or hang, all of them together
+ * (record/http.h: rm_http_end_begin); a healthy one still gets its own bound. */
+#define RM_EXPORTERS_TROUBLE_WAIT_NS (1 * RM_NS_PER_SEC)
+
 /* Main thread, once the session's status is final and the workers have stopped: every
- * exporter's close, in the table's order, with one final snapshot; then frees the list.
- * Safe after a failed or no open. */
+ * exporter's close_begin, then every close, in the table's order, with one final snapshot;
+ * then frees the list. Safe after a failed or no open. */
 void rm_exporters_close(struct rm_exporters *l, int64_t now_mono_ns);
 
 /* Once no thread can send an event any more (the workers joined): the lock goes. */

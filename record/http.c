@@ -237,6 +237,7 @@ static void *sender_main(void *arg)
             if (left < total_ms) total_ms = (long)left;
         }
         s->inflight_since = now;
+        pthread_cond_broadcast(&s->cv); /* a close waiting on it learns when it would hang */
         pthread_mutex_unlock(&s->mu);
         char why[256];
         int rc = send_one(s, pv, &s->cur, total_ms, why, sizeof why); /* cur is the thread's */
@@ -391,11 +392,25 @@ int rm_http_message(struct rm_http_sender *s, char *out, size_t cap)
     return 1;
 }
 
-int64_t rm_http_close_bound(struct rm_http_sender *s, int64_t healthy, int64_t troubled)
+/* The end's one deadline for every sender in trouble (rm_http_end_begin); 0: not at the end.
+ * Main thread only. */
+static int64_t end_trouble_deadline;
+
+void rm_http_end_begin(int64_t deadline_mono)
+{
+    end_trouble_deadline = deadline_mono;
+}
+
+/* Under mu: the last request failed, or the one in flight has hung (no answer in 1 s). */
+static int troubled(const struct rm_http_sender *s, int64_t now)
+{
+    return s->failing || (s->inflight_since && now - s->inflight_since > RM_HTTP_HUNG_NS);
+}
+
+int64_t rm_http_close_bound(struct rm_http_sender *s, int64_t healthy, int64_t troubled_ns)
 {
     pthread_mutex_lock(&s->mu);
-    int hung = s->inflight_since && now_mono() - s->inflight_since > RM_NS_PER_SEC;
-    int64_t b = s->failing || hung ? troubled : healthy;
+    int64_t b = troubled(s, now_mono()) ? troubled_ns : healthy;
     pthread_mutex_unlock(&s->mu);
     return b;
 }
@@ -406,9 +421,18 @@ int rm_http_wait_idle(struct rm_http_sender *s, int64_t deadline_mono)
     s->deadline_mono = deadline_mono;
     s->retry_at_mono = 0; /* one more try now, not after the back-off */
     pthread_cond_broadcast(&s->cv);
-    while ((s->have_next || s->have_cur) && now_mono() < deadline_mono) {
-        struct timespec ts = {.tv_sec = deadline_mono / RM_NS_PER_SEC,
-                              .tv_nsec = deadline_mono % RM_NS_PER_SEC};
+    while (s->have_next || s->have_cur) {
+        int64_t now = now_mono(), until = deadline_mono, wake = deadline_mono;
+        if (end_trouble_deadline) {
+            /* At the end, a sender in trouble waits only until the deadline all share; one
+             * whose request is in flight is looked at again when it would count as hung. */
+            if (troubled(s, now) && end_trouble_deadline < until)
+                until = wake = end_trouble_deadline;
+            else if (s->inflight_since && s->inflight_since + RM_HTTP_HUNG_NS + 1 < wake)
+                wake = s->inflight_since + RM_HTTP_HUNG_NS + 1;
+        }
+        if (now >= until) break;
+        struct timespec ts = {.tv_sec = wake / RM_NS_PER_SEC, .tv_nsec = wake % RM_NS_PER_SEC};
         pthread_cond_timedwait(&s->cv, &s->mu, &ts);
     }
     int idle = !s->have_next && !s->have_cur;

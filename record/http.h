@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/rm_time.h"
 #include "monitor/port.h"
 
 #define RM_HTTP_CONNECT_MS 2000
@@ -94,11 +95,21 @@ int rm_http_message(struct rm_http_sender *s, char *out, size_t cap);
 struct rm_tick;
 void rm_http_say(struct rm_http_sender *s, int quiet, struct rm_tick *t);
 
+/* A request in flight this long without an answer has hung. */
+#define RM_HTTP_HUNG_NS RM_NS_PER_SEC
+
 /* How long close may wait for the sender: `healthy` when the last request landed and none
- * has hung for a second, else `troubled`. */
+ * has hung, else `troubled`. */
 int64_t rm_http_close_bound(struct rm_http_sender *s, int64_t healthy, int64_t troubled);
 
-/* Waits until the sender is idle or deadline_mono passes (requests are cut at the deadline).
+/* The end of the recording begins (rm_exporters_close): until deadline_mono passes, every
+ * sender that fails or hangs is waited for no longer than deadline_mono, so the end waits
+ * for writers in trouble once, however many there are (docs/FORMATS.md). 0: the end is over.
+ * Main thread only. */
+void rm_http_end_begin(int64_t deadline_mono);
+
+/* Waits until the sender is idle or deadline_mono passes (requests are cut at the deadline),
+ * at the end no longer than rm_http_end_begin's deadline once the sender is in trouble.
  * 1: idle, 0: not. */
 int rm_http_wait_idle(struct rm_http_sender *s, int64_t deadline_mono);
 

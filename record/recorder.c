@@ -55,6 +55,7 @@ struct rm_recorder {
     /* The outputs that run while recording (record/exporters.h): the main thread's. */
     struct rm_exporters exporters;
     int claim_fd; /* the session folder's lock while recording (sink/liveness.h) */
+    int unrecorded; /* no session folder could be made: the command runs all the same */
 };
 
 /* "runmon record: WHAT WHY" on stderr, WHY escaped: it may quote nvidia-smi or a file. */
@@ -351,10 +352,9 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/runlog.jsonl", s->dir);
     rec->log = rm_runlog_open(path);
-    if (!rec->log) {
-        snprintf(err, errlen, "cannot open %s: %s", path, rm_runlog_errmsg());
-        return -1;
-    }
+    if (!rec->log) /* a full disk: the events still reach the exporters; never fatal */
+        fprintf(stderr, "runmon record: cannot open %s: %s; its events are not logged\n", path,
+                rm_runlog_errmsg());
     return 0;
 }
 
@@ -384,14 +384,25 @@ static void save_session(struct rm_recorder *rec)
  * summary on stderr unless --quiet. Sealed segments come from the manifest's aggregates (no
  * rescan). -1 when summary.json could not be written, else 0 (also when there was nothing to
  * summarize). */
-static int write_summary(struct rm_recorder *rec, int have_sink)
+static int write_summary(struct rm_recorder *rec, int session_unwritten)
 {
-    struct rm_end_summary e = {.sink_dir = have_sink ? rec->opts.output_dir : NULL,
+    json_t *ses = NULL, *state = rm_sink_unwritten_state(rec->sink);
+    if (session_unwritten) {
+        pthread_mutex_lock(&rec->lock);
+        ses = rm_session_to_json(&rec->sess);
+        pthread_mutex_unlock(&rec->lock);
+    }
+    struct rm_end_summary e = {.sink_dir = rec->sink ? rec->opts.output_dir : NULL,
                                .session_id = rec->sess.id,
                                .dir = rec->sess.dir,
                                .interval_s = rec->opts.interval_s,
-                               .quiet = rec->opts.quiet};
-    return rm_end_summary_write(&e);
+                               .quiet = rec->opts.quiet,
+                               .session_doc = ses,
+                               .state_doc = state};
+    int rc = rm_end_summary_write(&e);
+    json_decref(ses);
+    json_decref(state);
+    return rc;
 }
 
 /* The recorded command, from its start to the end of what it left behind. Main thread only. */
@@ -442,6 +453,7 @@ static int spawn_workload(struct rm_recorder *rec, struct workload *w)
     snprintf(e2, sizeof e2, "RUNMON_SESSION_ID=%s", rec->sess.id);
     snprintf(e3, sizeof e3, "RUNMON_SESSION_DIR=%s", rec->sess.dir);
     const char *env[] = {e1, e2, e3, NULL};
+    if (rec->unrecorded) env[0] = NULL; /* no session to name */
     (void)rm_reaper_enable(); /* without it (kernel < 3.4), the process group is what stops */
     /* Started in the background (`runmon record ... &`), the command starts there too; a
      * `fg` later gives it the terminal (suspend). */
@@ -729,6 +741,18 @@ static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
     return status;
 }
 
+/* The session folder could not be made (a full disk, a read-only or lost sink): the command
+ * is never kept from running by its monitor. It runs as it would recorded (its own process
+ * group, signals passed on), without a session, and its exit status is returned. */
+static int run_unrecorded(struct rm_recorder *rec, int sfd)
+{
+    fprintf(stderr, "runmon record: nothing of this run is recorded; the command runs all the "
+                    "same\n");
+    rec->unrecorded = 1;
+    int stop_sig = 0;
+    return run_until_done(rec, sfd, &stop_sig);
+}
+
 /* Stops the workers, records the session's end and writes its summary. */
 static void finish_session(struct rm_recorder *rec, struct workers *w, int status, int stop_sig)
 {
@@ -760,11 +784,11 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
                         json_real(rm_ns_to_seconds_ms(s->ended_ns - s->started_ns)));
     recorder_event(rec, "session_end", d);
     unsigned unwritten = save_session_tries(rec, RM_SINK_END_TRIES) ? RM_SINK_UNWRITTEN_SESSION : 0;
-    int have_sink = rec->sink != NULL;
     rm_sink_stop(rec->sink); /* the final state.json, with the session's status */
     rm_runlog_close(rec->log);
     rec->log = NULL;
-    if (s->id[0] && write_summary(rec, have_sink) < 0) unwritten |= RM_SINK_UNWRITTEN_SUMMARY;
+    if (s->id[0] && write_summary(rec, unwritten & RM_SINK_UNWRITTEN_SESSION) < 0)
+        unwritten |= RM_SINK_UNWRITTEN_SUMMARY;
     rm_sink_close(rec->sink, unwritten); /* the end in the index and the totals, once */
     rec->sink = NULL;
 }
@@ -801,6 +825,7 @@ int rm_record_run(const struct rm_record_opts *opts)
         status = 1;
     } else if (open_session(rec, err, sizeof err) < 0) {
         fprintf(stderr, "runmon record: %s\n", err);
+        if (rec->opts.command) status = run_unrecorded(rec, sfd);
     } else {
         json_t *d = json_object();
         json_object_set_new(d, "session_id", json_string(rec->sess.id));

@@ -150,7 +150,7 @@ int rm_index_append(const char *sink_dir, json_t *line, int supersedes, json_t *
     if (rc == 0) {
         ssize_t w = write(fd, text, len); /* one write: readers never see half a line */
         if (w != (ssize_t)len) {
-            int e = w < 0 ? errno : ENOSPC;
+            int e = w < 0 ? errno : rm_short_write_errno(start, len);
             if (ftruncate(fd, start) != 0) { /* nothing more to do */
             }
             errno = e;

@@ -190,6 +190,13 @@ void rm_totals_pruned(json_t *t, const char *sid, const char *file);
 
 /* ---- the open sequence ---- */
 
+/* Writes summary.json of session_id of sink_dir (0, or -1 with errno): the summary the end
+ * of that session could not write (a full disk), written by the first open whose recovery
+ * ends the session (docs/FORMATS.md, "The end's writes"). Building a summary is above the
+ * sink's layer: the command sets it (record/end_summary.h); NULL, as at the start: none. */
+typedef int (*rm_sink_summary_writer)(const char *sink_dir, const char *session_id);
+void rm_sink_set_summary_writer(rm_sink_summary_writer w);
+
 /* What every command runs when it opens a sink: lock; migrate a 0.1.0 manifest.json, or
  * rebuild the index and totals from the session folders when missing or corrupt (or
  * force_rebuild); recovery of the sessions sink.json lists as running (a dead recorder's

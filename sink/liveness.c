@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "base/fileio.h"
 #include "base/rm_time.h"
+#include "base/termsafe.h"
 #include "sink/names.h"
 
 /* /proc/stat's btime and a start time in clock ticks have a second's resolution each, and
@@ -25,17 +27,28 @@
 void rm_this_host(char *out, size_t cap)
 {
     /* RUNMON_HOSTNAME stands for the host name (tests: two "hosts" on one machine); one
-     * that is empty, too long or holds control bytes is ignored. */
+     * that is empty, too long or holds control bytes is ignored, and said once. */
+    static atomic_flag said = ATOMIC_FLAG_INIT;
     const char *env = getenv("RUNMON_HOSTNAME");
     size_t n = env ? strlen(env) : 0;
-    int ok = n > 0 && n < cap;
+    int ok = n > 0 && n < cap, control = 0;
     for (size_t i = 0; ok && i < n; i++)
-        ok = (unsigned char)env[i] >= 0x20 && env[i] != 0x7f;
+        ok = !(control = (unsigned char)env[i] < 0x20 || env[i] == 0x7f);
     if (ok)
         memcpy(out, env, n + 1);
     else if (gethostname(out, cap) < 0)
         snprintf(out, cap, "unknown");
     out[cap - 1] = '\0';
+    if (n > 0 && !ok && !atomic_flag_test_and_set(&said)) {
+        fputs("runmon: RUNMON_HOSTNAME ignored: ", stderr);
+        if (control)
+            fputs("it holds a control character (a newline, a tab...)", stderr);
+        else
+            fprintf(stderr, "%zu bytes, longer than a host name may be (%zu)", n, cap - 1);
+        fputs("; the host name is ", stderr);
+        rm_fput_safe(stderr, out);
+        fputc('\n', stderr);
+    }
 }
 
 int rm_pid_exists(long long pid)

@@ -215,6 +215,32 @@ static int ended_status(const char *status)
 }
 
 /* Copies how src says the session ended into entry e. */
+/* The rows lost and the write errors an ended line names (its "sink": only when there were
+ * any) are at least e's: a state.json the end could not write still says fewer. */
+static void take_losses(json_t *e, const json_t *line)
+{
+    json_t *ls = json_object_get(line, "sink");
+    if (!json_is_object(ls)) return;
+    json_t *sk = json_object_get(e, "sink");
+    if (!json_is_object(sk)) {
+        sk = json_object();
+        json_object_set_new(e, "sink", sk);
+    }
+    json_t *dr = json_object_get(sk, "rows_dropped"), *v;
+    if (!json_is_object(dr)) {
+        dr = json_object();
+        json_object_set_new(sk, "rows_dropped", dr);
+    }
+    const char *name;
+    json_object_foreach(json_object_get(ls, "rows_dropped"), name, v)
+    {
+        if (rm_stream_by_name(name) >= 0 && json_integer_value(v) > jint(dr, name))
+            json_object_set_new(dr, name, json_integer(json_integer_value(v)));
+    }
+    json_int_t werr = jint(ls, "write_errors");
+    if (werr > jint(sk, "write_errors")) json_object_set_new(sk, "write_errors", json_integer(werr));
+}
+
 static void take_end(json_t *e, const json_t *src)
 {
     static const char *const keys[] = {"status", "ended_at", "exit_code"};
@@ -222,6 +248,7 @@ static void take_end(json_t *e, const json_t *src)
         json_t *v = json_object_get(src, keys[i]);
         json_object_set_new(e, keys[i], v ? json_copy(v) : json_null());
     }
+    take_losses(e, src);
 }
 
 /* How session entry e ends, its recorder being dead. The evidence, newest first: the index's
@@ -310,6 +337,15 @@ static void remove_stray_temps(const char *sink_dir, const char *sid, long long 
     }
 }
 
+/* The lock file of a dead recorder (sink/liveness.h): unlocked, empty, no use to anyone once
+ * state.json says how the session ended. */
+static void drop_claim(const char *sdir)
+{
+    char path[FPATH];
+    snprintf(path, sizeof path, "%s/%s", sdir, RM_RECORDER_LOCK);
+    (void)unlink(path);
+}
+
 /* Ends session id, whose recorder is dead. Its status is decided (decide_end); with write,
  * under the lock, its files are mended: torn lines of its active files cut, stray segment
  * files adopted, state.json and session.json say how it ended, stray temp files removed; its
@@ -345,6 +381,8 @@ static json_t *finish_dead(const char *sink_dir, json_t *tot, const char *id, co
             mend_session_json(sdir, sj, e);
         if (rm_state_save(sink_dir, id, doc) < 0)
             fprintf(stderr, "runmon: cannot write %s/state.json: %s\n", sdir, strerror(errno));
+        else
+            drop_claim(sdir); /* the session says how it ended: the dead claim goes */
         remove_stray_temps(sink_dir, id, jint(e, "pid"));
         if (event) {
             json_t *line = rm_index_line(doc, event);
@@ -574,7 +612,7 @@ static int rebuild(const char *sink_dir, const char *own_id)
 
 /* Recovery: every session sink.json lists as running whose recorder is dead (this host's:
  * sink/liveness.h) is finished (finish_dead). Returns how many. */
-static int recover(const char *sink_dir, json_t *tot)
+static int recover(const char *sink_dir, json_t *tot, json_t *ended)
 {
     json_t *running = json_object_get(tot, "running");
     char(*ids)[RM_SESSION_ID_MAX + 1] = calloc(json_object_size(running) + 1, sizeof *ids);
@@ -587,10 +625,57 @@ static int recover(const char *sink_dir, json_t *tot)
                                         rm_session_id_start_ns(id)) == RM_RECORDER_DEAD)
             snprintf(ids[n++], sizeof ids[0], "%s", id);
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         json_decref(finish_dead(sink_dir, tot, ids[i], NULL, 1));
+        json_array_append_new(ended, json_string(ids[i]));
+    }
     free(ids);
     return (int)n;
+}
+
+static rm_sink_summary_writer summary_writer;
+
+void rm_sink_set_summary_writer(rm_sink_summary_writer w)
+{
+    summary_writer = w;
+}
+
+/* summary.json of session id is missing and its end could not write it (its newest index
+ * line names it in "unwritten"). */
+static int summary_due(const char *sink_dir, const char *id)
+{
+    char path[SPATH];
+    snprintf(path, sizeof path, "%s/%s/summary.json", sink_dir, id);
+    if (access(path, F_OK) == 0) return 0;
+    json_t *newest = rm_index_newest(sink_dir, id, 0);
+    int due = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(newest, "unwritten"), i, v)
+    {
+        if (json_is_string(v) && !strcmp(json_string_value(v), "summary.json")) due = 1;
+    }
+    json_decref(newest);
+    return due;
+}
+
+/* Outside the lock (building a summary opens the sink again): the summaries the ends of the
+ * sessions recovery just finished could not write. */
+static void write_due_summaries(const char *sink_dir, const json_t *ended)
+{
+    static int writing; /* the writer opens the sink again: that open writes none */
+    if (writing || !summary_writer) return;
+    writing = 1;
+    size_t i;
+    json_t *v;
+    json_array_foreach(ended, i, v)
+    {
+        const char *id = json_string_value(v);
+        if (summary_due(sink_dir, id) && summary_writer(sink_dir, id) < 0)
+            fprintf(stderr, "runmon: cannot write %s/%s/summary.json: %s\n", sink_dir, id,
+                    strerror(errno));
+    }
+    writing = 0;
 }
 
 /* A torn last line of the index (a crash mid-line, a cut file) is cut; when it was the end of
@@ -802,7 +887,7 @@ int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_
         return 1;
     int lk = rm_sink_lock(sink_dir); /* -1 on a read-only sink: read it as it is */
     if (lk >= 0) remove_sink_temps(sink_dir);
-    json_t *tot = NULL;
+    json_t *tot = NULL, *ended = json_array();
     int rc = totals_locked(sink_dir, lk, force_rebuild, own_id, &tot, err, errsz);
     if (rc == 0 && lk >= 0) {
         int changed = 0;
@@ -811,16 +896,20 @@ int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_
             changed++;
         }
         changed += mend_torn_tail(sink_dir, tot);
-        changed += recover(sink_dir, tot);
+        changed += recover(sink_dir, tot, ended);
         if (changed) {
             rm_index_maybe_compact(sink_dir, tot);
-            if (rm_totals_save(sink_dir, tot) < 0)
+            if (rm_totals_save(sink_dir, tot) < 0) {
                 fprintf(stderr, "runmon: cannot write %s/sink.json: %s\n", sink_dir,
                         strerror(errno));
+                json_array_clear(ended); /* still running in the totals: the next open */
+            }
         }
     }
     json_decref(tot);
     rm_sink_unlock(lk);
+    write_due_summaries(sink_dir, ended);
+    json_decref(ended);
     return rc;
 }
 

@@ -112,7 +112,8 @@ static void hook(void *ctx, const struct rm_stream *s, enum rm_stream_event ev,
 {
     struct slot *sl = ctx;
     struct rm_sink *k = sl->k;
-    int fd = ev == RM_STREAM_SEALED ? dup_active(s) : -1; /* the new active file */
+    /* the new active file: after a seal, or once a file that could not be opened is */
+    int fd = ev == RM_STREAM_SEALED || s->reopened ? dup_active(s) : -1;
     pthread_mutex_lock(&k->mu);
     if (ev == RM_STREAM_SEALED) {
         if (sl->fd_next >= 0) close(sl->fd_next); /* two seals in one round: never taken */
@@ -141,6 +142,10 @@ static void hook(void *ctx, const struct rm_stream *s, enum rm_stream_event ev,
         k->wake = 1;
         pthread_cond_signal(&k->cv);
     } else {
+        if (fd >= 0) { /* the file the sink had none of (rm_sink_attach): synced from now */
+            if (sl->fd_next >= 0) close(sl->fd_next);
+            sl->fd_next = fd;
+        }
         sl->rows = s->rows;
         sl->bytes = s->bytes;
         sl->first = s->first_ts_ns;
@@ -647,19 +652,56 @@ static json_t *unwritten_names(unsigned bits)
  * again. When the line cannot be written, or state.json or session.json could not say how
  * the session ended, the totals keep the session as running, and the recovery of a later
  * open ends it (sink/recover.c: the index's line decides its status). */
-static void end_session(struct rm_sink *k, unsigned unwritten)
+/* The session's final document: the final round's, or, when that round never got the lock,
+ * the end as this process knows it. */
+static json_t *final_doc(struct rm_sink *k)
 {
-    const char *sid = k->port->sess->id;
-    if (!k->final_doc) { /* the final round never got the lock: the end as this process knows it */
+    if (!k->final_doc) {
         struct slot snap[MAX_SLOTS];
         pthread_mutex_lock(&k->mu);
         memcpy(snap, k->slots, sizeof snap[0] * (size_t)k->nslots);
         pthread_mutex_unlock(&k->mu);
         k->final_doc = build_doc(k, NULL, snap, k->nslots, 1);
     }
+    return k->final_doc;
+}
+
+json_t *rm_sink_unwritten_state(struct rm_sink *k)
+{
+    if (!k || k->state_written) return NULL;
+    return json_incref(final_doc(k));
+}
+
+/* The ended line's "sink": the rows the streams lost and their write errors, when there were
+ * any, so that they outlive a state.json the end could not write (recovery takes them). */
+static void put_losses(json_t *line, const json_t *doc)
+{
+    json_t *sk = json_object_get(rm_state_session(doc), "sink");
+    json_t *dr = json_object(), *v;
+    const char *name;
+    json_object_foreach(json_object_get(sk, "rows_dropped"), name, v)
+    {
+        if (json_integer_value(v) > 0) json_object_set(dr, name, v);
+    }
+    json_int_t werr = json_integer_value(json_object_get(sk, "write_errors"));
+    if (!json_object_size(dr) && werr <= 0) {
+        json_decref(dr);
+        return;
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "rows_dropped", dr);
+    json_object_set_new(o, "write_errors", json_integer(werr));
+    json_object_set_new(line, "sink", o);
+}
+
+static void end_session(struct rm_sink *k, unsigned unwritten)
+{
+    const char *sid = k->port->sess->id;
+    final_doc(k);
     if (!k->state_written) unwritten |= RM_SINK_UNWRITTEN_STATE;
     json_t *line = rm_index_line(k->final_doc, "ended");
     if (unwritten) json_object_set_new(line, "unwritten", unwritten_names(unwritten));
+    put_losses(line, k->final_doc);
     int line_done = 0, totals_done = 0;
     for (int t = 0; t < RM_SINK_END_TRIES && !(line_done && totals_done); t++) {
         rm_sink_end_backoff(t);
@@ -687,11 +729,11 @@ static void end_session(struct rm_sink *k, unsigned unwritten)
                 listed = 1;
             }
             json_t *c = listed ? rm_totals_contribution(k->final_doc) : NULL;
-            /* state.json or session.json still says running: the session stays listed
-             * running in the totals (with its final contribution), and the recovery of the
-             * next open, finding the recorder gone and this line in the index, writes them
-             * and ends it there. */
-            if (c && (unwritten & (RM_SINK_UNWRITTEN_STATE | RM_SINK_UNWRITTEN_SESSION)))
+            /* state.json or session.json still says running, or summary.json is missing: the
+             * session stays listed running in the totals (with its final contribution), and
+             * the recovery of the next open, finding the recorder gone and this line in the
+             * index, writes them and ends it there. */
+            if (c && unwritten)
                 rm_totals_set_running(tot, sid, k->port->sess->host, k->port->sess->pid, c);
             else if (c)
                 rm_totals_finish(tot, sid, c);

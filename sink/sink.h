@@ -72,6 +72,11 @@ void rm_sink_end_backoff(int attempt);
  * summary may then be made from the sink. Nothing says the session ended yet. */
 void rm_sink_stop(struct rm_sink *k);
 
+/* After rm_sink_stop: the session's final document (state.json's content, as
+ * rm_sink_summary_as takes it) when the end could not write state.json, else NULL (a new
+ * reference). */
+json_t *rm_sink_unwritten_state(struct rm_sink *k);
+
 /* The session's end: rm_sink_stop if not done, then its "ended" line in the index (once,
  * with the status, the exit code and `unwritten`: RM_SINK_UNWRITTEN_* bits of the files the
  * caller could not write) and its move into the totals' finished sums. Frees k. */
@@ -105,6 +110,12 @@ int rm_sink_is_sink_dir(const char *dir);
  * "sink" section (segments, pruned, rows dropped). Returns as rm_summary_build. */
 int rm_sink_summary(const char *sink_dir, const char *session_id, int rescan,
                     const struct rm_summary_opts *opts, json_t **out, char *err, size_t errsz);
+/* The same, with the session's documents as its recorder holds them in place of session.json
+ * and state.json (either NULL: the file), for the end of a session whose files could not
+ * be written (a full disk): its summary says how it really ended. */
+int rm_sink_summary_as(const char *sink_dir, const char *session_id, int rescan,
+                       const struct rm_summary_opts *opts, const json_t *session_doc,
+                       const json_t *state_doc, json_t **out, char *err, size_t errsz);
 
 /* Picks the session folder for a command (who: "report", ... for the note on stderr): PATH
  * itself when it is a session folder (and no id is given); in a sink, the id or the sink's

@@ -168,6 +168,13 @@ static json_t *sink_section(const json_t *m, const char *sink_dir, const char *i
 int rm_sink_summary(const char *sink_dir, const char *session_id, int rescan,
                     const struct rm_summary_opts *opts, json_t **out, char *err, size_t errsz)
 {
+    return rm_sink_summary_as(sink_dir, session_id, rescan, opts, NULL, NULL, out, err, errsz);
+}
+
+int rm_sink_summary_as(const char *sink_dir, const char *session_id, int rescan,
+                       const struct rm_summary_opts *opts, const json_t *session_doc,
+                       const json_t *state_doc, json_t **out, char *err, size_t errsz)
+{
     *out = NULL;
     int rc = rm_sink_open_index(sink_dir, 0, NULL, err, errsz);
     if (rc < 0) return 2;
@@ -180,12 +187,15 @@ int rm_sink_summary(const char *sink_dir, const char *session_id, int rescan,
     if (rc) return rc;
     /* The session's own document: its entry and segments (aggregates), nothing else. */
     json_t *m = NULL;
-    if (rm_state_load(sink_dir, id, &m) != 0) m = rm_manifest_new();
+    if (state_doc)
+        m = json_deep_copy(state_doc);
+    else if (rm_state_load(sink_dir, id, &m) != 0)
+        m = rm_manifest_new();
     char sdir[PATH_MAX], path[PATH_MAX + 64];
     snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, id);
     struct rm_summary *s = rm_summary_new(opts);
     snprintf(path, sizeof path, "%s/session.json", sdir);
-    json_t *ses = json_load_file(path, 0, NULL);
+    json_t *ses = session_doc ? json_deep_copy(session_doc) : json_load_file(path, 0, NULL);
     if (json_is_object(ses)) rm_summary_set_session(s, ses);
     json_decref(ses);
     snprintf(path, sizeof path, "%s/runlog.jsonl", sdir);
