@@ -293,8 +293,8 @@ static void print_processes(FILE *out, const json_t *gpus)
     int any = 0;
     json_array_foreach(gpus, i, g) any |= json_is_array(json_object_get(g, "processes"));
     if (!any) return;
-    print_process_title(out,
-                        "Processes (nvidia-smi pmon; workload: the recorded command's process tree)");
+    print_process_title(
+        out, "Processes (nvidia-smi pmon; workload: the recorded command's process tree)");
     json_array_foreach(gpus, i, g)
     {
         print_process_rows(out, json_object_get(g, "processes"));

@@ -101,7 +101,7 @@ static bool names_nvidia(const char *s, size_t n)
 }
 
 /* A header or data row: 3 or more fields (split at commas, else at blanks), at least half
- * of them numbers or field names. */
+ * of them numbers or field names, or fewer that all are. */
 static bool row_like_nvsmi(const char *s, size_t n)
 {
     char sep = memchr(s, ',', n) ? ',' : ' ';
@@ -139,7 +139,8 @@ static bool smi_header(const char *s, size_t n)
         for (size_t d = 0; d < sizeof dt / sizeof dt[0]; d++)
             skip |= l.tok[i].len == strlen(dt[d]) && !memcmp(l.tok[i].s, dt[d], l.tok[i].len);
         if (!skip)
-            return (l.tok[i].len == 3 && !memcmp(l.tok[i].s, k == RM_DMON_HEADER ? "gpu" : "Idx", 3));
+            return l.tok[i].len == 3 &&
+                   !memcmp(l.tok[i].s, k == RM_DMON_HEADER ? "gpu" : "Idx", 3);
     }
     return false;
 }
@@ -155,8 +156,7 @@ static bool line_like_nvsmi(const char *s, size_t n, bool first)
     /* nvidia-smi's own banner: its default table ("| NVIDIA-SMI 580.159.04 ..."), a `-q`
      * report ("====NVSMI LOG===="), its errors ("NVIDIA-SMI has failed ..."). */
     if (memmem(s, n, "NVIDIA-SMI", 10) || memmem(s, n, "NVSMI LOG", 9)) return true;
-    /* A line of code or markup (a comment or list item naming a GPU) is no error message; `-q` reports
-     * start "==============NVSMI LOG==============". */
+    /* A line of code or markup (a comment or list item naming a GPU) is no error message. */
     if (first && (isalpha((unsigned char)s[0]) || s[0] == '=') && names_nvidia(s, n)) return true;
     return row_like_nvsmi(s, n);
 }

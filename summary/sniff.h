@@ -1,6 +1,8 @@
-/* What a file without a single data row is, from its first bytes: so that the summary says
- * "not a runmon or nvidia-smi file" of a binary or a page of prose, and keeps its advice on
- * nvidia-smi's layouts (field lists, error lines) for files that look like nvidia-smi's. */
+/* What a file is, from its first bytes: so that the summary says "not a runmon or nvidia-smi
+ * file" of a binary or a page of prose (a file the user named even where some lines parse as
+ * rows; a session's file only when none does), keeps its advice on nvidia-smi's layouts
+ * (field lists, error lines) for files that look like nvidia-smi's, and reads nvidia-smi's
+ * per-process outputs as what their header names. */
 #ifndef RUNMON_SUMMARY_SNIFF_H
 #define RUNMON_SUMMARY_SNIFF_H
 
