@@ -500,7 +500,7 @@ static int summarize_files(struct summary_args *a, json_t *list)
         if (a->files[i].kind < 0)
             rm_summary_add_runlog(s, a->files[i].path);
         else
-            rm_summary_add_file(s, (enum rm_input_kind)a->files[i].kind, a->files[i].path);
+            rm_summary_add_named_file(s, (enum rm_input_kind)a->files[i].kind, a->files[i].path);
     }
     char err[1024] = "";
     json_t *result = NULL;

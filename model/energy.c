@@ -16,7 +16,8 @@ int64_t rm_gap_threshold_ns(int64_t interval_ns)
 
 int64_t rm_stream_period_ns(enum rm_input_kind kind, int64_t interval_ns)
 {
-    if (interval_ns <= 0 || kind == RM_INPUT_APPS_CSV) return 0;
+    /* pmon and the per-process queries sample at their own spacing. */
+    if (interval_ns <= 0 || rm_input_defs[kind].stream == RM_STREAM_APPS) return 0;
     if (kind != RM_INPUT_DMON_TEXT && kind != RM_INPUT_DMON_CSV) return interval_ns;
     const int64_t sec = 1000000000;
     int64_t s = interval_ns / sec + (interval_ns % sec >= sec / 2); /* llround */

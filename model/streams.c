@@ -60,7 +60,7 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
                         .what = "nvidia-smi pmon, one row per process",
                         .needs = RM_NEEDS_NVIDIA_SMI,
                         .option = "apps-csv",
-                        .option_help = "an apps.csv (per-process GPU memory)",
+                        .option_help = "an apps.csv, or nvidia-smi's per-process output",
                         .guess = RM_GUESS_PREFIX,
                         .chart = "apps",
                         .drawn = true,
@@ -89,6 +89,9 @@ const struct rm_input_def rm_input_defs[RM_INPUT_COUNT] = {
     [RM_INPUT_PROC_CSV] = {"proc_csv", RM_STREAM_PROC, false},
     [RM_INPUT_APPS_CSV] = {"apps_csv", RM_STREAM_APPS, false},
     [RM_INPUT_IO_CSV] = {"io_csv", RM_STREAM_IO, false},
+    [RM_INPUT_PMON_TEXT] = {"pmon_text", RM_STREAM_APPS, true},
+    [RM_INPUT_COMPUTE_APPS] = {"compute_apps_csv", RM_STREAM_APPS, false},
+    [RM_INPUT_ACCOUNTED_APPS] = {"accounted_apps_csv", RM_STREAM_APPS, false},
 };
 
 int rm_stream_of_subject(enum rm_stream_subject part)

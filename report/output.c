@@ -252,29 +252,52 @@ static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
             indent);
 }
 
+static void print_process_title(FILE *out, const char *title)
+{
+    fprintf(out, "\n%s\n", title);
+    fprintf(out, "  %-4s %8s %-16s %8s %9s %9s\n", "GPU", "PID", "NAME", "WORKLOAD", "PEAK MiB",
+            "SM% mean");
+}
+
+static void print_process_rows(FILE *out, const json_t *procs)
+{
+    size_t k;
+    const json_t *p;
+    json_array_foreach(procs, k, p)
+    {
+        const json_t *w = json_object_get(p, "in_workload");
+        fprintf(out, "  %-4s %8s %s %8s %9s %9s\n", fmt(p, "gpu", 0), fmt(p, "pid", 0),
+                cell(p, "name", 16, 16),
+                json_is_true(w)    ? "yes"
+                : json_is_false(w) ? "no"
+                                   : "unknown",
+                fmt(p, "peak_mb", 0), fmt(p, "sm_pct_mean", 1));
+    }
+}
+
+/* The processes of GPUs without GPU samples (a lone pmon, compute-apps or apps.csv file). */
+static void print_unplaced_processes(FILE *out, const json_t *s)
+{
+    const json_t *procs = json_object_get(s, "processes");
+    if (!json_is_array(procs)) return;
+    print_process_title(out, "Processes (nvidia-smi's per-process output; no GPU samples)");
+    print_process_rows(out, procs);
+    if (!json_array_size(procs)) fprintf(out, "  none: the GPUs ran no process\n");
+}
+
 /* The workload's own processes (apps.csv), when the session had the per-process collector. */
 static void print_processes(FILE *out, const json_t *gpus)
 {
-    size_t i, k;
-    const json_t *g, *p;
+    size_t i;
+    const json_t *g;
     int any = 0;
     json_array_foreach(gpus, i, g) any |= json_is_array(json_object_get(g, "processes"));
     if (!any) return;
-    fprintf(out, "\nProcesses (nvidia-smi pmon; workload: the recorded command's process tree)\n");
-    fprintf(out, "  %-4s %8s %-16s %8s %9s %9s\n", "GPU", "PID", "NAME", "WORKLOAD", "PEAK MiB",
-            "SM% mean");
+    print_process_title(
+        out, "Processes (nvidia-smi pmon; workload: the recorded command's process tree)");
     json_array_foreach(gpus, i, g)
     {
-        json_array_foreach(json_object_get(g, "processes"), k, p)
-        {
-            const json_t *w = json_object_get(p, "in_workload");
-            fprintf(out, "  %-4s %8s %s %8s %9s %9s\n", fmt(p, "gpu", 0), fmt(p, "pid", 0),
-                    cell(p, "name", 16, 16),
-                    json_is_true(w)    ? "yes"
-                    : json_is_false(w) ? "no"
-                                       : "unknown",
-                    fmt(p, "peak_mb", 0), fmt(p, "sm_pct_mean", 1));
-        }
+        print_process_rows(out, json_object_get(g, "processes"));
         if (json_is_object(json_object_get(g, "workload_vram_mb")))
             fprintf(out,
                     "  GPU %s: workload VRAM peak %s MiB, mean %s MiB; other processes peak %s "
@@ -386,6 +409,7 @@ static void print_head(FILE *out, const json_t *s, const char *path)
     } else {
         fprintf(out, "\nGPUs: none recorded (no GPU collector data)\n");
     }
+    print_unplaced_processes(out, s);
     const json_t *t = json_object_get(s, "totals");
     g = t;
     fprintf(out, "\nTotals\n");

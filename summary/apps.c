@@ -86,6 +86,7 @@ int rm_appscsv_row(struct rm_appscsv *p, const struct rm_csv_row *row, struct rm
     out->sm_pct = number(field(row, p->col[RM_AC_SM]));
     struct rm_strref w = field(row, p->col[RM_AC_IN_WORKLOAD]);
     out->in_workload = w.len == 1 && w.s[0] == '1' ? 1 : w.len == 1 && w.s[0] == '0' ? 0 : -1;
+    out->origin = RM_APP_RUNMON;
     return 1;
 }
 
@@ -123,28 +124,7 @@ const struct rm_stat *rm_apps_phase_stat(const struct rm_apps_agg *a, size_t p, 
     return p < a->nph && a->phn && g >= 0 && g < a->phn[p] ? &a->ph[p][g] : NULL;
 }
 
-bool rm_apps_starts_sample(const struct rm_apps_agg *a, const struct rm_app_row *row)
-{
-    return a->open && row->t_ns != a->t_ns;
-}
-
-void rm_apps_close(struct rm_apps_agg *a, const size_t *phases, size_t n)
-{
-    if (!a->open) return;
-    for (int g = 0; g < RM_APPS_MAX_GPUS; g++) {
-        if (!(a->seen >> g & 1)) continue;
-        rm_stat_add(&a->gpu[g].workload, a->w[g]);
-        rm_stat_add(&a->gpu[g].other, a->o[g]);
-        rm_stat_add(&a->gpu[g].unknown, a->u[g]);
-        for (size_t k = 0; k < n; k++)
-            if (phases[k] < a->nph) rm_stat_add(phase_stat(a, phases[k], g), a->w[g]);
-        a->w[g] = a->o[g] = a->u[g] = 0;
-    }
-    a->seen = 0;
-    a->open = false;
-}
-
-static struct rm_app_proc *proc_slot(struct rm_apps_agg *a, int gpu, long long pid,
+static struct rm_app_proc *find_proc(const struct rm_apps_agg *a, int gpu, long long pid,
                                      struct rm_strref name)
 {
     for (size_t i = a->nprocs; i-- > 0;) {
@@ -153,8 +133,45 @@ static struct rm_app_proc *proc_slot(struct rm_apps_agg *a, int gpu, long long p
             !memcmp(p->name, name.s, name.len))
             return p;
     }
+    return NULL;
+}
+
+bool rm_apps_starts_sample(const struct rm_apps_agg *a, const struct rm_app_row *row)
+{
+    if (!a->open || row->origin == RM_APP_SMI_LIFETIME) return false;
+    if (row->t_ns != a->t_ns) return true;
+    if (row->t_ns != RM_NO_TIME) return false;
+    if (row->pid < 0) return a->idle >> row->gpu & 1;
+    const struct rm_app_proc *p = find_proc(a, row->gpu, row->pid, row->name);
+    return p && p->last_sample == a->nsample + 1;
+}
+
+void rm_apps_close(struct rm_apps_agg *a, const size_t *phases, size_t n)
+{
+    if (!a->open) return;
+    for (int g = 0; g < RM_APPS_MAX_GPUS; g++) {
+        if (!(a->seen >> g & 1)) continue;
+        if (!a->no_workload) {
+            rm_stat_add(&a->gpu[g].workload, a->w[g]);
+            rm_stat_add(&a->gpu[g].other, a->o[g]);
+        }
+        rm_stat_add(&a->gpu[g].unknown, a->u[g]);
+        for (size_t k = 0; k < n && !a->no_workload; k++)
+            if (phases[k] < a->nph) rm_stat_add(phase_stat(a, phases[k], g), a->w[g]);
+        a->w[g] = a->o[g] = a->u[g] = 0;
+    }
+    a->seen = a->idle = 0;
+    a->open = false;
+    a->nsample++;
+}
+
+static struct rm_app_proc *proc_slot(struct rm_apps_agg *a, int gpu, long long pid,
+                                     struct rm_strref name)
+{
+    struct rm_app_proc *p = find_proc(a, gpu, pid, name);
+    if (p) return p;
     a->procs = rm_xgrow(a->procs, &a->capprocs, a->nprocs + 1, sizeof *a->procs);
-    struct rm_app_proc *p = &a->procs[a->nprocs++];
+    p = &a->procs[a->nprocs++];
     memset(p, 0, sizeof *p);
     p->gpu = gpu;
     p->pid = pid;
@@ -167,19 +184,27 @@ static struct rm_app_proc *proc_slot(struct rm_apps_agg *a, int gpu, long long p
 void rm_apps_add(struct rm_apps_agg *a, const struct rm_app_row *row)
 {
     int g = row->gpu;
-    a->open = true;
-    a->t_ns = row->t_ns;
-    a->seen |= 1ull << g;
+    bool sample = row->origin != RM_APP_SMI_LIFETIME; /* a process's life is no sample */
+    a->no_workload |= row->origin != RM_APP_RUNMON;
+    if (sample) {
+        a->open = true;
+        a->t_ns = row->t_ns;
+        a->seen |= 1ull << g;
+    }
     struct rm_apps_gpu *gs = &a->gpu[g];
     if (!gs->seen && row->uuid.len)
         snprintf(gs->uuid, sizeof gs->uuid, "%.*s", (int)row->uuid.len, row->uuid.s);
     gs->seen = true;
-    if (row->pid < 0) return; /* the idle row: a sample of 0 */
+    if (row->pid < 0) { /* the idle row: a sample of 0 */
+        a->idle |= 1ull << g;
+        return;
+    }
     double mb = isnan(row->vram_mb) ? 0 : row->vram_mb;
     double *sum = row->in_workload == 1 ? a->w : row->in_workload == 0 ? a->o : a->u;
-    sum[g] += mb;
+    if (sample) sum[g] += mb;
     struct rm_app_proc *p = proc_slot(a, g, row->pid, row->name);
     p->samples++;
+    p->last_sample = a->nsample + 1;
     if (!isnan(row->vram_mb) && (isnan(p->peak_mb) || row->vram_mb > p->peak_mb))
         p->peak_mb = row->vram_mb;
     if (!isnan(row->sm_pct)) rm_stat_add(&p->sm, row->sm_pct);
@@ -189,6 +214,7 @@ void rm_apps_add(struct rm_apps_agg *a, const struct rm_app_row *row)
 
 void rm_apps_merge(struct rm_apps_agg *dst, const struct rm_apps_agg *src)
 {
+    dst->no_workload |= src->no_workload;
     for (int g = 0; g < RM_APPS_MAX_GPUS; g++) {
         const struct rm_apps_gpu *s = &src->gpu[g];
         if (!s->seen) continue;

@@ -38,13 +38,21 @@ struct rm_appscsv {
     int col[RM_AC_COUNT]; /* -1 when absent */
 };
 
+/* Where a row came from. */
+enum rm_app_origin {
+    RM_APP_RUNMON,       /* runmon's apps.csv */
+    RM_APP_SMI_SAMPLE,   /* nvidia-smi's pmon or compute-apps: a sample, no workload known */
+    RM_APP_SMI_LIFETIME, /* nvidia-smi's accounted-apps: a process over its life, no sample */
+};
+
 struct rm_app_row {
-    int64_t t_ns;
+    int64_t t_ns; /* RM_NO_TIME: the sample ends where its GPU's idle row or process repeats */
     int gpu; /* index */
     struct rm_strref uuid, name;
     long long pid;          /* -1: the GPU's idle row */
     double vram_mb, sm_pct; /* NaN when not given */
     int in_workload;        /* 1, 0, -1 unknown */
+    unsigned char origin;   /* enum rm_app_origin */
 };
 
 void rm_appscsv_init(struct rm_appscsv *p);
@@ -65,6 +73,7 @@ struct rm_app_proc {
     double peak_mb;    /* NaN when no row gave memory */
     struct rm_stat sm; /* SM % over the rows that gave one */
     uint64_t samples;
+    uint64_t last_sample; /* the aggregate's sample it was last seen in, plus 1 */
 };
 
 struct rm_apps_agg {
@@ -76,16 +85,23 @@ struct rm_apps_agg {
     struct rm_stat **ph;
     unsigned char *phn;
     size_t nph;
+    /* Rows from nvidia-smi's own output: no process is known to be the workload's, so only
+     * the unknown sums are kept (a workload of 0 would be a claim). */
+    bool no_workload;
     /* The sample being added up. */
     bool open;
     int64_t t_ns;
-    uint64_t seen; /* bit g: GPU g has a row in this sample (GPUs >= 64 are not counted) */
+    uint64_t nsample; /* samples closed so far */
+    uint64_t seen;    /* bit g: GPU g has a row in this sample (GPUs >= 64 are not counted) */
+    uint64_t idle;    /* bit g: GPU g's idle row is in this sample */
     double w[RM_APPS_MAX_GPUS], o[RM_APPS_MAX_GPUS], u[RM_APPS_MAX_GPUS];
 };
 
 void rm_apps_init(struct rm_apps_agg *a, size_t nphases);
 void rm_apps_free(struct rm_apps_agg *a);
-/* True when row starts a new sample: call rm_apps_close with the phases of the open one. */
+/* True when row starts a new sample: call rm_apps_close with the phases of the open one.
+ * A row's new time starts one; so does, for a row without time, its GPU's idle row or its
+ * process met again in the open sample. */
 bool rm_apps_starts_sample(const struct rm_apps_agg *a, const struct rm_app_row *row);
 /* Adds the open sample to the GPUs' figures and to each phase in phases[0..n). */
 void rm_apps_close(struct rm_apps_agg *a, const size_t *phases, size_t n);

@@ -610,6 +610,30 @@ static void add_apps_to_gpus(json_t *gpus, const struct merged *m)
     }
 }
 
+/* The processes of GPUs that per-process rows name but no GPU sample does (a lone pmon,
+ * compute-apps or apps.csv file), each with its "gpu"; NULL when there are none. */
+static json_t *unplaced_processes(const struct merged *m, const json_t *gpus)
+{
+    json_t *all = NULL;
+    for (int k = 0; m->have_apps && k < RM_APPS_MAX_GPUS; k++) {
+        if (!m->apps.gpu[k].seen) continue;
+        bool placed = false;
+        size_t i;
+        const json_t *g;
+        json_array_foreach(gpus, i, g)
+        {
+            const json_t *ix = json_object_get(g, "index");
+            placed |= json_is_integer(ix) && json_integer_value(ix) == k;
+        }
+        if (placed) continue;
+        if (!all) all = json_array();
+        json_t *list = processes_json(&m->apps, k);
+        json_array_extend(all, list);
+        json_decref(list);
+    }
+    return all;
+}
+
 /* The largest workload VRAM on any one GPU, or null without apps.csv. */
 static json_t *workload_peak(const struct merged *m)
 {
@@ -1154,6 +1178,8 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     add_params(o, s, tally.notes);
     json_object_set_new(o, "session", session_json(s->session));
     json_object_set_new(o, "gpus", gpus);
+    json_t *procs = unplaced_processes(&m, gpus);
+    if (procs) json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "totals", build_totals(&m));
     if (m.have_io) json_object_set_new(o, "io", rm_io_run_json(&m.io)); /* sessions with io.csv */
     /* Every key before "phases" is whole before the first row: a streaming writer has

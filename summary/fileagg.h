@@ -19,6 +19,7 @@
 #include "summary/iocsv.h"
 #include "summary/runlog_read.h"
 #include "summary/sample.h"
+#include "summary/smi_apps.h"
 #include "summary/spans.h"
 #include "summary/stats.h"
 
@@ -58,6 +59,7 @@ struct file_agg {
     enum rm_input_kind kind;
     char *path; /* NULL for a pre-aggregated segment */
     bool strict;
+    int sniffed; /* a file the user named: what its head is (enum rm_sniff); else EMPTY (0) */
     uint64_t bytes;
     struct gpu_table gpus;
     struct rm_stat total_power; /* per sample group: the sum over GPUs */
@@ -77,6 +79,8 @@ struct file_agg {
         struct rm_hostcsv host;
         struct rm_appscsv apps;
         struct rm_iocsv io;
+        struct rm_pmon_map pmon;
+        struct rm_smi_apps_csv smi_apps;
     } * parser;
     struct rm_apps_agg *apps; /* per-process figures, from apps rows */
     struct rm_io_agg *io;     /* I/O figures, from io rows */

@@ -129,6 +129,77 @@ static int read_apps_row(struct file_agg *f, const struct rm_csv_row *row, bool 
     return rc;
 }
 
+/* ---- nvidia-smi's own per-process outputs: pmon text, compute-apps and accounted-apps -- */
+
+static void reset_pmon(struct file_agg *f)
+{
+    rm_pmon_map_init(&f->parser->pmon);
+}
+
+static int read_pmon_line(struct file_agg *f, const char *line, size_t len, bool torn, bool add,
+                          int64_t *t)
+{
+    struct rm_app_row a;
+    int rc = rm_pmon_text_line(&f->parser->pmon, line, len, torn, &a);
+    if (rc == 1) {
+        *t = a.t_ns;
+        if (add) rm_file_add_app_row(f, &a);
+    }
+    return rc;
+}
+
+static void reset_smi_apps(struct file_agg *f)
+{
+    rm_smi_apps_csv_init(&f->parser->smi_apps);
+}
+
+static int read_smi_apps_row(struct file_agg *f, const struct rm_csv_row *row, bool add,
+                             int64_t *t)
+{
+    struct rm_app_row a;
+    int rc = rm_smi_apps_csv_row(&f->parser->smi_apps, row, &a);
+    if (rc == 1) {
+        *t = a.t_ns;
+        if (add) rm_file_add_app_row(f, &a);
+    }
+    return rc;
+}
+
+/* These outputs have no GPU index: say how the GPUs were numbered. */
+static void note_smi_apps(struct file_agg *f)
+{
+    const struct rm_smi_apps_csv *p = &f->parser->smi_apps;
+    if (!f->rows) return;
+    snprintf(f->note, sizeof f->note,
+             "%s: nvidia-smi %s: no GPU index; %s%s; no process is known to be the workload's%s",
+             f->path, p->accounted ? "--query-accounted-apps" : "--query-compute-apps",
+             p->col[RM_SAC_UUID] >= 0 || p->col[RM_SAC_BUS] >= 0 || p->col[RM_SAC_GPU_NAME] >= 0
+                 ? "GPUs numbered in the order they first appear, by "
+                 : "no GPU named: all read as GPU 0",
+             p->col[RM_SAC_UUID] >= 0  ? "gpu_uuid"
+             : p->col[RM_SAC_BUS] >= 0 ? "gpu_bus_id"
+             : p->col[RM_SAC_GPU_NAME] >= 0 ? "gpu_name"
+                                            : "",
+             p->accounted ? "; a row per process over its life (peak memory, share of time a "
+                            "kernel ran), not samples"
+                          : "");
+    if (p->too_many) {
+        size_t u = strlen(f->note);
+        snprintf(f->note + u, sizeof f->note - u, "; rows of GPUs past the 64th skipped");
+    }
+}
+
+static void note_pmon(struct file_agg *f)
+{
+    if (f->rows)
+        snprintf(f->note, sizeof f->note,
+                 "%s: nvidia-smi pmon: no process is known to be the workload's%s", f->path,
+                 f->first_ns == RM_NO_TIME
+                     ? "; no Date and Time columns: samples told apart by a process or idle "
+                       "GPU coming again"
+                     : "");
+}
+
 /* ---- io.csv: disks, network, pressure, the tree's bytes (cumulative counters) --------- */
 
 static void reset_io(struct file_agg *f)
@@ -196,6 +267,25 @@ static const struct rm_input_reader readers[RM_INPUT_COUNT] = {
                          .reset = reset_io,
                          .row = read_io_row,
                          .own_spacing = true},
+    /* nvidia-smi's own per-process outputs are read as apps.csv is (summary/smi_apps.h). */
+    [RM_INPUT_PMON_TEXT] = {.kind = RM_INPUT_PMON_TEXT,
+                            .reset = reset_pmon,
+                            .line = read_pmon_line,
+                            .close = rm_file_close_apps,
+                            .note = note_pmon,
+                            .own_spacing = true},
+    [RM_INPUT_COMPUTE_APPS] = {.kind = RM_INPUT_COMPUTE_APPS,
+                               .reset = reset_smi_apps,
+                               .row = read_smi_apps_row,
+                               .close = rm_file_close_apps,
+                               .note = note_smi_apps,
+                               .own_spacing = true},
+    [RM_INPUT_ACCOUNTED_APPS] = {.kind = RM_INPUT_ACCOUNTED_APPS,
+                                 .reset = reset_smi_apps,
+                                 .row = read_smi_apps_row,
+                                 .close = rm_file_close_apps,
+                                 .note = note_smi_apps,
+                                 .own_spacing = true},
 };
 
 const struct rm_input_reader *rm_input_reader(enum rm_input_kind k)

@@ -322,9 +322,15 @@ void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
         snprintf(f->note + u, sizeof f->note - u, "%s%s", u ? "; " : "", f->err);
         f->err[0] = '\0';
     }
+    /* A file the user named whose head is neither runmon's nor nvidia-smi's is refused even
+     * where some of its lines parse as rows (a README read as 41 GPUs); others only when no
+     * row does. */
     if (rc) {
         f->rc = 2;
-    } else if (f->rows == 0 && f->path && (sniff = rm_sniff_file(f->path)) != RM_SNIFF_EMPTY &&
+    } else if ((f->sniffed == RM_SNIFF_TEXT || f->sniffed == RM_SNIFF_BINARY ||
+                (f->rows == 0 && f->path)) &&
+               (sniff = f->sniffed != RM_SNIFF_EMPTY ? (enum rm_sniff)f->sniffed
+                                                      : rm_sniff_file(f->path)) != RM_SNIFF_EMPTY &&
                sniff != RM_SNIFF_NVSMI) {
         /* Neither runmon's nor nvidia-smi's: advice on their layouts would mislead. */
         f->rc = 2;

@@ -9,6 +9,7 @@
 #include "summary/inputs.h"
 #include "summary/segagg.h"
 #include "summary/segments.h"
+#include "summary/sniff.h"
 #include "summary/summary_internal.h"
 
 /* ---- the summary object ----------------------------------------------------------- */
@@ -61,6 +62,15 @@ static int add_file(struct rm_summary *s, enum rm_input_kind kind, const char *p
 int rm_summary_add_file(struct rm_summary *s, enum rm_input_kind kind, const char *path)
 {
     return add_file(s, kind, path, true);
+}
+
+int rm_summary_add_named_file(struct rm_summary *s, enum rm_input_kind kind, const char *path)
+{
+    int k = (int)kind;
+    enum rm_sniff what = path ? rm_sniff_named_file(path, &k) : RM_SNIFF_EMPTY;
+    if (add_file(s, (enum rm_input_kind)k, path, true)) return -1;
+    s->jobs[s->njobs - 1]->sniffed = (int)what;
+    return 0;
 }
 
 int rm_summary_add_runlog(struct rm_summary *s, const char *path)

@@ -35,6 +35,12 @@ struct rm_summary *rm_summary_new(const struct rm_summary_opts *opts);
 void rm_summary_free(struct rm_summary *s);
 /* Files are read in the order added within each kind (sealed segments first). */
 int rm_summary_add_file(struct rm_summary *s, enum rm_input_kind kind, const char *path);
+/* A file the user named (`runmon summary FILE`, --gpu-csv FILE ...): as rm_summary_add_file,
+ * but a regular file's head is read first (summary/sniff.h). nvidia-smi's per-process outputs
+ * are read as what their header names (pmon text, --query-compute-apps or
+ * --query-accounted-apps CSV) whatever kind was given, and text that is neither runmon's nor
+ * nvidia-smi's is refused ("not a runmon or nvidia-smi file") even where rows parse. */
+int rm_summary_add_named_file(struct rm_summary *s, enum rm_input_kind kind, const char *path);
 int rm_summary_add_runlog(struct rm_summary *s, const char *path);
 /* session.json's object (borrowed; a reference is kept). */
 void rm_summary_set_session(struct rm_summary *s, json_t *session);

@@ -62,6 +62,24 @@ check "random.bin: said to be binary" grep -q "(binary data)" <("$RUNMON" summar
 check "prose: said to be text" grep -q "(text, but" <("$RUNMON" summary "$T/prose.txt" 2>&1)
 check "the ELF given as --gpu-csv: the same message" \
     grep -q "not a runmon or nvidia-smi file" <("$RUNMON" summary --gpu-csv "$elf" 2>&1)
+# Issue 36: Markdown has '#' lines, names GPUs and nvidia-smi, and holds lines that parse as
+# rows further down (the README was read as 41 GPUs, exit 0): refused all the same, with the
+# message a page of prose gets, as it is, and given as --gpu-csv.
+ROOT=$(cd "$FIXTURES/.." && pwd)
+for md in "$ROOT/README.md" "$ROOT/docs/FORMATS.md"; do
+    n=$(basename "$md")
+    for how in plain --gpu-csv; do
+        if [ "$how" = plain ]; then args=("$md"); else args=(--gpu-csv "$md"); fi
+        "$RUNMON" summary "${args[@]}" --format json >"$T/md.json" 2>"$T/md.err"
+        expect_eq "$n ($how): exit 2" 2 "$?"
+        check "$n ($how): not a runmon or nvidia-smi file (text ...)" \
+            grep -q "$n: not a runmon or nvidia-smi file (text, but" "$T/md.err"
+        check "$n ($how): no GPUs, no summary" test ! -s "$T/md.json"
+        check "$n ($how): not offered as nvidia-smi's error" \
+            test "$(grep -c "maybe nvidia-smi" "$T/md.err")" -eq 0
+    done
+done
+
 # Files that look like nvidia-smi's keep the advice.
 printf '2026/11/21 10:15:02.113, 45, 30\n2026/11/21 10:15:03.113, 46, 31\n' >"$T/gpu-3col.csv"
 check "a header-less nvidia-smi CSV: the field-list advice" \

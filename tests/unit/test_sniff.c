@@ -49,6 +49,61 @@ static void other_files_are_not(void **state)
     assert_int_equal(sniff("Caf\xc3\xa9 cr\xc3\xa8me \xc3"), RM_SNIFF_TEXT);
 }
 
+/* Issue 36: Markdown is neither runmon's nor nvidia-smi's, though it has '#' lines, names
+ * GPUs and holds lines of numbers further down. */
+static void markdown_is_text(void **state)
+{
+    (void)state;
+    assert_int_equal(sniff("# runmon file formats\nEverything runmon writes, described.\n"),
+                     RM_SNIFF_TEXT);
+    assert_int_equal(sniff("# runmon\nrunmon records what the GPUs and CPUs did beside a GPU\n"
+                           "workload, and answers afterwards: how busy were the GPUs.\n"),
+                     RM_SNIFF_TEXT);
+    /* a heading that names a gpu column is still no dmon header */
+    assert_int_equal(sniff("# (nvidia-smi dmon -d takes whole seconds) while the gpu query\n"),
+                     RM_SNIFF_TEXT);
+    /* a comment or list item naming a GPU is no nvidia-smi error */
+    assert_int_equal(sniff("/* One large GPU file in chunks */\n"), RM_SNIFF_TEXT);
+    assert_int_equal(sniff("- GPU memory, per process\n"), RM_SNIFF_TEXT);
+    /* numbers only after the first 5 lines that are not blank */
+    assert_int_equal(sniff("a\n\nb\nc\nd\ne\n1, 2, 3\n"), RM_SNIFF_TEXT);
+    /* nvidia-smi's own outputs still are */
+    assert_int_equal(sniff("#Date       Time        gpu    pwr\n"), RM_SNIFF_NVSMI);
+    assert_int_equal(sniff("# gpu         pid   type     sm    mem\n"), RM_SNIFF_NVSMI);
+    assert_int_equal(sniff("\xef\xbb\xbfpid, process_name, used_gpu_memory [MiB]\n"),
+                     RM_SNIFF_NVSMI);
+    assert_int_equal(sniff("Mon Nov 23 04:35:42 2026\n+----+\n| NVIDIA-SMI 580.159.04 |\n"),
+                     RM_SNIFF_NVSMI);
+    assert_int_equal(sniff("==============NVSMI LOG==============\n"), RM_SNIFF_NVSMI);
+    assert_int_equal(sniff("100.5\n101.5\n"), RM_SNIFF_NVSMI); /* one field, noheader */
+    assert_int_equal(sniff("torn 3 MiB\n0, 45 %, 300.12 W\n"), RM_SNIFF_NVSMI);
+}
+
+/* Issue 36: nvidia-smi's per-process outputs are told by their header. */
+static void per_process_outputs_by_header(void **state)
+{
+    (void)state;
+    const char *pmon = "# gpu         pid   type     fb   ccpm     sm    mem    command\n"
+                       "# Idx           #    C/G     MB     MB      %      %    name\n"
+                       "    0        653     C   1860      0     99      7    python3\n";
+    assert_int_equal(rm_sniff_apps_kind(pmon, strlen(pmon)), RM_INPUT_PMON_TEXT);
+    const char *dt = "#Date        Time         gpu         pid   type     sm    command\n";
+    assert_int_equal(rm_sniff_apps_kind(dt, strlen(dt)), RM_INPUT_PMON_TEXT);
+    const char *dmon = "# gpu    pwr  gtemp\n# Idx      W      C\n    0    100     52\n";
+    assert_int_equal(rm_sniff_apps_kind(dmon, strlen(dmon)), -1);
+    const char *ca = "timestamp, gpu_uuid, pid, process_name, used_gpu_memory [MiB]\n";
+    assert_int_equal(rm_sniff_apps_kind(ca, strlen(ca)), RM_INPUT_COMPUTE_APPS);
+    const char *ca2 = "\npid, used_memory\n653, 1860 MiB\n";
+    assert_int_equal(rm_sniff_apps_kind(ca2, strlen(ca2)), RM_INPUT_COMPUTE_APPS);
+    const char *acc = "gpu_name, pid, time [ms], gpu_utilization [%], mem_utilization [%], "
+                      "max_memory_usage [MiB]\n";
+    assert_int_equal(rm_sniff_apps_kind(acc, strlen(acc)), RM_INPUT_ACCOUNTED_APPS);
+    const char *gpu = "timestamp, index, utilization.gpu [%], memory.used [MiB]\n";
+    assert_int_equal(rm_sniff_apps_kind(gpu, strlen(gpu)), -1);
+    const char *apps = "ts,gpu,uuid,pid,process,vram_mb,sm_pct,in_workload\n";
+    assert_int_equal(rm_sniff_apps_kind(apps, strlen(apps)), -1); /* runmon's own apps.csv */
+}
+
 static void each_stream_has_its_period(void **state)
 {
     (void)state;
@@ -60,6 +115,7 @@ static void each_stream_has_its_period(void **state)
     assert_int_equal(rm_stream_period_ns(RM_INPUT_DMON_TEXT, 1500 * ms), 2 * s);
     assert_int_equal(rm_stream_period_ns(RM_INPUT_DMON_CSV, 5 * s), 5 * s);
     assert_int_equal(rm_stream_period_ns(RM_INPUT_APPS_CSV, 200 * ms), 0);
+    assert_int_equal(rm_stream_period_ns(RM_INPUT_PMON_TEXT, 200 * ms), 0);
     assert_int_equal(rm_stream_period_ns(RM_INPUT_GPU_CSV, 0), 0);
     assert_int_equal(rm_stream_period_ns(RM_INPUT_DMON_CSV, 0), 0);
 }
@@ -69,6 +125,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nvidia_smi_output_is_recognised),
         cmocka_unit_test(other_files_are_not),
+        cmocka_unit_test(markdown_is_text),
+        cmocka_unit_test(per_process_outputs_by_header),
         cmocka_unit_test(each_stream_has_its_period),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
