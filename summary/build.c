@@ -645,11 +645,9 @@ static json_t *framework_json(const struct rm_framework_peaks *fw)
     return o;
 }
 
-/* A MIG instance's row (its uuid "MIG-...", or "MIG" in its name): nvidia-smi's power is the
- * whole GPU's, shared by its instances. */
 static bool mig_instance(const char *uuid, const char *name)
 {
-    return (uuid && strncmp(uuid, "MIG-", 4) == 0) || (name && strstr(name, "MIG "));
+    return rm_mig_instance(uuid, name);
 }
 
 /* MIG instances' rows among gpus (a "gpus" array): each says that its power and energy are
