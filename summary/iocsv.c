@@ -255,6 +255,8 @@ int rm_io_add(struct rm_io_agg *a, const struct rm_io_row *r, struct rm_io_inter
     }
     int g = row_values(r, iv->vals);
     if (g < 0) return 0;
+    bool share = g == RM_IOG_CPU || g == RM_IOG_IO || g == RM_IOG_MEM;
+    if (share && dt < RM_IO_MIN_SHARE_NS) return 0; /* too short to measure a share of */
     iv->group = g;
     iv->t0 = prev_t;
     iv->t1 = r->t_ns;
@@ -318,8 +320,9 @@ double rm_io_rate(const struct rm_io_acc *a, enum rm_io_value v)
     if (dt <= 0) return NAN;
     double s = (double)dt / 1e9;
     bool stall = v >= RM_IOV_CPU_SOME && v <= RM_IOV_MEM_FULL;
-    /* stalled microseconds over the time: a percentage (at most 100 by the kernel's count) */
-    return stall ? a->v[v] / 1e6 / s * 100.0 : a->v[v] / 1e6 / s;
+    /* stalled microseconds over the time: a share of it, so at most 100 % (row times in ms and
+     * the kernel's lagging totals can put a few more microseconds in an interval) */
+    return stall ? fmin(100.0, a->v[v] / 1e6 / s * 100.0) : a->v[v] / 1e6 / s;
 }
 
 static json_t *jnum(double v, int decimals)
@@ -368,7 +371,8 @@ static json_t *dev_json(const struct rm_io_dev_total *d)
     json_object_set_new(o, disk ? "write_mb_s" : "tx_mb_s",
                         jnum(s > 0 ? d->sum[1] / 1e6 / s : NAN, 3));
     if (disk) /* ms busy per second of time: the share of time with I/O in flight */
-        json_object_set_new(o, "busy_pct", jnum(s > 0 ? d->sum[2] / 1e3 / s * 100.0 : NAN, 1));
+        json_object_set_new(o, "busy_pct",
+                            jnum(s > 0 ? fmin(100.0, d->sum[2] / 1e3 / s * 100.0) : NAN, 1));
     json_object_set_new(o, "seconds", jnum(s, 3));
     json_object_set_new(o, "resets", json_integer((json_int_t)d->resets));
     return o;

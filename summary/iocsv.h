@@ -137,6 +137,11 @@ struct rm_io_interval {
     double d[2];
     unsigned valid; /* bit i: d[i] holds a growth */
 };
+/* The shortest interval a pressure share is measured over: the I/O sampler's shortest period.
+ * Row times are in milliseconds and the kernel's stall totals lag its clock, so a shorter one
+ * (the last row of a run that ended at once) can read above 100 %: it gives no figure. */
+#define RM_IO_MIN_SHARE_NS 100000000LL
+
 /* One row into the run's figures. 1 with *iv when it made an interval (the caller shares it
  * out to the phases its time overlaps: rm_io_add_phase), else 0. */
 int rm_io_add(struct rm_io_agg *a, const struct rm_io_row *row, struct rm_io_interval *iv);
@@ -148,8 +153,8 @@ void rm_io_merge(struct rm_io_agg *dst, const struct rm_io_agg *src);
 /* Phase p's figures, or NULL when no interval ended in it. */
 const struct rm_io_acc *rm_io_phase(const struct rm_io_agg *a, size_t p);
 
-/* A value as a rate: bytes -> MB/s (10^6 bytes), stalled us -> % of the time; NaN when the
- * value was never given. */
+/* A value as a rate: bytes -> MB/s (10^6 bytes), stalled us -> % of the time (at most 100);
+ * NaN when the value was never given. */
 double rm_io_rate(const struct rm_io_acc *a, enum rm_io_value v);
 
 /* A run's or a phase's figures as summary.json's "io" object (docs/FORMATS.md); a may be
