@@ -485,6 +485,36 @@ static int tally_files(struct rm_summary *s, struct file_tally *t, char *err, si
     return rc;
 }
 
+/* The interval from one io.csv segment's last row of a device to the next segment's first,
+ * shared out to the phases as the file's own intervals are (fileagg.c). */
+struct io_bridge {
+    struct rm_summary *s;
+    struct merged *m;
+};
+
+struct io_bridge_piece {
+    struct rm_io_agg *io;
+    const struct rm_io_interval *iv;
+};
+
+static void io_bridge_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j,
+                           const struct rm_energy_bar *bar)
+{
+    (void)kind, (void)j, (void)bar;
+    struct io_bridge_piece *c = ctx;
+    rm_io_add_phase(c->io, phase, c->iv, ns);
+}
+
+static void io_bridge_interval(void *ctx, const struct rm_io_interval *iv)
+{
+    struct io_bridge *b = ctx;
+    if (!b->s->rl.nwin) return;
+    struct io_bridge_piece c = {&b->m->io, iv};
+    struct span_buf buf = {0};
+    rm_phase_spans(&b->s->rl, &buf, iv->t0, NAN, iv->t1, NAN, 0, io_bridge_span, &c);
+    free(buf.v);
+}
+
 /* Merge per source, in the order the inputs were added, and pair the GPUs. */
 static void merge_sources(struct rm_summary *s, struct merged *m)
 {
@@ -517,7 +547,8 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
         if (f->io) {
             if (!m->have_io) rm_io_init(&m->io, m->nph);
             m->have_io = true;
-            rm_io_merge(&m->io, f->io);
+            struct io_bridge c = {s, m};
+            rm_io_merge_next(&m->io, f->io, io_bridge_interval, &c);
             rm_io_free(f->io);
             free(f->io);
             f->io = NULL;

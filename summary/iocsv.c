@@ -229,7 +229,12 @@ int rm_io_add(struct rm_io_agg *a, const struct rm_io_row *r, struct rm_io_inter
         /* A tree's counters start at 0 with the command: its first row counts whole, over
          * the time since the file's previous row. Anything else is a baseline. */
         int64_t last = a->prev_sample_t;
+        k->first_t = r->t_ns;
+        memcpy(k->first_v, r->v, sizeof k->first_v);
+        k->first_valid = r->valid;
+        k->first_open = true;
         if (r->kind != RM_IO_TREE || last == RM_NO_TIME || last >= r->t_ns) return 0;
+        k->first_open = false;
         prev_t = last;
         memset(prev, 0, sizeof prev);
         prev_valid = valid;
@@ -297,6 +302,41 @@ void rm_io_merge(struct rm_io_agg *dst, const struct rm_io_agg *src)
     dst->rows += src->rows;
     if (src->procs_max > dst->procs_max) dst->procs_max = src->procs_max;
     if (src->unreadable_max > dst->unreadable_max) dst->unreadable_max = src->unreadable_max;
+}
+
+void rm_io_merge_next(struct rm_io_agg *dst, const struct rm_io_agg *src,
+                      void (*interval)(void *ctx, const struct rm_io_interval *iv), void *ctx)
+{
+    for (size_t i = 0; i < src->nkeys; i++) {
+        const struct rm_io_key *k = &src->keys[i];
+        if (!k->first_open) continue;
+        struct rm_io_row r = {.t_ns = k->first_t,
+                              .kind = k->kind,
+                              .name = {k->name, strlen(k->name)},
+                              .valid = k->first_valid,
+                              .procs = -1,
+                              .unreadable = -1};
+        memcpy(r.v, k->first_v, sizeof r.v);
+        struct rm_io_interval iv;
+        int made = rm_io_add(dst, &r, &iv);
+        dst->rows--; /* src counts the row */
+        if (made && interval) interval(ctx, &iv);
+    }
+    rm_io_merge(dst, src);
+    for (size_t i = 0; i < src->nkeys; i++) { /* src's last rows: the next file's baselines */
+        const struct rm_io_key *k = &src->keys[i];
+        if (k->t_ns == RM_NO_TIME) continue;
+        struct rm_io_row r = {.kind = k->kind, .name = {k->name, strlen(k->name)}};
+        struct rm_io_key *d = find_key(dst, &r);
+        if (d->t_ns != RM_NO_TIME && d->t_ns > k->t_ns) continue;
+        d->t_ns = k->t_ns;
+        memcpy(d->v, k->v, sizeof d->v);
+        d->valid = k->valid;
+    }
+    if (src->sample_t != RM_NO_TIME && (dst->sample_t == RM_NO_TIME || src->sample_t > dst->sample_t)) {
+        dst->prev_sample_t = src->prev_sample_t;
+        dst->sample_t = src->sample_t;
+    }
 }
 
 const struct rm_io_acc *rm_io_phase(const struct rm_io_agg *a, size_t p)

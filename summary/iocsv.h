@@ -110,6 +110,12 @@ struct rm_io_key {
     uint64_t v[3];
     unsigned valid;
     int dev; /* its row in devs[], or -1 */
+    /* Its first row, when that was a baseline: the interval before it is the one from the
+     * previous file's last row of this key (a sealed segment's), which rm_io_merge_next adds. */
+    bool first_open;
+    int64_t first_t;
+    uint64_t first_v[3];
+    unsigned first_valid;
 };
 
 struct rm_io_agg {
@@ -150,6 +156,12 @@ int rm_io_add(struct rm_io_agg *a, const struct rm_io_row *row, struct rm_io_int
 void rm_io_add_phase(struct rm_io_agg *a, size_t p, const struct rm_io_interval *iv, int64_t ns);
 /* Folds src (another file of the same session) into dst. */
 void rm_io_merge(struct rm_io_agg *dst, const struct rm_io_agg *src);
+/* rm_io_merge of the file that follows those merged into dst (the next segment of one stream):
+ * first the interval from each device's last row in dst to its first row in src, as one file
+ * would have it (given to interval, when not NULL, to share out to the phases); then dst keeps
+ * src's last rows for the next file. */
+void rm_io_merge_next(struct rm_io_agg *dst, const struct rm_io_agg *src,
+                      void (*interval)(void *ctx, const struct rm_io_interval *iv), void *ctx);
 /* Phase p's figures, or NULL when no interval ended in it. */
 const struct rm_io_acc *rm_io_phase(const struct rm_io_agg *a, size_t p);
 

@@ -37,4 +37,34 @@ J=$("$RUNMON" summary --io-csv "$T/tail.csv" --format json 2>/dev/null)
 expect_eq "a 9 ms tail adds nothing: memory some 25 % over the 1 s before it" 25 \
     "$(jq '.io.memory_some_pct' <<<"$J")"
 
+# ---- item 5: sealed segments ---------------------------------------------------------------
+# A session's io.csv sealed at 1 s: io-000001.csv ends with the row at 1 s, io.csv starts with
+# the row at 2 s. The 4 MB read between them is one interval, as in one file (the report
+# reads it so); before, the summary lost it: 2 MB in 2 s.
+D=$T/seg
+mkdir -p "$D"
+printf '%s\n' "$H" \
+    '2026-11-27T10:00:00.000+00:00,disk,vda,0,0,0,,,,,,' \
+    '2026-11-27T10:00:01.000+00:00,disk,vda,1000000,0,100,,,,,,' >"$D/io-000001.csv"
+printf '%s\n' "$H" \
+    '2026-11-27T10:00:02.000+00:00,disk,vda,5000000,0,600,,,,,,' \
+    '2026-11-27T10:00:03.000+00:00,disk,vda,6000000,0,700,,,,,,' >"$D/io.csv"
+# Phases: p over [0.5, 2.5] s, q inside the boundary's interval [1.2, 1.8] s.
+t0=1795773600 # 2026-11-27T10:00:00Z
+phase() { printf '{"type":"phase_%s","pid":7,"t":%s,"name":"%s","path":"%s","depth":0%s}\n' "$@"; }
+{
+    phase enter $t0.5 p p ''
+    phase exit $t0.9 p p ',"seconds":0.4,"status":"ok"'
+    phase enter $((t0 + 1)).2 q q ''
+    phase exit $((t0 + 1)).8 q q ',"seconds":0.6,"status":"ok"'
+    phase enter $((t0 + 2)).1 p p ''
+    phase exit $((t0 + 2)).5 p p ',"seconds":0.4,"status":"ok"'
+} >"$D/runlog.jsonl"
+J=$("$RUNMON" summary "$D" --format json 2>/dev/null)
+expect_eq "segments: 6 MB read over 3 s, the interval across the seal included" '[2,6,3,23.3]' \
+    "$(jq -c '[.io.disk_read_mb_s, .io.disks[0].read_mb, .io.disks[0].seconds, .io.disks[0].busy_pct]' <<<"$J")"
+expect_eq "segments: each sample row counted once" 4 "$(jq '.io.rows' <<<"$J")"
+expect_eq "segments: phase p (0.4 s at 1 MB/s, 0.4 s at 1 MB/s) and q (inside the seal's interval: 4 MB/s)" \
+    '{"p":1,"q":4}' "$(jq -c '[.phases[] | {(.path): .io.disk_read_mb_s}] | add' <<<"$J")"
+
 done_testing
