@@ -630,7 +630,10 @@ static json_t *agg_json(const struct agg *a, int bar)
     j = json_pack("{s:f,s:f,s:f,s:f,s:i}", "mean", mean, "min", a->lo, "max", a->hi, "std",
                   var > 0 ? sqrt(var) : 0.0, "n", (int)a->n);
     if (bar) json_object_set_new(j, "mean_low", json_real(a->bar_lo / a->n));
-    if (bar) json_object_set_new(j, "mean_high", json_real(a->bar_hi / a->n));
+    /* A run whose bar has no known top leaves the mean's without one too. */
+    if (bar)
+        json_object_set_new(j, "mean_high",
+                            isfinite(a->bar_hi) ? json_real(a->bar_hi / a->n) : json_null());
     return j;
 }
 

@@ -376,6 +376,8 @@ void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
     double smclk_max = s->valid & RM_SAMPLE_SMCLK_MAX ? s->smclk_max : NAN;
     unsigned mask = thr ? s->thr_mask : 0;
     rm_stats_add_clocks(&g->st, thr, mask, smclk_max);
+    if ((s->valid & RM_SAMPLE_PLIMIT) && s->power_limit > g->st.power_limit_w)
+        g->st.power_limit_w = s->power_limit; /* the run's: a phase's bar takes its GPU's */
     phases_at(f, s->t_ns);
     for (size_t k = 0; k < f->nplist; k++) {
         struct rm_gpu_stats *ps = rm_file_phase_gpu(f, f->plist[k], i);

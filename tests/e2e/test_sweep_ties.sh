@@ -52,4 +52,9 @@ expect_eq "item 1: a bar with an unknown top overlaps a better run's when its lo
     '[true,true]' "$(jq -c '[.sessions[] | .best_tied | index("energy_wh") != null]' "$T/u.json")"
 expect_match "item 1 text: a bar with an unknown top prints ±?" "1\.200±\? Wh=" \
     "$("$RUNMON" sessions "$K" --summary --sweep u --wide --format text | sed -n 3p)"
+expect_eq "item 1: --group-by: a run whose top is unknown leaves the mean's top unknown" \
+    '[[1,0.95,1.05],[1.2,1.04,null]]' \
+    "$("$RUNMON" sessions "$K" --summary --sweep u --group-by cfg --format json | jq -c '[.groups[].figures.energy_wh | [.mean, .mean_low, .mean_high]]')"
+"$RUNMON" report --sweep u "$K" -o "$T/u.html" >/dev/null 2>&1
+check "item 1: the sweep page shows the unknown top as ±?" grep -q '1\.200<small> &#177;?</small>' "$T/u.html"
 done_testing
