@@ -278,7 +278,8 @@ static const char *fig_bar_text(char *b, size_t cap, const struct figure *g, con
         return fig_text(b, cap, g->unit, x);
     double half = fmax(x - lo, hi - x);
     if (isinf(hi)) /* its top unknown: no half-width to give */
-        snprintf(b, cap, x < 1000 ? "%.3f\xc2\xb1? Wh" : "%.2f\xc2\xb1? kWh", x < 1000 ? x : x / 1000);
+        snprintf(b, cap, x < 1000 ? "%.3f\xc2\xb1? Wh" : "%.2f\xc2\xb1? kWh",
+                 x < 1000 ? x : x / 1000);
     else if (x < 1000)
         snprintf(b, cap, "%.3f\xc2\xb1%.3f Wh", x, half);
     else
@@ -783,9 +784,9 @@ static void text_notes(struct table *t, int grouped)
                 t->params_left_out);
     if (!grouped) {
         fputs("*: the best of the column (least time, VRAM and energy; most utilization)\n", f);
-        fputs("ENERGY: the GPUs' sum \xc2\xb1its error bar (\xc2\xb1?: its top unknown); =: tied for\n"
-              "  the best (the same as shown, its bar overlaps the best run's, or a time within\n"
-              "  one sampling interval of it: the runs are not told apart)\n",
+        fputs("ENERGY: the GPUs' sum \xc2\xb1its error bar (\xc2\xb1?: its top unknown)\n"
+              "=: tied for the best (the same as shown, its bar overlaps the best run's, or a\n"
+              "  time within one sampling interval of it: the runs are not told apart)\n",
               f);
         if (t->bars_left_out)
             fputs("ENERGY's error bars left out to fit the width (--wide, json and csv have "

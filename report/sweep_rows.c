@@ -75,7 +75,10 @@ static json_t *num_copy(const json_t *v)
 static void add_summary(json_t *row, const char *sink)
 {
     /* Of the GPUs and phase rows only what the table shows: a scan, not a tree. */
-    static const char *const extra[] = {"sweep", "params", "gpus[].name", "framework_peak_mb",
+    static const char *const extra[] = {"sweep",
+                                        "params",
+                                        "gpus[].name",
+                                        "framework_peak_mb",
                                         "phases[].path,total_seconds,folded_paths",
                                         "session"};
     json_t *s = rm_session_summary_pick(sink, rm_jget_str(row, "session_id"), extra,

@@ -74,9 +74,9 @@ struct gpu_totals {
     bool memutil_dmon, memutil_query;
     double energy_j, energy_low_j, energy_high_j; /* the bars add linearly (docs/ENERGY.md) */
     bool has_energy, has_bar;
-    bool high_unknown;   /* a GPU's bar has no top: time no sample covered, no power limit */
-    double uncovered_s;  /* the most seconds of the run a GPU's samples do not cover */
-    bool skip_energy; /* the GPU being added is a MIG instance whose GPU is counted already */
+    bool high_unknown;  /* a GPU's bar has no top: time no sample covered, no power limit */
+    double uncovered_s; /* the most seconds of the run a GPU's samples do not cover */
+    bool skip_energy;   /* the GPU being added is a MIG instance whose GPU is counted already */
     int64_t covered_ns;
 };
 
@@ -824,10 +824,10 @@ static json_t *build_totals(const struct merged *m)
     json_object_set_new(totals, "energy_wh",
                         jnum(m->tot.has_energy ? m->tot.energy_j / 3600 : NAN, 6));
     const struct gpu_totals *t = &m->tot;
-    json_object_set_new(totals, "energy_wh_low", jnum(t->has_bar ? t->energy_low_j / 3600 : NAN, 6));
-    json_object_set_new(
-        totals, "energy_wh_high",
-        jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, 6));
+    json_object_set_new(totals, "energy_wh_low",
+                        jnum(t->has_bar ? t->energy_low_j / 3600 : NAN, 6));
+    json_object_set_new(totals, "energy_wh_high",
+                        jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, 6));
     json_object_set_new(totals, "energy_uncovered_s", jnum(t->has_bar ? t->uncovered_s : NAN, 3));
     json_object_set_new(totals, "cpu", host_json(&m->host, false));
     json_object_set_new(totals, "host_mem_peak_mb", jnum(st_max(&m->host.m[RM_HM_MEM_USED]), 3));

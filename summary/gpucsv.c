@@ -21,7 +21,7 @@ static const struct name_map names[] = {
 };
 
 /* Names that only tell a header apart from data (never mapped to a metric). */
-static const char *const other_known[] = {"driver_version", "pstate", "count",
+static const char *const other_known[] = {"driver_version", "pstate",    "count",
                                           "serial",         "fan.speed", "memory.free"};
 
 int rm_gpucsv_name_role(const char *s, size_t len, int *metric)

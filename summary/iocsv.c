@@ -333,7 +333,8 @@ void rm_io_merge_next(struct rm_io_agg *dst, const struct rm_io_agg *src,
         memcpy(d->v, k->v, sizeof d->v);
         d->valid = k->valid;
     }
-    if (src->sample_t != RM_NO_TIME && (dst->sample_t == RM_NO_TIME || src->sample_t > dst->sample_t)) {
+    if (src->sample_t != RM_NO_TIME &&
+        (dst->sample_t == RM_NO_TIME || src->sample_t > dst->sample_t)) {
         dst->prev_sample_t = src->prev_sample_t;
         dst->sample_t = src->sample_t;
     }
