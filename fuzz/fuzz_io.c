@@ -54,8 +54,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct rm_io_agg m;
     rm_io_init(&m, 1);
     rm_io_merge(&m, &c.a);
-    for (int v = 0; v < RM_IOV_COUNT; v++)
-        if (rm_io_rate(&m.run, v) < 0 || rm_io_rate(rm_io_phase(&m, 0), v) < 0) __builtin_trap();
+    rm_io_merge_next(&m, &c.a, NULL, NULL); /* the same rows again as the next segment */
+    for (int v = 0; v < RM_IOV_COUNT; v++) {
+        double run = rm_io_rate(&m.run, v), ph = rm_io_rate(rm_io_phase(&m, 0), v);
+        if (run < 0 || ph < 0) __builtin_trap();
+        if (v >= RM_IOV_CPU_SOME && v <= RM_IOV_MEM_FULL && (run > 100 || ph > 100))
+            __builtin_trap(); /* a share of time */
+    }
     json_decref(rm_io_run_json(&m));
     rm_io_free(&m);
     rm_io_free(&c.a);

@@ -461,9 +461,9 @@ static void publish(struct rm_io_sampler *s, int64_t mono, int64_t ts)
     l->disk_write_bps = s->disk_fd >= 0 ? s->grow[1] / dt : NAN;
     l->net_rx_bps = s->net_fd >= 0 ? s->grow[2] / dt : NAN;
     l->net_tx_bps = s->net_fd >= 0 ? s->grow[3] / dt : NAN;
-    for (int i = 0; i < 3; i++) { /* stalled us over elapsed us */
-        l->psi_some[i] = (s->psi_now[i] & 1) ? s->psi_grow[i][0] / 1e6 / dt : NAN;
-        l->psi_full[i] = (s->psi_now[i] & 2) ? s->psi_grow[i][1] / 1e6 / dt : NAN;
+    for (int i = 0; i < 3; i++) { /* stalled us over elapsed us: a share, at most 1 */
+        l->psi_some[i] = (s->psi_now[i] & 1) ? fmin(1.0, s->psi_grow[i][0] / 1e6 / dt) : NAN;
+        l->psi_full[i] = (s->psi_now[i] & 2) ? fmin(1.0, s->psi_grow[i][1] / 1e6 / dt) : NAN;
     }
     l->tree_read_bps = s->tree_now ? s->tree_grow[0] / dt : NAN;
     l->tree_write_bps = s->tree_now ? s->tree_grow[1] / dt : NAN;

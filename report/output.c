@@ -46,6 +46,27 @@ static const char *fmt(const json_t *o, const char *path, int dec)
     return buf;
 }
 
+/* The run's energy and its bar (docs/ENERGY.md) as the Totals line shows it: "0.174 Wh (0.174
+ * to 0.180; 0.03 s unsampled)"; "?" for a top that is unknown (time no sample covered, no power
+ * limit recorded); "-" without an interval. */
+static const char *energy_text(char *b, size_t cap, const json_t *t)
+{
+    const json_t *e = json_object_get(t, "energy_wh"), *lo = json_object_get(t, "energy_wh_low"),
+                 *hi = json_object_get(t, "energy_wh_high"),
+                 *un = json_object_get(t, "energy_uncovered_s");
+    char partly[64] = "";
+    if (json_is_number(un) && json_number_value(un) >= 0.005)
+        snprintf(partly, sizeof partly, "; %.2f s unsampled", json_number_value(un));
+    if (!json_is_number(lo)) {
+        snprintf(b, cap, "%s Wh", fmt(t, "energy_wh", 3));
+        return b;
+    }
+    snprintf(b, cap, "%s Wh (%s to %s%s)", json_is_number(e) ? fmt(t, "energy_wh", 3) : "-",
+             fmt(t, "energy_wh_low", 3), json_is_number(hi) ? fmt(t, "energy_wh_high", 3) : "?",
+             partly);
+    return b;
+}
+
 /* ---- the I/O lines (issue 23), from summary.json's "io" objects: a line of the run's
  * figures under Totals, and a table of the phases'; nothing for a summary without io.csv ---- */
 
@@ -413,11 +434,10 @@ static void print_head(FILE *out, const json_t *s, const char *path)
     const json_t *t = json_object_get(s, "totals");
     g = t;
     fprintf(out, "\nTotals\n");
+    char et[160];
     if (has_gpus)
-        fprintf(out,
-                "  GPU power (sum over GPUs) mean %s W  max %s W   GPU energy %s Wh (%s to %s)\n",
-                F("power_w.mean", 1), F("power_w.max", 1), F("energy_wh", 3), F("energy_wh_low", 3),
-                F("energy_wh_high", 3));
+        fprintf(out, "  GPU power (sum over GPUs) mean %s W  max %s W\n  GPU energy %s\n",
+                F("power_w.mean", 1), F("power_w.max", 1), energy_text(et, sizeof et, t));
     fprintf(out, "  CPU %% (means)  usr %s  sys %s  iowait %s  steal %s  idle %s\n",
             F("cpu.usr_pct.mean", 1), F("cpu.sys_pct.mean", 1), F("cpu.iowait_pct.mean", 1),
             F("cpu.steal_pct.mean", 1), F("cpu.idle_pct.mean", 1));

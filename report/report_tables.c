@@ -45,14 +45,22 @@ static void fmt_duration(FILE *o, const json_t *v)
 }
 
 /* The error bar of obj's energy_wh (summary.json's energy_wh_low/high: docs/ENERGY.md) after
- * the value, as the phase table shows it; nothing when obj has none. */
+ * the value, as the phase table shows it ("?" for a top that is unknown: time no sample covered
+ * and no power limit recorded), and the seconds no sample covered; nothing when obj has none. */
 static void energy_bar(FILE *o, const json_t *obj, int dec)
 {
     const json_t *lo = json_object_get(obj, "energy_wh_low"),
-                 *hi = json_object_get(obj, "energy_wh_high");
-    if (json_is_number(lo) && json_is_number(hi))
-        fprintf(o, " <small class=\"ebar\">(%.*f&#8211;%.*f)</small>", dec, json_number_value(lo),
-                dec, json_number_value(hi));
+                 *hi = json_object_get(obj, "energy_wh_high"),
+                 *un = json_object_get(obj, "energy_uncovered_s");
+    if (!json_is_number(lo)) return;
+    fprintf(o, " <small class=\"ebar\">(%.*f&#8211;", dec, json_number_value(lo));
+    if (json_is_number(hi))
+        fprintf(o, "%.*f", dec, json_number_value(hi));
+    else
+        fputs("?", o);
+    if (json_is_number(un) && json_number_value(un) >= 0.005)
+        fprintf(o, "; %.2f s unsampled", json_number_value(un));
+    fputs(")</small>", o);
 }
 
 static void card(FILE *o, const char *label)
@@ -187,6 +195,8 @@ static void phase_energy_cell(FILE *o, const struct report_phase *p)
                    "samples; its energy is mostly the sensor's smear\">~</span>");
     if (!isnan(p->energy_lo) && !isnan(p->energy_hi))
         fprintf(o, " <small>(%.3f&#8211;%.3f)</small>", p->energy_lo, p->energy_hi);
+    else if (!isnan(p->energy_lo)) /* its top unknown: no power limit recorded */
+        fprintf(o, " <small>(%.3f&#8211;?)</small>", p->energy_lo);
 }
 
 /* What held the phase back (summary.json's held_back_by): a row per finding under the phase's

@@ -32,8 +32,8 @@ struct figure {
     const char *low_key, *high_key;
 };
 
-/* How a row's value of a figure is marked: the best, or tied for the best (its error bar
- * overlaps the best run's). */
+/* How a row's value of a figure is marked: the best, or tied for the best (not told apart
+ * from it: tied_with_best). */
 enum mark { M_NONE, M_BEST, M_TIED };
 
 struct table {
@@ -178,7 +178,9 @@ static const char *fig_text(char *b, size_t cap, enum unit u, double x)
 }
 
 /* Row's error bar of figure g: [lo, hi] around its value, or the value itself when the
- * figure has no bar or the row lacks it. 0 when the row has no value. */
+ * figure has no bar or the row lacks it; a bar whose top is unknown (summary.json's high null
+ * beside a low: time no sample covered, on a GPU whose power limit was not recorded,
+ * docs/ENERGY.md) reaches up without end. 0 when the row has no value. */
 static int fig_bar(const struct figure *g, const json_t *row, double *lo, double *hi)
 {
     double x = fig_value(g, row);
@@ -186,9 +188,9 @@ static int fig_bar(const struct figure *g, const json_t *row, double *lo, double
     *lo = *hi = x;
     if (!g->low_key) return 1;
     const json_t *l = json_object_get(row, g->low_key), *h = json_object_get(row, g->high_key);
-    if (json_is_number(l) && json_is_number(h)) {
+    if (json_is_number(l)) {
         *lo = fmin(x, json_number_value(l));
-        *hi = fmax(x, json_number_value(h));
+        *hi = json_is_number(h) ? fmax(x, json_number_value(h)) : INFINITY;
     }
     return 1;
 }
@@ -211,29 +213,59 @@ static double best_of(const struct figure *g, const json_t *rows)
     return best;
 }
 
-/* Each row's mark for figure g (marks[i] for row i): the best value (best_of) is M_BEST; for
- * a figure with an error bar, when the bar of another run overlaps the best run's, every run
- * whose bar overlaps it is M_TIED instead and none is M_BEST (docs/FORMATS.md, "The sweep
- * table"). */
+/* A run's sampling interval (s), the noise of its times; 0 when unknown. */
+static double row_interval(const json_t *row)
+{
+    const json_t *v = json_object_get(row, "interval_s");
+    return json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v) : 0;
+}
+
+/* What the best run(s) of a figure show: their value as printed, their bar's ends, the
+ * largest of their sampling intervals. */
+struct best_ref {
+    char text[64];
+    double x, lo, hi, interval;
+};
+
+/* Whether row's figure g cannot be told apart from the best's: it prints the same at the
+ * shown precision, or its error bar overlaps the best's, or (a time) it lies within one
+ * sampling interval of it (the larger of the two runs'), the times' own noise. */
+static int tied_with_best(const struct figure *g, const json_t *row, const struct best_ref *b)
+{
+    double x = fig_value(g, row), lo, hi;
+    char text[64];
+    if (isnan(x)) return 0;
+    if (!strcmp(fig_text(text, sizeof text, g->unit, x), b->text)) return 1;
+    if (g->low_key && fig_bar(g, row, &lo, &hi) && lo <= b->hi && hi >= b->lo) return 1;
+    double iv = fmax(row_interval(row), b->interval);
+    return g->unit == U_SECONDS && iv > 0 && fabs(x - b->x) <= iv;
+}
+
+/* Each row's mark for figure g (marks[i] for row i): the best value (best_of) is M_BEST; when
+ * another run cannot be told apart from it (tied_with_best), every such run is M_TIED
+ * instead and none is M_BEST (docs/FORMATS.md, "The sweep table"). */
 static void marks_of(const struct figure *g, const json_t *rows, enum mark *marks)
 {
     size_t i, n_tied = 0;
     const json_t *e;
-    double best = best_of(g, rows), blo = INFINITY, bhi = -INFINITY, lo, hi;
+    double best = best_of(g, rows), lo, hi;
+    struct best_ref b = {.x = best, .lo = INFINITY, .hi = -INFINITY};
     json_array_foreach(rows, i, e)
     {
         marks[i] = M_NONE;
         if (!isnan(best) && fig_value(g, e) == best) {
             marks[i] = M_BEST;
             fig_bar(g, e, &lo, &hi);
-            blo = fmin(blo, lo), bhi = fmax(bhi, hi);
+            b.lo = fmin(b.lo, lo), b.hi = fmax(b.hi, hi);
+            b.interval = fmax(b.interval, row_interval(e));
         }
     }
-    if (isnan(best) || !g->low_key) return;
-    json_array_foreach(rows, i, e) if (fig_bar(g, e, &lo, &hi) && lo <= bhi && hi >= blo) n_tied++;
+    if (isnan(best)) return;
+    fig_text(b.text, sizeof b.text, g->unit, best);
+    json_array_foreach(rows, i, e) n_tied += marks[i] == M_BEST || tied_with_best(g, e, &b);
     if (n_tied < 2) return;
     json_array_foreach(rows, i, e) marks[i] =
-        fig_bar(g, e, &lo, &hi) && lo <= bhi && hi >= blo ? M_TIED : M_NONE;
+        marks[i] == M_BEST || tied_with_best(g, e, &b) ? M_TIED : M_NONE;
 }
 
 /* A figure with its error bar, compactly: "0.310±0.020 Wh", the half-width the larger of its
@@ -245,7 +277,10 @@ static const char *fig_bar_text(char *b, size_t cap, const struct figure *g, con
         !json_is_number(json_object_get(row, g->low_key)))
         return fig_text(b, cap, g->unit, x);
     double half = fmax(x - lo, hi - x);
-    if (x < 1000)
+    if (isinf(hi)) /* its top unknown: no half-width to give */
+        snprintf(b, cap, x < 1000 ? "%.3f\xc2\xb1? Wh" : "%.2f\xc2\xb1? kWh",
+                 x < 1000 ? x : x / 1000);
+    else if (x < 1000)
         snprintf(b, cap, "%.3f\xc2\xb1%.3f Wh", x, half);
     else
         snprintf(b, cap, "%.2f\xc2\xb1%.2f kWh", x / 1000, half / 1000);
@@ -596,7 +631,10 @@ static json_t *agg_json(const struct agg *a, int bar)
     j = json_pack("{s:f,s:f,s:f,s:f,s:i}", "mean", mean, "min", a->lo, "max", a->hi, "std",
                   var > 0 ? sqrt(var) : 0.0, "n", (int)a->n);
     if (bar) json_object_set_new(j, "mean_low", json_real(a->bar_lo / a->n));
-    if (bar) json_object_set_new(j, "mean_high", json_real(a->bar_hi / a->n));
+    /* A run whose bar has no known top leaves the mean's without one too. */
+    if (bar)
+        json_object_set_new(j, "mean_high",
+                            isfinite(a->bar_hi) ? json_real(a->bar_hi / a->n) : json_null());
     return j;
 }
 
@@ -746,8 +784,9 @@ static void text_notes(struct table *t, int grouped)
                 t->params_left_out);
     if (!grouped) {
         fputs("*: the best of the column (least time, VRAM and energy; most utilization)\n", f);
-        fputs("ENERGY: the GPUs' sum \xc2\xb1its error bar; =: tied for the best (its bar\n"
-              "  overlaps the best run's: the runs are not told apart)\n",
+        fputs("ENERGY: the GPUs' sum \xc2\xb1its error bar (\xc2\xb1?: its top unknown)\n"
+              "=: tied for the best (the same as shown, its bar overlaps the best run's, or a\n"
+              "  time within one sampling interval of it: the runs are not told apart)\n",
               f);
         if (t->bars_left_out)
             fputs("ENERGY's error bars left out to fit the width (--wide, json and csv have "

@@ -109,6 +109,8 @@ static void energy_cell(FILE *o, double v, double lo, double hi, bool short_phas
     }
     if (isfinite(lo) && isfinite(hi))
         fprintf(o, "<td data-v=\"%.10g\" title=\"error bar %.4f&#8211;%.4f Wh\">", v, lo, hi);
+    else if (isfinite(lo)) /* its top unknown (docs/ENERGY.md) */
+        fprintf(o, "<td data-v=\"%.10g\" title=\"error bar %.4f&#8211;? Wh\">", v, lo);
     else
         fprintf(o, "<td data-v=\"%.10g\">", v);
     fprintf(o, "%.3f", v);
@@ -118,6 +120,8 @@ static void energy_cell(FILE *o, double v, double lo, double hi, bool short_phas
               o);
     if (isfinite(lo) && isfinite(hi))
         fprintf(o, "<small> &#177;%.3f</small>", fmax(v - lo, hi - v));
+    else if (isfinite(lo))
+        fputs("<small> &#177;?</small>", o);
     fputs("</td>", o);
 }
 
@@ -311,6 +315,8 @@ static void write_bars(struct page *p, const char *id, const char *title, const 
         else if (whisker)
             fprintf(o, "%.*f &#177;%.*f %s", dec, v[r], dec, fmax(v[r] - lo[r], hi[r] - v[r]),
                     unit);
+        else if (lo && isfinite(lo[r]) && !isfinite(hi[r])) /* the bar's top unknown */
+            fprintf(o, "%.*f &#177;? %s", dec, v[r], unit);
         else if (!strcmp(id, "b-vram") && scale[r] > 0)
             fprintf(o, "%.*f / %.*f %s (%.0f%%)", dec, v[r], dec, scale[r], unit,
                     100 * v[r] / scale[r]);

@@ -75,8 +75,12 @@ static json_t *num_copy(const json_t *v)
 static void add_summary(json_t *row, const char *sink)
 {
     /* Of the GPUs and phase rows only what the table shows: a scan, not a tree. */
-    static const char *const extra[] = {"sweep", "params", "gpus[].name", "framework_peak_mb",
-                                        "phases[].path,total_seconds,folded_paths"};
+    static const char *const extra[] = {"sweep",
+                                        "params",
+                                        "gpus[].name",
+                                        "framework_peak_mb",
+                                        "phases[].path,total_seconds,folded_paths",
+                                        "session"};
     json_t *s = rm_session_summary_pick(sink, rm_jget_str(row, "session_id"), extra,
                                         sizeof extra / sizeof extra[0]);
     rm_session_row_set_figures(row, s);
@@ -87,6 +91,9 @@ static void add_summary(json_t *row, const char *sink)
      * their bars do not overlap. */
     json_object_set_new(row, "energy_wh_low", num_copy(json_object_get(tot, "energy_wh_low")));
     json_object_set_new(row, "energy_wh_high", num_copy(json_object_get(tot, "energy_wh_high")));
+    /* Its sampling interval: times closer than it are not told apart (the times' noise). */
+    json_object_set_new(row, "interval_s",
+                        num_copy(json_object_get(json_object_get(s, "session"), "interval_s")));
     json_object_set_new(row, "workload_peak_vram_mb",
                         num_copy(json_object_get(s, "workload_peak_vram_mb")));
     json_object_set_new(row, "device_peak_vram_mb", num_copy(json_object_get(s, "peak_vram_mb")));

@@ -73,16 +73,33 @@ struct gpu_totals {
     struct rm_stat util, memutil, power, vram;
     bool memutil_dmon, memutil_query;
     double energy_j, energy_low_j, energy_high_j; /* the bars add linearly (docs/ENERGY.md) */
-    bool has_energy;
-    bool skip_energy; /* the GPU being added is a MIG instance whose GPU is counted already */
+    bool has_energy, has_bar;
+    bool high_unknown;  /* a GPU's bar has no top: time no sample covered, no power limit */
+    double uncovered_s; /* the most seconds of the run a GPU's samples do not cover */
+    bool skip_energy;   /* the GPU being added is a MIG instance whose GPU is counted already */
     int64_t covered_ns;
+};
+
+/* One GPU's energy over a window (the run, or a phase's windows) and its bar, in J; NaN where
+ * unknown. */
+struct gpu_energy {
+    double e_j;         /* over the time its samples cover: NaN without one interval */
+    double low_j;       /* the bar: the time no sample covers at 0 W ... */
+    double high_j;      /* ... and at the power limit (NaN: no limit recorded) */
+    double uncovered_s; /* the window's seconds no sample covers (NaN: window unknown) */
+};
+
+/* The window a GPU's energy is over: its seconds (NaN: unknown) and the GPU's power limit
+ * (0: not recorded). */
+struct energy_window {
+    double seconds, limit_w;
 };
 
 /* Adds one GPU's picked stats to the all-GPU totals (sm: the memory-utilization source). */
 static void add_to_totals(struct gpu_totals *tot, const struct rm_gpu_stats *u,
                           const struct rm_gpu_stats *mu, const char *sm,
                           const struct rm_gpu_stats *p, const struct rm_gpu_stats *v,
-                          const struct rm_gpu_stats *timing, double low_j, double high_j)
+                          const struct rm_gpu_stats *timing, const struct gpu_energy *en)
 {
     if (u) rm_stat_merge(&tot->util, &u->m[RM_GM_UTIL]);
     if (mu) {
@@ -95,10 +112,16 @@ static void add_to_totals(struct gpu_totals *tot, const struct rm_gpu_stats *u,
     if (p) rm_stat_merge(&tot->power, &p->m[RM_GM_POWER]);
     if (v) rm_stat_merge(&tot->vram, &v->m[RM_GM_VRAM_USED]);
     if (p && p->first_ns != RM_NO_TIME && !tot->skip_energy) {
-        tot->energy_j += p->energy_j;
-        tot->energy_low_j += low_j;
-        tot->energy_high_j += high_j;
-        tot->has_energy = true;
+        if (!isnan(en->e_j)) tot->energy_j += en->e_j, tot->has_energy = true;
+        if (!isnan(en->low_j)) {
+            tot->energy_low_j += en->low_j;
+            tot->has_bar = true;
+            if (isnan(en->high_j))
+                tot->high_unknown = true;
+            else
+                tot->energy_high_j += en->high_j;
+        }
+        if (en->uncovered_s > tot->uncovered_s) tot->uncovered_s = en->uncovered_s;
     }
     if (timing && timing->first_ns != RM_NO_TIME && timing->covered_ns > tot->covered_ns)
         tot->covered_ns = timing->covered_ns;
@@ -119,11 +142,38 @@ static void add_clock_limits(json_t *o, const struct rm_gpu_stats *q)
     if (q && q->smclk_max > 0) json_object_set_new(o, "sm_clock_max_mhz", jnum(q->smclk_max, 3));
 }
 
+/* e's energy over window w and its bar (docs/ENERGY.md): the integral over the time its
+ * samples cover, with the readings' bar (rm_energy_bounds); the time they do not cover (the
+ * window's edges, gaps) widens the bar from 0 W to the power limit, or to no known top. With
+ * no interval there is no figure, only that bar. run: the window is the whole run. */
+static struct gpu_energy window_energy(const struct rm_gpu_stats *e, const char *name,
+                                       double short_s, const struct energy_window *w, bool run)
+{
+    struct gpu_energy r = {NAN, NAN, NAN, NAN};
+    double covered_s = (double)e->covered_ns / 1e9, low_j = 0, high_j = 0;
+    if (e->covered_ns > 0) {
+        struct rm_energy_bar bar = e->bar;
+        if (run && !isnan(e->first_power) && !isnan(e->last_power))
+            /* The run's own edges: the recording's first and last sample. */
+            bar.lag_j += (double)RM_SENSOR_WINDOW_NS / 2e9 * (e->first_power - e->last_power);
+        rm_energy_bounds(e->energy_j, &bar, rm_sensor_duty(name, NULL), short_s, &low_j, &high_j);
+        r.e_j = e->energy_j;
+    }
+    /* Below a microsecond the difference is the rounding of the windows' times, not time. */
+    if (isfinite(w->seconds))
+        r.uncovered_s = w->seconds - covered_s > 1e-6 ? w->seconds - covered_s : 0;
+    if (isnan(r.uncovered_s) && e->covered_ns == 0) return r; /* nothing known at all */
+    double top_w = w->limit_w > 0 ? fmax(w->limit_w, e->bar.peak_w) : NAN;
+    r.low_j = low_j;
+    r.high_j = r.uncovered_s > 0 ? high_j + top_w * r.uncovered_s : high_j;
+    return r;
+}
+
 /* One GPU's object of "gpus" (or of a phase's "gpus": then tot is NULL; short_s as
- * rm_energy_bounds takes it). */
+ * rm_energy_bounds takes it; w the window its energy is over). */
 static json_t *gpu_json(int index, const char *uuid, const char *name, const char *pci,
                         const struct rm_gpu_stats *q, const struct rm_gpu_stats *d, double short_s,
-                        struct gpu_totals *tot)
+                        const struct energy_window *w, struct gpu_totals *tot)
 {
     const char *su, *sm, *sv, *sp, *st, *sc, *smc;
     const struct rm_gpu_stats *u = pick(q, d, RM_GM_UTIL, &su);
@@ -166,24 +216,20 @@ static json_t *gpu_json(int index, const char *uuid, const char *name, const cha
     bool between = timing && timing->samples == 0 && (timing->covered_ns || timing->gaps);
     const struct rm_gpu_stats *e = p ? p : between ? timing : NULL;
     bool timed = e && (e->first_ns != RM_NO_TIME || between);
-    json_object_set_new(o, "energy_wh", jnum(timed ? e->energy_j / 3600 : NAN, 6));
-    double low_j = NAN, high_j = NAN;
-    if (timed) {
+    struct gpu_energy en = {NAN, NAN, NAN, NAN};
+    if (timed) en = window_energy(e, name, short_s, w, tot != NULL);
+    json_object_set_new(o, "energy_wh", jnum(en.e_j / 3600, 6));
+    if (timed && tot) {
         const char *duty_src;
         double duty = rm_sensor_duty(name, &duty_src);
-        struct rm_energy_bar bar = e->bar;
-        if (tot && !isnan(e->first_power) && !isnan(e->last_power))
-            /* The run's own edges: the recording's first and last sample. */
-            bar.lag_j += (double)RM_SENSOR_WINDOW_NS / 2e9 * (e->first_power - e->last_power);
-        rm_energy_bounds(e->energy_j, &bar, duty, short_s, &low_j, &high_j);
-        if (tot)
-            json_object_set_new(o, "power_sensor",
-                                json_pack("{s:f,s:f,s:s}", "window_s",
-                                          (double)RM_SENSOR_WINDOW_NS / 1e9, "duty_cycle", duty,
-                                          "duty_cycle_source", duty_src));
+        json_object_set_new(o, "power_sensor",
+                            json_pack("{s:f,s:f,s:s}", "window_s",
+                                      (double)RM_SENSOR_WINDOW_NS / 1e9, "duty_cycle", duty,
+                                      "duty_cycle_source", duty_src));
     }
-    json_object_set_new(o, "energy_wh_low", jnum(low_j / 3600, 6));
-    json_object_set_new(o, "energy_wh_high", jnum(high_j / 3600, 6));
+    json_object_set_new(o, "energy_wh_low", jnum(en.low_j / 3600, 6));
+    json_object_set_new(o, "energy_wh_high", jnum(en.high_j / 3600, 6));
+    json_object_set_new(o, "energy_uncovered_s", jnum(en.uncovered_s, 3));
     json_object_set_new(o, "temp_c_max", jnum(t ? st_max(&t->m[RM_GM_TEMP]) : NAN, 3));
     json_object_set_new(o, "sm_clock_mhz", mean_max(c, RM_GM_SMCLK, 3));
     json_object_set_new(o, "mem_clock_mhz", mean_max(mc, RM_GM_MEMCLK, 3));
@@ -200,7 +246,7 @@ static json_t *gpu_json(int index, const char *uuid, const char *name, const cha
     (void)st;
     (void)sc;
     (void)smc;
-    if (tot) add_to_totals(tot, u, mu, sm, p, v, timing, low_j, high_j);
+    if (tot) add_to_totals(tot, u, mu, sm, p, v, timing, &en);
     return o;
 }
 
@@ -485,6 +531,36 @@ static int tally_files(struct rm_summary *s, struct file_tally *t, char *err, si
     return rc;
 }
 
+/* The interval from one io.csv segment's last row of a device to the next segment's first,
+ * shared out to the phases as the file's own intervals are (fileagg.c). */
+struct io_bridge {
+    struct rm_summary *s;
+    struct merged *m;
+};
+
+struct io_bridge_piece {
+    struct rm_io_agg *io;
+    const struct rm_io_interval *iv;
+};
+
+static void io_bridge_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j,
+                           const struct rm_energy_bar *bar)
+{
+    (void)kind, (void)j, (void)bar;
+    struct io_bridge_piece *c = ctx;
+    rm_io_add_phase(c->io, phase, c->iv, ns);
+}
+
+static void io_bridge_interval(void *ctx, const struct rm_io_interval *iv)
+{
+    struct io_bridge *b = ctx;
+    if (!b->s->rl.nwin) return;
+    struct io_bridge_piece c = {&b->m->io, iv};
+    struct span_buf buf = {0};
+    rm_phase_spans(&b->s->rl, &buf, iv->t0, NAN, iv->t1, NAN, 0, io_bridge_span, &c);
+    free(buf.v);
+}
+
 /* Merge per source, in the order the inputs were added, and pair the GPUs. */
 static void merge_sources(struct rm_summary *s, struct merged *m)
 {
@@ -517,7 +593,8 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
         if (f->io) {
             if (!m->have_io) rm_io_init(&m->io, m->nph);
             m->have_io = true;
-            rm_io_merge(&m->io, f->io);
+            struct io_bridge c = {s, m};
+            rm_io_merge_next(&m->io, f->io, io_bridge_interval, &c);
             rm_io_free(f->io);
             free(f->io);
             f->io = NULL;
@@ -669,11 +746,9 @@ static json_t *framework_json(const struct rm_framework_peaks *fw)
     return o;
 }
 
-/* A MIG instance's row (its uuid "MIG-...", or "MIG" in its name): nvidia-smi's power is the
- * whole GPU's, shared by its instances. */
 static bool mig_instance(const char *uuid, const char *name)
 {
-    return (uuid && strncmp(uuid, "MIG-", 4) == 0) || (name && strstr(name, "MIG "));
+    return rm_mig_instance(uuid, name);
 }
 
 /* MIG instances' rows among gpus (a "gpus" array): each says that its power and energy are
@@ -705,8 +780,15 @@ static size_t mark_mig(json_t *gpus)
     return n;
 }
 
-/* "gpus": one object per paired GPU; adds each to m->tot. */
-static json_t *build_gpus(struct rm_summary *s, struct merged *m)
+/* The power limit recorded for final GPU g (0: none). */
+static double gpu_limit(const struct final_gpu *g)
+{
+    return g->q ? g->q->st.power_limit_w : 0;
+}
+
+/* "gpus": one object per paired GPU (its energy over the session's sess_s seconds); adds each
+ * to m->tot. */
+static json_t *build_gpus(struct rm_summary *s, struct merged *m, double sess_s)
 {
     json_t *gpus = json_array();
     for (size_t i = 0; i < m->nfg; i++) {
@@ -721,8 +803,9 @@ static json_t *build_gpus(struct rm_summary *s, struct merged *m)
             m->tot.skip_energy =
                 mig_instance(ku, kn) && ((!pci && !kp) || (pci && kp && strcmp(pci, kp) == 0));
         }
+        struct energy_window w = {sess_s, gpu_limit(g)};
         json_array_append_new(gpus, gpu_json(g->index, uuid, name, pci, g->q ? &g->q->st : NULL,
-                                             g->d ? &g->d->st : NULL, 0, &m->tot));
+                                             g->d ? &g->d->st : NULL, 0, &w, &m->tot));
         m->tot.skip_energy = false;
     }
     mark_mig(gpus);
@@ -764,10 +847,12 @@ static json_t *build_totals(const struct merged *m)
         json_pack("{s:o,s:o}", "mean", jnum(st_mean(tp), 3), "max", jnum(st_max(tp), 3)));
     json_object_set_new(totals, "energy_wh",
                         jnum(m->tot.has_energy ? m->tot.energy_j / 3600 : NAN, 6));
+    const struct gpu_totals *t = &m->tot;
     json_object_set_new(totals, "energy_wh_low",
-                        jnum(m->tot.has_energy ? m->tot.energy_low_j / 3600 : NAN, 6));
+                        jnum(t->has_bar ? t->energy_low_j / 3600 : NAN, 6));
     json_object_set_new(totals, "energy_wh_high",
-                        jnum(m->tot.has_energy ? m->tot.energy_high_j / 3600 : NAN, 6));
+                        jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, 6));
+    json_object_set_new(totals, "energy_uncovered_s", jnum(t->has_bar ? t->uncovered_s : NAN, 3));
     json_object_set_new(totals, "cpu", host_json(&m->host, false));
     json_object_set_new(totals, "host_mem_peak_mb", jnum(st_max(&m->host.m[RM_HM_MEM_USED]), 3));
     json_object_set_new(totals, "proc", host_json(&m->host, true));
@@ -900,7 +985,8 @@ static json_t *phase_gpus(const struct rm_summary *s, struct merged *m, size_t p
         if (!qs && !ds) continue;
         const char *uuid, *name, *pci;
         rm_final_gpu_ident(s->session, g, &uuid, &name, &pci);
-        json_t *gj = gpu_json(g->index, uuid, name, pci, qs, ds, short_s, NULL);
+        struct energy_window win = {s->rl.phases[p].total_s, gpu_limit(g)};
+        json_t *gj = gpu_json(g->index, uuid, name, pci, qs, ds, short_s, &win, NULL);
         if (gpu_has_apps(m, g) && (o || p < m->apps.nph)) {
             static const struct rm_stat none = {0};
             json_object_set_new(gj, "workload_vram_mb", peak_mean(w ? w : &none));
@@ -911,13 +997,14 @@ static json_t *phase_gpus(const struct rm_summary *s, struct merged *m, size_t p
     return pg;
 }
 
-/* The phase's energy and bar over its GPUs (the sum of theirs; null when none has energy). */
+/* The phase's energy and bar over its GPUs (the sum of theirs; null when none has energy; the
+ * bar's top null when a GPU's is unknown) and the most seconds a GPU's samples left out. */
 static void phase_energy(json_t *po, const json_t *gpus)
 {
     static const char *const keys[] = {"energy_wh", "energy_wh_low", "energy_wh_high"};
     for (size_t k = 0; k < 3; k++) {
         double sum = 0;
-        bool any = false;
+        bool any = false, unknown = false;
         size_t i;
         json_t *g;
         json_array_foreach(gpus, i, g)
@@ -925,9 +1012,20 @@ static void phase_energy(json_t *po, const json_t *gpus)
             json_t *v = json_object_get(g, keys[k]);
             if (json_is_false(json_object_get(g, "energy_counted"))) continue; /* MIG */
             if (json_is_number(v)) sum += json_number_value(v), any = true;
+            if (k == 2 && !json_is_number(v) && json_is_number(json_object_get(g, keys[1])))
+                unknown = true;
         }
-        json_object_set_new(po, keys[k], jnum(any ? sum : NAN, 6));
+        json_object_set_new(po, keys[k], jnum(any && !unknown ? sum : NAN, 6));
     }
+    double most = NAN;
+    size_t i;
+    json_t *g;
+    json_array_foreach(gpus, i, g)
+    {
+        json_t *v = json_object_get(g, "energy_uncovered_s");
+        if (json_is_number(v) && !(json_number_value(v) <= most)) most = json_number_value(v);
+    }
+    json_object_set_new(po, "energy_uncovered_s", jnum(most, 3));
 }
 
 /* One row of "phases": the run log's lines of ph, its GPUs' figures, its host's. */
@@ -1173,7 +1271,8 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_object_set_new(o, "format", json_string("runmon-summary"));
     json_object_set_new(o, "schema_version", json_integer(RM_SUMMARY_SCHEMA_VERSION));
     json_object_set_new(o, "generated_at", jts(rm_now_realtime_ns()));
-    json_t *gpus = build_gpus(s, &m); /* first: it adds up the totals the headline shows */
+    double sess_s = session_seconds(&tally, s_start, s_end);
+    json_t *gpus = build_gpus(s, &m, sess_s); /* first: it adds up the totals the headline shows */
     build_headline(o, s, &m);
     add_params(o, s, tally.notes);
     json_object_set_new(o, "session", session_json(s->session));
@@ -1184,7 +1283,6 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     if (m.have_io) json_object_set_new(o, "io", rm_io_run_json(&m.io)); /* sessions with io.csv */
     /* Every key before "phases" is whole before the first row: a streaming writer has
      * written them by then (report/output.h). */
-    double sess_s = session_seconds(&tally, s_start, s_end);
     long worst = gpu_coverage(gpus, sess_s);
     json_t *phases = json_array();
     json_object_set_new(o, "phases", phases);

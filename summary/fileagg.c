@@ -252,6 +252,26 @@ bool rm_file_key_in_group(struct file_agg *f, const char *key, size_t len)
     return f->group_open && i != (size_t)-1 && f->gpus.s[i].last_group == f->group_id;
 }
 
+bool rm_mig_instance(const char *uuid, const char *name)
+{
+    return (uuid && strncmp(uuid, "MIG-", 4) == 0) || (name && strstr(name, "MIG "));
+}
+
+/* Whether slot i is a MIG instance of a GPU (same bus id; none counts as one GPU) that another
+ * instance's row in the open sample group already stands for: its power is that GPU's. */
+static bool mig_power_counted(const struct file_agg *f, size_t i)
+{
+    const struct gpu_slot *g = &f->gpus.s[i];
+    if (!rm_mig_instance(g->uuid, g->name)) return false;
+    for (size_t k = 0; k < f->gpus.n; k++) {
+        const struct gpu_slot *h = &f->gpus.s[k];
+        if (k != i && h->last_group == f->group_id && rm_mig_instance(h->uuid, h->name) &&
+            strcmp(h->pci, g->pci) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* Whether a GPU named name already has a row in the open sample group. */
 static bool name_in_group(const struct file_agg *f, const struct rm_strref *name)
 {
@@ -339,7 +359,7 @@ void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
     f->pos++;
     struct gpu_slot *g = &f->gpus.s[i];
     g->last_group = f->group_id;
-    if (s->valid & (1u << RM_GM_POWER)) {
+    if ((s->valid & (1u << RM_GM_POWER)) && !mig_power_counted(f, i)) {
         f->group_power += s->v[RM_GM_POWER];
         f->group_has_power = true;
     }
@@ -356,6 +376,8 @@ void rm_file_add_gpu_sample(struct file_agg *f, const struct rm_gpu_sample *s)
     double smclk_max = s->valid & RM_SAMPLE_SMCLK_MAX ? s->smclk_max : NAN;
     unsigned mask = thr ? s->thr_mask : 0;
     rm_stats_add_clocks(&g->st, thr, mask, smclk_max);
+    if ((s->valid & RM_SAMPLE_PLIMIT) && s->power_limit > g->st.power_limit_w)
+        g->st.power_limit_w = s->power_limit; /* the run's: a phase's bar takes its GPU's */
     phases_at(f, s->t_ns);
     for (size_t k = 0; k < f->nplist; k++) {
         struct rm_gpu_stats *ps = rm_file_phase_gpu(f, f->plist[k], i);

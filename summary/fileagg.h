@@ -116,6 +116,10 @@ struct file_agg {
     json_t *seg_phases; /* a segment's per-phase partials, until placed by phase path */
 };
 
+/* A MIG instance's row (its uuid "MIG-...", or "MIG " in its name): nvidia-smi's power on it
+ * is the whole GPU's, shared by its instances, so sums count it once per GPU. */
+bool rm_mig_instance(const char *uuid, const char *name);
+
 /* The slot of key in t, or (size_t)-1. */
 size_t rm_gpu_table_find(struct gpu_table *t, const char *key, size_t len);
 /* A new zeroed slot for key (index -1); returns its position. */

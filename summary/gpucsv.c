@@ -1,5 +1,6 @@
 #include "summary/gpucsv.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,8 +21,8 @@ static const struct name_map names[] = {
 };
 
 /* Names that only tell a header apart from data (never mapped to a metric). */
-static const char *const other_known[] = {"driver_version", "pstate",      "count",      "serial",
-                                          "fan.speed",      "power.limit", "memory.free"};
+static const char *const other_known[] = {"driver_version", "pstate",    "count",
+                                          "serial",         "fan.speed", "memory.free"};
 
 int rm_gpucsv_name_role(const char *s, size_t len, int *metric)
 {
@@ -38,6 +39,12 @@ int rm_gpucsv_name_role(const char *s, size_t len, int *metric)
     if (len == 13 && !memcmp(s, "clocks.max.sm", 13)) {
         *metric = 0;
         return RM_COL_SMCLK_MAX;
+    }
+    /* The power limit: the top of an energy bar over time no sample covers. */
+    if ((len == 20 && !memcmp(s, "enforced.power.limit", 20)) ||
+        (len == 11 && !memcmp(s, "power.limit", 11))) {
+        *metric = len == 20;
+        return RM_COL_PLIMIT;
     }
     int m = rm_gpu_metric_by_query_field(s, len); /* the metrics: model/gpu_metrics.h */
     *metric = m < 0 ? 0 : m;
@@ -190,6 +197,7 @@ __attribute__((aligned(64))) int rm_gpucsv_row(struct rm_gpucsv *g, const struct
     out->pci = (struct rm_strref){NULL, 0};
     out->t_ns = RM_NO_TIME;
     int ts_col = -1, stamp_col = -1, bad = 0;
+    double limit[2] = {NAN, NAN}; /* power.limit, enforced.power.limit */
     size_t n = row->n < RM_GPUCSV_MAX_COLS ? row->n : RM_GPUCSV_MAX_COLS;
     for (size_t i = 0; i < n; i++) {
         const char *s = row->f[i];
@@ -231,6 +239,11 @@ __attribute__((aligned(64))) int rm_gpucsv_row(struct rm_gpucsv *g, const struct
             }
             break;
         }
+        case RM_COL_PLIMIT: {
+            double v;
+            if (rm_value_parse(s, len, &v) == RM_VALUE_OK && v > 0) limit[g->metric[i] & 1] = v;
+            break;
+        }
         case RM_COL_TS:
             ts_col = (int)i;
             break;
@@ -253,6 +266,9 @@ __attribute__((aligned(64))) int rm_gpucsv_row(struct rm_gpucsv *g, const struct
     }
     /* A value that is neither number nor missing spelling: this row is not trusted. */
     if (bad) return -(1 + RM_SKIP_GARBAGE);
+    /* The enforced limit (the lowest of those that apply) where the driver gives it. */
+    out->power_limit = !isnan(limit[1]) ? limit[1] : limit[0];
+    if (!isnan(out->power_limit)) out->valid |= RM_SAMPLE_PLIMIT;
     if (ts_col >= 0) {
         if (row_time(g, row->f[ts_col], row->len[ts_col], false, &out->t_ns))
             return -(1 + RM_SKIP_BAD_TIME);

@@ -32,6 +32,7 @@ enum rm_col_role {
     RM_COL_THR_MASK,   /* clocks_event_reasons.active */
     RM_COL_THR_REASON, /* clocks_event_reasons.<reason>: metric holds the reason */
     RM_COL_SMCLK_MAX,  /* clocks.max.sm */
+    RM_COL_PLIMIT,     /* enforced.power.limit (metric 1) or power.limit (metric 0) */
 };
 
 #define RM_GPUCSV_MAX_COLS 512

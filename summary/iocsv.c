@@ -229,7 +229,12 @@ int rm_io_add(struct rm_io_agg *a, const struct rm_io_row *r, struct rm_io_inter
         /* A tree's counters start at 0 with the command: its first row counts whole, over
          * the time since the file's previous row. Anything else is a baseline. */
         int64_t last = a->prev_sample_t;
+        k->first_t = r->t_ns;
+        memcpy(k->first_v, r->v, sizeof k->first_v);
+        k->first_valid = r->valid;
+        k->first_open = true;
         if (r->kind != RM_IO_TREE || last == RM_NO_TIME || last >= r->t_ns) return 0;
+        k->first_open = false;
         prev_t = last;
         memset(prev, 0, sizeof prev);
         prev_valid = valid;
@@ -255,6 +260,8 @@ int rm_io_add(struct rm_io_agg *a, const struct rm_io_row *r, struct rm_io_inter
     }
     int g = row_values(r, iv->vals);
     if (g < 0) return 0;
+    bool share = g == RM_IOG_CPU || g == RM_IOG_IO || g == RM_IOG_MEM;
+    if (share && dt < RM_IO_MIN_SHARE_NS) return 0; /* too short to measure a share of */
     iv->group = g;
     iv->t0 = prev_t;
     iv->t1 = r->t_ns;
@@ -297,6 +304,42 @@ void rm_io_merge(struct rm_io_agg *dst, const struct rm_io_agg *src)
     if (src->unreadable_max > dst->unreadable_max) dst->unreadable_max = src->unreadable_max;
 }
 
+void rm_io_merge_next(struct rm_io_agg *dst, const struct rm_io_agg *src,
+                      void (*interval)(void *ctx, const struct rm_io_interval *iv), void *ctx)
+{
+    for (size_t i = 0; i < src->nkeys; i++) {
+        const struct rm_io_key *k = &src->keys[i];
+        if (!k->first_open) continue;
+        struct rm_io_row r = {.t_ns = k->first_t,
+                              .kind = k->kind,
+                              .name = {k->name, strlen(k->name)},
+                              .valid = k->first_valid,
+                              .procs = -1,
+                              .unreadable = -1};
+        memcpy(r.v, k->first_v, sizeof r.v);
+        struct rm_io_interval iv;
+        int made = rm_io_add(dst, &r, &iv);
+        dst->rows--; /* src counts the row */
+        if (made && interval) interval(ctx, &iv);
+    }
+    rm_io_merge(dst, src);
+    for (size_t i = 0; i < src->nkeys; i++) { /* src's last rows: the next file's baselines */
+        const struct rm_io_key *k = &src->keys[i];
+        if (k->t_ns == RM_NO_TIME) continue;
+        struct rm_io_row r = {.kind = k->kind, .name = {k->name, strlen(k->name)}};
+        struct rm_io_key *d = find_key(dst, &r);
+        if (d->t_ns != RM_NO_TIME && d->t_ns > k->t_ns) continue;
+        d->t_ns = k->t_ns;
+        memcpy(d->v, k->v, sizeof d->v);
+        d->valid = k->valid;
+    }
+    if (src->sample_t != RM_NO_TIME &&
+        (dst->sample_t == RM_NO_TIME || src->sample_t > dst->sample_t)) {
+        dst->prev_sample_t = src->prev_sample_t;
+        dst->sample_t = src->sample_t;
+    }
+}
+
 const struct rm_io_acc *rm_io_phase(const struct rm_io_agg *a, size_t p)
 {
     return p < a->nph ? a->ph[p] : NULL;
@@ -318,8 +361,9 @@ double rm_io_rate(const struct rm_io_acc *a, enum rm_io_value v)
     if (dt <= 0) return NAN;
     double s = (double)dt / 1e9;
     bool stall = v >= RM_IOV_CPU_SOME && v <= RM_IOV_MEM_FULL;
-    /* stalled microseconds over the time: a percentage (at most 100 by the kernel's count) */
-    return stall ? a->v[v] / 1e6 / s * 100.0 : a->v[v] / 1e6 / s;
+    /* stalled microseconds over the time: a share of it, so at most 100 % (row times in ms and
+     * the kernel's lagging totals can put a few more microseconds in an interval) */
+    return stall ? fmin(100.0, a->v[v] / 1e6 / s * 100.0) : a->v[v] / 1e6 / s;
 }
 
 static json_t *jnum(double v, int decimals)
@@ -368,7 +412,8 @@ static json_t *dev_json(const struct rm_io_dev_total *d)
     json_object_set_new(o, disk ? "write_mb_s" : "tx_mb_s",
                         jnum(s > 0 ? d->sum[1] / 1e6 / s : NAN, 3));
     if (disk) /* ms busy per second of time: the share of time with I/O in flight */
-        json_object_set_new(o, "busy_pct", jnum(s > 0 ? d->sum[2] / 1e3 / s * 100.0 : NAN, 1));
+        json_object_set_new(o, "busy_pct",
+                            jnum(s > 0 ? fmin(100.0, d->sum[2] / 1e3 / s * 100.0) : NAN, 1));
     json_object_set_new(o, "seconds", jnum(s, 3));
     json_object_set_new(o, "resets", json_integer((json_int_t)d->resets));
     return o;

@@ -110,6 +110,12 @@ struct rm_io_key {
     uint64_t v[3];
     unsigned valid;
     int dev; /* its row in devs[], or -1 */
+    /* Its first row, when that was a baseline: the interval before it is the one from the
+     * previous file's last row of this key (a sealed segment's), which rm_io_merge_next adds. */
+    bool first_open;
+    int64_t first_t;
+    uint64_t first_v[3];
+    unsigned first_valid;
 };
 
 struct rm_io_agg {
@@ -137,6 +143,11 @@ struct rm_io_interval {
     double d[2];
     unsigned valid; /* bit i: d[i] holds a growth */
 };
+/* The shortest interval a pressure share is measured over: the I/O sampler's shortest period.
+ * Row times are in milliseconds and the kernel's stall totals lag its clock, so a shorter one
+ * (the last row of a run that ended at once) can read above 100 %: it gives no figure. */
+#define RM_IO_MIN_SHARE_NS 100000000LL
+
 /* One row into the run's figures. 1 with *iv when it made an interval (the caller shares it
  * out to the phases its time overlaps: rm_io_add_phase), else 0. */
 int rm_io_add(struct rm_io_agg *a, const struct rm_io_row *row, struct rm_io_interval *iv);
@@ -145,11 +156,17 @@ int rm_io_add(struct rm_io_agg *a, const struct rm_io_row *row, struct rm_io_int
 void rm_io_add_phase(struct rm_io_agg *a, size_t p, const struct rm_io_interval *iv, int64_t ns);
 /* Folds src (another file of the same session) into dst. */
 void rm_io_merge(struct rm_io_agg *dst, const struct rm_io_agg *src);
+/* rm_io_merge of the file that follows those merged into dst (the next segment of one stream):
+ * first the interval from each device's last row in dst to its first row in src, as one file
+ * would have it (given to interval, when not NULL, to share out to the phases); then dst keeps
+ * src's last rows for the next file. */
+void rm_io_merge_next(struct rm_io_agg *dst, const struct rm_io_agg *src,
+                      void (*interval)(void *ctx, const struct rm_io_interval *iv), void *ctx);
 /* Phase p's figures, or NULL when no interval ended in it. */
 const struct rm_io_acc *rm_io_phase(const struct rm_io_agg *a, size_t p);
 
-/* A value as a rate: bytes -> MB/s (10^6 bytes), stalled us -> % of the time; NaN when the
- * value was never given. */
+/* A value as a rate: bytes -> MB/s (10^6 bytes), stalled us -> % of the time (at most 100);
+ * NaN when the value was never given. */
 double rm_io_rate(const struct rm_io_acc *a, enum rm_io_value v);
 
 /* A run's or a phase's figures as summary.json's "io" object (docs/FORMATS.md); a may be

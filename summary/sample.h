@@ -30,6 +30,7 @@ struct rm_strref {
 /* Bits of rm_gpu_sample.valid past the metrics': thr_mask, smclk_max hold a value. */
 #define RM_SAMPLE_THR_KNOWN (1u << 31)
 #define RM_SAMPLE_SMCLK_MAX (1u << 30)
+#define RM_SAMPLE_PLIMIT (1u << 29)
 
 struct rm_gpu_sample {
     int64_t t_ns;          /* RM_NO_TIME when the row has no usable time */
@@ -37,6 +38,7 @@ struct rm_gpu_sample {
     uint32_t valid;        /* bit m set: v[m] holds a value; and the RM_SAMPLE_* bits */
     unsigned thr_mask;     /* throttle reasons active (model/throttle.h), by bit */
     double smclk_max;      /* clocks.max.sm, MHz */
+    double power_limit;    /* enforced.power.limit, else power.limit, W */
     struct rm_strref index, uuid, name, pci;
 };
 

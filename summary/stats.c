@@ -195,6 +195,7 @@ void rm_stats_fold(struct rm_gpu_stats *a, const struct rm_gpu_stats *b)
     for (int k = 0; k < RM_THR_REASONS; k++)
         a->thr_active[k] += b->thr_active[k];
     if (b->smclk_max > a->smclk_max) a->smclk_max = b->smclk_max;
+    if (b->power_limit_w > a->power_limit_w) a->power_limit_w = b->power_limit_w;
     if (b->first_ns != RM_NO_TIME) {
         if (a->first_ns == RM_NO_TIME) {
             a->first_ns = b->first_ns;
@@ -244,6 +245,7 @@ json_t *rm_stats_to_json(const struct rm_gpu_stats *s)
             json_pack("{s:I,s:o}", "samples", (json_int_t)s->thr_samples, "active", t));
     }
     if (s->smclk_max > 0) json_object_set_new(o, "sm_clock_max", json_real(s->smclk_max));
+    if (s->power_limit_w > 0) json_object_set_new(o, "power_limit", json_real(s->power_limit_w));
     return o;
 }
 
@@ -284,6 +286,9 @@ static const char *clocks_from_json(const json_t *j, struct rm_gpu_stats *s)
     }
     if (c && (!json_is_number(c) || !(json_number_value(c) > 0))) return "bad sm_clock_max";
     if (c) s->smclk_max = json_number_value(c);
+    json_t *l = json_object_get(j, "power_limit");
+    if (l && (!json_is_number(l) || !(json_number_value(l) > 0))) return "bad power_limit";
+    if (l) s->power_limit_w = json_number_value(l);
     return NULL;
 }
 

@@ -50,6 +50,7 @@ struct rm_gpu_stats {
     uint32_t thr_samples;                /* samples that said which throttle reasons were on */
     uint32_t thr_active[RM_THR_REASONS]; /* of those, the samples with reason k active */
     double smclk_max;                    /* the largest clocks.max.sm; 0: none recorded */
+    double power_limit_w; /* the largest enforced.power.limit (else power.limit); 0: none */
 };
 
 void rm_stats_init(struct rm_gpu_stats *s);

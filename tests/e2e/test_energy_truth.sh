@@ -36,6 +36,8 @@ M=$S/gpu-mig-instances.csv
 J=$(TZ=UTC "$RUNMON" summary --gpu-csv "$M" --format json)
 expect_eq "MIG instances of one GPU: the totals count its energy once (600 J)" 0.166667 \
     "$(jq '.totals.energy_wh' <<<"$J")"
+expect_eq "issue 36 item 5: the totals' power counts the GPU once too (300 W, not 600 W)" \
+    '{"mean":300,"max":300}' "$(jq -c '.totals.power_w' <<<"$J")"
 expect_eq "each instance row says its power and energy are the whole GPU's" \
     '[[true,"whole GPU",true],[true,"whole GPU",false]]' \
     "$(jq -c '[.gpus[] | [.mig_instance, .power_scope, .energy_counted]]' <<<"$J")"

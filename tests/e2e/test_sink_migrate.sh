@@ -48,8 +48,9 @@ check "a pruned segment ($pruned) keeps its aggregate in its session's state.jso
 # params, issue 20) and the
 # per-phase GPU figures (the phase energy rule changed after 0.1.0: windows are clipped with
 # interpolation) are left out; everything else, the sink section included, must be equal.
-# The energy bars, short_phase and per-GPU coverage came with issue 22 (new22 leaves them out).
-new22='walk(if type == "object" then del(.energy_wh_low, .energy_wh_high, .power_sensor, .short_phase, .coverage_gpu) else . end) | .gpus |= map(del(.coverage)) | .phases |= map(del(.energy_wh))'
+# The energy bars, short_phase and per-GPU coverage came with issue 22 (new22 leaves them out),
+# energy_uncovered_s with issue 36.
+new22='walk(if type == "object" then del(.energy_wh_low, .energy_wh_high, .energy_uncovered_s, .power_sensor, .short_phase, .coverage_gpu) else . end) | .gpus |= map(del(.coverage)) | .phases |= map(del(.energy_wh))'
 norm='walk(if type == "object" then del(.generated_at, .framework_peak_mb, .workload_peak_vram_mb) else . end) | del(.sweep, .params) | .phases |= map(del(.gpus))'
 # Issue 25 changed what a gap is for dmon: its rows a second apart were judged against the
 # 0.2 s interval (a false gap per spacing); now against dmon's own 1 s period. The figures

@@ -49,7 +49,9 @@ expect_eq "json: energy's best (or the tied runs') is the least" \
 expect_match "text: LR and OPT columns" "^SESSION +LR +OPT +RERUN +STATUS" "$(head -1 "$T/p.txt")"
 expect_eq "text: 3 rows" 3 "$(grep -c ' adam ' "$T/p.txt")"
 expect_match "text: the re-run's #1" " 0.1 adam +#1 " "$(sed -n 4p "$T/p.txt")"
-expect_match "text: a best value marked" "\*" "$(sed -n '2,4p' "$T/p.txt")"
+# (Marked best, or tied for it: these three runs of one script may differ by less than the
+# shown precision or one sampling interval, issue 36.)
+expect_match "text: a best value marked" "[*=]" "$(sed -n '2,4p' "$T/p.txt")"
 check "text: no line over 100 columns" test "$(maxw "$T/p.txt")" -le 100
 "$RUNMON" sessions "$K" --summary --sweep lr-sweep --format csv >"$T/p.csv"
 expect_match "csv: param columns in the header" "^session_id,status,host,sweep,param:lr,param:opt,params_inferred,rerun," "$(head -1 "$T/p.csv")"

@@ -73,6 +73,7 @@ static void json_round_trip(void **state)
     uint32_t both = (1u << RM_GM_UTIL) | (1u << RM_GM_POWER);
     add(&s, 5 * SEC, 12, 99.5, both);
     add(&s, 6 * SEC, 0, 100.25, both);
+    s.power_limit_w = 700; /* a sealed segment keeps its GPU's power limit (issue 36) */
     json_t *j = rm_stats_to_json(&s);
     char *txt = json_dumps(j, 0);
     json_t *back = json_loads(txt, 0, NULL);
@@ -81,6 +82,7 @@ static void json_round_trip(void **state)
     assert_true(r.energy_j == s.energy_j && r.samples == 2 && r.first_ns == 5 * SEC);
     assert_true(r.last_power == 100.25 && r.m[RM_GM_POWER].sum == s.m[RM_GM_POWER].sum);
     assert_memory_equal(r.util_hist, s.util_hist, sizeof r.util_hist);
+    assert_true(r.power_limit_w == 700);
     /* Empty metrics stay empty (null min/max), and garbage is refused. */
     assert_int_equal(r.m[RM_GM_TEMP].n, 0);
     json_t *bad = json_pack("{s:s}", "samples", "x");
