@@ -6,8 +6,8 @@
 # segments and keeps others), some under a file-size limit (ulimit -f; one recorder samples
 # fast under a tight one, so that rows are dropped), and SIGKILLs some of them at a random
 # moment: early (in their first 300 ms: the sink's reservation, the folder, session.json, the
-# first index line), later (300-1500 ms: flushes, seals, retention, the end) or as their
-# command ends (the end's documents and its index line). Between rounds
+# first index line), later while their command runs (from 300 ms: flushes, seals, retention)
+# or as their command ends (the end's documents and its index line). Between rounds
 # it corrupts the sink: a torn last index line, a garbage index line, a cut or deleted
 # sink.json, sealed entries naming live files or files outside the sink, a cut or deleted
 # state.json of a finished session, a broken or deleted index, a sink.json whose figures
@@ -293,7 +293,8 @@ check_round() { # ROUND: the checks, each its own TAP line
         [ -n "${before_recovery[$i]:-}" ] || continue
         id=$(folder_of "${pids[$i]}")
         [ "$(whole_now "$id")" = "${before_recovery[$i]}" ] ||
-            bad="$bad; $id: $(diff <(echo "${before_recovery[$i]}") <(whole_now "$id") | grep '^[<>]' | tr '\n' ' ')"
+            bad="$bad; $id: $(diff <(echo "${before_recovery[$i]}") <(whole_now "$id") |
+                awk '/^</ { printf "before recovery %s %s B, ", $2, $3 } /^>/ { printf "after %s %s B; ", $2, $3 }')"
         trimmed=$((trimmed + $(awk '{ s += $2 } END { print s + 0 }' <<<"${sizes_killed[$i]}") -
             $(whole_now "$id" | awk '{ s += $2 } END { print s + 0 }')))
     done
@@ -384,7 +385,9 @@ for r in $(seq "$rounds"); do
         codes[$i]=$code
         case $((RANDOM % 6)) in
         0) kill_at[$i]=$((RANDOM % 300)); n_early=$((n_early + 1)) ;;
-        1) kill_at[$i]=$((300 + RANDOM % 1200)); n_late=$((n_late + 1)) ;;
+        1) # while its command runs: flushes, seals, retention (recovery cuts its torn lines)
+            ms=$((${dur%.*} * 1000 + ${dur#*.} * 100))
+            kill_at[$i]=$((300 + RANDOM % (ms > 400 ? ms - 300 : 100))); n_late=$((n_late + 1)) ;;
         2) # as its command ends: the end's session.json, state.json, summary and ended line
             kill_at[$i]=$((${dur%.*} * 1000 + ${dur#*.} * 100 + 20 + RANDOM % 400)); n_end=$((n_end + 1)) ;;
         *) kill_at[$i]=-1 ;;
@@ -399,24 +402,28 @@ for r in $(seq "$rounds"); do
         p=${pids[$i]}
         if [ -n "${starts[$i]}" ] && [ "$(start_of "$p")" = "${starts[$i]}" ] && kill -9 "$p" 2>/dev/null; then
             n_kill=$((n_kill + 1))
+            wait "$p"
+            rcs[$i]=$?
+            # Its files at once, before another recorder's open (or end) recovers it: how
+            # its end was written, and its live files' whole lines.
+            id=$(folder_of "$p")
+            if [ "${rcs[$i]}" = 137 ] && [ -n "$id" ]; then
+                evidence[$i]=$(end_evidence "$id")
+                before_recovery[$i]=$(whole_lines "$id")
+                sizes_killed[$i]=$(whole_now "$id")
+            fi
         fi
     done
     for i in "${!pids[@]}"; do
+        [ -n "${rcs[$i]:-}" ] && continue
         wait "${pids[$i]}"
         rcs[$i]=$?
     done
     exec 2>&3 3>&-
-    # The killed recorders' files before anything recovers them: how their end was written,
-    # and their live files' whole lines.
     round_ids=""
     for i in "${!pids[@]}"; do
         id=$(folder_of "${pids[$i]}")
-        [ -n "$id" ] || continue
-        round_ids="$round_ids $id"
-        [ "${rcs[$i]}" = 137 ] || continue
-        evidence[$i]=$(end_evidence "$id")
-        before_recovery[$i]=$(whole_lines "$id")
-        sizes_killed[$i]=$(whole_now "$id")
+        [ -n "$id" ] && round_ids="$round_ids $id"
     done
     san=$(cat "$W"/rec.*.err | grep -E 'Sanitizer|runtime error:' | head -3)
     fail_if "round $r: no sanitizer report from the recorders" "" "$san"

@@ -4,7 +4,7 @@
 # over-prunes, a lost drop count, an ended line written twice, a live file pruned, recovery
 # cutting too far, an end status dropped); it is applied to a copy of the sources under
 # build/mutant-NAME/ (the tree itself is never changed), the ASan+UBSan runmon is built there,
-# and a short chaos run (MUTANT_ROUNDS rounds, default 4, with seeds from MUTANT_SEEDS,
+# and a short chaos run (MUTANT_ROUNDS rounds, default 3, with seeds from MUTANT_SEEDS,
 # default "1 2": the next seed only while the mutant survives) must fail on it. The same
 # rounds on the unmutated runmon run first: they must pass, or a failure would prove nothing.
 # Ends with "N of M mutants caught"; exits 0 only when all are. RUNMON, BUILD, FAKEBIN,
@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 : "${BUILD:?run through make chaos-mutants}"
 : "${RUNMON:=$BUILD/asan/runmon}"
-rounds=${MUTANT_ROUNDS:-4}
+rounds=${MUTANT_ROUNDS:-3}
 seeds=${MUTANT_SEEDS:-1 2}
 names=${MUTANTS:-$(cd "$here/mutants" && ls ./*.patch | sed 's|^\./||; s|\.patch$||')}
 t0=$(date +%s)
