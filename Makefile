@@ -54,7 +54,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 FAKE_BIN  := $(BUILD)/fakebin/nvidia-smi
 FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
-.PHONY: all deps test demo bench fuzz install uninstall deb release clean format valgrind chaos
+.PHONY: all deps test demo bench fuzz install uninstall deb release clean format valgrind chaos chaos-mutants
 .DEFAULT_GOAL := all
 
 # In parallel by default, one job per CPU (GNU make 4.3 takes -j from MAKEFLAGS set here);
@@ -147,6 +147,17 @@ chaos: deps
 	    ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1} \
 	    UBSAN_OPTIONS=$${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} LC_ALL=C \
 	    bash tests/chaos.sh
+
+# tests/chaos.sh against mutants of the sink (tests/mutants/*.patch, each built in a copy under
+# $(BUILD)/mutant-NAME/): it must fail on every one. Ends with "N of M mutants caught".
+chaos-mutants: deps
+	@bash .ci/deps.sh test
+	@$(MAKE) --no-print-directory $(BUILD)/asan/runmon $(FAKE_BIN)
+	@BUILD=$(abspath $(BUILD)) RUNMON=$(abspath $(BUILD))/asan/runmon CC="$(CC)" \
+	    FAKEBIN=$(abspath $(BUILD))/fakebin FIXTURES=$(abspath fixtures) \
+	    ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1} \
+	    UBSAN_OPTIONS=$${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} LC_ALL=C \
+	    bash tests/chaos_mutants.sh
 
 valgrind: all
 	@$(MAKE) --no-print-directory $(UNIT_BINS)

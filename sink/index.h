@@ -232,8 +232,23 @@ int rm_sink_lock(const char *sink_dir);
 void rm_sink_unlock(int fd);
 
 /* Marks segment `file` of another session `id` pruned in its state.json, and when that
- * session is not running, appends its updated index line. Under the lock. */
-void rm_sink_note_pruned(const char *sink_dir, json_t *totals, const char *id, const char *file);
+ * session is not running, appends its updated index line (its newest line with the files and
+ * bytes of its folder, even when state.json cannot be read or written). Under the lock. 0, or
+ * -1 when that line could not be appended. */
+int rm_sink_note_pruned(const char *sink_dir, json_t *totals, const char *id, const char *file);
+
+/* The unpruned segments of session document doc as the disk has them (sink/recover.c): each
+ * one's bytes its file's size, a sealed one whose file is gone marked pruned. Returns how
+ * many changed. */
+int rm_sink_doc_from_disk(const char *sink_dir, json_t *doc);
+
+/* Retention's figures checked against the disk, under the lock: each of totals' sealed
+ * entries takes its file's size (an entry whose file is gone is dropped), the finished
+ * sessions' active files and bytes are those of the live files (<stream>.csv) of every
+ * session folder running does not list, and a running session's are cut to its files' where
+ * they claim more. O(session folders): done only before retention deletes. Returns how many
+ * figures disagreed (what: the first, said in words; "" when none). */
+int rm_totals_check_disk(const char *sink_dir, json_t *totals, char *what, size_t whatsz);
 
 /* Deletes the files of totals' "pruning" list (retention's choice, written first), marks them
  * pruned (in own_doc for own_id's segments, else in their session's state.json) and takes them

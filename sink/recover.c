@@ -138,6 +138,46 @@ static int mark_missing_pruned(json_t *doc, const char *sdir, const char *sid)
     return changed;
 }
 
+/* Each unpruned segment of session sid that doc lists, as the disk has it: its bytes the
+ * file's size (a state.json's figure is never trusted over the file: a size that is no
+ * number of bytes would list as 0 B), a sealed one whose file is gone marked pruned (another
+ * recorder's retention, or one whose mark never got written). Names that are no segment
+ * file's are left alone; nothing is followed through a link. Returns how many changed. */
+static int sizes_from_disk(json_t *doc, const char *sdir, const char *sid)
+{
+    int changed = mark_missing_pruned(doc, sdir, sid);
+    int dfd = open(sdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return changed;
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(doc, "segments"), i, s)
+    {
+        const char *file = rm_jget_str(s, "file");
+        int k, sealed;
+        struct stat st;
+        if (strcmp(rm_jget_str(s, "session_id"), sid) ||
+            json_is_true(json_object_get(s, "pruned")) ||
+            !rm_segment_parse_name(file, &k, &sealed) ||
+            fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        json_t *b = json_object_get(s, "bytes");
+        if (json_is_integer(b) && json_integer_value(b) == (json_int_t)st.st_size) continue;
+        json_object_set_new(s, "bytes", json_integer((json_int_t)st.st_size));
+        changed++;
+    }
+    close(dfd);
+    return changed;
+}
+
+int rm_sink_doc_from_disk(const char *sink_dir, json_t *doc)
+{
+    const char *sid = rm_jget_str(rm_state_session(doc), "session_id");
+    char sdir[SPATH], why[PATH_MAX + 512];
+    if (!rm_sink_session_ok(sink_dir, sid, why, sizeof why)) return 0;
+    snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, sid);
+    return sizes_from_disk(doc, sdir, sid);
+}
+
 /* A session document from session.json alone (no state.json yet). */
 static json_t *doc_from_session_json(const char *sdir, const char *id)
 {
@@ -373,6 +413,7 @@ static json_t *finish_dead(const char *sink_dir, json_t *tot, const char *id, co
         doc = doc_minimal(id, newest ? newest : known ? known : run);
     json_t *e = rm_state_session(doc);
     int64_t last = settle_files(sdir, doc, write && run);
+    sizes_from_disk(doc, sdir, id);
     json_t *sj = load_session_doc(sdir);
     const char *event = decide_end(e, newest, sj, last);
     if (write) {
@@ -384,8 +425,14 @@ static json_t *finish_dead(const char *sink_dir, json_t *tot, const char *id, co
         else
             drop_claim(sdir); /* the session says how it ended: the dead claim goes */
         remove_stray_temps(sink_dir, id, jint(e, "pid"));
-        if (event) {
-            json_t *line = rm_index_line(doc, event);
+        json_t *now = rm_index_line(doc, event ? event : "updated");
+        /* The index says how it ended, but not what is left: a segment another recorder's
+         * retention pruned after the end line was written. */
+        int stale = !event && newest && (jint(now, "files") != jint(newest, "files") ||
+                                         jint(now, "bytes") != jint(newest, "bytes"));
+        json_decref(now);
+        if (event || stale) {
+            json_t *line = rm_index_line(doc, event ? event : "updated");
             if (rm_index_append(sink_dir, line, 1, tot) < 0)
                 fprintf(stderr, "runmon: cannot append to %s/index.jsonl: %s\n", sink_dir,
                         strerror(errno));
@@ -512,7 +559,7 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
     }
     remove_stray_temps(sink_dir, id, 0);
     changed += adopt_files(doc, sdir, id);
-    changed += mark_missing_pruned(doc, sdir, id);
+    changed += sizes_from_disk(doc, sdir, id);
     changed += rm_sink_ignored_entries() != ignored; /* entries dropped: gone from the file */
     if (changed && rm_state_save(sink_dir, id, doc) < 0)
         fprintf(stderr, "runmon: cannot write %s/state.json: %s\n", sdir, strerror(errno));
@@ -754,24 +801,177 @@ static int any_session_folder(const char *sink_dir)
     return found;
 }
 
-void rm_sink_note_pruned(const char *sink_dir, json_t *tot, const char *id, const char *file)
+/* The segment files (names of segments, regular files) in session folder id, and their
+ * bytes. 0, or -1 when the folder cannot be read. */
+static int files_on_disk(const char *sink_dir, const char *id, json_int_t *files, json_int_t *bytes)
+{
+    *files = *bytes = 0;
+    int dfd = rm_sink_open_session_dir(sink_dir, id);
+    DIR *dp = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!dp) {
+        if (dfd >= 0) close(dfd);
+        return -1;
+    }
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        int k, sealed;
+        struct stat st;
+        if (!rm_segment_parse_name(de->d_name, &k, &sealed) ||
+            fstatat(dirfd(dp), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        (*files)++;
+        *bytes += (json_int_t)st.st_size;
+    }
+    closedir(dp);
+    return 0;
+}
+
+int rm_sink_note_pruned(const char *sink_dir, json_t *tot, const char *id, const char *file)
 {
     json_t *doc = NULL;
-    if (rm_state_load(sink_dir, id, &doc) != 0) return;
-    json_t *seg = rm_manifest_find_segment(doc, id, file);
-    if (seg && !json_is_true(json_object_get(seg, "pruned"))) {
-        json_object_set_new(seg, "pruned", json_true());
-        json_object_set_new(seg, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
-        if (rm_state_save(sink_dir, id, doc) == 0 &&
-            !json_object_get(json_object_get(tot, "running"), id)) {
-            /* A finished session: its listing (files, bytes) changed. A running one's
-             * recorder writes its own line when it ends. */
-            json_t *line = rm_index_line(doc, "updated");
-            (void)rm_index_append(sink_dir, line, 1, tot);
-            json_decref(line);
+    int rc = 0;
+    if (rm_state_load(sink_dir, id, &doc) == 0) {
+        json_t *seg = rm_manifest_find_segment(doc, id, file);
+        if (seg && !json_is_true(json_object_get(seg, "pruned"))) {
+            json_object_set_new(seg, "pruned", json_true());
+            json_object_set_new(seg, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
+            /* A pruner that cannot write the owner's state.json (a file-size limit) leaves
+             * it saying the file is there: a rebuild marks it from the disk. */
+            if (rm_state_save(sink_dir, id, doc) < 0)
+                fprintf(stderr, "runmon: cannot write %s/%s/state.json: %s\n", sink_dir, id,
+                        strerror(errno));
         }
     }
+    /* A running session's recorder (or its recovery) writes its own line from the disk when
+     * it ends. A finished one's listing (files, bytes) changed: its newest line again with
+     * the figures of its folder, whatever its state.json says or whether it could be read. */
+    if (!json_object_get(json_object_get(tot, "running"), id)) {
+        json_t *newest = rm_index_newest(sink_dir, id, 0);
+        json_int_t files, bytes;
+        if (newest && files_on_disk(sink_dir, id, &files, &bytes) == 0 &&
+            (jint(newest, "files") != files || jint(newest, "bytes") != bytes)) {
+            json_t *line = json_deep_copy(newest);
+            json_object_set_new(line, "event", json_string("updated"));
+            json_object_del(line, "supersedes");
+            json_object_del(line, "ts");
+            json_object_set_new(line, "files", json_integer(files));
+            json_object_set_new(line, "bytes", json_integer(bytes));
+            rc = rm_index_append(sink_dir, line, 1, tot);
+            json_decref(line);
+        }
+        json_decref(newest);
+    }
     json_decref(doc);
+    return rc;
+}
+
+/* The size of sealed entry e's file (-1: gone or no regular file), confined to the sink. */
+static long long sealed_size(const char *sink_dir, const json_t *e)
+{
+    const char *sid = rm_jget_str(e, "session_id"), *file = rm_jget_str(e, "file");
+    int k, sealed;
+    if (!rm_segment_parse_name(file, &k, &sealed) || !sealed) return -1;
+    int dfd = rm_sink_open_session_dir(sink_dir, sid);
+    if (dfd < 0) return -1;
+    struct stat st;
+    long long n = fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)
+                      ? (long long)st.st_size
+                      : -1;
+    close(dfd);
+    return n;
+}
+
+/* Says the first disagreement in what (when it is still empty). */
+static void disagree(char *what, size_t whatsz, const char *fig, long long said, long long disk)
+{
+    if (what[0]) return;
+    snprintf(what, whatsz, "%s: sink.json said %lld, the disk holds %lld", fig, said, disk);
+}
+
+/* The live files (<stream>.csv) of every session folder: added to fin (finished sessions)
+ * or, for the sessions running lists, to a copy of their entry's figures (runs). */
+static void live_files_on_disk(const char *sink_dir, const json_t *running, json_t *fin,
+                               json_t *runs)
+{
+    DIR *dp = opendir(sink_dir);
+    if (!dp) return;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        if (!strcmp(de->d_name, "latest") || !rm_valid_session_id(de->d_name)) continue;
+        int dfd = openat(dirfd(dp), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0) continue;
+        json_t *to = json_object_get(running, de->d_name) ? json_object() : fin;
+        if (to != fin) json_object_set_new(runs, de->d_name, to);
+        for (int k = 0; k < RM_STREAM_COUNT; k++) {
+            char file[32];
+            struct stat st;
+            snprintf(file, sizeof file, "%s.csv", rm_stream_defs[k].name);
+            if (fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+            json_object_set_new(to, "active_files", json_integer(jint(to, "active_files") + 1));
+            json_object_set_new(to, "active_bytes",
+                                json_integer(jint(to, "active_bytes") + (json_int_t)st.st_size));
+        }
+        close(dfd);
+    }
+    closedir(dp);
+}
+
+int rm_totals_check_disk(const char *sink_dir, json_t *tot, char *what, size_t whatsz)
+{
+    int bad = 0;
+    what[0] = 0;
+    json_t *sealed = json_object_get(tot, "sealed");
+    for (size_t i = 0; i < json_array_size(sealed);) {
+        json_t *e = json_array_get(sealed, i);
+        long long said = jint(e, "bytes"), disk = sealed_size(sink_dir, e);
+        if (disk == said) {
+            i++;
+            continue;
+        }
+        bad++;
+        char fig[RM_SESSION_ID_MAX + 64];
+        snprintf(fig, sizeof fig, "%s/%s", rm_jget_str(e, "session_id"), rm_jget_str(e, "file"));
+        disagree(what, whatsz, fig, said, disk < 0 ? 0 : disk);
+        if (disk < 0) { /* gone: nothing of it is left to delete or count */
+            json_array_remove(sealed, i);
+            continue;
+        }
+        json_object_set_new(e, "bytes", json_integer(disk));
+        i++;
+    }
+    json_t *running = json_object_get(tot, "running"), *fin = json_object_get(tot, "finished");
+    json_t *disk_fin = json_pack("{s:I,s:I}", "active_files", (json_int_t)0, "active_bytes",
+                                 (json_int_t)0);
+    json_t *runs = json_object();
+    live_files_on_disk(sink_dir, running, disk_fin, runs);
+    static const char *const keys[] = {"active_files", "active_bytes"};
+    for (size_t i = 0; i < 2; i++) {
+        if (jint(fin, keys[i]) == jint(disk_fin, keys[i])) continue;
+        bad++;
+        char fig[64];
+        snprintf(fig, sizeof fig, "finished.%s", keys[i]);
+        disagree(what, whatsz, fig, jint(fin, keys[i]), jint(disk_fin, keys[i]));
+        json_object_set(fin, keys[i], json_object_get(disk_fin, keys[i]));
+    }
+    /* A running session's figures are as of its last flush, behind its growing files: they
+     * are only taken from the disk where they claim more than it holds. */
+    const char *id;
+    json_t *r;
+    json_object_foreach(running, id, r)
+    {
+        json_t *d = json_object_get(runs, id);
+        for (size_t i = 0; i < 2; i++) {
+            if (jint(r, keys[i]) <= jint(d, keys[i])) continue;
+            bad++;
+            char fig[RM_SESSION_ID_MAX + 64];
+            snprintf(fig, sizeof fig, "running.%s.%s", id, keys[i]);
+            disagree(what, whatsz, fig, jint(r, keys[i]), jint(d, keys[i]));
+            json_object_set_new(r, keys[i], json_integer(jint(d, keys[i])));
+        }
+    }
+    json_decref(runs);
+    json_decref(disk_fin);
+    return bad;
 }
 
 /* The temp files of the sink's own files written under the lock: a writer killed mid-write
@@ -848,8 +1048,17 @@ void rm_sink_finish_pruning(const char *sink_dir, json_t *tot, const char *own_i
                 json_object_set_new(own, "pruned", json_true());
                 json_object_set_new(own, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
             }
-        } else {
-            rm_sink_note_pruned(sink_dir, tot, esid, file);
+        } else if (rm_sink_note_pruned(sink_dir, tot, esid, file) < 0) {
+            /* Its file is gone but the listing could not say so (the index cannot grow
+             * here): kept, marked gone (not counted), for the next open to note. */
+            json_t *pr = json_object_get(tot, "pruning");
+            for (size_t j = 0; j < json_array_size(pr); j++) {
+                json_t *x = json_array_get(pr, j);
+                if (!strcmp(rm_jget_str(x, "file"), file) &&
+                    !strcmp(rm_jget_str(x, "session_id"), esid))
+                    json_object_set_new(x, "gone", json_true());
+            }
+            continue;
         }
         rm_totals_pruned(tot, esid, file);
     }
@@ -888,9 +1097,11 @@ int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_
     int lk = rm_sink_lock(sink_dir); /* -1 on a read-only sink: read it as it is */
     if (lk >= 0) remove_sink_temps(sink_dir);
     json_t *tot = NULL, *ended = json_array();
+    long ignored = rm_sink_ignored_entries();
     int rc = totals_locked(sink_dir, lk, force_rebuild, own_id, &tot, err, errsz);
     if (rc == 0 && lk >= 0) {
-        int changed = 0;
+        /* Entries the confinement rule ignored go from the file now: warned and counted once. */
+        int changed = rm_sink_ignored_entries() != ignored;
         if (json_array_size(json_object_get(tot, "pruning"))) { /* a pruner killed midway */
             rm_sink_finish_pruning(sink_dir, tot, NULL, NULL);
             changed++;

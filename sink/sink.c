@@ -323,6 +323,36 @@ static void note_index(struct rm_sink *k)
     k->index_seen_ok = stat_index(k, &k->index_seen) == 0;
 }
 
+/* Retention's choice (rm_totals_plan_prune), made only on figures checked against the disk:
+ * when the totals as they stand would delete anything, they are checked first
+ * (rm_totals_check_disk), and a disagreement is corrected in them (written with them), said
+ * on stderr and logged (sink_totals_corrected), so that one wrong number cannot delete what
+ * the limits keep. */
+static json_t *plan_prune_checked(struct rm_sink *k, json_t *tot)
+{
+    if (k->ret_files <= 0 && !k->ret_bytes) return json_array();
+    json_t *trial = json_deep_copy(tot);
+    json_t *would = trial ? rm_totals_plan_prune(trial, k->ret_files, k->ret_bytes) : NULL;
+    size_t n = json_array_size(would);
+    json_decref(would);
+    json_decref(trial);
+    if (n) {
+        char what[RM_SESSION_ID_MAX + 160];
+        int bad = rm_totals_check_disk(k->dir, tot, what, sizeof what);
+        if (bad) {
+            json_t *d = json_object();
+            json_object_set_new(d, "figures", json_integer(bad));
+            json_object_set_new(d, "first", json_string(what));
+            rm_port_event(k->port, "sink_totals_corrected", d);
+            fprintf(stderr,
+                    "runmon record: %s/sink.json disagreed with the disk (%s%s); retention "
+                    "plans on the figures of the files\n",
+                    k->dir, what, bad > 1 ? ", and more" : "");
+        }
+    }
+    return rm_totals_plan_prune(tot, k->ret_files, k->ret_bytes);
+}
+
 /* The session's state.json, its "created" index line and the sink's totals, under the sink
  * lock. Reads and writes only this session's document and sink.json, whose sizes do not grow
  * with the number of sessions in the sink. The session's end is not written here:
@@ -362,7 +392,7 @@ static int update_state(struct rm_sink *k, struct slot *snap, int nsnap, int fin
     }
     rm_totals_set_running(tot, sid, k->port->sess->host, k->port->sess->pid,
                           rm_totals_contribution(doc));
-    json_t *chosen = rm_totals_plan_prune(tot, k->ret_files, k->ret_bytes);
+    json_t *chosen = plan_prune_checked(k, tot);
     /* Retention's choice is written before any file is deleted: a kill in between leaves it in
      * sink.json's "pruning", and the next open finishes it (totals = disk at every moment an
      * open can see). */
@@ -711,6 +741,13 @@ static void end_session(struct rm_sink *k, unsigned unwritten)
          * still goes to the index as it is. */
         json_t *tot = NULL;
         if (rm_sink_totals_locked(k->dir, NULL, &tot) != 0) tot = NULL;
+        if (!line_done && rm_sink_doc_from_disk(k->dir, k->final_doc)) {
+            /* another recorder's retention pruned a segment of ours since the final round */
+            json_t *unw = json_incref(json_object_get(line, "unwritten"));
+            json_decref(line);
+            line = rm_index_line(k->final_doc, "ended");
+            if (unw) json_object_set_new(line, "unwritten", unw);
+        }
         if (!line_done) line_done = rm_index_append(k->dir, line, k->registered, tot) == 0;
         if (line_done && tot) {
             /* Not in the running list: a rebuild already counted the end from state.json;

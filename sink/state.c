@@ -274,6 +274,7 @@ static void derive_counters(json_t *t)
     }
     json_array_foreach(json_object_get(t, "pruning"), i, s) /* on disk until deleted */
     {
+        if (json_is_true(json_object_get(s, "gone"))) continue; /* deleted, not yet noted */
         files++;
         bytes += jint(s, "bytes");
     }
