@@ -47,6 +47,7 @@ struct table {
     size_t params_left_out; /* parameters the text table had no room for */
     int bars_left_out;      /* the text table showed the energy without its bar, for room */
     char dropped[512];      /* the titles of the columns the text table left out, for room */
+    json_t *gkeys;          /* --group-by: the parameters grouped by (one or several) */
 };
 
 static double fig_value(const struct figure *g, const json_t *row)
@@ -334,14 +335,6 @@ static void command_text(char *out, size_t cap, const json_t *cmd)
     if (!out[0]) snprintf(out, cap, "-");
 }
 
-/* The column printed last (the others are dropped or kept), or n. */
-static size_t last_col(const struct tcol *c, size_t n)
-{
-    while (n && c[n - 1].dropped)
-        n--;
-    return n ? n - 1 : 0;
-}
-
 static const char *col_sep(size_t n, size_t k, int *first)
 {
     if (*first) return *first = 0, "";
@@ -399,13 +392,14 @@ static void drop_cols(struct tcol *c, size_t n, int cols, int from)
 /* Fits the line in cols characters, in this order: the command and the text columns cut to
  * their minimum; the command and the GPU model left out; (text_table: the figures' bars left
  * out); the session id cut at its start (its end is still a unique --session suffix); then
- * the phase columns (the last first), EXIT, STATUS and UTIL %. */
+ * the phase columns (the last first), EXIT, STATUS and UTIL %; last, a group's figures. */
 static void fit(struct tcol *c, size_t n, int cols)
 {
     shrink(c, n, cols, 1);
     drop_cols(c, n, cols, DROP_EARLY);
     shrink(c, n, cols, 2);
     drop_cols(c, n, cols, 1);
+    shrink(c, n, cols, 3);
 }
 
 static void measure(struct tcol *c, size_t n, size_t rows, const int *min)
@@ -446,15 +440,13 @@ static void text_line(struct table *t, const struct tcol *c, size_t n, long row,
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     if (!m) abort();
-    size_t last = last_col(c, n);
     int first = 1;
     for (size_t k = 0; k < n; k++) {
         if (c[k].dropped) continue;
-        fputs(k == last && !first ? (last == n - 1 ? "  " : " ") : first ? "" : " ", m);
-        first = 0;
+        fputs(col_sep(n, k, &first), m);
         const char *v = row < 0 ? c[k].title : c[k].cells[row];
-        /* The last column is not padded; it is cut to its width. */
-        if (k == last && chars(v) <= c[k].width)
+        /* The last column (the command) is not padded; it is cut to its width. */
+        if (k == n - 1 && chars(v) <= c[k].width)
             fputs(v, m);
         else if (row < 0)
             put_cell(m, v, c[k].width, c[k].right, 0);
@@ -697,26 +689,51 @@ static json_t *agg_json(const struct agg *a, int bar)
     return j;
 }
 
-/* [{param, value, runs, session_ids, figures {key: {mean, min, max, std, n}}}] in order of
- * the values' first runs. */
+/* A row's values of the --group-by parameters, in their order (null where it has none). */
+static json_t *group_values(const struct table *t, const json_t *row)
+{
+    json_t *vals = json_array();
+    size_t k;
+    const json_t *name;
+    json_array_foreach(t->gkeys, k, name)
+    {
+        const json_t *v = json_object_get(json_object_get(row, "params"), json_string_value(name));
+        json_array_append(vals, v ? (json_t *)v : json_null());
+    }
+    return vals;
+}
+
+/* [{param, value, params, runs, session_ids, figures {key: {mean, min, max, std, n}}}] in
+ * order of the values' first runs: one group per combination of the parameters' values.
+ * params names each parameter's value; param and value are the parameter and its value when
+ * one is grouped by, the arrays of both when several are. */
 static json_t *groups_of(struct table *t)
 {
-    const char *name = t->o->group_by;
+    int one = json_array_size(t->gkeys) == 1;
     json_t *groups = json_array(), *by = json_object();
     size_t i;
     const json_t *e;
     json_array_foreach(t->s->rows, i, e)
     {
-        const json_t *v = json_object_get(json_object_get(e, "params"), name);
-        char *key = json_dumps(v ? v : json_null(), JSON_ENCODE_ANY | JSON_COMPACT);
+        json_t *vals = group_values(t, e);
+        char *key = json_dumps(vals, JSON_COMPACT);
         json_t *g = json_object_get(by, key ? key : "null");
         if (!g) {
-            g = json_pack("{s:s,s:O,s:i,s:[]}", "param", name, "value", v ? v : json_null(), "runs",
-                          0, "session_ids");
+            json_t *params = json_object();
+            size_t k;
+            const json_t *name;
+            json_array_foreach(t->gkeys, k, name)
+                json_object_set(params, json_string_value(name), json_array_get(vals, k));
+            g = json_pack("{s:O,s:O,s:o,s:i,s:[]}", "param",
+                          one ? json_array_get(t->gkeys, 0) : t->gkeys, "value",
+                          one ? json_array_get(vals, 0) : vals, "params", params, "runs", 0,
+                          "session_ids");
+            json_object_set_new(g, "values", json_incref(vals)); /* the key, dropped below */
             json_object_set_new(by, key ? key : "null", g);
             json_array_append(groups, g);
         }
         free(key);
+        json_decref(vals);
         json_object_set_new(g, "runs",
                             json_integer(json_integer_value(json_object_get(g, "runs")) + 1));
         json_array_append_new(json_object_get(g, "session_ids"),
@@ -732,9 +749,10 @@ static json_t *groups_of(struct table *t)
             const json_t *r;
             json_array_foreach(t->s->rows, j, r)
             {
-                const json_t *v = json_object_get(json_object_get(r, "params"), name);
-                if (!json_equal(v ? (json_t *)v : json_null(), json_object_get(g, "value")))
-                    continue;
+                json_t *vals = group_values(t, r);
+                int in = json_equal(vals, json_object_get(g, "values"));
+                json_decref(vals);
+                if (!in) continue;
                 double x = fig_value(&t->fig[k], r), blo, bhi;
                 if (!fig_bar(&t->fig[k], r, &blo, &bhi)) continue;
                 a.n++, a.sum += x, a.sumsq += x * x;
@@ -745,6 +763,7 @@ static json_t *groups_of(struct table *t)
         }
         json_object_set_new(g, "figures", figs);
     }
+    json_array_foreach(groups, i, g) json_object_del(g, "values");
     json_decref(by);
     return groups;
 }
@@ -756,10 +775,16 @@ static void text_groups(struct table *t, const json_t *groups)
     memset(c, 0, sizeof c);
     char b[CELL], title[256];
     const json_t *g;
-    upper_title(title, sizeof title, t->o->group_by);
-    struct tcol *x = new_col(c, &n, title, 0, 6, nr);
-    json_array_foreach(groups, i, g) x->cells[i] =
-        escaped(param_text(b, sizeof b, json_object_get(g, "value")));
+    size_t kk;
+    const json_t *name;
+    struct tcol *x;
+    json_array_foreach(t->gkeys, kk, name)
+    {
+        upper_title(title, sizeof title, json_string_value(name));
+        x = new_col(c, &n, title, 0, 6, nr);
+        json_array_foreach(groups, i, g) x->cells[i] = escaped(param_text(
+            b, sizeof b, json_object_get(json_object_get(g, "params"), json_string_value(name))));
+    }
     x = new_col(c, &n, "RUNS", 1, 4, nr);
     json_array_foreach(groups, i, g)
     {
@@ -769,6 +794,7 @@ static void text_groups(struct table *t, const json_t *groups)
     for (size_t k = 0; k < t->n_fig; k++) {
         const struct figure *f = &t->fig[k];
         x = new_col(c, &n, f->title, 1, 6, nr);
+        x->stage = 3; /* a group's figure is cut last */
         json_array_foreach(groups, i, g)
         {
             const json_t *a = json_object_get(json_object_get(g, "figures"), f->key);
@@ -1017,7 +1043,8 @@ static void csv_groups(struct table *t, const json_t *groups)
     static const char *const stat[] = {"mean", "min", "max", "std", "mean_low", "mean_high"};
     size_t i, k;
     const json_t *g;
-    csv_name(t, "param:", t->o->group_by, 1);
+    const json_t *name;
+    json_array_foreach(t->gkeys, k, name) csv_name(t, "param:", json_string_value(name), !k);
     csv_name(t, "", "runs", 0);
     for (k = 0; k < t->n_fig; k++)
         for (size_t s = 0; s < (t->fig[k].low_key ? 6u : 4u); s++) {
@@ -1028,7 +1055,12 @@ static void csv_groups(struct table *t, const json_t *groups)
     fputc('\n', t->f);
     json_array_foreach(groups, i, g)
     {
-        csv_json_value(t, json_object_get(g, "value"));
+        json_array_foreach(t->gkeys, k, name)
+        {
+            if (k) fputc(',', t->f);
+            csv_json_value(t, json_object_get(json_object_get(g, "params"),
+                                              json_string_value(name)));
+        }
         fprintf(t->f, ",%lld", (long long)json_integer_value(json_object_get(g, "runs")));
         for (k = 0; k < t->n_fig; k++) {
             const json_t *a = json_object_get(json_object_get(g, "figures"), t->fig[k].key);
@@ -1089,24 +1121,59 @@ static void json_doc(struct table *t, const json_t *groups)
     json_decref(tot);
 }
 
+static int known_param(const struct rm_sweep *s, const char *name)
+{
+    size_t k;
+    const json_t *p;
+    json_array_foreach(s->param_names, k, p) if (!strcmp(json_string_value(p), name)) return 1;
+    return 0;
+}
+
+/* --group-by's parameters in t->gkeys: the one named, or several separated by commas (a
+ * parameter whose name has a comma is taken whole). 0, or -1 with err naming what no run has. */
+static int group_keys(struct table *t, char *err, size_t errsz)
+{
+    const char *by = t->o->group_by;
+    t->gkeys = json_array();
+    if (known_param(t->s, by) || !json_array_size(t->s->rows)) {
+        json_array_append_new(t->gkeys, rm_jstr(by));
+        return 0;
+    }
+    for (const char *p = by;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char *name = strndup(p, len);
+        if (!name) abort();
+        int dup = 0;
+        size_t k;
+        const json_t *q;
+        json_array_foreach(t->gkeys, k, q) dup |= !strcmp(json_string_value(q), name);
+        if (!known_param(t->s, name) || dup) {
+            char b[256];
+            rm_term_escape(b, sizeof b, name);
+            if (dup)
+                snprintf(err, errsz, "--group-by %s: named twice", b);
+            else
+                snprintf(err, errsz, "--group-by %s: no run has that parameter (%s)", b,
+                         json_array_size(t->s->param_names) ? "see the table's columns"
+                                                            : "the runs have no parameters");
+            free(name);
+            return -1;
+        }
+        json_array_append_new(t->gkeys, rm_jstr(name));
+        free(name);
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
 int rm_sweep_print(FILE *f, const struct rm_sessions_opts *o, const struct rm_sweep *s, char *err,
                    size_t errsz)
 {
     struct table t = {.f = f, .o = o, .s = s};
-    if (o->group_by) {
-        size_t k;
-        const json_t *p;
-        int known = 0;
-        json_array_foreach(s->param_names, k, p) known |=
-            !strcmp(json_string_value(p), o->group_by);
-        if (!known && json_array_size(s->rows)) {
-            char b[256];
-            rm_term_escape(b, sizeof b, o->group_by);
-            snprintf(err, errsz, "--group-by %s: no run has that parameter (%s)", b,
-                     json_array_size(s->param_names) ? "see the table's columns"
-                                                     : "the runs have no parameters");
-            return -1;
-        }
+    if (o->group_by && group_keys(&t, err, errsz) < 0) {
+        json_decref(t.gkeys);
+        return -1;
     }
     choose_figures(&t);
     json_t *groups = o->group_by ? groups_of(&t) : NULL;
@@ -1132,5 +1199,6 @@ int rm_sweep_print(FILE *f, const struct rm_sessions_opts *o, const struct rm_sw
     }
     json_decref(groups);
     json_decref(t.phases);
+    json_decref(t.gkeys);
     return 0;
 }
