@@ -11,14 +11,30 @@
  * Threads: its event() may be called from any thread (a worker's event): it only queues an
  * escaped line under the status's own lock and wakes the main thread through an eventfd (its
  * fd); only the main thread writes to the terminal (poll, say, close).
+ *
+ * Ctrl-C. The terminal sends SIGINT to its foreground process group, the command's, not to
+ * runmon; the command may print at once ("^CTraceback ..."). So a watcher process joins the
+ * command's group when the command runs: it gets the terminal's SIGINT (SIGQUIT, SIGTERM,
+ * SIGHUP) as the command does, erases the status line at once and wakes the main thread, which
+ * draws it no more. The watcher is forked by a thread of its own, never by the main thread,
+ * whose children are the command's tree alone (monitor/reaper.h); it only waits (poll), and
+ * ends with runmon (its pipe's write end closes) or with the signal.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/rm_time.h"
@@ -29,6 +45,8 @@
 
 #define RM_STATUS_QUEUE 32
 #define RM_STATUS_LINE 512
+/* What the watcher adds to the eventfd: more than any number of queued events. */
+#define RM_STATUS_SIGNALLED (UINT64_C(1) << 40)
 
 struct rm_status {
     int efd; /* eventfd: an event line is queued */
@@ -39,6 +57,12 @@ struct rm_status {
     char queue[RM_STATUS_QUEUE][RM_STATUS_LINE];
     int qhead, qlen;
     unsigned long qdropped;
+    const struct rm_port *port; /* the command's pid (workload_pid) */
+    int watching;               /* the watcher was started */
+    int signalled;              /* the command's group got a stop signal: no more redraws */
+    int wpipe[2];               /* the watcher ends when [1] closes */
+    pid_t wpgid;                /* the group it joins */
+    pthread_t wthread;
 };
 
 /* Its option check: stderr is a terminal and not --quiet. */
@@ -55,7 +79,79 @@ static int status_open(void *self, const struct rm_exporter_env *env, char *err,
     st->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     pthread_mutex_init(&st->qlock, NULL);
     st->started_mono_ns = st->next_mono_ns = env->now_mono_ns;
+    st->port = env->port;
     return 0;
+}
+
+/* ---- the watcher (see the top of the file) ---- */
+
+/* The forked watcher: only async-signal-safe calls (its parent has threads). */
+static _Noreturn void watcher_main(int rfd, int efd, pid_t pgid)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGQUIT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    if (setpgid(0, pgid) != 0) _exit(0); /* the command's group is gone: nothing to watch */
+    int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+    if (sfd < 0) _exit(0);
+    /* Nothing of runmon's held open here (a lock, a sink file) but these. */
+    for (int fd = 3; fd < 1024; fd++)
+        if (fd != rfd && fd != efd && fd != sfd) close(fd);
+    struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = rfd, .events = POLLIN}};
+    while (poll(p, 2, -1) < 0) {
+    }
+    if (p[0].revents & POLLIN) {
+        static const char erase[] = "\r\033[K";
+        uint64_t v = RM_STATUS_SIGNALLED;
+        if (write(STDERR_FILENO, erase, sizeof erase - 1) < 0 || write(efd, &v, sizeof v) < 0) {
+        }
+    }
+    _exit(0);
+}
+
+static void *watcher_thread(void *arg)
+{
+    struct rm_status *st = arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    pid_t pid = fork();
+    if (pid == 0) watcher_main(st->wpipe[0], st->efd, st->wpgid);
+    if (pid > 0)
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+    return NULL;
+}
+
+/* Starts the watcher once the command runs (its pid is its group's id). */
+static void watch_command(struct rm_status *st)
+{
+    if (st->watching || !st->port || !st->port->workload_pid) return;
+    pid_t pid = (pid_t)atomic_load(st->port->workload_pid);
+    if (pid <= 0 || st->efd < 0) return;
+    st->watching = 1; /* once, whatever happens below */
+    if (pipe2(st->wpipe, O_CLOEXEC) != 0) return;
+    st->wpgid = pid;
+    if (pthread_create(&st->wthread, NULL, watcher_thread, st) != 0) {
+        close(st->wpipe[0]);
+        close(st->wpipe[1]);
+        st->wpipe[1] = -1;
+        return;
+    }
+    st->watching = 2;
+}
+
+static void unwatch(struct rm_status *st)
+{
+    if (st->watching != 2) return;
+    close(st->wpipe[1]); /* the watcher's poll sees the end */
+    pthread_join(st->wthread, NULL);
+    close(st->wpipe[0]);
+    st->watching = 1;
 }
 
 static int status_fd(const void *self)
@@ -194,8 +290,12 @@ static int status_say(void *self, const char *line)
 
 static void print_events(struct rm_status *st)
 {
-    uint64_t v;
+    uint64_t v = 0;
     if (st->efd >= 0 && read(st->efd, &v, sizeof v) < 0) { /* nothing to read: fine */
+    }
+    if (v >= RM_STATUS_SIGNALLED) {
+        st->signalled = 1; /* the watcher erased the line; the command may be printing */
+        st->shown = 0;
     }
     for (;;) {
         char line[RM_STATUS_LINE];
@@ -228,10 +328,12 @@ static void status_poll(void *self, struct rm_tick *t)
 {
     struct rm_status *st = self;
     int had_events;
+    watch_command(st);
     pthread_mutex_lock(&st->qlock);
     had_events = st->qlen > 0 || st->qdropped > 0;
     pthread_mutex_unlock(&st->qlock);
-    if (had_events) print_events(st);
+    if (had_events || t->readable) print_events(st);
+    if (st->signalled) return;
     int64_t now = t->now_mono_ns;
     if (!had_events && now < st->next_mono_ns) return;
     if (now >= st->next_mono_ns) {
@@ -259,6 +361,7 @@ static void status_close(void *self, const struct rm_snapshot *snap)
 {
     struct rm_status *st = self;
     (void)snap;
+    unwatch(st);
     print_events(st);
     clear_line(st);
     fflush(stderr);
