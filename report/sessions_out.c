@@ -120,9 +120,9 @@ enum align {
 struct text_col {
     const char *title;
     enum align align;
-    int width;    /* LEFT and RIGHT: padded to this many characters */
-    int auto_max; /* > 0: widened to the widest escaped cell, at most this */
-    size_t cap;   /* LEFT: the bytes of the escaped, padded cell (a longer one is cut) */
+    int width; /* the widest it gets: its widest escaped cell, at most this */
+    int min;   /* the narrowest fit_listing cuts it to (LAST: the command's least room) */
+    size_t cap; /* LEFT: the bytes of the escaped, padded cell (a longer one is cut) */
     const char *(*cell)(char *buf, size_t cap, const struct rm_session_row *r);
 };
 
@@ -182,19 +182,19 @@ static int listing_width(const int *width)
 static void fit_listing(int *width, int cols)
 {
     static const int order[] = {L_HOST, L_STARTED};
-    width[L_COMMAND] = listing_cols[L_COMMAND].auto_max;
+    width[L_COMMAND] = listing_cols[L_COMMAND].min;
     for (size_t k = 0; k < 2 && listing_width(width) > cols; k++) {
         int c = order[k], over = listing_width(width) - cols;
-        int room = width[c] - listing_cols[c].auto_max;
+        int room = width[c] - listing_cols[c].min;
         if (room > 0) width[c] -= over < room ? over : room;
         /* The start time whole, or to the second (not cut inside its fraction). */
-        if (c == L_STARTED && width[c] < listing_cols[c].width) width[c] = listing_cols[c].auto_max;
+        if (c == L_STARTED && width[c] < listing_cols[c].width) width[c] = listing_cols[c].min;
     }
     for (size_t k = 0; k < 2 && listing_width(width) > cols; k++)
         width[order[1 - k]] = -1;
     if (listing_width(width) > cols) {
         int over = listing_width(width) - cols;
-        int room = width[L_SESSION] - listing_cols[L_SESSION].auto_max;
+        int room = width[L_SESSION] - listing_cols[L_SESSION].min;
         if (room > 0) width[L_SESSION] -= over < room ? over : room;
     }
     if (listing_width(width) < cols) width[L_COMMAND] += cols - listing_width(width);
