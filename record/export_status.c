@@ -135,8 +135,8 @@ static _Noreturn void watcher_main(int rfd, int efd, pid_t pgid, atomic_int *dra
     uint64_t ready = RM_STATUS_READY;
     if (write(efd, &ready, sizeof ready) < 0) _exit(0);
     struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = rfd, .events = POLLIN}};
-    while (poll(p, 2, -1) < 0) {
-    }
+    while (poll(p, 2, -1) < 0)
+        if (errno != EINTR) _exit(0); /* never a busy loop at its priority */
     if (p[0].revents & POLLIN) {
         static const char erase[] = "\r\033[K";
         uint64_t v = RM_STATUS_SIGNALLED;
