@@ -80,6 +80,13 @@ static const char *cell_bytes(char *buf, size_t cap, const struct rm_session_row
     return buf;
 }
 
+/* What kept a session's command from running ("command not found"), or NULL. */
+static const char *command_error(const struct rm_session_row *r)
+{
+    const char *never = r->obj ? rm_jget_str(r->obj, "command_error") : r->command_error;
+    return never && *never ? never : NULL;
+}
+
 /* The command's words, each escaped (a newline or an escape sequence in an argument must not
  * break the row or reach the terminal), joined by spaces; "-" when there is none. */
 static const char *cell_command(char *cmd, size_t cap, const struct rm_session_row *r)
@@ -107,8 +114,8 @@ static const char *cell_command(char *cmd, size_t cap, const struct rm_session_r
         used += n;
     }
     /* A command that never ran: a session and a summary all the same, but no run. */
-    const char *never = r->obj ? rm_jget_str(r->obj, "command_error") : r->command_error;
-    if (never && *never && used < cap)
+    const char *never = command_error(r);
+    if (never && used < cap)
         snprintf(cmd + used, cap - used, "%s(%s)", used ? " " : "", never);
     return cmd[0] ? cmd : "-";
 }
@@ -169,6 +176,10 @@ static void measure_row(struct out *w, const struct rm_session_row *r)
         if (n > listing_cols[c].width) n = listing_cols[c].width;
         if (n > w->width[c]) w->width[c] = n;
     }
+    /* A command that never ran keeps room for its note: the other columns give way first. */
+    const char *never = command_error(r);
+    int need = never ? listing_cols[L_COMMAND].min + (int)strlen(never) + 3 : 0;
+    if (need > w->width[L_COMMAND]) w->width[L_COMMAND] = need;
 }
 
 static int listing_width(const int *width)
@@ -186,7 +197,8 @@ static int listing_width(const int *width)
 static void fit_listing(int *width, int cols)
 {
     static const int order[] = {L_HOST, L_STARTED};
-    width[L_COMMAND] = listing_cols[L_COMMAND].min;
+    if (width[L_COMMAND] < listing_cols[L_COMMAND].min) /* else: room for a note (measure_row) */
+        width[L_COMMAND] = listing_cols[L_COMMAND].min;
     for (size_t k = 0; k < 2 && listing_width(width) > cols; k++) {
         int c = order[k], over = listing_width(width) - cols;
         int room = width[c] - listing_cols[c].min;
@@ -257,10 +269,15 @@ static void text_row(FILE *f, const struct text_col *cols, size_t n, const int *
             fputs(rm_term_cell(cell, MIN_CAP(cols[c].cap, sizeof cell), v, width[c], width[c]),
                   f);
         } else if (cols[c].align == LAST && text_chars(v) > width[c]) {
-            /* The command, already escaped: cut with an ellipsis. */
-            rm_term_cell(cell, sizeof cell - 4, v, 0, width[c] > 1 ? width[c] - 1 : 0);
+            /* The command, already escaped: cut with an ellipsis, a note that it never ran
+             * kept whole after it. */
+            const char *never = command_error(r);
+            int note = never ? (int)strlen(never) + 3 : 0, keep = width[c] - 1 - note;
+            if (keep < 1) keep = width[c] - 1, note = 0;
+            rm_term_cell(cell, sizeof cell - 4, v, 0, keep > 0 ? keep : 0);
             fputs(cell, f);
             fputs("\xe2\x80\xa6", f);
+            if (note) fprintf(f, " (%s)", never);
         } else {
             fprintf(f, "%*s", cols[c].align == LAST ? 0 : width[c], v);
         }

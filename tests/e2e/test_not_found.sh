@@ -31,8 +31,10 @@ expect_match "listing: the command not found is failed, and says so" \
     ' failed .* no_such_command_xyz \(command not found\)$' "$row"
 expect_match "listing: the command that exited 127 reads as a run" ' failed .* sh -c exit 127$' \
     "$(grep 'exit 127' "$T/list")"
-expect_match "listing: the file that could not run says so" ' failed .*noexec \(command could not run\)$' \
-    "$(grep noexec "$T/list")"
+expect_match "listing: the file that could not run says so (its long path cut, the note kept)" \
+    ' failed .*… \(command could not run\)$' "$(grep 'could not run' "$T/list")"
+expect_match "  and, with room, the whole path" ' failed .*/noexec \(command could not run\)$' \
+    "$(COLUMNS=300 "$RUNMON" sessions "$S" --format text | grep noexec)"
 expect_match "listing sorted (held rows): the same words" 'no_such_command_xyz \(command not found\)$' \
     "$("$RUNMON" sessions "$S" --format text --sort status | grep no_such)"
 expect_eq "JSON listing: command_error on the sessions that never ran" \
