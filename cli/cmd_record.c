@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,128 +15,40 @@
 #include "base/termsafe.h"
 #include "monitor/gpu_collectors.h"
 #include "monitor/io_sampler.h"
+#include "monitor/proc_samplers.h"
 #include "record/http.h"
 #include "record/recorder.h"
 #include "runlog/kvargs.h"
 #include "sink/sink.h"
 
-static void usage(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: runmon record [OPTIONS] [-- COMMAND [ARG ...]]\n"
-        "\n"
-        "Record GPU and CPU use into a session folder. With a COMMAND, run it, stop when it\n"
-        "exits, and exit with its status (128+N if it died of signal N). Without one, record\n"
-        "until SIGINT/SIGTERM or --duration. The session's summary is written to\n"
-        "summary.json and printed to stderr at the end.\n"
-        "\n"
-        "options:\n"
-        "  -o, --output DIR          sink directory (default ./runmon); the session goes to\n"
-        "                            DIR/<session-id>/. A missing DIR is created, but not\n"
-        "                            the folders above it: a DIR whose parent is missing is\n"
-        "                            refused (exit 2), nothing created\n"
-        "      --parents             create the missing folders above DIR as well, and say\n"
-        "                            which were created\n"
-        "  -i, --interval SECONDS    sampling interval, 0.1 to 3600 (default 1)\n"
-        "      --gpu-fields LIST     nvidia-smi --query-gpu fields (default:\n"
-        "                            " RM_DEFAULT_GPU_FIELDS ",\n"
-        "                            then those of clocks.max.sm,\n"
-        "                            clocks_event_reasons.active, power.draw.instant,\n"
-        "                            power.draw.average, enforced.power.limit\n"
-        "                            the driver offers, asked once at the start)\n"
-        "      --dmon-metrics GROUPS nvidia-smi dmon -s groups (default " RM_DEFAULT_DMON_METRICS
-        ": power/temperature,\n"
-        "                            utilization, clocks, framebuffer memory)\n"
-        "      --no-gpu              do not run nvidia-smi at all\n"
-        "      --no-apps             no per-process GPU collector (nvidia-smi pmon ->\n"
-        "                            apps.csv; on by default with the GPU collectors)\n"
-        "      --all-gpus            record every GPU nvidia-smi shows; by default only those\n"
-        "                            the job was given: CUDA_VISIBLE_DEVICES, else\n"
-        "                            SLURM_STEP_GPUS, SLURM_JOB_GPUS, NVIDIA_VISIBLE_DEVICES\n"
-        "                            (session.json's gpu_selection says which decided)\n"
-        "      --per-cpu             also write one cpu.csv row per CPU\n"
-        "      --io-interval SECONDS the I/O sampler's period, 0.1 to 3600 (default 1):\n"
-        "                            disks, network, pressure stalls and the command's\n"
-        "                            read/write bytes into io.csv\n"
-        "      --io-net-lo           io.csv also counts the loopback interface (lo)\n"
-        "      --no-io               no I/O sampler (no io.csv)\n"
-        "      --nvidia-smi PATH     the nvidia-smi to run (default: nvidia-smi on PATH)\n"
-        "      --warning-threshold PCT   GPU memory use that raises a warning event (default %g)\n"
-        "      --critical-threshold PCT  ... a critical event (default %g)\n"
-        "      --duration SECONDS    stop after this long (without a COMMAND)\n"
-        "      --prom-textfile PATH  keep PATH (e.g. DIR/runmon.prom for node_exporter's\n"
-        "                            textfile collector) rewritten with the latest values;\n"
-        "                            at the end only the session's final status stays\n"
-        "      --pushgateway URL     push the run's figures to a Prometheus Pushgateway at URL\n"
-        "                            (http://HOST:9091) when it ends: one group per sweep\n"
-        "                            configuration (job=runmon, sweep, the --param values;\n"
-        "                            without --sweep, the host), replaced at each push;\n"
-        "                            --param keys that make one label (a-b, a_b) or an\n"
-        "                            empty value are refused\n"
-        "      --push-interval S     also push the current figures every S seconds (1 to\n"
-        "                            86400) while recording\n"
-        "      --influx URL          stream the gpu, cpu, proc and apps rows as InfluxDB line\n"
-        "                            protocol to URL (http://HOST:8086/write?db=NAME; 1.x\n"
-        "                            write API), at most one request a second\n"
-        "      --influx-file PATH    append the same lines to PATH (for Telegraf or\n"
-        "                            'influx -import')\n"
-        "                            A server that fails or hangs never stops or slows the\n"
-        "                            recording: requests time out (5 s), are retried with\n"
-        "                            back-off and reported in the run log; the end waits at\n"
-        "                            most 5 s for them. Credentials in a URL are never shown\n"
-        "      --flush-seconds S     fdatasync the active files and update the session's\n"
-        "                            state.json and the sink's sink.json at least every S\n"
-        "                            seconds (default 10); the last two reach the disk\n"
-        "                            (fsync) at least every 30 s, and at a session's start\n"
-        "                            and end and a segment's sealing or pruning\n"
-        "      --rollover-mb MB      seal the active file at this size and start the next\n"
-        "                            (default 64; fractions allowed; 0: never)\n"
-        "      --retention-files N   sealed segments kept per stream in the sink, oldest\n"
-        "                            pruned first (default 8; 0: keep all)\n"
-        "      --retention-total-mb MB  bytes of segments kept in the whole sink (default\n"
-        "                            512; 0: no limit)\n"
-        "      --telemetry-sink-dir, --telemetry-flush-seconds, --telemetry-rollover-mb,\n"
-        "      --telemetry-retention-files, --telemetry-retention-total-mb: the same\n"
-        "      --kill-grace S        after a stop signal, what is left of the command gets\n"
-        "                            SIGKILL this many seconds later (default %g; 0 to 3600)\n"
-        "      --private             files only the user can read: 0600 files, 0700 folders\n"
-        "                            (the session folder and everything runmon writes in it,\n"
-        "                            index.jsonl, sink.json, .manifest.lock, and the sink\n"
-        "                            directory when runmon creates it). Default: the umask\n"
-        "                            decides,\n"
-        "                            0644 and 0755 under umask 022; a file runmon replaces\n"
-        "                            keeps its mode. --prom-textfile stays 0644 (read by\n"
-        "                            node_exporter)\n"
-        "      --sweep NAME          the session belongs to sweep NAME (default: $RUNMON_SWEEP;\n"
-        "                            in a SLURM array job slurm-<array job id>, the task id\n"
-        "                            its parameter array_task);\n"
-        "                            'runmon sessions --summary --sweep NAME' compares its runs\n"
-        "      --param KEY=VALUE     a parameter of this run (repeatable), kept in session.json\n"
-        "                            and the sink's index: a VALUE that is a finite JSON number\n"
-        "                            is kept as a number, anything else as a string. KEY and\n"
-        "                            VALUE at most 1 KiB, no control characters, each KEY once\n"
-        "  -q, --quiet               print no summary, no notes and no status line\n"
-        "  -h, --help                this text\n"
-        "\n"
-        "The command runs in a process group of its own (on a terminal, the foreground\n"
-        "one, as a shell runs a job). SIGINT, SIGTERM or SIGHUP to runmon is passed on to\n"
-        "that group and to every process the command started, including those that left\n"
-        "the group (setsid); what is still running --kill-grace seconds later gets SIGKILL,\n"
-        "and so does everything at a second signal. A command stopped that way, or killed\n"
-        "by SIGINT, SIGTERM or SIGHUP (a terminal's Ctrl-C), is 'interrupted', and its exit\n"
-        "status (130 for SIGINT) is runmon's.\n"
-        "\n"
-        "The command gets RUNMON_RUNLOG, RUNMON_SESSION_ID and RUNMON_SESSION_DIR, so\n"
-        "'runmon log' and 'runmon phase' inside it need no --file. RUNMON_PROC_ROOT\n"
-        "(default /proc) points the CPU sampler at another /proc tree.\n"
-        "\n"
-        "On a terminal (stderr a tty, no -q), a status line on stderr is rewritten once a\n"
-        "second: elapsed time, the open phase, mean GPU utilization, VRAM in use and its peak,\n"
-        "each collector's state; degraded, recovered and unavailable collectors and VRAM\n"
-        "warnings and critical crossings get lines of their own as they happen.\n",
-        RM_DEFAULT_WARN_PCT, RM_DEFAULT_CRIT_PCT, RM_DEFAULT_KILL_GRACE_S);
-}
+/* --help's text around the options' list (which the table below writes). */
+static const char usage_head[] =
+    "usage: runmon record [OPTIONS] [-- COMMAND [ARG ...]]\n"
+    "\n"
+    "Record GPU and CPU use into a session folder. With a COMMAND, run it, stop when it\n"
+    "exits, and exit with its status (128+N if it died of signal N). Without one, record\n"
+    "until SIGINT/SIGTERM or --duration. The session's summary is written to\n"
+    "summary.json and printed to stderr at the end.\n"
+    "\n"
+    "options:\n";
+static const char usage_tail[] =
+    "\n"
+    "The command runs in a process group of its own (on a terminal, the foreground\n"
+    "one, as a shell runs a job). SIGINT, SIGTERM or SIGHUP to runmon is passed on to\n"
+    "that group and to every process the command started, including those that left\n"
+    "the group (setsid); what is still running --kill-grace seconds later gets SIGKILL,\n"
+    "and so does everything at a second signal. A command stopped that way, or killed\n"
+    "by SIGINT, SIGTERM or SIGHUP (a terminal's Ctrl-C), is 'interrupted', and its exit\n"
+    "status (130 for SIGINT) is runmon's.\n"
+    "\n"
+    "The command gets RUNMON_RUNLOG, RUNMON_SESSION_ID and RUNMON_SESSION_DIR, so\n"
+    "'runmon log' and 'runmon phase' inside it need no --file. RUNMON_PROC_ROOT\n"
+    "(default /proc) points the CPU sampler at another /proc tree.\n"
+    "\n"
+    "On a terminal (stderr a tty, no -q), a status line on stderr is rewritten once a\n"
+    "second: elapsed time, the open phase, mean GPU utilization, VRAM in use and its peak,\n"
+    "each collector's state; degraded, recovered and unavailable collectors and VRAM\n"
+    "warnings and critical crossings get lines of their own as they happen.\n";
 
 static int parse_seconds(const char *opt, const char *v, double lo, double hi, double *out)
 {
@@ -150,70 +63,6 @@ static int parse_seconds(const char *opt, const char *v, double lo, double hi, d
     *out = d;
     return 0;
 }
-
-/* Option codes beyond the short ones. */
-enum {
-    OPT_FIELDS = 256,
-    OPT_DMON,
-    OPT_NOGPU,
-    OPT_NOAPPS,
-    OPT_PERCPU,
-    OPT_SMI,
-    OPT_WARN,
-    OPT_CRIT,
-    OPT_DURATION,
-    OPT_FLUSH_S,
-    OPT_ROLLOVER,
-    OPT_RET_FILES,
-    OPT_RET_TOTAL,
-    OPT_PRIVATE,
-    OPT_KILL_GRACE
-};
-enum { OPT_PROM = 300 }; /* --prom-textfile */
-enum { OPT_PARENTS = 310 };
-enum { OPT_SWEEP = 320, OPT_PARAM };
-enum { OPT_PUSHGW = 330, OPT_PUSH_INTERVAL, OPT_INFLUX, OPT_INFLUX_FILE, OPT_ALL_GPUS };
-enum { OPT_NO_IO = 340, OPT_IO_INTERVAL, OPT_IO_NET_LO };
-static int want_parents; /* --parents: create the folders above -o DIR too */
-static const struct option longopts[] = {
-    {"output", required_argument, 0, 'o'},
-    {"parents", no_argument, 0, OPT_PARENTS},
-    {"interval", required_argument, 0, 'i'},
-    {"gpu-fields", required_argument, 0, OPT_FIELDS},
-    {"dmon-metrics", required_argument, 0, OPT_DMON},
-    {"no-gpu", no_argument, 0, OPT_NOGPU},
-    {"no-apps", no_argument, 0, OPT_NOAPPS},
-    {"all-gpus", no_argument, 0, OPT_ALL_GPUS},
-    {"per-cpu", no_argument, 0, OPT_PERCPU},
-    {"no-io", no_argument, 0, OPT_NO_IO},
-    {"io-interval", required_argument, 0, OPT_IO_INTERVAL},
-    {"io-net-lo", no_argument, 0, OPT_IO_NET_LO},
-    {"nvidia-smi", required_argument, 0, OPT_SMI},
-    {"warning-threshold", required_argument, 0, OPT_WARN},
-    {"critical-threshold", required_argument, 0, OPT_CRIT},
-    {"duration", required_argument, 0, OPT_DURATION},
-    {"prom-textfile", required_argument, 0, OPT_PROM},
-    {"pushgateway", required_argument, 0, OPT_PUSHGW},
-    {"push-interval", required_argument, 0, OPT_PUSH_INTERVAL},
-    {"influx", required_argument, 0, OPT_INFLUX},
-    {"influx-file", required_argument, 0, OPT_INFLUX_FILE},
-    {"telemetry-sink-dir", required_argument, 0, 'o'},
-    {"flush-seconds", required_argument, 0, OPT_FLUSH_S},
-    {"telemetry-flush-seconds", required_argument, 0, OPT_FLUSH_S},
-    {"rollover-mb", required_argument, 0, OPT_ROLLOVER},
-    {"telemetry-rollover-mb", required_argument, 0, OPT_ROLLOVER},
-    {"retention-files", required_argument, 0, OPT_RET_FILES},
-    {"telemetry-retention-files", required_argument, 0, OPT_RET_FILES},
-    {"retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
-    {"telemetry-retention-total-mb", required_argument, 0, OPT_RET_TOTAL},
-    {"private", no_argument, 0, OPT_PRIVATE},
-    {"kill-grace", required_argument, 0, OPT_KILL_GRACE},
-    {"sweep", required_argument, 0, OPT_SWEEP},
-    {"param", required_argument, 0, OPT_PARAM},
-    {"quiet", no_argument, 0, 'q'},
-    {"help", no_argument, 0, 'h'},
-    {0, 0, 0, 0},
-};
 
 /* --param KEY=VALUE, gathered here; its JSON text goes to the session (opts.params_json). */
 static json_t *params;
@@ -325,143 +174,361 @@ static int slurm_array_sweep(struct rm_record_opts *o)
     return v ? json_object_set_new(params, "array_task", v) : -1;
 }
 
-/* Applies one option. 0, 1 after --help (printed), or -1 with the reason printed. */
-static int apply_option(int c, int argc, char **argv, struct rm_record_opts *o)
+/* ---- the options, one row each ------------------------------------------------------------
+ * One table gives getopt its options, writes --help's list and applies each option; the man
+ * page's OPTIONS and the bash completion are checked against it (tests/e2e/test_record_options.sh:
+ * the completion reads --help). A new option is one row here (and, for a /proc sampler's, a
+ * field of struct rm_proc_opts). */
+struct record_option;
+/* Applies a row to its value (NULL for an option without one): 0, 1 after --help (printed),
+ * or -1 with the reason printed. */
+typedef int apply_fn(const struct record_option *r, const char *v, struct rm_record_opts *o);
+
+struct record_option {
+    const char *name; /* --NAME */
+    char short_name;  /* -C; 0: none */
+    const char *arg;  /* the value's name in --help; NULL: the option takes no value */
+    /* --help's text: its lines after the first are indented to the column; "%g" stands for
+     * dflt. A leading space widens the gap after a long name. NULL: an alias, listed with
+     * the aliases next to it ("--a, --b: the same"). */
+    const char *help;
+    double dflt;
+    const char *same_as; /* an alias: applied as that row, and named so in its messages */
+    apply_fn *apply;
+    size_t at;     /* the field of struct rm_record_opts a setter sets (offsetof) */
+    double lo, hi; /* a number's range */
+};
+
+static int want_parents; /* --parents: create the folders above -o DIR too */
+
+static void *field(const struct record_option *r, struct rm_record_opts *o)
 {
-    (void)argc;
-    switch (c) {
-    case 'o':
-        o->output_dir = optarg;
-        break;
-    case OPT_PARENTS:
-        want_parents = 1;
-        break;
-    case 'i':
-        if (parse_seconds("--interval", optarg, 0.1, 3600, &o->interval_s) < 0) return -1;
-        break;
-    case OPT_FIELDS:
-        o->gpu_fields = optarg;
-        break;
-    case OPT_DMON:
-        for (const char *p = optarg; *p; p++)
-            if (!strchr("pucvmetd", *p)) {
-                fprintf(stderr,
-                        "runmon record: --dmon-metrics: '%c' is not a dmon group (use "
-                        "letters from pucvmetd)\n",
-                        *p);
-                return -1;
-            }
-        if (!*optarg) {
-            fprintf(stderr, "runmon record: --dmon-metrics is empty\n");
-            return -1;
-        }
-        o->dmon_metrics = optarg;
-        break;
-    case OPT_NOGPU:
-        o->no_gpu = 1;
-        break;
-    case OPT_NOAPPS:
-        o->no_apps = 1;
-        break;
-    case OPT_ALL_GPUS:
-        o->all_gpus = 1;
-        break;
-    case OPT_PERCPU:
-        o->per_cpu = 1;
-        break;
-    case OPT_NO_IO:
-        o->no_io = 1;
-        break;
-    case OPT_IO_INTERVAL:
-        if (parse_seconds("--io-interval", optarg, 0.1, 3600, &o->io_interval_s) < 0) return -1;
-        break;
-    case OPT_IO_NET_LO:
-        o->io_net_lo = 1;
-        break;
-    case OPT_SMI:
-        o->nvidia_smi = optarg;
-        break;
-    case OPT_WARN:
-        if (parse_seconds("--warning-threshold", optarg, 0.1, 100, &o->warn_pct) < 0) return -1;
-        break;
-    case OPT_CRIT:
-        if (parse_seconds("--critical-threshold", optarg, 0.1, 100, &o->crit_pct) < 0) return -1;
-        break;
-    case OPT_DURATION:
-        if (parse_seconds("--duration", optarg, 0.001, 1e9, &o->duration_s) < 0) return -1;
-        break;
-    case OPT_PROM:
-        if (!*optarg) {
-            fprintf(stderr, "runmon record: --prom-textfile is empty\n");
-            return -1;
-        }
-        o->prom_textfile = optarg;
-        break;
-    case OPT_PUSHGW:
-        if (check_url("--pushgateway", optarg) < 0) return -1;
-        o->pushgateway = optarg;
-        break;
-    case OPT_PUSH_INTERVAL:
-        if (parse_seconds("--push-interval", optarg, 1, 86400, &o->push_interval_s) < 0) return -1;
-        break;
-    case OPT_INFLUX:
-        if (check_url("--influx", optarg) < 0) return -1;
-        o->influx = optarg;
-        break;
-    case OPT_INFLUX_FILE:
-        if (!*optarg) {
-            fprintf(stderr, "runmon record: --influx-file is empty\n");
-            return -1;
-        }
-        o->influx_file = optarg;
-        break;
-    case OPT_FLUSH_S:
-        if (parse_seconds("--flush-seconds", optarg, 0.01, 86400, &o->flush_s) < 0) return -1;
-        break;
-    case OPT_ROLLOVER:
-        if (parse_seconds("--rollover-mb", optarg, 0, 1048576, &o->rollover_mb) < 0) return -1;
-        break;
-    case OPT_RET_FILES: {
-        double n;
-        if (parse_seconds("--retention-files", optarg, 0, 1e6, &n) < 0) return -1;
-        if (n != floor(n)) {
-            fprintf(stderr, "runmon record: --retention-files must be a whole number\n");
-            return -1;
-        }
-        o->retention_files = (int)n;
-        break;
-    }
-    case OPT_RET_TOTAL:
-        if (parse_seconds("--retention-total-mb", optarg, 0, 1e9, &o->retention_total_mb) < 0)
-            return -1;
-        break;
-    case OPT_PRIVATE:
-        o->private_files = 1;
-        break;
-    case OPT_KILL_GRACE:
-        if (parse_seconds("--kill-grace", optarg, 0, 3600, &o->kill_grace_s) < 0) return -1;
-        break;
-    case OPT_SWEEP:
-        if (check_text("--sweep", optarg, "the name", optarg, 0) < 0) return -1;
-        o->sweep = optarg;
-        break;
-    case OPT_PARAM:
-        if (add_param(optarg) < 0) return -1;
-        break;
-    case 'q':
-        o->quiet = 1;
-        break;
-    case 'h':
-        usage(stdout);
-        return 1;
-    case ':':
-        fprintf(stderr, "runmon record: %s needs a value\n", argv[optind - 1]);
-        return -1;
-    default:
-        fprintf(stderr, "runmon record: unknown option '%s' (see --help)\n", argv[optind - 1]);
-        return -1;
-    }
+    return (char *)o + r->at;
+}
+
+static int set_flag(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    (void)v;
+    *(int *)field(r, o) = 1;
     return 0;
+}
+
+static int set_text(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    *(const char **)field(r, o) = v;
+    return 0;
+}
+
+static int set_nonempty(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    if (!*v) {
+        fprintf(stderr, "runmon record: --%s is empty\n", r->name);
+        return -1;
+    }
+    return set_text(r, v, o);
+}
+
+static int set_number(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    char opt[64];
+    snprintf(opt, sizeof opt, "--%s", r->name);
+    return parse_seconds(opt, v, r->lo, r->hi, field(r, o));
+}
+
+static int set_url(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    char opt[64];
+    snprintf(opt, sizeof opt, "--%s", r->name);
+    return check_url(opt, v) < 0 ? -1 : set_text(r, v, o);
+}
+
+static int set_parents(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    (void)r, (void)v, (void)o;
+    want_parents = 1;
+    return 0;
+}
+
+static int set_dmon(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    for (const char *p = v; *p; p++)
+        if (!strchr("pucvmetd", *p)) {
+            fprintf(stderr,
+                    "runmon record: --dmon-metrics: '%c' is not a dmon group (use "
+                    "letters from pucvmetd)\n",
+                    *p);
+            return -1;
+        }
+    return set_nonempty(r, v, o);
+}
+
+static int set_whole(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    double n;
+    char opt[64];
+    snprintf(opt, sizeof opt, "--%s", r->name);
+    if (parse_seconds(opt, v, r->lo, r->hi, &n) < 0) return -1;
+    if (n != floor(n)) {
+        fprintf(stderr, "runmon record: %s must be a whole number\n", opt);
+        return -1;
+    }
+    *(int *)field(r, o) = (int)n;
+    return 0;
+}
+
+static int set_sweep(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    return check_text("--sweep", v, "the name", v, 0) < 0 ? -1 : set_text(r, v, o);
+}
+
+static int set_param(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    (void)r, (void)o;
+    return add_param(v) < 0 ? -1 : 0;
+}
+
+static void usage(FILE *out);
+
+static int show_help(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    (void)r, (void)v, (void)o;
+    usage(stdout);
+    return 1;
+}
+
+#define AT(f) offsetof(struct rm_record_opts, f)
+static const struct record_option record_options[] = {
+    {"output", 'o', "DIR",
+     "sink directory (default ./runmon); the session goes to\n"
+     "DIR/<session-id>/. A missing DIR is created, but not\n"
+     "the folders above it: a DIR whose parent is missing is\n"
+     "refused (exit 2), nothing created",
+     .apply = set_text, .at = AT(output_dir)},
+    {"parents", 0, NULL,
+     "create the missing folders above DIR as well, and say\n"
+     "which were created",
+     .apply = set_parents},
+    {"interval", 'i', "SECONDS", "sampling interval, 0.1 to 3600 (default 1)", .apply = set_number,
+     .at = AT(interval_s), .lo = 0.1, .hi = 3600},
+    {"gpu-fields", 0, "LIST",
+     "nvidia-smi --query-gpu fields (default:\n" RM_DEFAULT_GPU_FIELDS ",\n"
+     "then those of clocks.max.sm,\n"
+     "clocks_event_reasons.active, power.draw.instant,\n"
+     "power.draw.average, enforced.power.limit\n"
+     "the driver offers, asked once at the start)",
+     .apply = set_text, .at = AT(gpu_fields)},
+    {"dmon-metrics", 0, "GROUPS",
+     "nvidia-smi dmon -s groups (default " RM_DEFAULT_DMON_METRICS ": power/temperature,\n"
+     "utilization, clocks, framebuffer memory)",
+     .apply = set_dmon, .at = AT(dmon_metrics)},
+    {"no-gpu", 0, NULL, "do not run nvidia-smi at all", .apply = set_flag, .at = AT(no_gpu)},
+    {"no-apps", 0, NULL,
+     "no per-process GPU collector (nvidia-smi pmon ->\n"
+     "apps.csv; on by default with the GPU collectors)",
+     .apply = set_flag, .at = AT(no_apps)},
+    {"all-gpus", 0, NULL,
+     "record every GPU nvidia-smi shows; by default only those\n"
+     "the job was given: CUDA_VISIBLE_DEVICES, else\n"
+     "SLURM_STEP_GPUS, SLURM_JOB_GPUS, NVIDIA_VISIBLE_DEVICES\n"
+     "(session.json's gpu_selection says which decided)",
+     .apply = set_flag, .at = AT(all_gpus)},
+    {"per-cpu", 0, NULL, "also write one cpu.csv row per CPU", .apply = set_flag,
+     .at = AT(procs.per_cpu)},
+    {"io-interval", 0, "SECONDS",
+     "the I/O sampler's period, 0.1 to 3600 (default 1):\n"
+     "disks, network, pressure stalls and the command's\n"
+     "read/write bytes into io.csv",
+     .apply = set_number, .at = AT(procs.io_interval_s), .lo = 0.1, .hi = 3600},
+    {"io-net-lo", 0, NULL, "io.csv also counts the loopback interface (lo)", .apply = set_flag,
+     .at = AT(procs.io_net_lo)},
+    {"no-io", 0, NULL, "no I/O sampler (no io.csv)", .apply = set_flag, .at = AT(procs.no_io)},
+    {"nvidia-smi", 0, "PATH", "the nvidia-smi to run (default: nvidia-smi on PATH)",
+     .apply = set_text, .at = AT(nvidia_smi)},
+    {"warning-threshold", 0, "PCT", "  GPU memory use that raises a warning event (default %g)",
+     RM_DEFAULT_WARN_PCT, .apply = set_number, .at = AT(warn_pct), .lo = 0.1, .hi = 100},
+    {"critical-threshold", 0, "PCT", " ... a critical event (default %g)", RM_DEFAULT_CRIT_PCT,
+     .apply = set_number, .at = AT(crit_pct), .lo = 0.1, .hi = 100},
+    {"duration", 0, "SECONDS", "stop after this long (without a COMMAND)", .apply = set_number,
+     .at = AT(duration_s), .lo = 0.001, .hi = 1e9},
+    {"prom-textfile", 0, "PATH",
+     "keep PATH (e.g. DIR/runmon.prom for node_exporter's\n"
+     "textfile collector) rewritten with the latest values;\n"
+     "at the end only the session's final status stays",
+     .apply = set_nonempty, .at = AT(prom_textfile)},
+    {"pushgateway", 0, "URL",
+     "push the run's figures to a Prometheus Pushgateway at URL\n"
+     "(http://HOST:9091) when it ends: one group per sweep\n"
+     "configuration (job=runmon, sweep, the --param values;\n"
+     "without --sweep, the host), replaced at each push;\n"
+     "--param keys that make one label (a-b, a_b) or an\n"
+     "empty value are refused",
+     .apply = set_url, .at = AT(pushgateway)},
+    {"push-interval", 0, "S",
+     "also push the current figures every S seconds (1 to\n"
+     "86400) while recording",
+     .apply = set_number, .at = AT(push_interval_s), .lo = 1, .hi = 86400},
+    {"influx", 0, "URL",
+     "stream the gpu, cpu, proc and apps rows as InfluxDB line\n"
+     "protocol to URL (http://HOST:8086/write?db=NAME; 1.x\n"
+     "write API), at most one request a second",
+     .apply = set_url, .at = AT(influx)},
+    {"influx-file", 0, "PATH",
+     "append the same lines to PATH (for Telegraf or\n"
+     "'influx -import')\n"
+     "A server that fails or hangs never stops or slows the\n"
+     "recording: requests time out (5 s), are retried with\n"
+     "back-off and reported in the run log; the end waits at\n"
+     "most 5 s for them. Credentials in a URL are never shown",
+     .apply = set_nonempty, .at = AT(influx_file)},
+    {"flush-seconds", 0, "S",
+     "fdatasync the active files and update the session's\n"
+     "state.json and the sink's sink.json at least every S\n"
+     "seconds (default 10); the last two reach the disk\n"
+     "(fsync) at least every 30 s, and at a session's start\n"
+     "and end and a segment's sealing or pruning",
+     .apply = set_number, .at = AT(flush_s), .lo = 0.01, .hi = 86400},
+    {"rollover-mb", 0, "MB",
+     "seal the active file at this size and start the next\n"
+     "(default 64; fractions allowed; 0: never)",
+     .apply = set_number, .at = AT(rollover_mb), .lo = 0, .hi = 1048576},
+    {"retention-files", 0, "N",
+     "sealed segments kept per stream in the sink, oldest\n"
+     "pruned first (default 8; 0: keep all)",
+     .apply = set_whole, .at = AT(retention_files), .lo = 0, .hi = 1e6},
+    {"retention-total-mb", 0, "MB",
+     " bytes of segments kept in the whole sink (default\n"
+     "512; 0: no limit)",
+     .apply = set_number, .at = AT(retention_total_mb), .lo = 0, .hi = 1e9},
+    {"telemetry-sink-dir", .arg = "DIR", .same_as = "output"},
+    {"telemetry-flush-seconds", .arg = "S", .same_as = "flush-seconds"},
+    {"telemetry-rollover-mb", .arg = "MB", .same_as = "rollover-mb"},
+    {"telemetry-retention-files", .arg = "N", .same_as = "retention-files"},
+    {"telemetry-retention-total-mb", .arg = "MB", .same_as = "retention-total-mb"},
+    {"kill-grace", 0, "S",
+     "after a stop signal, what is left of the command gets\n"
+     "SIGKILL this many seconds later (default %g; 0 to 3600)",
+     RM_DEFAULT_KILL_GRACE_S, .apply = set_number, .at = AT(kill_grace_s), .lo = 0, .hi = 3600},
+    {"private", 0, NULL,
+     "files only the user can read: 0600 files, 0700 folders\n"
+     "(the session folder and everything runmon writes in it,\n"
+     "index.jsonl, sink.json, .manifest.lock, and the sink\n"
+     "directory when runmon creates it). Default: the umask\n"
+     "decides,\n"
+     "0644 and 0755 under umask 022; a file runmon replaces\n"
+     "keeps its mode. --prom-textfile stays 0644 (read by\n"
+     "node_exporter)",
+     .apply = set_flag, .at = AT(private_files)},
+    {"sweep", 0, "NAME",
+     "the session belongs to sweep NAME (default: $RUNMON_SWEEP;\n"
+     "in a SLURM array job slurm-<array job id>, the task id\n"
+     "its parameter array_task);\n"
+     "'runmon sessions --summary --sweep NAME' compares its runs",
+     .apply = set_sweep, .at = AT(sweep)},
+    {"param", 0, "KEY=VALUE",
+     "a parameter of this run (repeatable), kept in session.json\n"
+     "and the sink's index: a VALUE that is a finite JSON number\n"
+     "is kept as a number, anything else as a string. KEY and\n"
+     "VALUE at most 1 KiB, no control characters, each KEY once",
+     .apply = set_param},
+    {"quiet", 'q', NULL, "print no summary, no notes and no status line", .apply = set_flag,
+     .at = AT(quiet)},
+    {"help", 'h', NULL, "this text", .apply = show_help},
+};
+#undef AT
+enum { NOPTIONS = (int)(sizeof record_options / sizeof *record_options) };
+enum { HELP_COL = 28, HELP_WIDTH = 80, ALIAS_INDENT = 6, LONG_ONLY = 256 };
+
+/* A row's help: its lines after the first at the column, "%g" as its default. */
+static void put_help(FILE *out, const struct record_option *r)
+{
+    for (const char *p = r->help; *p; p++) {
+        if (p[0] == '%' && p[1] == 'g') {
+            fprintf(out, "%g", r->dflt);
+            p++;
+        } else {
+            fputc(*p, out);
+            if (*p == '\n') fprintf(out, "%*s", HELP_COL, "");
+        }
+    }
+    fputc('\n', out);
+}
+
+/* The aliases from row i on: "--a, --b, ...: the same", wrapped at the width. */
+static void put_aliases(FILE *out, int i)
+{
+    int col = fprintf(out, "%*s", ALIAS_INDENT, "");
+    for (; i < NOPTIONS && !record_options[i].help; i++) {
+        int last = i + 1 == NOPTIONS || record_options[i + 1].help;
+        int len = 2 + (int)strlen(record_options[i].name) + (last ? 10 : 1);
+        if (col > ALIAS_INDENT && col + 1 + len > HELP_WIDTH)
+            col = fprintf(out, "\n%*s", ALIAS_INDENT, "") - 1;
+        else if (col > ALIAS_INDENT)
+            col += fprintf(out, " ");
+        col += fprintf(out, "--%s%s", record_options[i].name, last ? ": the same" : ",");
+    }
+    fputc('\n', out);
+}
+
+static void usage(FILE *out)
+{
+    fputs(usage_head, out);
+    for (int i = 0; i < NOPTIONS; i++) {
+        const struct record_option *r = &record_options[i];
+        if (!r->help) {
+            if (i == 0 || record_options[i - 1].help) put_aliases(out, i);
+            continue;
+        }
+        char lead[96];
+        int n = r->short_name ? snprintf(lead, sizeof lead, "  -%c, --%s", r->short_name, r->name)
+                              : snprintf(lead, sizeof lead, "      --%s", r->name);
+        if (r->arg) n += snprintf(lead + n, sizeof lead - (size_t)n, " %s", r->arg);
+        fprintf(out, "%s%*s", lead, n < HELP_COL ? HELP_COL - n : 1, "");
+        put_help(out, r);
+    }
+    fputs(usage_tail, out);
+}
+
+/* getopt's view of the table: the short options (+ first: stop at the command) and the long
+ * ones, each returning its short letter or LONG_ONLY + its row. */
+static void getopt_tables(char *shorts, size_t len, struct option *longs)
+{
+    size_t n = 0;
+    shorts[n++] = '+';
+    for (int i = 0; i < NOPTIONS; i++) {
+        const struct record_option *r = &record_options[i];
+        longs[i] = (struct option){r->name, r->arg ? required_argument : no_argument, 0,
+                                   r->short_name ? r->short_name : LONG_ONLY + i};
+        if (r->short_name && n + 3 < len) {
+            shorts[n++] = r->short_name;
+            if (r->arg) shorts[n++] = ':';
+        }
+    }
+    shorts[n] = '\0';
+    longs[NOPTIONS] = (struct option){0, 0, 0, 0};
+}
+
+/* The row getopt's c names, an alias as the row it stands for; NULL: none. */
+static const struct record_option *option_row(int c)
+{
+    const struct record_option *r = NULL;
+    for (int i = 0; i < NOPTIONS && !r; i++)
+        if (c == LONG_ONLY + i || (c < LONG_ONLY && c == record_options[i].short_name))
+            r = &record_options[i];
+    for (int i = 0; r && r->same_as && i < NOPTIONS; i++)
+        if (!strcmp(record_options[i].name, r->same_as)) r = &record_options[i];
+    return r;
+}
+
+/* Applies one option. 0, 1 after --help (printed), or -1 with the reason printed. */
+static int apply_option(int c, char **argv, struct rm_record_opts *o)
+{
+    const struct record_option *r = c == ':' || c == '?' ? NULL : option_row(c);
+    if (r && r->apply) return r->apply(r, r->arg ? optarg : NULL, o);
+    if (c == ':')
+        fprintf(stderr, "runmon record: %s needs a value\n", argv[optind - 1]);
+    else
+        fprintf(stderr, "runmon record: unknown option '%s' (see --help)\n", argv[optind - 1]);
+    return -1;
 }
 
 /* What no single option can check: thresholds in order, the command, --duration. */
@@ -499,9 +566,9 @@ static int check_args(int argc, char **argv, struct rm_record_opts *o)
         o->params_json = params_text;
     }
     const char *root = getenv("RUNMON_PROC_ROOT");
-    o->proc_root = root && *root ? root : "/proc";
+    o->procs.proc_root = root && *root ? root : "/proc";
     const char *sys = getenv("RUNMON_SYS_ROOT");
-    o->sys_root = sys && *sys ? sys : "/sys";
+    o->procs.sys_root = sys && *sys ? sys : "/sys";
     return 0;
 }
 
@@ -509,7 +576,7 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
 {
     *o = (struct rm_record_opts){.output_dir = "runmon",
                                  .interval_s = 1.0,
-                                 .io_interval_s = RM_IO_DEFAULT_INTERVAL_S,
+                                 .procs = {.io_interval_s = RM_IO_DEFAULT_INTERVAL_S},
                                  .gpu_fields = RM_DEFAULT_GPU_FIELDS,
                                  .dmon_metrics = RM_DEFAULT_DMON_METRICS,
                                  .nvidia_smi = "nvidia-smi",
@@ -529,9 +596,12 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
     params_text = NULL;
     optind = 1;
     opterr = 0;
+    char shorts[2 + 2 * NOPTIONS];
+    struct option longopts[NOPTIONS + 1];
+    getopt_tables(shorts, sizeof shorts, longopts);
     int c;
-    while ((c = getopt_long(argc, argv, "+o:i:qh", longopts, NULL)) != -1) {
-        int rc = apply_option(c, argc, argv, o);
+    while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+        int rc = apply_option(c, argv, o);
         if (rc) return rc;
     }
     return check_args(argc, argv, o);

@@ -9,6 +9,7 @@
 
 #include "base/rm_time.h"
 #include "monitor/port.h"
+#include "monitor/proc_samplers.h"
 
 static const char *const cpu_cols[] = {
     "cpu",         "usr_pct",   "nice_pct", "sys_pct",      "iowait_pct",       "irq_pct",
@@ -117,9 +118,8 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono, int64_t *no_root_ns)
     }
 }
 
-void rm_cpu_sampler_begin(struct rm_cpu_sampler *s)
+void rm_cpu_sampler_begin(struct rm_cpu_sampler *s, int64_t now)
 {
-    int64_t now = rm_now_monotonic_ns();
     s->started_mono_ns = now;
     s->start_mono_ns = now;
     /* The command starts after this returned (the recorder spawns it then): its tree had 0
@@ -164,3 +164,54 @@ void rm_cpu_sampler_stop(struct rm_cpu_sampler *s)
     rm_procfs_close(s->procfs);
     s->procfs = NULL;
 }
+
+/* ---- its row of monitor/proc_samplers.h ---------------------------------------------- */
+
+static int row_open(void *ctx, const struct rm_proc_start *st, char *err, size_t errlen)
+{
+    return rm_cpu_sampler_open(ctx, st->port, st->o->proc_root, st->o->per_cpu, st->with_command,
+                               err, errlen);
+}
+
+static int row_outs(void *ctx, struct rm_stream **out)
+{
+    struct rm_cpu_sampler *s = ctx;
+    int n = 0;
+    out[n++] = &s->cpu;
+    if (s->proc.buf) out[n++] = &s->proc;
+    return n;
+}
+
+static void row_begin(void *ctx, int64_t grid_mono)
+{
+    rm_cpu_sampler_begin(ctx, grid_mono);
+}
+
+static int64_t row_due(const void *ctx)
+{
+    return rm_cpu_sampler_due(ctx);
+}
+
+static void row_tick(void *ctx, int64_t now)
+{
+    rm_cpu_sampler_tick(ctx, now);
+}
+
+static void row_stop(void *ctx)
+{
+    struct rm_cpu_sampler *s = ctx;
+    if (s->procfs) rm_cpu_sampler_stop(s); /* not after an open that failed */
+}
+
+const struct rm_proc_sampler rm_cpu_sampler_row = {
+    .name = "cpu",
+    .streams = 1u << RM_STREAM_CPU | 1u << RM_STREAM_PROC,
+    .ctx_size = sizeof(struct rm_cpu_sampler),
+    .batch = true,
+    .open = row_open,
+    .outs = row_outs,
+    .begin = row_begin,
+    .due = row_due,
+    .tick = row_tick,
+    .stop = row_stop,
+};

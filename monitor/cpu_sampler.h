@@ -11,6 +11,7 @@
 #include "monitor/stream.h"
 
 struct rm_port;
+struct rm_proc_sampler;
 
 #define RM_MAX_CPUS 1024
 
@@ -32,13 +33,17 @@ struct rm_cpu_sampler {
 int rm_cpu_sampler_open(struct rm_cpu_sampler *s, const struct rm_port *port, const char *proc_root,
                         int per_cpu, int with_proc, char *err, size_t errlen);
 /* It has no thread of its own: a tick runs it (monitor/ticker.h; the collectors' thread, or
- * without one rm_ticker_thread's). begin takes the baseline and starts the schedule now,
- * before the command exists; due is the next slot (CLOCK_MONOTONIC); tick, called at or
- * after it, samples and moves to the next slot (skipping the missed ones). */
-void rm_cpu_sampler_begin(struct rm_cpu_sampler *s);
+ * without one rm_ticker_thread's). begin takes the baseline and starts the schedule at
+ * start_mono (now, before the command exists); due is the next slot (CLOCK_MONOTONIC); tick,
+ * called at or after it, samples and moves to the next slot (skipping the missed ones). */
+void rm_cpu_sampler_begin(struct rm_cpu_sampler *s, int64_t start_mono);
 int64_t rm_cpu_sampler_due(const struct rm_cpu_sampler *s);
 void rm_cpu_sampler_tick(struct rm_cpu_sampler *s, int64_t now);
 /* Closes the files, once the ticking thread has stopped. */
 void rm_cpu_sampler_stop(struct rm_cpu_sampler *s);
+
+/* Its row of the /proc samplers' table (monitor/proc_samplers.h): cpu.csv, and proc.csv
+ * when a command runs. */
+extern const struct rm_proc_sampler rm_cpu_sampler_row;
 
 #endif

@@ -15,6 +15,7 @@
 #include "base/alloc.h"
 #include "base/rm_time.h"
 #include "monitor/port.h"
+#include "monitor/proc_samplers.h"
 
 /* io.csv's columns after ts; each kind of row fills its own (docs/FORMATS.md). */
 static const char *const io_cols[] = {"kind",    "name",     "read_bytes", "write_bytes",
@@ -22,11 +23,6 @@ static const char *const io_cols[] = {"kind",    "name",     "read_bytes", "writ
                                       "full_us", "procs",    "unreadable"};
 enum { IO_NCOLS = (int)(sizeof io_cols / sizeof *io_cols) };
 static const char *const psi_names[3] = {"cpu", "io", "memory"};
-
-unsigned rm_io_sampler_off(int no_io)
-{
-    return no_io ? 1u << RM_STREAM_IO : 0;
-}
 
 static void note_part(struct rm_io_sampler *s, const char *part, const char *why)
 {
@@ -538,3 +534,61 @@ void rm_io_sampler_stop(struct rm_io_sampler *s)
     s->members = NULL;
     s->pids = s->next = NULL;
 }
+
+/* ---- its row of monitor/proc_samplers.h ---------------------------------------------- */
+
+static bool row_wanted(const struct rm_proc_start *st)
+{
+    return !st->o->no_io;
+}
+
+static int row_open(void *ctx, const struct rm_proc_start *st, char *err, size_t errlen)
+{
+    struct rm_io_opts o = {.interval_s = st->o->io_interval_s,
+                           .with_lo = st->o->io_net_lo,
+                           .with_tree = st->with_command,
+                           .proc_root = st->o->proc_root,
+                           .sys_root = st->o->sys_root};
+    return rm_io_sampler_open(ctx, st->port, &o, err, errlen);
+}
+
+static int row_outs(void *ctx, struct rm_stream **out)
+{
+    struct rm_io_sampler *s = ctx;
+    out[0] = &s->io;
+    return 1;
+}
+
+static void row_begin(void *ctx, int64_t grid_mono)
+{
+    rm_io_sampler_begin(ctx, grid_mono);
+}
+
+static int64_t row_due(const void *ctx)
+{
+    return rm_io_sampler_due(ctx);
+}
+
+static void row_tick(void *ctx, int64_t now)
+{
+    rm_io_sampler_tick(ctx, now);
+}
+
+static void row_stop(void *ctx)
+{
+    struct rm_io_sampler *s = ctx;
+    if (s->io.buf) rm_io_sampler_stop(s); /* not after an open that failed */
+}
+
+const struct rm_proc_sampler rm_io_sampler_row = {
+    .name = "io",
+    .streams = 1u << RM_STREAM_IO,
+    .ctx_size = sizeof(struct rm_io_sampler),
+    .wanted = row_wanted,
+    .open = row_open,
+    .outs = row_outs,
+    .begin = row_begin,
+    .due = row_due,
+    .tick = row_tick,
+    .stop = row_stop,
+};

@@ -17,6 +17,7 @@
 #include "monitor/stream.h"
 
 struct rm_port;
+struct rm_proc_sampler;
 
 #define RM_IO_MAX_DEVS 256
 #define RM_IO_DEFAULT_INTERVAL_S 1.0
@@ -89,9 +90,6 @@ struct rm_io_sampler {
     int tree_now;
 };
 
-/* The bit of the io stream in rm_session_init_collectors' `off` when --no-io (0 otherwise). */
-unsigned rm_io_sampler_off(int no_io);
-
 /* Opens the /proc files and io.csv in the session's folder. A missing /proc/pressure (a
  * kernel without PSI) is no error: the run log says so once ("io_part_unavailable"). 0, or
  * -1 with a message in err (io.csv cannot be written). */
@@ -109,5 +107,8 @@ void rm_io_sampler_tick(struct rm_io_sampler *s, int64_t now);
 void rm_io_sampler_stop(struct rm_io_sampler *s);
 /* One sample now (the thread's body; tests call it directly). mono: CLOCK_MONOTONIC ns. */
 void rm_io_sampler_sample(struct rm_io_sampler *s, int64_t mono);
+
+/* Its row of the /proc samplers' table (monitor/proc_samplers.h): io.csv, off with --no-io. */
+extern const struct rm_proc_sampler rm_io_sampler_row;
 
 #endif

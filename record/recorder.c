@@ -23,12 +23,11 @@
 #include "model/streams.h"
 #include "monitor/child.h"
 #include "monitor/collector.h"
-#include "monitor/cpu_sampler.h"
 #include "monitor/gpu_collectors.h"
 #include "monitor/gpu_select.h"
-#include "monitor/io_sampler.h"
 #include "monitor/latest.h"
 #include "monitor/port.h"
+#include "monitor/proc_samplers.h"
 #include "monitor/reaper.h"
 #include "monitor/sampler_thread.h"
 #include "monitor/smi_collectors.h"
@@ -103,8 +102,6 @@ static void port_init(struct rm_recorder *r)
                                .quiet = r->opts.quiet};
 }
 
-struct tick_work;
-
 struct supervisor {
     struct rm_recorder *rec;
     struct rm_collector cols[8];
@@ -117,47 +114,16 @@ struct supervisor {
     pthread_t thread;
     int started;
     /* The one tick (monitor/ticker.h): the /proc samplers run on this thread, their slots
-     * shared with the pipes' reads, when work is set (start_gpu begins them). */
-    struct tick_work *work;
+     * shared with the pipes' reads, when procs is set (start_gpu begins them). */
+    struct rm_proc_set *procs;
     struct rm_ticker tick;
 };
-
-/* The periodic /proc work of the recorder's one tick: the CPU sample at each of its slots
- * and the I/O sample at each of its own (--io-interval), on the CPU sampler's grid, so that
- * slots that coincide cost one wakeup. It runs on the collectors' thread, or without one on
- * a thread of its own (rm-sampler). */
-struct tick_work {
-    struct rm_cpu_sampler *cpu;
-    struct rm_io_sampler *io; /* NULL with --no-io */
-};
-
-/* Baselines now, before the command exists; the first slots are next. */
-static void tick_begin(struct tick_work *t)
-{
-    rm_cpu_sampler_begin(t->cpu);
-    if (t->io) rm_io_sampler_begin(t->io, t->cpu->start_mono_ns);
-}
-
-static int64_t tick_due(void *ctx)
-{
-    struct tick_work *t = ctx;
-    int64_t due = rm_cpu_sampler_due(t->cpu);
-    if (t->io && rm_io_sampler_due(t->io) < due) due = rm_io_sampler_due(t->io);
-    return due;
-}
-
-static void tick_run(void *ctx, int64_t now)
-{
-    struct tick_work *t = ctx;
-    if (now >= rm_cpu_sampler_due(t->cpu)) rm_cpu_sampler_tick(t->cpu, now);
-    if (t->io && now >= rm_io_sampler_due(t->io)) rm_io_sampler_tick(t->io, now);
-}
 
 static void *supervisor_main(void *arg)
 {
     struct supervisor *s = arg;
     pthread_setname_np(pthread_self(), "rm-collectors"); /* for top -H and the bench */
-    rm_collectors_run(s->cols, s->ncols, &s->wake, s->work ? &s->tick : NULL);
+    rm_collectors_run(s->cols, s->ncols, &s->wake, s->procs ? &s->tick : NULL);
     return NULL;
 }
 
@@ -169,7 +135,7 @@ static struct rm_smi_start smi_start(const struct rm_recorder *rec)
                                  .interval_s = rec->opts.interval_s,
                                  .gpu_fields = rec->opts.gpu_fields,
                                  .dmon_metrics = rec->opts.dmon_metrics,
-                                 .proc_root = rec->opts.proc_root,
+                                 .proc_root = rec->opts.procs.proc_root,
                                  .no_apps = rec->opts.no_apps};
 }
 
@@ -278,16 +244,13 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
 
     if (rm_wakeup_open(&s->wake) < 0) {
         snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
-        s->work = NULL;
+        s->procs = NULL;
         return -1;
     }
-    if (s->work) {
-        tick_begin(s->work);
-        s->tick = (struct rm_ticker){.due = tick_due, .run = tick_run, .ctx = s->work};
-    }
+    if (s->procs) s->tick = rm_proc_set_begin(s->procs);
     if (pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
         snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
-        s->work = NULL;
+        s->procs = NULL;
         return -1;
     }
     s->started = 1;
@@ -348,7 +311,7 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     rm_session_init_collectors(
         s, !rec->opts.no_gpu, rec->opts.command != NULL,
         rm_smi_collectors_off(&(struct rm_smi_start){.no_apps = rec->opts.no_apps}) |
-            rm_io_sampler_off(rec->opts.no_io));
+            rm_proc_samplers_off(&(struct rm_proc_start){.o = &rec->opts.procs}));
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/runlog.jsonl", s->dir);
     rec->log = rm_runlog_open(path);
@@ -496,14 +459,12 @@ static int block_signals(void)
 /* The workers of one session. */
 struct workers {
     struct supervisor sup;
-    struct rm_cpu_sampler cpu;
-    struct rm_io_sampler io; /* unused with --no-io */
-    struct tick_work work;
+    struct rm_proc_set procs;    /* the /proc samplers (monitor/proc_samplers.h) */
     struct rm_ticker_thread own; /* the tick's thread without the collectors' */
 };
 
-/* The sink, the CPU sampler and the GPU collectors, in that order. 0, or -1 with the reason
- * printed. */
+/* The sink, the /proc samplers and the GPU collectors, in that order. 0, or -1 with the
+ * reason printed. */
 static int start_workers(struct rm_recorder *rec, struct workers *w)
 {
     char err[PATH_MAX * 2 + 512] = "";
@@ -515,47 +476,30 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
                                 .retention_total_mb = o->retention_total_mb};
     rec->sink = rm_sink_open(&sc, &rec->port, err, sizeof err);
     if (!rec->sink && !o->quiet) fprintf(stderr, "runmon record: no sink manifest: %s\n", err);
-    if (rm_cpu_sampler_open(&w->cpu, &rec->port, o->proc_root, o->per_cpu, o->command != NULL, err,
-                            sizeof err) < 0) {
+    struct rm_proc_start ps = {.port = &rec->port, .o = &o->procs, .with_command = o->command};
+    int opened = rm_proc_set_open(&w->procs, &ps, err, sizeof err);
+    struct rm_stream *files[RM_PROC_SET_MAX * RM_PROC_MAX_OUTS];
+    int nfiles = rm_proc_set_streams(&w->procs, files, RM_PROC_SET_MAX * RM_PROC_MAX_OUTS);
+    for (int i = 0; i < nfiles; i++) /* those of samplers opened before one that failed too */
+        rm_sink_attach(rec->sink, files[i]);
+    if (opened < 0) {
         fprintf(stderr, "runmon record: %s\n", err);
         return -1;
     }
-    rm_sink_attach(rec->sink, &w->cpu.cpu);
-    if (w->cpu.proc.buf) rm_sink_attach(rec->sink, &w->cpu.proc);
-    struct rm_io_opts io = {.interval_s = o->io_interval_s,
-                            .with_lo = o->io_net_lo,
-                            .with_tree = o->command != NULL,
-                            .proc_root = o->proc_root,
-                            .sys_root = o->sys_root};
-    if (!o->no_io) {
-        if (rm_io_sampler_open(&w->io, &rec->port, &io, err, sizeof err) < 0) {
-            fprintf(stderr, "runmon record: %s\n", err);
-            return -1;
-        }
-        rm_sink_attach(rec->sink, &w->io.io);
-    }
-    /* see rm_stream_batch: fewer write()s at short intervals */
-    int64_t interval_ns = (int64_t)llround(o->interval_s * 1e9);
-    rm_stream_batch(&w->cpu.cpu, interval_ns);
-    if (w->cpu.proc.buf) rm_stream_batch(&w->cpu.proc, interval_ns);
     if (rm_sink_start(rec->sink) < 0)
         fprintf(stderr, "runmon record: cannot start the sink thread\n");
     /* With the GPU collectors' thread, the /proc samples are taken on its tick: one thread
      * wakes for all. Without it (--no-gpu, no nvidia-smi) the tick has a thread of its own. */
-    w->work = (struct tick_work){.cpu = &w->cpu, .io = w->io.io.buf ? &w->io : NULL};
-    w->sup.work = &w->work;
+    w->sup.procs = &w->procs;
     if (!o->no_gpu && start_gpu(&w->sup, rec, err, sizeof err) < 0) {
         fprintf(stderr, "runmon record: %s\n", err);
         return -1;
     }
-    if (!w->sup.started) w->sup.work = NULL;
+    if (!w->sup.started) w->sup.procs = NULL;
     save_session(rec);
-    if (!w->sup.work) {
-        tick_begin(&w->work);
-        w->own =
-            (struct rm_ticker_thread){.tick = {.due = tick_due, .run = tick_run, .ctx = &w->work},
-                                      .stop = rec->port.stop,
-                                      .name = "rm-sampler"};
+    if (!w->sup.procs) {
+        w->own = (struct rm_ticker_thread){
+            .tick = rm_proc_set_begin(&w->procs), .stop = rec->port.stop, .name = "rm-sampler"};
         if (rm_ticker_thread_start(&w->own) < 0) {
             fprintf(stderr, "runmon record: cannot start the sampler thread\n");
             return -1;
@@ -759,8 +703,7 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     atomic_store(&rec->stop, 1);
     stop_gpu(&w->sup);
     rm_ticker_thread_stop(&w->own);
-    if (w->cpu.procfs) rm_cpu_sampler_stop(&w->cpu);
-    if (w->io.io.buf) rm_io_sampler_stop(&w->io);
+    rm_proc_set_stop(&w->procs);
     struct rm_session *s = &rec->sess;
     pthread_mutex_lock(&rec->lock); /* the sink thread reads them */
     s->ended_ns = rm_now_realtime_ns();

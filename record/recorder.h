@@ -3,12 +3,15 @@
  * worker gets a narrow port (monitor/port.h), never the recorder.
  *
  * Threads: main (signals, the workload, the exporters), the supervisor (nvidia-smi collectors;
- * it must live as long as they do, because PR_SET_PDEATHSIG follows the spawning thread), the
- * CPU sampler and the sink's thread. Every signal runmon handles is blocked in all threads and
+ * it must live as long as they do, because PR_SET_PDEATHSIG follows the spawning thread, and
+ * the /proc samplers' tick), without it a thread for that tick alone (rm-sampler), and the
+ * sink's thread. Every signal runmon handles is blocked in all threads and
  * read by the main thread from a signalfd, so no handler runs in the middle of a library call.
  */
 #ifndef RUNMON_RECORD_RECORDER_H
 #define RUNMON_RECORD_RECORDER_H
+
+#include "monitor/proc_samplers.h"
 
 #define RM_DEFAULT_WARN_PCT 90.0
 #define RM_DEFAULT_CRIT_PCT 98.0
@@ -24,18 +27,15 @@ struct rm_record_opts {
     int no_gpu;
     int no_apps;  /* --no-apps: no per-process collector (nvidia-smi pmon) */
     int all_gpus; /* --all-gpus: every GPU nvidia-smi shows, whatever the environment names */
-    int per_cpu;
-    int no_io;            /* --no-io: no I/O sampler (io.csv) */
-    int io_net_lo;        /* --io-net-lo: io.csv also has the loopback interface */
-    double io_interval_s; /* --io-interval: the I/O sampler's own period (default 1 s) */
-    const char *sys_root; /* RUNMON_SYS_ROOT (tests), default /sys: which disks are whole */
+    /* The /proc samplers' own (--per-cpu, --no-io, --io-*, RUNMON_PROC_ROOT, ...): passed to
+     * them as they are (monitor/proc_samplers.h). */
+    struct rm_proc_opts procs;
     int quiet;
     double warn_pct, crit_pct;
     double duration_s; /* 0: until a signal (or the command's end) */
     char *const *command;
     const char *sweep;       /* --sweep NAME, or NULL */
     const char *params_json; /* --param KEY=VALUE as one JSON object's text, or NULL */
-    const char *proc_root;
     const char *prom_textfile; /* --prom-textfile PATH, NULL: no export */
     const char *pushgateway;   /* --pushgateway URL (record/export_push.c), NULL: none */
     double push_interval_s;    /* --push-interval S: also push while recording (0: at the end) */
