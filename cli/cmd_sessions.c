@@ -1,5 +1,5 @@
 /* `runmon sessions DIR... [--format text|json|csv] [--summary] [--sweep NAME] [--sort FIELD]
- * [--phase PATH]... [--group-by PARAM] [--wide] [--device-vram] [--rebuild]`:
+ * [--phase PATH]... [--group-by PARAM[,PARAM...]] [--wide] [--device-vram] [--rebuild]`:
  * the options, --help, and the calls. Opening the sink runs recovery (dead recorders'
  * sessions become "interrupted"), and rebuilds a lost index; the listing and the sweep table
  * are written by report/sessions_out.h. */
@@ -23,7 +23,7 @@ static void usage(FILE *out)
             "usage: runmon sessions [DIR] [--format text|json|csv] [--sort FIELD] [--sweep NAME]\n"
             "                             [--rebuild] [--csv-safe]\n"
             "       runmon sessions --summary [DIR...] [--sweep NAME] [--phase PATH]...\n"
-            "                             [--group-by PARAM] [--wide] [--device-vram] ...\n\n"
+            "                             [--group-by PARAM[,PARAM...]] [--wide] [--device-vram]\n\n"
             "List the recording sessions of a sink directory (runmon record -o DIR): id,\n"
             "status, host, start, duration, command and bytes kept on disk. Without DIR: the\n"
             "current folder when it is a sink, else ./runmon (record's default sink).\n\n"
@@ -48,11 +48,13 @@ static void usage(FILE *out)
             "  --sweep NAME        only the runs of sweep NAME (runmon record --sweep)\n"
             "  --phase PATH        with --summary: a column for this phase's time (repeatable;\n"
             "                      default: the top-level phases every run has)\n"
-            "  --group-by PARAM    with --summary: one row per value of PARAM, each figure's\n"
+            "  --group-by PARAM[,PARAM...]  with --summary: one row per value of PARAM (per\n"
+            "                      combination of the values of several), each figure's\n"
             "                      mean and std over its runs (min and max in json and csv;\n"
             "                      energy's bar: the mean of the runs' lows and highs)\n"
             "  --wide              with --summary: cut nothing (text is fitted to $COLUMNS,\n"
-            "                      else 100 columns, long values cut with an ellipsis)\n"
+            "                      else 100 columns: long values cut with an ellipsis, then\n"
+            "                      columns left out, a note naming them; the listing too)\n"
             "  --device-vram       with --summary: the GPUs' peak VRAM (all processes) beside\n"
             "                      the workload's\n"
             "  --sort FIELD        start (oldest first, the default), duration, util, vram,\n"

@@ -10,11 +10,15 @@
 static const char css[] =
     "body{font:14px/1.4 'DejaVu Sans',Helvetica,Arial,sans-serif;margin:0;background:#f4f5f7;"
     "color:#222}header{background:#20242c;color:#eee;padding:14px 24px}header h1{margin:0;"
-    "font-size:20px}header .meta{font-size:13px;color:#bbb;margin-top:4px;word-break:break-all}"
+    "font-size:20px}header .meta{font-size:13px;color:#bbb;margin-top:4px;overflow-wrap:anywhere}"
+    /* A command's word (--epochs) moves to the next line whole; only one longer than the line
+       breaks inside. */
+    "header .meta .w{display:inline-block;max-width:100%}"
     "main{padding:12px 24px;max-width:1400px;box-sizing:border-box}"
     ".cards{display:flex;flex-wrap:wrap;gap:10px;margin:8px 0}.card{background:#fff;"
     "border-radius:6px;padding:10px 14px;min-width:140px;box-shadow:0 1px 2px #0002}"
     ".card .label{font-size:12px;color:#666}.card .value{font-size:20px;font-weight:600}"
+    ".card .sub{font-size:11px;color:#777;max-width:15em}"
     ".panel{background:#fff;border-radius:6px;padding:8px 12px;margin:10px 0;"
     "box-shadow:0 1px 2px #0002}.panel h3{margin:2px 0 4px;font-size:15px}"
     ".unit{color:#777;font-weight:400}svg.chart,svg.lane{width:100%;height:auto;display:block}"
@@ -50,7 +54,10 @@ static const char css[] =
     ".cue{margin:2px 0;font-size:12px;color:#555;text-align:right}"
     "@media (max-width:600px){main{padding:8px}header{padding:10px 12px}"
     ".panel{padding:6px 8px}.card{min-width:0;flex:1 1 40%}"
-    ".legend span{white-space:normal;overflow-wrap:anywhere}}"
+    /* An entry moves to the next line whole (its swatch with its name); only one wider than
+       the card wraps inside. */
+    ".legend span{display:inline-block;max-width:100%;white-space:normal;"
+    "overflow-wrap:anywhere}}"
     "svg.chart,svg.lane{touch-action:pan-y pinch-zoom;cursor:crosshair}.sel{fill:#4a90e2;"
     "fill-opacity:.15;stroke:#4a90e2;pointer-events:none}.zreset{position:fixed;top:8px;right:8px;"
     "z-index:10;font:13px sans-serif;padding:6px 10px}";
@@ -81,10 +88,17 @@ static const char js[] =
     /* fit: text stays >= 11 CSS px at any width: --k scales the labels up where the chart is drawn
        below 1 px a unit, overlapping axis labels are hidden, the viewBox grows to hold what sticks
        out (the zoomable layers, class z, excepted: they stay in the plot), and a phase name wider
-       than its band or over another one is hidden. */
+       than its band is cut to fit it (cut), one over another one hidden. */
     "function over(b){return function(a){return "
     "b.left<a.right+3&&a.left<b.right+3&&b.top<a.bottom&&\n"
     "a.top<b.bottom;};}\n"
+    /* cut: a phase name wider than its band is cut to what fits with an ellipsis (two
+       characters at least, else hidden); the whole name stays in data-name and the tooltip. */
+    "function cut(t,room){var full=t.dataset.name||t.textContent;t.textContent=full;\n"
+    "if(t.getBBox().width<=room)return;var c=Array.from(full),lo=0,hi=c.length-1;\n"
+    "while(lo<hi){var m=(lo+hi+1)>>1;t.textContent=c.slice(0,m).join('')+'\\u2026';\n"
+    "if(t.getBBox().width<=room)lo=m;else hi=m-1;}\n"
+    "t.textContent=c.slice(0,lo).join('')+'\\u2026';t.style.visibility=lo<2?'hidden':'';}\n"
     "function fit(){svgs.forEach(function(svg){\n"
     "var vw=L+D+R,vh=+svg.dataset.vh,x0=0,y0=0,y1=vh;\n"
     "svg.setAttribute('viewBox','0 0 '+vw+' '+vh);svg.style.setProperty('--k',1);\n"
@@ -97,8 +111,8 @@ static const char js[] =
     "else shown.push(b);});\n"
     "var names=[];svg.querySelectorAll('g.phase').forEach(function(g){var "
     "t=g.querySelector('text'),\n"
-    "q=g.querySelector('rect');if(!t)return;t.style.visibility=g.style.display=='none'||\n"
-    "t.getBBox().width+4>q.width.baseVal.value?'hidden':'';if(t.style.visibility)return;\n"
+    "q=g.querySelector('rect');if(!t)return;t.style.visibility=g.style.display=='none'?'hidden':'';\n"
+    "if(t.style.visibility)return;cut(t,q.width.baseVal.value-4);if(t.style.visibility)return;\n"
     "var b=t.getBoundingClientRect();if(names.some(over(b)))t.style.visibility='hidden';\n"
     "else names.push(b);});\n"
     "var bx=0,by=0,bx1=vw,by1=vh;[].forEach.call(svg.children,function(c){\n"
@@ -293,7 +307,9 @@ static void write_head(struct report *r)
         json_array_foreach(cmd, i, a)
         {
             if (i) fputc(' ', o);
+            fputs("<span class=\"w\">", o);
             if (json_is_string(a)) esc(o, json_string_value(a));
+            fputs("</span>", o);
         }
     } else {
         rm_report_str_or_dash(o, cmd);

@@ -78,6 +78,12 @@ size_t rm_series_points(struct rm_series *s, struct rm_ds_point **out);
 void rm_html_escape(FILE *out, const char *s, size_t len);
 void rm_html_escape_str(FILE *out, const char *s);
 
+/* A name in a table cell (a phase path): escaped, and past RM_HTML_NAME_MAX characters cut
+ * with an ellipsis, the whole name in the cell's tooltip (a 3,000-character name would
+ * otherwise make its table rows thousands of pixels tall on a phone). */
+#define RM_HTML_NAME_MAX 48
+void rm_html_name(FILE *out, const char *s);
+
 /* ---- the report (summary/report.c) ---------------------------------------------------- */
 
 /* Builds the report of the session folder dir into a malloc'd buffer. summary may be NULL

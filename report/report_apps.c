@@ -117,7 +117,7 @@ void rm_report_write_phase_memory(struct report *r)
         fprintf(o, "<tr class=\"phase-mem\"><td class=\"l\" style=\"padding-left:%dem\">",
                 p->depth + 1);
         rm_report_phase_swatch(o, json_is_string(p->path) ? json_string_value(p->path) : "");
-        rm_report_str_or_dash(o, p->path);
+        rm_report_name_or_dash(o, p->path);
         fprintf(o, "</td><td class=\"l\">");
         rm_report_str_or_dash(o, p->fw_name);
         fprintf(o, "</td><td>");

@@ -288,10 +288,22 @@ void rm_report_write_lane(struct report *r, const struct band *bands, size_t nb,
                 "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" rx=\"2\" "
                 "fill=\"%s\"/>",
                 x0, y + 1, w, rh - 2, rm_report_phase_color(path, col));
-        size_t nl = strlen(name);
-        if (w >= 7.0 * (double)(nl < 40 ? nl : 40) + 8) {
-            fprintf(o, "<text x=\"%.1f\" y=\"%.1f\">", x0 + 4, y + 14);
+        /* The name, cut to what fits the band at 7 units a character (the script cuts it
+         * again to the width it is drawn at, from data-name); two characters at least. */
+        size_t nl = 0, fit = w > 8 ? (size_t)((w - 8) / 7.0) : 0, cut = 0;
+        for (const char *q = name; *q; q++)
+            if ((((unsigned char)*q) & 0xc0) != 0x80 && nl++ == (fit ? fit - 1 : 0))
+                cut = (size_t)(q - name);
+        if (nl <= fit || fit >= 3) {
+            fprintf(o, "<text x=\"%.1f\" y=\"%.1f\" data-name=\"", x0 + 4, y + 14);
             esc(o, name);
+            fputs("\">", o);
+            if (nl <= fit) {
+                esc(o, name);
+            } else {
+                rm_html_escape(o, name, cut);
+                fputs("&#8230;", o);
+            }
             fprintf(o, "</text>");
         }
         band_title(r, b);
@@ -337,6 +349,7 @@ struct chart {
     size_t nrefs;
     bool alerts;   /* the VRAM alert markers, labelled with their GPU */
     bool throttle; /* the throttle reasons' spans and legend */
+    bool clip;     /* a short spike may go off the scale (clipped_top) */
 };
 
 static void chart_ref(struct chart *c, double v, const char *key, const char *label,
@@ -530,6 +543,43 @@ static void fmt_tick(char *buf, size_t cap, double v)
         snprintf(buf, cap, "%.3g", v);
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* A top that keeps the usual level readable when a short spike (a kernel writeback burst of
+ * 375 MB/s beside a workload's 23 MB/s) would squash it: 1.5 x the larger of the dashed lines'
+ * peak (the command's own) and the 90th percentile of every point, rounded up, when the
+ * highest point is over twice that; else 0 (the usual top). *peak: the highest point. */
+static double clipped_top(const struct chart *c, double *peak)
+{
+    size_t total = 0, k = 0;
+    double own = 0;
+    *peak = 0;
+    for (size_t i = 0; i < c->n; i++)
+        total += c->lines[i].s->nb * 2;
+    double *all = rm_xcalloc(total ? total : 1, sizeof *all);
+    for (size_t i = 0; i < c->n; i++) {
+        struct rm_ds_point *p;
+        size_t n = rm_series_points(c->lines[i].s, &p);
+        for (size_t j = 0; j < n && k < total; j++) {
+            double v = p[j].v / c->scale;
+            if (!isfinite(v)) continue;
+            all[k++] = v;
+            if (v > *peak) *peak = v;
+            if (c->lines[i].dashed && v > own) own = v;
+        }
+        free(p);
+    }
+    qsort(all, k, sizeof *all, cmp_double);
+    double usual = k ? all[(size_t)(0.9 * (double)(k - 1))] : 0;
+    free(all);
+    double top = nice_ceil(1.5 * fmax(own, usual));
+    return usual > 0 || own > 0 ? (*peak > 2 * top ? top : 0) : 0;
+}
+
 static size_t write_chart(struct report *r, struct chart *c)
 {
     FILE *o = r->out;
@@ -546,15 +596,23 @@ static size_t write_chart(struct report *r, struct chart *c)
             if (c->refs[i].v > m) m = c->refs[i].v;
         ymax = nice_ceil(m * 1.02);
     }
+    double peak = 0, clip = c->clip ? clipped_top(c, &peak) : 0;
+    if (clip > 0) {
+        /* Points above it are drawn at the top; a line there names the peak. */
+        char lab[96];
+        ymax = clip;
+        snprintf(lab, sizeof lab, "off the scale above: peak %.3g %s", peak, c->unit);
+        chart_ref(c, ymax, "clip", lab, "#888", "clip");
+    }
     fprintf(o, "<section class=\"panel\" id=\"%s\"><h3>%s <span class=\"unit\">(%s)</span></h3>",
             c->id, c->title, c->unit);
     fprintf(o,
             "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" data-vh=\"%.0f\" data-y1=\"%g\" "
-            "data-unit=\"%s\" "
+            "data-unit=\"%s\"%s "
             "data-t0=\"%lld\" data-t1=\"%lld\" data-l=\"%.0f\" data-pw=\"%.0f\" data-pt=\"%.0f\" "
             "data-ph=\"%.0f\">",
-            VW, VH, VH, ymax, c->unit, (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000),
-            PL, PW, PT, PH);
+            VW, VH, VH, ymax, c->unit, clip > 0 ? " data-clipped=\"1\"" : "",
+            (long long)(r->t0 / 1000000), (long long)(r->t1 / 1000000), PL, PW, PT, PH);
     /* class z: drawn in plot units, stretched by the script when a time range is zoomed. */
     fprintf(o, "<use class=\"z\" href=\"#phb\"/>");
     if (c->deg) fprintf(o, "<use class=\"z\" href=\"#%s\"/>", c->deg);
@@ -654,7 +712,8 @@ static void write_io_charts(struct report *r)
                                "command's process tree)",
                       .unit = "MB/s",
                       .deg = "deg-io",
-                      .scale = 1};
+                      .scale = 1,
+                      .clip = true};
     chart_add(&c, &r->io[IS_DISK_READ], "io.disk_read", "disk read", palette[0], false);
     chart_add(&c, &r->io[IS_DISK_WRITE], "io.disk_write", "disk write", palette[1], false);
     chart_add(&c, &r->io[IS_NET_RX], "io.net_rx", "network rx", palette[2], false);

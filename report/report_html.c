@@ -82,3 +82,20 @@ void rm_html_escape_str(FILE *out, const char *s)
 {
     if (s) rm_html_escape(out, s, strlen(s));
 }
+
+void rm_html_name(FILE *out, const char *s)
+{
+    if (!s) return;
+    size_t n = 0, cut = 0, len = strlen(s);
+    for (size_t i = 0; i < len; i++)
+        if ((((unsigned char)s[i]) & 0xc0) != 0x80 && n++ == RM_HTML_NAME_MAX - 1) cut = i;
+    if (n <= RM_HTML_NAME_MAX) {
+        rm_html_escape(out, s, len);
+        return;
+    }
+    fputs("<span class=\"cut\" title=\"", out);
+    rm_html_escape(out, s, len);
+    fputs("\">", out);
+    rm_html_escape(out, s, cut);
+    fputs("&#8230;</span>", out);
+}

@@ -230,6 +230,8 @@ void rm_report_thr_free(struct gpu_track *t);
 /* v / div with dec decimals (-1: %g) and a suffix, or a dash when v is not a number. */
 void rm_report_num(FILE *o, const json_t *v, int dec, const char *suffix, double div);
 void rm_report_str_or_dash(FILE *o, const json_t *v);
+/* The same for a name in a table cell: cut past RM_HTML_NAME_MAX characters (rm_html_name). */
+void rm_report_name_or_dash(FILE *o, const json_t *v);
 void rm_report_write_cards(struct report *r);
 void rm_report_write_gpu_table(struct report *r);
 void rm_report_write_phase_table(struct report *r);

@@ -18,6 +18,14 @@ void rm_report_num(FILE *o, const json_t *v, int dec, const char *suffix, double
         fprintf(o, "%.*f%s", dec, json_number_value(v) / div, suffix);
 }
 
+void rm_report_name_or_dash(FILE *o, const json_t *v)
+{
+    if (json_is_string(v))
+        rm_html_name(o, json_string_value(v));
+    else
+        rm_report_str_or_dash(o, v);
+}
+
 void rm_report_str_or_dash(FILE *o, const json_t *v)
 {
     if (json_is_string(v))
@@ -80,12 +88,15 @@ void rm_report_write_cards(struct report *r)
     fprintf(o, "</div></div>");
     card(o, "Peak VRAM");
     rm_report_num(o, rm_report_get(s, "peak_vram_mb"), 1, " GiB", 1024);
-    fprintf(o, "</div></div>");
+    /* Two peaks side by side read as a contradiction unless each says what it counts. */
+    fprintf(o, "</div><div class=\"sub\" id=\"sub-peak-vram\">the GPUs' memory used by "
+               "every process (nvidia-smi)</div></div>");
     const json_t *wp = rm_report_get(s, "workload_peak_vram_mb");
     if (json_is_number(wp)) { /* apps.csv: what the workload's own processes held */
         card(o, "Workload peak VRAM");
         rm_report_num(o, wp, 1, " GiB", 1024);
-        fprintf(o, "</div></div>");
+        fprintf(o, "</div><div class=\"sub\" id=\"sub-workload-vram\">the recorded command's "
+                   "own processes only (0: they held no GPU memory)</div></div>");
     }
     card(o, "Mean GPU utilization");
     rm_report_num(o, rm_report_get(s, "gpu_util_mean_pct"), 1, " %", 1);
@@ -222,7 +233,8 @@ void rm_report_write_phase_table(struct report *r)
 {
     FILE *o = r->out;
     if (!r->nphases) return;
-    fprintf(o, "<section class=\"panel\"><h3>Phases</h3><div class=\"tw\"><table><thead><tr><th "
+    fprintf(o, "<section class=\"panel\" id=\"t-phase-table\"><h3>Phases</h3><div "
+               "class=\"tw\"><table><thead><tr><th "
                "class=\"l\">phase</th>"
                "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
                "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
@@ -237,7 +249,7 @@ void rm_report_write_phase_table(struct report *r)
         const struct report_phase *p = &r->phases[i];
         fprintf(o, "<tr><td class=\"l\" style=\"padding-left:%dem\">", p->depth + 1);
         rm_report_phase_swatch(o, json_is_string(p->path) ? json_string_value(p->path) : "");
-        rm_report_str_or_dash(o, p->path);
+        rm_report_name_or_dash(o, p->path);
         const double cells[] = {p->count, p->total_s, p->ok, p->error, p->unterminated};
         for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
             fprintf(o, "</td><td>");

@@ -23,7 +23,8 @@ struct out {
     const json_t *counters;
     size_t rows;
     int marked;          /* a row's status carries the mark of files its end could not write */
-    int width[MAX_COLS]; /* the text table's column widths */
+    int width[MAX_COLS]; /* the text table's column widths (-1: left out to fit) */
+    int measuring;       /* the first pass of the streamed text listing: widths only */
 };
 
 /* ---- cells: one session's values, from an index record or a held row ---- */
@@ -123,48 +124,91 @@ enum align {
 struct text_col {
     const char *title;
     enum align align;
-    int width;    /* LEFT and RIGHT: padded to this many characters */
-    int auto_max; /* > 0: widened to the widest escaped cell, at most this */
-    size_t cap;   /* LEFT: the bytes of the escaped, padded cell (a longer one is cut) */
+    int width; /* the widest it gets: its widest escaped cell, at most this */
+    int min;   /* the narrowest fit_listing cuts it to (LAST: the command's least room) */
+    size_t cap; /* LEFT: the bytes of the escaped, padded cell (a longer one is cut) */
     const char *(*cell)(char *buf, size_t cap, const struct rm_session_row *r);
 };
 
 #define NCOLS(t) (sizeof(t) / sizeof((t)[0]))
 
-/* The plain listing. */
+/* The plain listing. A LEFT column's width is its widest cell (at most `width`), fitted with
+ * the command to the terminal's columns (fit_listing). */
 // clang-format off
 static const struct text_col listing_cols[] = {
-    {"SESSION",  LEFT,  40, 0, 512, cell_id},
-    {"STATUS",   LEFT,  11, 0, 128, cell_status},
-    {"HOST",     LEFT,  16, 0, 512, cell_host},
-    {"STARTED",  LEFT,  24, 0, 256, cell_started},
-    {"DURATION", RIGHT, 10, 0, 0,   cell_duration},
-    {"BYTES",    RIGHT, 12, 0, 0,   cell_bytes},
-    {"COMMAND",  LAST,  0,  0, 0,   cell_command},
+    {"SESSION",  LEFT,  64, 16, 512, cell_id},
+    {"STATUS",   LEFT,  12, 12, 128, cell_status},
+    {"HOST",     LEFT,  32, 8,  512, cell_host},
+    {"STARTED",  LEFT,  29, 19, 256, cell_started},
+    {"DURATION", RIGHT, 10, 8,  0,   cell_duration},
+    {"BYTES",    RIGHT, 12, 5,  0,   cell_bytes},
+    {"COMMAND",  LAST,  0,  12, 0,   cell_command},
 };
-
 // clang-format on
+enum { L_SESSION, L_STATUS, L_HOST, L_STARTED, L_DURATION, L_BYTES, L_COMMAND };
 
 #define CELL_BUFSZ 2048
 _Static_assert(NCOLS(listing_cols) <= MAX_COLS, "MAX_COLS");
 
-/* The columns' widths; an auto column's from the held rows' escaped cells. */
-static void text_widths(const struct text_col *cols, size_t n, const json_t *rows, int *width)
+/* The characters of escaped text (a code point or an escape character each). */
+static int text_chars(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* Widens w->width to this row's cells (the first pass over the listing). */
+static void measure_row(struct out *w, const struct rm_session_row *r)
 {
     char raw[CELL_BUFSZ], esc[CELL_BUFSZ];
-    for (size_t c = 0; c < n; c++) {
-        width[c] = cols[c].width;
-        if (cols[c].auto_max <= 0) continue;
-        size_t i;
-        const json_t *e;
-        json_array_foreach(rows, i, e)
-        {
-            struct rm_session_row r = {.obj = e};
-            size_t len = rm_term_escape(esc, sizeof esc, cols[c].cell(raw, sizeof raw, &r));
-            if ((int)len > width[c])
-                width[c] = len > (size_t)cols[c].auto_max ? cols[c].auto_max : (int)len;
-        }
+    for (size_t c = 0; c < L_COMMAND; c++) {
+        rm_term_escape(esc, sizeof esc, listing_cols[c].cell(raw, sizeof raw, r));
+        int n = text_chars(esc);
+        if (n > listing_cols[c].width) n = listing_cols[c].width;
+        if (n > w->width[c]) w->width[c] = n;
     }
+}
+
+static int listing_width(const int *width)
+{
+    int total = 0;
+    for (size_t c = 0; c < L_COMMAND; c++)
+        total += width[c] < 0 ? 0 : width[c] + (total ? 1 : 0);
+    return total + 2 + width[L_COMMAND];
+}
+
+/* The widths that fit `cols`: the command gets what the others leave, at least its minimum;
+ * when they leave less, the host and the start time are cut (to the second), then left out
+ * (the session id holds both), then the session id is cut at its start (its end is a unique
+ * --session suffix). A width of -1: the column is left out. */
+static void fit_listing(int *width, int cols)
+{
+    static const int order[] = {L_HOST, L_STARTED};
+    width[L_COMMAND] = listing_cols[L_COMMAND].min;
+    for (size_t k = 0; k < 2 && listing_width(width) > cols; k++) {
+        int c = order[k], over = listing_width(width) - cols;
+        int room = width[c] - listing_cols[c].min;
+        if (room > 0) width[c] -= over < room ? over : room;
+        /* The start time whole, or to the second (not cut inside its fraction). */
+        if (c == L_STARTED && width[c] < listing_cols[c].width) width[c] = listing_cols[c].min;
+    }
+    for (size_t k = 0; k < 2 && listing_width(width) > cols; k++)
+        width[order[1 - k]] = -1;
+    if (listing_width(width) > cols) {
+        int over = listing_width(width) - cols;
+        int room = width[L_SESSION] - listing_cols[L_SESSION].min;
+        if (room > 0) width[L_SESSION] -= over < room ? over : room;
+    }
+    if (listing_width(width) < cols) width[L_COMMAND] += cols - listing_width(width);
+}
+
+/* The columns' widths: each column's title, widened to the rows' cells (measured first). */
+static void text_widths_init(int *width)
+{
+    for (size_t c = 0; c < NCOLS(listing_cols); c++)
+        width[c] = (int)strlen(listing_cols[c].title);
 }
 
 static const char *sep(const struct text_col *col, size_t c)
@@ -174,23 +218,52 @@ static const char *sep(const struct text_col *col, size_t c)
 
 static void text_header(FILE *f, const struct text_col *cols, size_t n, const int *width)
 {
-    for (size_t c = 0; c < n; c++)
-        fprintf(f, cols[c].align == LEFT ? "%s%-*s" : "%s%*s", sep(&cols[c], c),
+    int first = 1;
+    for (size_t c = 0; c < n; c++) {
+        if (width[c] < 0) continue;
+        fprintf(f, cols[c].align == LEFT ? "%s%-*s" : "%s%*s", first ? "" : sep(&cols[c], c),
                 cols[c].align == LAST ? 0 : width[c], cols[c].title);
+        first = 0;
+    }
     fputc('\n', f);
+}
+
+/* A cell cut at its start to width characters, its end kept (an id's host and pid). */
+static const char *left_cut(char *out, size_t cap, const char *esc, int width)
+{
+    int n = text_chars(esc);
+    if (n <= width) return rm_term_cell(out, cap, esc, width, -1);
+    const char *p = esc + strlen(esc);
+    for (int k = 0; k < width - 1 && p > esc;)
+        if ((((unsigned char)*--p) & 0xc0) != 0x80) k++;
+    snprintf(out, cap, "\xe2\x80\xa6%s", p);
+    return out;
 }
 
 static void text_row(FILE *f, const struct text_col *cols, size_t n, const int *width,
                      const struct rm_session_row *r)
 {
-    char raw[CELL_BUFSZ], cell[CELL_BUFSZ];
+    char raw[CELL_BUFSZ], cell[CELL_BUFSZ], esc[CELL_BUFSZ];
+    int first = 1;
     for (size_t c = 0; c < n; c++) {
+        if (width[c] < 0) continue;
         const char *v = cols[c].cell(raw, sizeof raw, r);
-        fputs(sep(&cols[c], c), f);
-        if (cols[c].align == LEFT)
-            fputs(rm_term_cell(cell, MIN_CAP(cols[c].cap, sizeof cell), v, width[c], -1), f);
-        else
+        fputs(first ? "" : sep(&cols[c], c), f);
+        first = 0;
+        if (c == L_SESSION) {
+            rm_term_escape(esc, sizeof esc, v);
+            fputs(left_cut(cell, sizeof cell, esc, width[c]), f);
+        } else if (cols[c].align == LEFT) {
+            fputs(rm_term_cell(cell, MIN_CAP(cols[c].cap, sizeof cell), v, width[c], width[c]),
+                  f);
+        } else if (cols[c].align == LAST && text_chars(v) > width[c]) {
+            /* The command, already escaped: cut with an ellipsis. */
+            rm_term_cell(cell, sizeof cell - 4, v, 0, width[c] > 1 ? width[c] - 1 : 0);
+            fputs(cell, f);
+            fputs("\xe2\x80\xa6", f);
+        } else {
             fprintf(f, "%*s", cols[c].align == LAST ? 0 : width[c], v);
+        }
     }
     fputc('\n', f);
 }
@@ -476,7 +549,7 @@ static void begin(struct out *w)
         json_begin(w);
         break;
     case RM_SESSIONS_TEXT:
-        text_widths(listing_cols, NCOLS(listing_cols), NULL, w->width);
+        fit_listing(w->width, w->o->columns > 0 ? w->o->columns : 100);
         text_header(w->f, listing_cols, NCOLS(listing_cols), w->width);
         break;
     }
@@ -505,6 +578,10 @@ static void on_row(void *ctx, const struct rm_session_row *row)
 {
     struct out *w = ctx;
     if (w->o->sweep_name && !in_sweep(row, w->o->sweep_name)) return;
+    if (w->measuring) {
+        measure_row(w, row);
+        return;
+    }
     if (!w->held) {
         put_row(w, row);
         return;
@@ -537,14 +614,28 @@ int rm_sessions_print(FILE *f, const struct rm_sessions_opts *o, char *err, size
     w.counters = json_object_get(tot, "counters");
     /* Sorting and the sweep table need every row; the plain listing streams the index. */
     w.held = w.figures || o->sort_by ? json_array() : NULL;
+    text_widths_init(w.width);
+    int rc = 0;
+    if (!w.held && o->format == RM_SESSIONS_TEXT) {
+        /* Two passes over the index (constant memory): the widths, then the rows. */
+        w.measuring = 1;
+        rc = rm_session_rows_each(o->dir, on_row, &w, &w.marked, err, errsz);
+        w.measuring = 0;
+        w.marked = 0;
+    }
     if (!w.held) begin(&w);
-    int rc = rm_session_rows_each(o->dir, on_row, &w, &w.marked, err, errsz);
+    if (rc == 0) rc = rm_session_rows_each(o->dir, on_row, &w, &w.marked, err, errsz);
     if (rc == 0 && !w.held) end(&w);
     if (rc == 0 && w.held) {
         size_t i;
         const json_t *e;
         if (w.figures) rm_session_rows_add_figures(o->dir, w.held);
         if (o->sort_by) rm_session_rows_sort(w.held, o->sort_by);
+        json_array_foreach(w.held, i, e)
+        {
+            struct rm_session_row r = {.obj = e};
+            measure_row(&w, &r);
+        }
         begin(&w);
         json_array_foreach(w.held, i, e)
         {

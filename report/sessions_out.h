@@ -4,8 +4,9 @@
  * sorted listing and the sweep table hold every row.
  *
  * Text and CSV are tables of column descriptors in sessions_out.c, so a column is one entry:
- * a text column (listing_cols, sweep_cols) is a title, an alignment, a width (or one grown
- * to the widest cell) and a cell function; a CSV column (csv_cols) is the JSON key a held
+ * a text column (listing_cols) is a title, an alignment, its widest and narrowest widths and
+ * a cell function; every line of the text fits `columns` (the listing reads the index twice:
+ * the cells' widths, then the rows; the sweep table: report/sweep_out.c); a CSV column (csv_cols) is the JSON key a held
  * row's value is read by, and a cell function for a streamed index record. The text escapes what
  * the sessions recorded (a command line, a host: base/termsafe.h), and so does CSV written to
  * a terminal; JSON, and CSV to a file or a pipe, keep it exact. */
@@ -30,7 +31,7 @@ struct rm_sessions_opts {
     const char *sweep_name;    /* --sweep NAME: its runs only (the plain listing too) */
     const char *const *phases; /* --phase PATH: these phases' columns (else those all share) */
     size_t n_phases;
-    const char *group_by; /* --group-by PARAM, or NULL */
+    const char *group_by; /* --group-by PARAM[,PARAM...], or NULL */
     int wide;             /* --wide: nothing cut */
     int device_vram;      /* --device-vram: the GPUs' peak VRAM beside the workload's */
     int columns;          /* the text's width (COLUMNS, else 100) */

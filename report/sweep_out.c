@@ -46,6 +46,8 @@ struct table {
     const char *vram;       /* "workload" or "device": the headline VRAM column */
     size_t params_left_out; /* parameters the text table had no room for */
     int bars_left_out;      /* the text table showed the energy without its bar, for room */
+    char dropped[512];      /* the titles of the columns the text table left out, for room */
+    json_t *gkeys;          /* --group-by: the parameters grouped by (one or several) */
 };
 
 static double fig_value(const struct figure *g, const json_t *row)
@@ -306,6 +308,9 @@ struct tcol {
     int width, min;
     int stage;          /* when it is cut to fit: 1 with the values, 2 last (the session id) */
     int left_cut;       /* cut at its start, its end kept (a session id's host and pid) */
+    int drop;           /* > 0: left out when the line does not fit otherwise, the highest
+                           first (DROP_EARLY ones before the session id is cut) */
+    int dropped;
     char **cells;       /* one escaped cell per row */
     char **short_cells; /* or NULL: shorter cells (the figure without its bar) used when the
                            line does not fit otherwise */
@@ -365,37 +370,71 @@ static void command_text(char *out, size_t cap, const json_t *cmd)
     if (!out[0]) snprintf(out, cap, "-");
 }
 
+static const char *col_sep(size_t n, size_t k, int *first)
+{
+    if (*first) return *first = 0, "";
+    return k == n - 1 ? "  " : " "; /* the command, after two spaces */
+}
+
 static int line_width(const struct tcol *c, size_t n)
 {
-    int total = 0;
+    int total = 0, first = 1;
     for (size_t k = 0; k < n; k++)
-        total += c[k].width + (k ? (k == n - 1 ? 2 : 1) : 0);
+        if (!c[k].dropped) total += c[k].width + (int)strlen(col_sep(n, k, &first));
     return total;
 }
 
-/* Shrinks the columns until the line fits in cols characters: the last one (the command)
- * first, then the widest of the text columns; a figure is never cut (its min is its width). */
-static void fit(struct tcol *c, size_t n, int cols)
+/* Shrinks the columns of one stage until the line fits in cols characters: the last one (the
+ * command) first, then the widest of them; a figure is never cut (its min is its width). */
+static void shrink(struct tcol *c, size_t n, int cols, int stage)
 {
     int over = line_width(c, n) - cols;
-    if (over > 0 && n) {
+    if (over > 0 && n && stage == 1 && !c[n - 1].dropped) {
         struct tcol *last = &c[n - 1];
         int room = last->width - last->min;
         last->width -= over < room ? over : room;
     }
-    for (int stage = 1; stage <= 2; stage++)
-        for (;;) {
-            int total = line_width(c, n);
-            if (total <= cols) return;
-            size_t widest = n;
-            for (size_t k = 0; k < n; k++)
-                if (c[k].stage == stage && c[k].width > c[k].min &&
-                    (widest == n || c[k].width > c[widest].width))
-                    widest = k;
-            if (widest == n) break;
-            int ex = total - cols, room = c[widest].width - c[widest].min;
-            c[widest].width -= ex < room ? ex : (room > 4 ? room / 2 : room);
-        }
+    for (;;) {
+        int total = line_width(c, n);
+        if (total <= cols) return;
+        size_t widest = n;
+        for (size_t k = 0; k < n; k++)
+            if (!c[k].dropped && c[k].stage == stage && c[k].width > c[k].min &&
+                (widest == n || c[k].width > c[widest].width))
+                widest = k;
+        if (widest == n) break;
+        int ex = total - cols, room = c[widest].width - c[widest].min;
+        c[widest].width -= ex < room ? ex : (room > 4 ? room / 2 : room);
+    }
+}
+
+/* Leaves out columns, the highest drop rank first (the rightmost of a rank first), while the
+ * line is too wide; only ranks of at least `from`. */
+static void drop_cols(struct tcol *c, size_t n, int cols, int from)
+{
+    while (line_width(c, n) > cols) {
+        size_t pick = n;
+        for (size_t k = 0; k < n; k++)
+            if (!c[k].dropped && c[k].drop >= from && (pick == n || c[k].drop >= c[pick].drop))
+                pick = k;
+        if (pick == n) return;
+        c[pick].dropped = 1;
+    }
+}
+
+#define DROP_EARLY 10 /* ranks left out before the session id is cut */
+
+/* Fits the line in cols characters, in this order: the command and the text columns cut to
+ * their minimum; the command and the GPU model left out; (text_table: the figures' bars left
+ * out); the session id cut at its start (its end is still a unique --session suffix); then
+ * the phase columns (the last first), EXIT, STATUS and UTIL %; last, a group's figures. */
+static void fit(struct tcol *c, size_t n, int cols)
+{
+    shrink(c, n, cols, 1);
+    drop_cols(c, n, cols, DROP_EARLY);
+    shrink(c, n, cols, 2);
+    drop_cols(c, n, cols, 1);
+    shrink(c, n, cols, 3);
 }
 
 static void measure(struct tcol *c, size_t n, size_t rows, const int *min)
@@ -405,7 +444,65 @@ static void measure(struct tcol *c, size_t n, size_t rows, const int *min)
         for (size_t i = 0; i < rows; i++)
             if (chars(c[k].cells[i]) > c[k].width) c[k].width = chars(c[k].cells[i]);
         c[k].min = min[k] < 0 || min[k] > c[k].width ? c[k].width : min[k];
+        c[k].dropped = 0;
     }
+}
+
+/* One line of the table to f, cut at cols characters when even the fitted columns are wider
+ * (a terminal narrower than the session id and the figures). */
+static void put_line(FILE *f, char *line, int cols)
+{
+    int n = 0;
+    char *p = line;
+    for (; *p && *p != '\n'; p++)
+        if ((((unsigned char)*p) & 0xc0) != 0x80 && ++n > cols) break;
+    if (*p && *p != '\n' && cols > 0) {
+        /* back to the start of the character that was column cols - 1 + 1 */
+        char *q = line;
+        int k = 0;
+        while (*q && k < cols - 1)
+            if ((((unsigned char)*++q) & 0xc0) != 0x80) k++;
+        fwrite(line, 1, (size_t)(q - line), f);
+        fputs(ELLIPSIS "\n", f);
+        return;
+    }
+    fputs(line, f);
+}
+
+static void text_line(struct table *t, const struct tcol *c, size_t n, long row, int cols)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) abort();
+    int first = 1;
+    for (size_t k = 0; k < n; k++) {
+        if (c[k].dropped) continue;
+        fputs(col_sep(n, k, &first), m);
+        const char *v = row < 0 ? c[k].title : c[k].cells[row];
+        /* The last column (the command) is not padded; it is cut to its width. */
+        if (k == n - 1 && chars(v) <= c[k].width)
+            fputs(v, m);
+        else if (row < 0)
+            put_cell(m, v, c[k].width, c[k].right, 0);
+        else
+            put_cell(m, v, c[k].width, c[k].right, c[k].left_cut);
+    }
+    fputc('\n', m);
+    fclose(m);
+    put_line(t->f, buf, t->o->wide ? 0 : cols);
+    free(buf);
+}
+
+/* The titles of the columns left out, for the note under the table. */
+static void note_dropped(struct table *t, const struct tcol *c, size_t n)
+{
+    size_t used = 0;
+    t->dropped[0] = '\0';
+    for (size_t k = 0; k < n; k++)
+        if (c[k].dropped && used < sizeof t->dropped)
+            used += (size_t)snprintf(t->dropped + used, sizeof t->dropped - used, "%s%s",
+                                     used ? ", " : "", c[k].title);
 }
 
 static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
@@ -414,7 +511,8 @@ static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
     for (size_t k = 0; k < n; k++)
         min[k] = c[k].min;
     measure(c, n, rows, min);
-    if (!t->o->wide) fit(c, n, cols);
+    if (!t->o->wide) shrink(c, n, cols, 1);
+    if (!t->o->wide) drop_cols(c, n, cols, DROP_EARLY);
     /* Still too wide: the figures' bars go (their ties stay marked), then fit again. */
     int shorter = 0;
     for (size_t k = 0; k < n; k++)
@@ -428,27 +526,12 @@ static void text_table(struct table *t, struct tcol *c, size_t n, size_t rows)
             }
         t->bars_left_out = 1;
         measure(c, n, rows, min);
-        fit(c, n, cols);
     }
-    for (size_t k = 0; k < n; k++) {
-        fputs(k ? (k == n - 1 ? "  " : " ") : "", t->f);
-        if (k == n - 1)
-            put_cell(t->f, c[k].title, chars(c[k].title), 0, 0);
-        else
-            put_cell(t->f, c[k].title, c[k].width, c[k].right, 0);
-    }
-    fputc('\n', t->f);
-    for (size_t i = 0; i < rows; i++) {
-        for (size_t k = 0; k < n; k++) {
-            fputs(k ? (k == n - 1 ? "  " : " ") : "", t->f);
-            /* The last column is not padded; it is cut to its width. */
-            if (k == n - 1 && chars(c[k].cells[i]) <= c[k].width)
-                fputs(c[k].cells[i], t->f);
-            else
-                put_cell(t->f, c[k].cells[i], c[k].width, c[k].right, c[k].left_cut);
-        }
-        fputc('\n', t->f);
-    }
+    if (!t->o->wide) fit(c, n, cols);
+    note_dropped(t, c, n);
+    text_line(t, c, n, -1, cols);
+    for (size_t i = 0; i < rows; i++)
+        text_line(t, c, n, (long)i, cols);
 }
 
 /* The next column: the callers stay within MAX_COLS (FIXED_COLS, the figures, the
@@ -538,6 +621,7 @@ static void text_runs(struct table *t)
     }
     if (any_rerun) {
         x = new_col(c, &n, "RERUN", 1, 5, nr);
+    x->drop = 3;
         json_array_foreach(rows, i, e)
         {
             json_int_t r = json_integer_value(json_object_get(e, "rerun"));
@@ -549,6 +633,7 @@ static void text_runs(struct table *t)
         }
     }
     x = new_col(c, &n, "STATUS", 0, -1, nr);
+    x->drop = 2;
     json_array_foreach(rows, i, e)
     {
         snprintf(b, sizeof b, "%s%s", rm_jget_str(e, "status"),
@@ -556,6 +641,7 @@ static void text_runs(struct table *t)
         x->cells[i] = escaped(b);
     }
     x = new_col(c, &n, "EXIT", 1, -1, nr);
+    x->drop = 3;
     json_array_foreach(rows, i, e)
     {
         const json_t *v = json_object_get(e, "exit_code");
@@ -565,6 +651,7 @@ static void text_runs(struct table *t)
     for (size_t g = 0; g < t->n_fig; g++) {
         if (g == 1 && any_gpu_name(rows)) { /* the GPU model before its figures */
             x = new_col(c, &n, "GPU", 0, 10, nr);
+            x->drop = DROP_EARLY + 1;
             json_array_foreach(rows, i, e)
             {
                 /* "NVIDIA H200" as "H200": the vendor's name says nothing in this column. */
@@ -582,6 +669,7 @@ static void text_runs(struct table *t)
         }
         const struct figure *f = &t->fig[g];
         x = new_col(c, &n, f->title, 1, f->phase ? 8 : -1, nr);
+        x->drop = f->phase ? 4 : !strcmp(f->key, "gpu_util_mean_pct") ? 1 : 0;
         enum mark *m = calloc(nr ? nr : 1, sizeof *m);
         if (!m) abort();
         marks_of(f, rows, m);
@@ -599,6 +687,7 @@ static void text_runs(struct table *t)
         free(m);
     }
     x = new_col(c, &n, "COMMAND", 0, 10, nr);
+    x->drop = DROP_EARLY + 2;
     json_array_foreach(rows, i, e)
     {
         command_text(b, sizeof b, json_object_get(e, "command"));
@@ -638,26 +727,51 @@ static json_t *agg_json(const struct agg *a, int bar)
     return j;
 }
 
-/* [{param, value, runs, session_ids, figures {key: {mean, min, max, std, n}}}] in order of
- * the values' first runs. */
+/* A row's values of the --group-by parameters, in their order (null where it has none). */
+static json_t *group_values(const struct table *t, const json_t *row)
+{
+    json_t *vals = json_array();
+    size_t k;
+    const json_t *name;
+    json_array_foreach(t->gkeys, k, name)
+    {
+        const json_t *v = json_object_get(json_object_get(row, "params"), json_string_value(name));
+        json_array_append(vals, v ? (json_t *)v : json_null());
+    }
+    return vals;
+}
+
+/* [{param, value, params, runs, session_ids, figures {key: {mean, min, max, std, n}}}] in
+ * order of the values' first runs: one group per combination of the parameters' values.
+ * params names each parameter's value; param and value are the parameter and its value when
+ * one is grouped by, the arrays of both when several are. */
 static json_t *groups_of(struct table *t)
 {
-    const char *name = t->o->group_by;
+    int one = json_array_size(t->gkeys) == 1;
     json_t *groups = json_array(), *by = json_object();
     size_t i;
     const json_t *e;
     json_array_foreach(t->s->rows, i, e)
     {
-        const json_t *v = json_object_get(json_object_get(e, "params"), name);
-        char *key = json_dumps(v ? v : json_null(), JSON_ENCODE_ANY | JSON_COMPACT);
+        json_t *vals = group_values(t, e);
+        char *key = json_dumps(vals, JSON_COMPACT);
         json_t *g = json_object_get(by, key ? key : "null");
         if (!g) {
-            g = json_pack("{s:s,s:O,s:i,s:[]}", "param", name, "value", v ? v : json_null(), "runs",
-                          0, "session_ids");
+            json_t *params = json_object();
+            size_t k;
+            const json_t *name;
+            json_array_foreach(t->gkeys, k, name)
+                json_object_set(params, json_string_value(name), json_array_get(vals, k));
+            g = json_pack("{s:O,s:O,s:o,s:i,s:[]}", "param",
+                          one ? json_array_get(t->gkeys, 0) : t->gkeys, "value",
+                          one ? json_array_get(vals, 0) : vals, "params", params, "runs", 0,
+                          "session_ids");
+            json_object_set_new(g, "values", json_incref(vals)); /* the key, dropped below */
             json_object_set_new(by, key ? key : "null", g);
             json_array_append(groups, g);
         }
         free(key);
+        json_decref(vals);
         json_object_set_new(g, "runs",
                             json_integer(json_integer_value(json_object_get(g, "runs")) + 1));
         json_array_append_new(json_object_get(g, "session_ids"),
@@ -673,9 +787,10 @@ static json_t *groups_of(struct table *t)
             const json_t *r;
             json_array_foreach(t->s->rows, j, r)
             {
-                const json_t *v = json_object_get(json_object_get(r, "params"), name);
-                if (!json_equal(v ? (json_t *)v : json_null(), json_object_get(g, "value")))
-                    continue;
+                json_t *vals = group_values(t, r);
+                int in = json_equal(vals, json_object_get(g, "values"));
+                json_decref(vals);
+                if (!in) continue;
                 double x = fig_value(&t->fig[k], r), blo, bhi;
                 if (!fig_bar(&t->fig[k], r, &blo, &bhi)) continue;
                 a.n++, a.sum += x, a.sumsq += x * x;
@@ -686,6 +801,7 @@ static json_t *groups_of(struct table *t)
         }
         json_object_set_new(g, "figures", figs);
     }
+    json_array_foreach(groups, i, g) json_object_del(g, "values");
     json_decref(by);
     return groups;
 }
@@ -697,10 +813,16 @@ static void text_groups(struct table *t, const json_t *groups)
     memset(c, 0, sizeof c);
     char b[CELL], title[256];
     const json_t *g;
-    upper_title(title, sizeof title, t->o->group_by);
-    struct tcol *x = new_col(c, &n, title, 0, 6, nr);
-    json_array_foreach(groups, i, g) x->cells[i] =
-        escaped(param_text(b, sizeof b, json_object_get(g, "value")));
+    size_t kk;
+    const json_t *name;
+    struct tcol *x;
+    json_array_foreach(t->gkeys, kk, name)
+    {
+        upper_title(title, sizeof title, json_string_value(name));
+        x = new_col(c, &n, title, 0, 6, nr);
+        json_array_foreach(groups, i, g) x->cells[i] = escaped(param_text(
+            b, sizeof b, json_object_get(json_object_get(g, "params"), json_string_value(name))));
+    }
     x = new_col(c, &n, "RUNS", 1, 4, nr);
     json_array_foreach(groups, i, g)
     {
@@ -710,6 +832,7 @@ static void text_groups(struct table *t, const json_t *groups)
     for (size_t k = 0; k < t->n_fig; k++) {
         const struct figure *f = &t->fig[k];
         x = new_col(c, &n, f->title, 1, 6, nr);
+        x->stage = 3; /* a group's figure is cut last */
         json_array_foreach(groups, i, g)
         {
             const json_t *a = json_object_get(json_object_get(g, "figures"), f->key);
@@ -743,6 +866,7 @@ static void text_groups(struct table *t, const json_t *groups)
     }
     /* The last column is the runs' ids, cut first when the terminal is narrow. */
     x = new_col(c, &n, "SESSIONS", 0, 10, nr);
+    x->drop = DROP_EARLY + 2;
     json_array_foreach(groups, i, g)
     {
         size_t j, used = 0;
@@ -763,9 +887,62 @@ static void text_groups(struct table *t, const json_t *groups)
 
 /* ---- the notes under the text table ---- */
 
+/* The notes' text to out, each line longer than cols wrapped at its spaces (the continuation
+ * indented by two). */
+static void wrap_lines(FILE *out, const char *text, int cols)
+{
+    const char *line = text;
+    while (*line) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        int indent = 0;
+        for (;;) {
+            /* the most of line[0, len) that fits cols - indent characters, cut at a space */
+            size_t cut = len, k, space = 0;
+            int w = 0;
+            for (k = 0; k < len; k++) {
+                if ((((unsigned char)line[k]) & 0xc0) != 0x80 && ++w > cols - indent) break;
+                if (line[k] == ' ') space = k;
+            }
+            if (k < len) cut = space ? space : k;
+            fprintf(out, "%*s", indent, "");
+            fwrite(line, 1, cut, out);
+            fputc('\n', out);
+            while (cut < len && line[cut] == ' ')
+                cut++;
+            line += cut, len -= cut;
+            if (!len) break;
+            indent = 2;
+        }
+        line += len;
+        if (*line == '\n') line++;
+    }
+}
+
+static void notes_body(struct table *t, FILE *f, int grouped);
+
 static void text_notes(struct table *t, int grouped)
 {
-    FILE *f = t->f;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) abort();
+    notes_body(t, m, grouped);
+    fclose(m);
+    int cols = t->o->columns > 0 ? t->o->columns : 100;
+    /* Narrower than the notes were broken for: a note's continuation lines joined, then
+     * wrapped again. */
+    for (char *p = buf; cols < 80 && (p = strstr(p, "\n  "));)
+        memmove(p, p + 2, strlen(p + 2) + 1), *p = ' ';
+    if (t->o->wide || cols < 20)
+        fputs(buf, t->f);
+    else
+        wrap_lines(t->f, buf, cols);
+    free(buf);
+}
+
+static void notes_body(struct table *t, FILE *f, int grouped)
+{
     const struct rm_sweep *s = t->s;
     if (!json_array_size(s->rows)) {
         fputs("no sessions", f);
@@ -777,6 +954,9 @@ static void text_notes(struct table *t, int grouped)
         fputc('\n', f);
         return;
     }
+    if (t->dropped[0])
+        fprintf(f, "left out to fit %d columns: %s (--wide, json and csv have them)\n",
+                t->o->columns > 0 ? t->o->columns : 100, t->dropped);
     if (s->params_inferred)
         fputs("parameters inferred from the command lines (the arguments that differ)\n", f);
     if (t->params_left_out)
@@ -902,7 +1082,8 @@ static void csv_groups(struct table *t, const json_t *groups)
     static const char *const stat[] = {"mean", "min", "max", "std", "mean_low", "mean_high"};
     size_t i, k;
     const json_t *g;
-    csv_name(t, "param:", t->o->group_by, 1);
+    const json_t *name;
+    json_array_foreach(t->gkeys, k, name) csv_name(t, "param:", json_string_value(name), !k);
     csv_name(t, "", "runs", 0);
     for (k = 0; k < t->n_fig; k++)
         for (size_t s = 0; s < (t->fig[k].low_key ? 6u : 4u); s++) {
@@ -913,7 +1094,12 @@ static void csv_groups(struct table *t, const json_t *groups)
     fputc('\n', t->f);
     json_array_foreach(groups, i, g)
     {
-        csv_json_value(t, json_object_get(g, "value"));
+        json_array_foreach(t->gkeys, k, name)
+        {
+            if (k) fputc(',', t->f);
+            csv_json_value(t, json_object_get(json_object_get(g, "params"),
+                                              json_string_value(name)));
+        }
         fprintf(t->f, ",%lld", (long long)json_integer_value(json_object_get(g, "runs")));
         for (k = 0; k < t->n_fig; k++) {
             const json_t *a = json_object_get(json_object_get(g, "figures"), t->fig[k].key);
@@ -974,24 +1160,59 @@ static void json_doc(struct table *t, const json_t *groups)
     json_decref(tot);
 }
 
+static int known_param(const struct rm_sweep *s, const char *name)
+{
+    size_t k;
+    const json_t *p;
+    json_array_foreach(s->param_names, k, p) if (!strcmp(json_string_value(p), name)) return 1;
+    return 0;
+}
+
+/* --group-by's parameters in t->gkeys: the one named, or several separated by commas (a
+ * parameter whose name has a comma is taken whole). 0, or -1 with err naming what no run has. */
+static int group_keys(struct table *t, char *err, size_t errsz)
+{
+    const char *by = t->o->group_by;
+    t->gkeys = json_array();
+    if (known_param(t->s, by) || !json_array_size(t->s->rows)) {
+        json_array_append_new(t->gkeys, rm_jstr(by));
+        return 0;
+    }
+    for (const char *p = by;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char *name = strndup(p, len);
+        if (!name) abort();
+        int dup = 0;
+        size_t k;
+        const json_t *q;
+        json_array_foreach(t->gkeys, k, q) dup |= !strcmp(json_string_value(q), name);
+        if (!known_param(t->s, name) || dup) {
+            char b[256];
+            rm_term_escape(b, sizeof b, name);
+            if (dup)
+                snprintf(err, errsz, "--group-by %s: named twice", b);
+            else
+                snprintf(err, errsz, "--group-by %s: no run has that parameter (%s)", b,
+                         json_array_size(t->s->param_names) ? "see the table's columns"
+                                                            : "the runs have no parameters");
+            free(name);
+            return -1;
+        }
+        json_array_append_new(t->gkeys, rm_jstr(name));
+        free(name);
+        if (!comma) return 0;
+        p = comma + 1;
+    }
+}
+
 int rm_sweep_print(FILE *f, const struct rm_sessions_opts *o, const struct rm_sweep *s, char *err,
                    size_t errsz)
 {
     struct table t = {.f = f, .o = o, .s = s};
-    if (o->group_by) {
-        size_t k;
-        const json_t *p;
-        int known = 0;
-        json_array_foreach(s->param_names, k, p) known |=
-            !strcmp(json_string_value(p), o->group_by);
-        if (!known && json_array_size(s->rows)) {
-            char b[256];
-            rm_term_escape(b, sizeof b, o->group_by);
-            snprintf(err, errsz, "--group-by %s: no run has that parameter (%s)", b,
-                     json_array_size(s->param_names) ? "see the table's columns"
-                                                     : "the runs have no parameters");
-            return -1;
-        }
+    if (o->group_by && group_keys(&t, err, errsz) < 0) {
+        json_decref(t.gkeys);
+        return -1;
     }
     choose_figures(&t);
     json_t *groups = o->group_by ? groups_of(&t) : NULL;
@@ -1017,5 +1238,6 @@ int rm_sweep_print(FILE *f, const struct rm_sessions_opts *o, const struct rm_sw
     }
     json_decref(groups);
     json_decref(t.phases);
+    json_decref(t.gkeys);
     return 0;
 }

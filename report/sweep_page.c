@@ -474,6 +474,7 @@ static void write_charts(struct page *p)
 struct phase_pick {
     const char *path;
     double total_s;
+    size_t seq; /* first seen: the first run's phases in its order, then the others' new ones */
 };
 
 static int by_total(const void *a, const void *b)
@@ -482,9 +483,10 @@ static int by_total(const void *a, const void *b)
     return x->total_s < y->total_s ? 1 : x->total_s > y->total_s ? -1 : strcmp(x->path, y->path);
 }
 
-static int by_path(const void *a, const void *b)
+static int by_seq(const void *a, const void *b)
 {
-    return strcmp(((const struct phase_pick *)a)->path, ((const struct phase_pick *)b)->path);
+    size_t x = ((const struct phase_pick *)a)->seq, y = ((const struct phase_pick *)b)->seq;
+    return x < y ? -1 : x > y;
 }
 
 static const json_t *phase_of(const json_t *phases, const char *path)
@@ -521,7 +523,8 @@ static void write_phases(struct page *p)
                     pk = realloc(pk, cap * sizeof *pk);
                     if (!pk) abort();
                 }
-                pk[n++] = (struct phase_pick){path, 0};
+                pk[n] = (struct phase_pick){path, 0, n};
+                n++;
             }
             if (isfinite(t)) pk[k].total_s += t;
         }
@@ -535,7 +538,8 @@ static void write_phases(struct page *p)
         qsort(pk, n, sizeof *pk, by_total);
         shown = RM_SWEEP_MAX_PHASES;
     }
-    qsort(pk, shown, sizeof *pk, by_path);
+    /* The runs' order, as the text summary lists them (not by name). */
+    qsort(pk, shown, sizeof *pk, by_seq);
     fputs("<section class=\"panel\" id=\"t-phases\"><h3>Phases <span class=\"unit\">(each "
           "phase path in each run)</span></h3>",
           o);
@@ -575,7 +579,7 @@ static void write_phases(struct page *p)
                 ehi = num_of(ph, "energy_wh_high");
             }
             fprintf(o, "<tr data-run=\"%zu\"><td class=\"l\">", r);
-            esc(o, pk[k].path);
+            rm_html_name(o, pk[k].path);
             fprintf(o, "</td><td class=\"l\" data-v=\"%zu\">", r + 1);
             swatch(o, r);
             fprintf(o, "%zu &#183; ", r + 1);

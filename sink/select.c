@@ -90,6 +90,80 @@ static int resolve_latest(const char *dir, const char **id, char *latest, const 
     return 0;
 }
 
+/* The candidates an ambiguous --session SUFFIX names. */
+#define RM_SUFFIX_SHOWN 8
+
+static bool is_session_dir(const char *dir);
+
+/* --session SUFFIX: the ids that end with it (a listing cut to fit the terminal shows an id's
+ * end after an ellipsis), each once. */
+struct suffix {
+    const char *want;
+    size_t len;
+    char ids[RM_SUFFIX_SHOWN + 1][RM_SESSION_ID_MAX + 1];
+    int n; /* ids found (those past RM_SUFFIX_SHOWN are counted, not kept) */
+};
+
+static void suffix_add(struct suffix *s, const char *id)
+{
+    size_t n = strlen(id);
+    if (n <= s->len || strcmp(id + n - s->len, s->want)) return;
+    int kept = s->n < RM_SUFFIX_SHOWN + 1 ? s->n : RM_SUFFIX_SHOWN + 1;
+    for (int i = 0; i < kept; i++)
+        if (!strcmp(s->ids[i], id)) return;
+    if (s->n < RM_SUFFIX_SHOWN + 1) snprintf(s->ids[s->n], sizeof s->ids[s->n], "%s", id);
+    s->n++;
+}
+
+static int suffix_one(void *ctx, const struct rm_index_rec *e)
+{
+    suffix_add(ctx, e->session_id);
+    return 0;
+}
+
+/* The session folders of dir whose ids end with s->want (a sink's index may have lost some). */
+static void suffix_dirs(const char *dir, struct suffix *s)
+{
+    DIR *dp = opendir(dir);
+    struct dirent *de;
+    char why[PATH_MAX + 512];
+    while (dp && (de = readdir(dp)))
+        if (rm_valid_session_id(de->d_name) && strcmp(de->d_name, "latest") &&
+            rm_sink_session_ok(dir, de->d_name, why, sizeof why)) {
+            char sub[PATH_MAX + RM_SESSION_ID_MAX + 8];
+            snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+            if (is_session_dir(sub)) suffix_add(s, de->d_name);
+        }
+    if (dp) closedir(dp);
+}
+
+/* want_id as a unique end of an id (a leading ellipsis, as the text listing shows it, is
+ * skipped): 0 with the id, 1 when no id ends so, or 2 with err listing the candidates. */
+static int by_suffix(const char *dir, int sink, const char *want_id, char *id, size_t idcap,
+                     char *err, size_t errsz)
+{
+    static const char *const ellipses[] = {"\xe2\x80\xa6", "..."};
+    for (size_t k = 0; k < 2; k++)
+        if (!strncmp(want_id, ellipses[k], strlen(ellipses[k]))) want_id += strlen(ellipses[k]);
+    if (!rm_valid_session_id(want_id)) return 1;
+    struct suffix s = {.want = want_id, .len = strlen(want_id)};
+    char ierr[1024];
+    if (sink) rm_index_each(dir, suffix_one, &s, ierr, sizeof ierr);
+    suffix_dirs(dir, &s);
+    if (s.n == 0) return 1;
+    if (s.n == 1) {
+        snprintf(id, idcap, "%s", s.ids[0]);
+        return 0;
+    }
+    size_t used = (size_t)snprintf(err, errsz, "--session %s: %d sessions end so:", want_id, s.n);
+    for (int i = 0; i < s.n && i < RM_SUFFIX_SHOWN && used < errsz; i++)
+        used += (size_t)snprintf(err + used, errsz - used, " %s", s.ids[i]);
+    if (s.n > RM_SUFFIX_SHOWN && used < errsz)
+        snprintf(err + used, errsz - used, " ...");
+    if (used < errsz) snprintf(err + used, errsz - used, " (give more of the id)");
+    return 2;
+}
+
 static int pick_session(const char *sink_dir, const char *want_id, bool newest, char *id,
                         size_t idcap, char *err, size_t errsz)
 {
@@ -97,6 +171,18 @@ static int pick_session(const char *sink_dir, const char *want_id, bool newest, 
     if (resolve_latest(sink_dir, &want_id, latest, "of the sink", err, errsz) < 0) return 2;
     char ierr[1024];
     if (want_id) {
+        char path[2 * PATH_MAX + 512], whole[RM_SESSION_ID_MAX + 1];
+        snprintf(path, sizeof path, "%s/%s/session.json", sink_dir, want_id);
+        struct pick p = {.want = want_id};
+        if (!rm_valid_session_id(want_id) ||
+            (access(path, F_OK) != 0 &&
+             (rm_index_each(sink_dir, pick_one, &p, ierr, sizeof ierr) != 0 || !p.found))) {
+            int rc = by_suffix(sink_dir, 1, want_id, whole, sizeof whole, err, errsz);
+            if (rc == 2) return 2;
+            if (rc == 0) want_id = whole;
+            snprintf(path, sizeof path, "%s/%s/session.json", sink_dir, want_id);
+            p = (struct pick){.want = want_id};
+        }
         if (!rm_valid_session_id(want_id)) {
             snprintf(err, errsz, "--session %s: not a session id", want_id);
             return 2;
@@ -105,9 +191,6 @@ static int pick_session(const char *sink_dir, const char *want_id, bool newest, 
             snprintf(err, errsz, "%s, refused", why);
             return 2;
         }
-        char path[2 * PATH_MAX + 512];
-        snprintf(path, sizeof path, "%s/%s/session.json", sink_dir, want_id);
-        struct pick p = {.want = want_id};
         if (access(path, F_OK) == 0 ||
             (rm_index_each(sink_dir, pick_one, &p, ierr, sizeof ierr) == 0 && p.found)) {
             snprintf(id, idcap, "%s", want_id);
@@ -214,7 +297,15 @@ static int select_session(const char *who, const char *path, const char *id, boo
     }
     char why[PATH_MAX + 512], latest[RM_SESSION_ID_MAX + 1];
     if (resolve_latest(path, &id, latest, "there", err, errsz) < 0) return 2;
+    char whole[RM_SESSION_ID_MAX + 1];
     if (id) {
+        char sub[PATH_MAX + RM_SESSION_ID_MAX + 8];
+        snprintf(sub, sizeof sub, "%s/%s", path, id);
+        if (!rm_valid_session_id(id) || !is_session_dir(sub)) {
+            int rc = by_suffix(path, 0, id, whole, sizeof whole, err, errsz);
+            if (rc == 2) return 2;
+            if (rc == 0) id = whole;
+        }
         if (!rm_valid_session_id(id)) {
             snprintf(err, errsz, "--session %s: not a session id", id);
             return 2;

@@ -58,6 +58,7 @@ const [file, width, png, exe] = process.argv.slice(2);
             return out;
         });
         m.layout = await layout(page);
+        m.reading = await reading(page);
         m.clock = await clockChart(page);
         if (m.clock.present && m.clock.lines) m.clock.pixels = await clockPixels(page);
         m.zoom = await zoom(page, w < 600);
@@ -72,6 +73,107 @@ const [file, width, png, exe] = process.argv.slice(2);
     process.stderr.write(String(e && e.stack || e) + '\n');
     process.exit(1);
 });
+
+// What a new reader trips on (issue 36 §9), measured in the page:
+//  height: the document's scrollHeight (a long phase name must not make the page grow);
+//  legendSplit: legend entries that fit their card's width yet are laid out on more than one
+//    line (the swatch apart from its name);
+//  wordsBroken: command words in the header that fit the line yet are broken over two
+//    (`--epochs` as "-" / "-epochs");
+//  lane: each phase of the lane: its path, the text shown, whether it shows (a name wider
+//    than its band is cut with an ellipsis, not dropped);
+//  cards: each card's label, value and the line under it that says what it counts;
+//  clip: for a chart whose scale is clipped (data-clipped): its label's text and whether it
+//    shows, and for each of its lines the share of the plot's height its highest point
+//    reaches (a line squashed by a spike reads about 0);
+//  nameCells: the longest text of a table cell holding a phase name, in characters.
+function reading(page) {
+    return page.evaluate(() => {
+        const vis = (e) => {
+            for (let x = e; x && x.nodeType === 1; x = x.parentNode)
+                if (getComputedStyle(x).display === 'none') return false;
+            const cs = getComputedStyle(e), b = e.getBoundingClientRect();
+            return cs.visibility !== 'hidden' && b.width > 0 && b.height > 0;
+        };
+        // The rects of an element's text (its text nodes only, not a swatch beside them).
+        const textRects = (e) => {
+            const rects = [];
+            const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+            for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+                const r = document.createRange();
+                r.selectNodeContents(n);
+                rects.push(...[...r.getClientRects()].filter((b) => b.width > 0));
+            }
+            return rects;
+        };
+        // Line boxes of an element's text: its rects' distinct tops.
+        const lines = (e) => new Set(textRects(e).map((b) => Math.round(b.top / 3))).size;
+        // A legend entry is split when its text wraps, or its swatch is on another line.
+        const split = (e) => {
+            const rs = textRects(e), sw = e.querySelector('svg, i');
+            if (lines(e) > 1) return true;
+            if (!sw || !rs.length) return false;
+            const b = sw.getBoundingClientRect(), mid = (b.top + b.bottom) / 2;
+            return mid < rs[0].top || mid > rs[0].bottom;
+        };
+        const out = {height: document.documentElement.scrollHeight, legendSplit: [],
+            wordsBroken: [], lane: [], cards: [], clip: [], nameCells: 0};
+        document.querySelectorAll('.legend > span').forEach((e) => {
+            const card = e.parentElement.getBoundingClientRect().width;
+            const clone = e.cloneNode(true);
+            clone.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;' +
+                'display:inline-block';
+            e.parentElement.appendChild(clone);
+            const natural = clone.getBoundingClientRect().width;
+            clone.remove();
+            if (natural <= card && split(e)) out.legendSplit.push(e.textContent);
+        });
+        // Each word of the command (whatever the markup around it): its text's line boxes.
+        document.querySelectorAll('header .meta code').forEach((code) => {
+            const line = code.closest('.meta').getBoundingClientRect().width;
+            const walk = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+            for (let n = walk.nextNode(); n; n = walk.nextNode())
+                for (const m of n.textContent.matchAll(/\S+/g)) {
+                    const r = document.createRange();
+                    r.setStart(n, m.index);
+                    r.setEnd(n, m.index + m[0].length);
+                    const rs = [...r.getClientRects()].filter((b) => b.width > 0);
+                    const width = rs.reduce((a, b) => a + b.width, 0);
+                    if (width < line && new Set(rs.map((b) => Math.round(b.top / 3))).size > 1)
+                        out.wordsBroken.push(m[0]);
+                }
+        });
+        document.querySelectorAll('svg.lane g.phase').forEach((g) => {
+            const t = g.querySelector('text');
+            out.lane.push({path: g.dataset.path, text: t ? t.textContent : '',
+                shown: !!t && vis(t)});
+        });
+        document.querySelectorAll('.card').forEach((c) => {
+            const q = (s) => (c.querySelector(s) || {}).textContent || '';
+            out.cards.push({label: q('.label'), value: q('.value'), sub: q('.sub')});
+        });
+        document.querySelectorAll('svg.chart[data-clipped]').forEach((svg) => {
+            const pt = +svg.dataset.pt, ph = +svg.dataset.ph;
+            const t = svg.querySelector('g.ref.clip text');
+            const reach = {};
+            svg.querySelectorAll('polyline[data-series]').forEach((pl) => {
+                const ys = (pl.getAttribute('points') || '').trim().split(/\s+/)
+                    .map((p) => +p.split(',')[1]).filter((y) => isFinite(y));
+                const top = Math.min(...ys);
+                const k = pl.dataset.series;
+                reach[k] = Math.max(reach[k] || 0, (pt + ph - top) / ph);
+            });
+            out.clip.push({id: svg.closest('.panel').id, label: t ? t.textContent : '',
+                labelShown: !!t && vis(t), reach});
+        });
+        document.querySelectorAll('#t-phase-table tbody tr:not(.held) > td.l:first-child, ' +
+            '#t-phase-memory tbody tr > td.l:first-child').forEach((td) => {
+            const n = Array.from(td.textContent).length;
+            if (n > out.nameCells) out.nameCells = n;
+        });
+        return out;
+    });
+}
 
 // What a reader sees of the layout, measured in the page:
 //  laneLabels/laneOverlaps: visible phase names in the lane, and pairs whose boxes overlap;

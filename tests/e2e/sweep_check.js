@@ -13,6 +13,8 @@
 //    click shows them again;
 //  sort: a click on the energy header orders the rows by energy (ascending), a second click
 //    descending; a click on the first parameter's header orders by it;
+//  phaseOrder / phaseCellChars / height: the phase table's phases as listed, its longest
+//    phase cell in characters, the document's height;
 //  ok/charts: the page's self-check; scriptErrors.
 'use strict';
 const puppeteer = require('puppeteer-core');
@@ -34,6 +36,19 @@ const [file, width, png, exe] = process.argv.slice(2);
             : {width: w, height: 1000, deviceScaleFactor: 1});
         await page.goto('file://' + file, {waitUntil: 'load'});
         const m = await layout(page);
+        // The phase table's phases in the order shown (issue 36 §9: the runs' order, not by
+        // name), its longest phase cell in characters, and the page's height.
+        Object.assign(m, await page.evaluate(() => {
+            const seen = [];
+            let longest = 0;
+            document.querySelectorAll('#t-phases tbody tr td:first-child').forEach((td) => {
+                const name = td.textContent;
+                if (!seen.includes(name)) seen.push(name);
+                longest = Math.max(longest, Array.from(name).length);
+            });
+            return {phaseOrder: seen, phaseCellChars: longest,
+                height: document.documentElement.scrollHeight};
+        }));
         m.legend = await legend(page);
         m.sort = await sort(page);
         await page.screenshot({path: png, fullPage: true});

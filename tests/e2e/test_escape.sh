@@ -37,7 +37,7 @@ jq -cn --arg p "$PHASE" --argjson t "$t0" \
     '{ts:"x",type:"phase",pid:1,t:($t + 0.9),name:$p,path:$p,seconds:0.8}' >>"$s/runlog.jsonl"
 
 # --- runmon sessions -----------------------------------------------------------------------
-"$RUNMON" sessions "$T/sink" --format text >"$T/sessions.txt"; rc=$?
+COLUMNS=200 "$RUNMON" sessions "$T/sink" --format text >"$T/sessions.txt"; rc=$?
 expect_eq "sessions text: exit 0" 0 "$rc"
 check "sessions text: no raw ESC or BEL" no_raw_controls "$T/sessions.txt"
 expect_eq "sessions text: a header and one row, the newlines escaped" 2 "$(wc -l <"$T/sessions.txt")"

@@ -70,7 +70,8 @@ expect_eq "phase table: train and eval of each run" 6 "$(sed -n '/id="t-phases"/
 # double, so 0.0225 (0.022499... as a double) printed 0.023 where the page prints 0.022.
 # The bar's half-width is rounded once from the full double (awk's print goes through %.6g
 # first: 0.00249999 -> 0.0025 -> 0.003, where the page prints 0.002).
-want=$(jq -r '.phases | sort_by(.path) | .[] | select(.energy_wh_low != null) | "\(.energy_wh) \(.energy_wh_low) \(.energy_wh_high) \(.short_phase)"' "${S[0]}/summary.json" |
+# The phases in the run's order (issue 36: as summary.json lists them, not by name).
+want=$(jq -r '.phases | .[] | select(.energy_wh_low != null) | "\(.energy_wh) \(.energy_wh_low) \(.energy_wh_high) \(.short_phase)"' "${S[0]}/summary.json" |
     while read -r e lo hi sh; do
         printf '<td data-v="%s" title="error bar %s&#8211;%s Wh">%s%s<small> &#177;%s</small></td>\n' "$e" \
             "$(awk -v v="$lo" 'BEGIN { printf "%.4f", v }')" "$(awk -v v="$hi" 'BEGIN { printf "%.4f", v }')" \

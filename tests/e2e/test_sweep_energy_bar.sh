@@ -44,7 +44,7 @@ expect_eq "json: other figures keep best (no bar): best_tied holds energy only" 
 COLUMNS=100 "$RUNMON" sessions "$K" --summary --sweep tie --format text >"$T/t.txt"
 expect_match "text: a's energy with its bar, marked tied" "1\.000±0\.050 Wh=" "$(sed -n 2p "$T/t.txt")"
 expect_match "text: b's, the larger side as the half-width, tied" "1\.040±0\.050 Wh=" "$(sed -n 3p "$T/t.txt")"
-expect_match "text: c's, not marked" "2\.000±0\.100 Wh " "$(sed -n 4p "$T/t.txt")"
+expect_match "text: c's, not marked" "2\.000±0\.100 Wh( |$)" "$(sed -n 4p "$T/t.txt")"
 check "text: no energy cell is marked best" bash -c "! grep -q 'Wh\*' '$T/t.txt'"
 expect_match "text: the legend says what = means" "=: tied for" "$(cat "$T/t.txt")"
 check "text: within COLUMNS=100" test "$(python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' "$T/t.txt")" -le 100
