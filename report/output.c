@@ -14,6 +14,7 @@
 
 #include "base/csvwrite.h"
 #include "base/termsafe.h"
+#include "model/figures.h"
 #include "model/session.h"
 
 static const json_t *at(const json_t *o, const char *path)
@@ -231,24 +232,41 @@ int rm_summary_stream_end(struct rm_json_stream *st, const json_t *summary)
 
 #define F(p, d) fmt(g, p, d)
 
+/* A text cell of GPU g: the figures of text column col (model/figures.h) joined by "/", and
+ * the column's mark for a MIG instance. */
+static const char *text_cell(char *b, size_t cap, const json_t *g, int col, bool mig)
+{
+    size_t used = 0;
+    b[0] = '\0';
+    for (int pos = 1, f; used < cap && (f = rm_fig_text_at(col, pos)) >= 0; pos++)
+        used += (size_t)snprintf(b + used, cap - used, "%s%s", pos > 1 ? "/" : "",
+                                 F(rm_figures[f].key, rm_figures[f].text.dec));
+    if (used < cap && mig && rm_fig_text_cols[col].mig_mark) snprintf(b + used, cap - used, "*");
+    return b;
+}
+
+/* The table's two header lines after GPU and NAME: the columns' heads, then their subs. */
+static void print_gpu_heads(FILE *out, const char *indent, bool sub)
+{
+    fprintf(out, "%s%-3s %-18s", indent, sub ? "" : "GPU", sub ? "" : "NAME");
+    for (int col = RM_FIG_COL_NONE + 1; col < RM_FIG_COL_COUNT; col++)
+        fprintf(out, " %*s", rm_fig_text_cols[col].width,
+                sub ? rm_fig_text_cols[col].sub : rm_fig_text_cols[col].head);
+    fputc('\n', out);
+}
+
 /* The GPU table: at most 100 columns (names past 18 characters are cut; a leading "NVIDIA "
- * is left out, as every GPU nvidia-smi reports is one), every column with its unit. */
+ * is left out, as every GPU nvidia-smi reports is one), every column with its unit. Its
+ * columns are model/figures.c's text columns. */
 static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
 {
-    fprintf(out, "%s%-3s %-18s %7s %17s %6s %13s %9s %7s %4s %5s\n", indent, "GPU", "NAME",
-            "SAMPLES", "UTIL %", "MEMCTL", "VRAM MiB", "POWER W", "ENERGY", "TEMP", "IDLE");
-    fprintf(out, "%s%-3s %-18s %7s %17s %6s %13s %9s %7s %4s %5s\n", indent, "", "", "",
-            "mean/p50/p95/max", "% mean", "peak/total", "mean/max", "Wh", "C", "share");
+    print_gpu_heads(out, indent, false);
+    print_gpu_heads(out, indent, true);
     size_t i;
     const json_t *g;
     bool any_mig = false;
     json_array_foreach(gpus, i, g)
     {
-        char util[64], vram[48], pw[40];
-        snprintf(util, sizeof util, "%s/%s/%s/%s", F("util_pct.mean", 1), F("util_pct.p50", 0),
-                 F("util_pct.p95", 0), F("util_pct.max", 0));
-        snprintf(vram, sizeof vram, "%s/%s", F("vram_mb.peak", 0), F("vram_mb.total", 0));
-        snprintf(pw, sizeof pw, "%s/%s", F("power_w.mean", 0), F("power_w.max", 0));
         const json_t *ix = json_object_get(g, "index");
         char ixs[16];
         snprintf(ixs, sizeof ixs, "%s", json_is_integer(ix) ? "" : "?");
@@ -256,13 +274,14 @@ static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
             snprintf(ixs, sizeof ixs, "%lld", (long long)json_integer_value(ix));
         const char *name = str(g, "name");
         if (!strncmp(name, "NVIDIA ", 7) && name[7]) name += 7;
-        char namec[1024], en[32];
+        char namec[1024], cellb[128];
         bool mig = json_is_true(json_object_get(g, "mig_instance"));
         any_mig |= mig;
-        snprintf(en, sizeof en, "%s%s", F("energy_wh", 3), mig ? "*" : "");
-        fprintf(out, "%s%-3s %s %7s %17s %6s %13s %9s %7s %4s %5s\n", indent, ixs,
-                rm_term_cell(namec, sizeof namec, name, 18, 18), F("samples", 0), util,
-                F("mem_util_pct.mean", 1), vram, pw, en, F("temp_c_max", 0), F("idle_share", 2));
+        fprintf(out, "%s%-3s %s", indent, ixs, rm_term_cell(namec, sizeof namec, name, 18, 18));
+        for (int col = RM_FIG_COL_NONE + 1; col < RM_FIG_COL_COUNT; col++)
+            fprintf(out, " %*s", rm_fig_text_cols[col].width,
+                    text_cell(cellb, sizeof cellb, g, col, mig));
+        fputc('\n', out);
     }
     if (any_mig)
         fprintf(out, "%s* MIG instance: the whole GPU's power and energy, counted once in sums\n",
@@ -653,15 +672,6 @@ static void csv_num(FILE *out, const json_t *o, const char *path)
         fprintf(out, "%.15g", json_real_value(v));
 }
 
-static const char *const gpu_cols[] = {
-    "samples",          "util_pct.mean",      "util_pct.max",
-    "util_pct.p50",     "util_pct.p95",       "mem_util_pct.mean",
-    "mem_util_pct.max", "vram_mb.peak",       "vram_mb.mean",
-    "vram_mb.total",    "power_w.mean",       "power_w.max",
-    "energy_wh",        "temp_c_max",         "sm_clock_mhz.mean",
-    "sm_clock_mhz.max", "mem_clock_mhz.mean", "mem_clock_mhz.max",
-    "idle_share"};
-
 static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t *g,
                     const json_t *p, int tty)
 {
@@ -677,8 +687,8 @@ static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t
     fputc(',', out);
     const json_t *n = json_object_get(g, "name");
     csv_str(out, json_is_string(n) ? json_string_value(n) : NULL, tty);
-    for (size_t i = 0; i < sizeof gpu_cols / sizeof gpu_cols[0]; i++)
-        csv_num(out, g, gpu_cols[i]);
+    for (int f = 0; f < RM_FIG_COUNT; f++) /* model/figures.c's CSV columns */
+        if (rm_figures[f].shown & RM_FIG_IN_CSV) csv_num(out, g, rm_figures[f].key);
     csv_num(out, p, "count");
     csv_num(out, p, "total_seconds");
     csv_num(out, p, "cpu.usr_pct.mean");
@@ -690,9 +700,10 @@ static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t
 static void csv_head(FILE *out, const json_t *s, int tty)
 {
     fputs("kind,phase,gpu,uuid,name", out);
-    for (size_t i = 0; i < sizeof gpu_cols / sizeof gpu_cols[0]; i++) {
+    for (int f = 0; f < RM_FIG_COUNT; f++) {
+        if (!(rm_figures[f].shown & RM_FIG_IN_CSV)) continue;
         fputc(',', out);
-        for (const char *c = gpu_cols[i]; *c; c++)
+        for (const char *c = rm_figures[f].key; *c; c++)
             fputc(*c == '.' ? '_' : *c, out);
     }
     fputs(",count,total_seconds,cpu_usr_mean_pct,cpu_idle_mean_pct\n", out);
