@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/rm_time.h"
+#include "model/figures.h"
 #include "report/report_internal.h"
 
 /* ---- summary cards and tables --------------------------------------------------------- */
@@ -126,14 +127,15 @@ struct num_col {
     double div;
 };
 
-/* One cell per column, each opened by "</td><td>" (the row's first cell is the caller's);
- * the energy with its bar. */
-static void num_cells(FILE *o, const json_t *obj, const struct num_col *cols, size_t n)
+/* One cell per column of the GPU table (model/figures.c's report columns), each opened by
+ * "</td><td>" (the row's first cell is the caller's); the energy with its bar. */
+static void gpu_cells(FILE *o, const json_t *g)
 {
-    for (size_t c = 0; c < n; c++) {
+    for (int at = 1, k; (k = rm_fig_report_at(at)) >= 0; at++) {
+        const struct rm_figure *f = &rm_figures[k];
         fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(obj, cols[c].key), cols[c].dec, "", cols[c].div);
-        if (!strcmp(cols[c].key, "energy_wh")) energy_bar(o, obj, cols[c].dec);
+        rm_report_num(o, rm_report_get(g, f->key), f->report.dec, "", f->report.div);
+        if (f->report.bar) energy_bar(o, g, f->report.dec);
     }
 }
 
@@ -146,13 +148,6 @@ static void value_or_dash(FILE *o, bool has, int dec, double v)
         fputs("&#8211;", o);
 }
 
-static const struct num_col gpu_cols[] = {
-    {"samples", 0, 1},      {"util_pct.mean", 1, 1},   {"util_pct.p95", 0, 1},
-    {"util_pct.max", 0, 1}, {"vram_mb.peak", 2, 1024}, {"vram_mb.total", 2, 1024},
-    {"power_w.mean", 1, 1}, {"power_w.max", 1, 1},     {"energy_wh", 3, 1},
-    {"temp_c_max", 0, 1},   {"idle_share", 2, 1},      {"gaps.count", 0, 1},
-};
-
 static const struct num_col phase_cols[] = {
     {"count", 0, 1},        {"total_seconds", 3, 1},       {"status.ok", 0, 1},
     {"status.error", 0, 1}, {"status.unterminated", 0, 1},
@@ -164,11 +159,10 @@ void rm_report_write_gpu_table(struct report *r)
     const json_t *gpus = rm_report_get(r->summary, "gpus");
     if (!json_array_size(gpus)) return;
     fprintf(o, "<section class=\"panel\"><h3>GPUs</h3><div "
-               "class=\"tw\"><table><thead><tr><th>GPU</th><th class=\"l\">name</th>"
-               "<th>samples</th><th>util mean %%</th><th>util p95 %%</th><th>util max %%</th>"
-               "<th>VRAM peak GiB</th><th>VRAM total GiB</th><th>power mean W</th>"
-               "<th>power max W</th><th>energy Wh</th><th>temp max &#176;C</th><th>idle "
-               "share</th><th>gaps</th></tr></thead><tbody>");
+               "class=\"tw\"><table><thead><tr><th>GPU</th><th class=\"l\">name</th>");
+    for (int at = 1, k; (k = rm_fig_report_at(at)) >= 0; at++)
+        fprintf(o, "<th>%s</th>", rm_figures[k].report.head);
+    fprintf(o, "</tr></thead><tbody>");
     size_t i;
     json_t *g;
     json_array_foreach(gpus, i, g)
@@ -180,7 +174,7 @@ void rm_report_write_gpu_table(struct report *r)
         if (json_is_true(rm_report_get(g, "mig_instance")))
             fprintf(o, "<br><small>MIG instance: power and energy are the whole GPU's, counted "
                        "once in sums</small>");
-        num_cells(o, g, gpu_cols, sizeof gpu_cols / sizeof gpu_cols[0]);
+        gpu_cells(o, g);
         fprintf(o, "</td></tr>");
     }
     fprintf(o, "</tbody></table></div></section>\n");
