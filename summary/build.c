@@ -972,14 +972,17 @@ static json_t *build_totals(const struct merged *m)
     json_object_set_new(
         totals, "power_w",
         json_pack("{s:o,s:o}", "mean", jnum(st_mean(tp), 3), "max", jnum(st_max(tp), 3)));
-    json_object_set_new(totals, "energy_wh",
-                        jnum(m->tot.has_energy ? m->tot.energy_j / 3600 : NAN, 6));
+    /* The GPUs' energy rows summed, under their keys and decimals (model/figures.c). */
     const struct gpu_totals *t = &m->tot;
-    json_object_set_new(totals, "energy_wh_low",
-                        jnum(t->has_bar ? t->energy_low_j / 3600 : NAN, 6));
-    json_object_set_new(totals, "energy_wh_high",
-                        jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, 6));
-    json_object_set_new(totals, "energy_uncovered_s", jnum(t->has_bar ? t->uncovered_s : NAN, 3));
+    const struct rm_figure *fe = &rm_figures[RM_FIG_ENERGY], *fl = &rm_figures[RM_FIG_ENERGY_LOW],
+                           *fh = &rm_figures[RM_FIG_ENERGY_HIGH],
+                           *fu = &rm_figures[RM_FIG_ENERGY_UNCOVERED];
+    json_object_set_new(totals, fe->key, jnum(t->has_energy ? t->energy_j / 3600 : NAN, fe->dec));
+    json_object_set_new(totals, fl->key, jnum(t->has_bar ? t->energy_low_j / 3600 : NAN, fl->dec));
+    json_object_set_new(
+        totals, fh->key,
+        jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, fh->dec));
+    json_object_set_new(totals, fu->key, jnum(t->has_bar ? t->uncovered_s : NAN, fu->dec));
     json_object_set_new(totals, "cpu", host_json(&m->host, false));
     json_object_set_new(totals, "host_mem_peak_mb", jnum(st_max(&m->host.m[RM_HM_MEM_USED]), 3));
     json_object_set_new(totals, "proc", host_json(&m->host, true));
@@ -1128,31 +1131,34 @@ static json_t *phase_gpus(const struct rm_summary *s, struct merged *m, size_t p
  * bar's top null when a GPU's is unknown) and the most seconds a GPU's samples left out. */
 static void phase_energy(json_t *po, const json_t *gpus)
 {
-    static const char *const keys[] = {"energy_wh", "energy_wh_low", "energy_wh_high"};
+    static const int figs[] = {RM_FIG_ENERGY, RM_FIG_ENERGY_LOW, RM_FIG_ENERGY_HIGH};
     for (size_t k = 0; k < 3; k++) {
+        const struct rm_figure *f = &rm_figures[figs[k]];
         double sum = 0;
         bool any = false, unknown = false;
         size_t i;
         json_t *g;
         json_array_foreach(gpus, i, g)
         {
-            json_t *v = json_object_get(g, keys[k]);
+            json_t *v = json_object_get(g, f->key);
             if (json_is_false(json_object_get(g, "energy_counted"))) continue; /* MIG */
             if (json_is_number(v)) sum += json_number_value(v), any = true;
-            if (k == 2 && !json_is_number(v) && json_is_number(json_object_get(g, keys[1])))
+            if (k == 2 && !json_is_number(v) &&
+                json_is_number(json_object_get(g, rm_figures[RM_FIG_ENERGY_LOW].key)))
                 unknown = true;
         }
-        json_object_set_new(po, keys[k], jnum(any && !unknown ? sum : NAN, 6));
+        json_object_set_new(po, f->key, jnum(any && !unknown ? sum : NAN, f->dec));
     }
+    const struct rm_figure *fu = &rm_figures[RM_FIG_ENERGY_UNCOVERED];
     double most = NAN;
     size_t i;
     json_t *g;
     json_array_foreach(gpus, i, g)
     {
-        json_t *v = json_object_get(g, "energy_uncovered_s");
+        json_t *v = json_object_get(g, fu->key);
         if (json_is_number(v) && !(json_number_value(v) <= most)) most = json_number_value(v);
     }
-    json_object_set_new(po, "energy_uncovered_s", jnum(most, 3));
+    json_object_set_new(po, fu->key, jnum(most, fu->dec));
 }
 
 /* One row of "phases": the run log's lines of ph, its GPUs' figures, its host's. */
