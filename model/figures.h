@@ -110,6 +110,10 @@ struct rm_figure {
 };
 extern const struct rm_figure rm_figures[RM_FIG_COUNT];
 
+/* Figure X's key, for an output that reads one figure by name: RM_FIG_KEY(ENERGY). The run's
+ * totals and a phase's row hold the GPUs' energy rows summed under the same keys. */
+#define RM_FIG_KEY(x) (rm_figures[RM_FIG_##x].key)
+
 /* The figure shown in the report's GPU table's column at (from 1), or -1 past the last. */
 int rm_fig_report_at(int at);
 

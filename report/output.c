@@ -52,19 +52,20 @@ static const char *fmt(const json_t *o, const char *path, int dec)
  * limit recorded); "-" without an interval. */
 static const char *energy_text(char *b, size_t cap, const json_t *t)
 {
-    const json_t *e = json_object_get(t, "energy_wh"), *lo = json_object_get(t, "energy_wh_low"),
-                 *hi = json_object_get(t, "energy_wh_high"),
-                 *un = json_object_get(t, "energy_uncovered_s");
+    const json_t *e = json_object_get(t, RM_FIG_KEY(ENERGY)),
+                 *lo = json_object_get(t, RM_FIG_KEY(ENERGY_LOW)),
+                 *hi = json_object_get(t, RM_FIG_KEY(ENERGY_HIGH)),
+                 *un = json_object_get(t, RM_FIG_KEY(ENERGY_UNCOVERED));
     char partly[64] = "";
     if (json_is_number(un) && json_number_value(un) >= 0.005)
         snprintf(partly, sizeof partly, "; %.2f s unsampled", json_number_value(un));
     if (!json_is_number(lo)) {
-        snprintf(b, cap, "%s Wh", fmt(t, "energy_wh", 3));
+        snprintf(b, cap, "%s Wh", fmt(t, RM_FIG_KEY(ENERGY), 3));
         return b;
     }
-    snprintf(b, cap, "%s Wh (%s to %s%s)", json_is_number(e) ? fmt(t, "energy_wh", 3) : "-",
-             fmt(t, "energy_wh_low", 3), json_is_number(hi) ? fmt(t, "energy_wh_high", 3) : "?",
-             partly);
+    snprintf(b, cap, "%s Wh (%s to %s%s)", json_is_number(e) ? fmt(t, RM_FIG_KEY(ENERGY), 3) : "-",
+             fmt(t, RM_FIG_KEY(ENERGY_LOW), 3),
+             json_is_number(hi) ? fmt(t, RM_FIG_KEY(ENERGY_HIGH), 3) : "?", partly);
     return b;
 }
 
@@ -501,7 +502,7 @@ static void print_phase_line(FILE *out, const json_t *p)
     if (np) snprintf(ps, sizeof ps, "%.1f", pw);
     /* The phase's own sum (MIG instances of one GPU counted once); ~ a short phase,
      * whose energy is mostly the sensor's smear. */
-    const json_t *ev = json_object_get(p, "energy_wh");
+    const json_t *ev = json_object_get(p, RM_FIG_KEY(ENERGY));
     if (json_is_number(ev))
         snprintf(es, sizeof es, "%.3f%s", json_number_value(ev),
                  json_is_true(json_object_get(p, "short_phase")) ? "~" : "");
@@ -615,13 +616,13 @@ static void print_set(FILE *out, const json_t *set)
     json_array_foreach(json_object_get(set, "hosts"), i, g)
     {
         fprintf(out, "  %s %4s %13s %14s  ", cell(g, "host", 24, 24), F("gpu_count", 0),
-                F("energy_wh", 3), F("peak_vram_mb", 0));
+                F(RM_FIG_KEY(ENERGY), 3), F("peak_vram_mb", 0));
         rm_fput_safe(out, str(g, "path"));
         fputc('\n', out);
     }
     g = json_object_get(set, "totals");
     fprintf(out, "  %-24s %4s %13s %14s  (energy: sum; peak VRAM: max over hosts)\n", "TOTAL",
-            F("gpu_count", 0), F("energy_wh", 3), F("peak_vram_mb", 0));
+            F("gpu_count", 0), F(RM_FIG_KEY(ENERGY), 3), F("peak_vram_mb", 0));
 }
 
 /* A "runmon-summary-sessions" (several sessions): each in turn, no totals across them. */
@@ -710,9 +711,9 @@ static void csv_head(FILE *out, const json_t *s, int tty)
     size_t i;
     const json_t *g;
     json_array_foreach(json_object_get(s, "gpus"), i, g) csv_gpu(out, "gpu", NULL, g, NULL, tty);
-    json_t *tot =
-        json_pack("{s:O,s:O}", "power_w", json_object_get(json_object_get(s, "totals"), "power_w"),
-                  "energy_wh", json_object_get(json_object_get(s, "totals"), "energy_wh"));
+    json_t *tot = json_pack(
+        "{s:O,s:O}", "power_w", json_object_get(json_object_get(s, "totals"), "power_w"),
+        RM_FIG_KEY(ENERGY), json_object_get(json_object_get(s, "totals"), RM_FIG_KEY(ENERGY)));
     if (tot) {
         csv_gpu(out, "total", NULL, tot, json_object_get(s, "totals"), tty);
         json_decref(tot);

@@ -58,9 +58,9 @@ static void fmt_duration(FILE *o, const json_t *v)
  * and no power limit recorded), and the seconds no sample covered; nothing when obj has none. */
 static void energy_bar(FILE *o, const json_t *obj, int dec)
 {
-    const json_t *lo = json_object_get(obj, "energy_wh_low"),
-                 *hi = json_object_get(obj, "energy_wh_high"),
-                 *un = json_object_get(obj, "energy_uncovered_s");
+    const json_t *lo = json_object_get(obj, RM_FIG_KEY(ENERGY_LOW)),
+                 *hi = json_object_get(obj, RM_FIG_KEY(ENERGY_HIGH)),
+                 *un = json_object_get(obj, RM_FIG_KEY(ENERGY_UNCOVERED));
     if (!json_is_number(lo)) return;
     fprintf(o, " <small class=\"ebar\">(%.*f&#8211;", dec, json_number_value(lo));
     if (json_is_number(hi))
