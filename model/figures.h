@@ -4,7 +4,8 @@
  * model/gpu_metrics.h) or that it is computed by a function of its own, its decimals in
  * summary.json, and which outputs show it and how. summary/build.c writes the objects by
  * walking the rows; report/output.c (text and CSV) and report/report_tables.c (the report's
- * GPU table) show the rows that name them. docs/ARCHITECTURE.md: "Adding a figure".
+ * GPU table) show the rows that name them. A second, smaller table holds the run's headline
+ * figures (the top of the document). docs/ARCHITECTURE.md: "Adding a figure".
  */
 #ifndef RUNMON_MODEL_FIGURES_H
 #define RUNMON_MODEL_FIGURES_H
@@ -113,6 +114,36 @@ extern const struct rm_figure rm_figures[RM_FIG_COUNT];
 /* Figure X's key, for an output that reads one figure by name: RM_FIG_KEY(ENERGY). The run's
  * totals and a phase's row hold the GPUs' energy rows summed under the same keys. */
 #define RM_FIG_KEY(x) (rm_figures[RM_FIG_##x].key)
+
+/* The run's headline figures, at the top of summary.json (over all GPUs and the host), in
+ * the document's order: each is computed by summary/build.c's run_figure (a switch over
+ * this enum, so a row without its computation does not compile). */
+enum rm_run_fig {
+    RM_RUN_PEAK_VRAM,
+    RM_RUN_UTIL_MEAN,
+    RM_RUN_UTIL_MAX,
+    RM_RUN_MEMUTIL_MEAN,
+    RM_RUN_MEMUTIL_MAX,
+    RM_RUN_MEMUTIL_SOURCE,
+    RM_RUN_POWER_MEAN,
+    RM_RUN_POWER_MAX,
+    RM_RUN_CPU_USR_MEAN,
+    RM_RUN_CPU_IDLE_MEAN,
+    RM_RUN_JAX_PEAK,
+    RM_RUN_WORKLOAD_PEAK_VRAM,
+    RM_RUN_FRAMEWORK_PEAK,
+    RM_RUN_FIG_COUNT
+};
+
+struct rm_run_figure {
+    const char *key;  /* its member of the document */
+    const char *unit; /* "" for a name or an object */
+    int dec;          /* its decimals in summary.json */
+};
+extern const struct rm_run_figure rm_run_figures[RM_RUN_FIG_COUNT];
+
+/* Headline figure X's key: RM_RUN_KEY(WORKLOAD_PEAK_VRAM). */
+#define RM_RUN_KEY(x) (rm_run_figures[RM_RUN_##x].key)
 
 /* The figure shown in the report's GPU table's column at (from 1), or -1 past the last. */
 int rm_fig_report_at(int at);

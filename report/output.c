@@ -355,7 +355,7 @@ static bool phase_has_memory(const json_t *p)
 {
     size_t k;
     const json_t *x;
-    bool any = json_is_object(json_object_get(p, "framework_peak_mb"));
+    bool any = json_is_object(json_object_get(p, RM_RUN_KEY(FRAMEWORK_PEAK)));
     json_array_foreach(json_object_get(p, "gpus"), k, x) any |=
         json_is_object(json_object_get(x, "workload_vram_mb"));
     return any;
@@ -616,13 +616,13 @@ static void print_set(FILE *out, const json_t *set)
     json_array_foreach(json_object_get(set, "hosts"), i, g)
     {
         fprintf(out, "  %s %4s %13s %14s  ", cell(g, "host", 24, 24), F("gpu_count", 0),
-                F(RM_FIG_KEY(ENERGY), 3), F("peak_vram_mb", 0));
+                F(RM_FIG_KEY(ENERGY), 3), F(RM_RUN_KEY(PEAK_VRAM), 0));
         rm_fput_safe(out, str(g, "path"));
         fputc('\n', out);
     }
     g = json_object_get(set, "totals");
     fprintf(out, "  %-24s %4s %13s %14s  (energy: sum; peak VRAM: max over hosts)\n", "TOTAL",
-            F("gpu_count", 0), F(RM_FIG_KEY(ENERGY), 3), F("peak_vram_mb", 0));
+            F("gpu_count", 0), F(RM_FIG_KEY(ENERGY), 3), F(RM_RUN_KEY(PEAK_VRAM), 0));
 }
 
 /* A "runmon-summary-sessions" (several sessions): each in turn, no totals across them. */

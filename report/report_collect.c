@@ -430,7 +430,7 @@ void rm_report_add_phase(struct report *r, const json_t *p)
     ph->energy_lo = num_at(p, RM_FIG_KEY(ENERGY_LOW));
     ph->energy_hi = num_at(p, RM_FIG_KEY(ENERGY_HIGH));
     ph->short_phase = json_is_true(rm_report_get(p, "short_phase"));
-    ph->has_fw = json_is_object(rm_report_get(p, "framework_peak_mb"));
+    ph->has_fw = json_is_object(rm_report_get(p, RM_RUN_KEY(FRAMEWORK_PEAK)));
     ph->fw_name = ref_at(p, "framework_peak_mb.name");
     ph->fw_max = num_at(p, "framework_peak_mb.max");
     static const char *const io_keys[RM_REPORT_PHASE_IO] = {"io.disk_read_mb_s",

@@ -88,11 +88,11 @@ void rm_report_write_cards(struct report *r)
     fmt_duration(o, dur);
     fprintf(o, "</div></div>");
     card(o, "Peak VRAM");
-    rm_report_num(o, rm_report_get(s, "peak_vram_mb"), 1, " GiB", 1024);
+    rm_report_num(o, rm_report_get(s, RM_RUN_KEY(PEAK_VRAM)), 1, " GiB", 1024);
     /* Two peaks side by side read as a contradiction unless each says what it counts. */
     fprintf(o, "</div><div class=\"sub\" id=\"sub-peak-vram\">the GPUs' memory used by "
                "every process (nvidia-smi)</div></div>");
-    const json_t *wp = rm_report_get(s, "workload_peak_vram_mb");
+    const json_t *wp = rm_report_get(s, RM_RUN_KEY(WORKLOAD_PEAK_VRAM));
     if (json_is_number(wp)) { /* apps.csv: what the workload's own processes held */
         card(o, "Workload peak VRAM");
         rm_report_num(o, wp, 1, " GiB", 1024);
@@ -100,7 +100,7 @@ void rm_report_write_cards(struct report *r)
                    "own processes only (0: they held no GPU memory)</div></div>");
     }
     card(o, "Mean GPU utilization");
-    rm_report_num(o, rm_report_get(s, "gpu_util_mean_pct"), 1, " %", 1);
+    rm_report_num(o, rm_report_get(s, RM_RUN_KEY(UTIL_MEAN)), 1, " %", 1);
     fprintf(o, "</div></div>");
     card(o, "Energy");
     rm_report_num(o, rm_report_get(s, "totals.energy_wh"), 2, " Wh", 1);

@@ -168,16 +168,20 @@ static json_t *stat_figure(const struct gpu_figs *c, const struct rm_figure *f)
     const struct rm_gpu_stats *s = c->by[f->metric];
     const struct rm_stat *st = s ? &s->m[f->metric] : NULL;
     switch (f->stat) {
-    case RM_FIG_MEAN: return jnum(st ? st_mean(st) : NAN, f->dec);
-    case RM_FIG_MAX: return jnum(st ? st_max(st) : NAN, f->dec);
+    case RM_FIG_MEAN:
+        return jnum(st ? st_mean(st) : NAN, f->dec);
+    case RM_FIG_MAX:
+        return jnum(st ? st_max(st) : NAN, f->dec);
     case RM_FIG_P50:
     case RM_FIG_P95: {
         double q = f->stat == RM_FIG_P50 ? 0.5 : 0.95; /* only utilization has a histogram */
         bool hist = s && f->metric == RM_GM_UTIL;
         return jnum(hist ? rm_hist_quantile(s->util_hist, RM_UTIL_BUCKETS, q) : NAN, f->dec);
     }
-    case RM_FIG_SOURCE: return rm_str_or_null(c->src[f->metric]);
-    case RM_FIG_OWN: break;
+    case RM_FIG_SOURCE:
+        return rm_str_or_null(c->src[f->metric]);
+    case RM_FIG_OWN:
+        break;
     }
     return NULL;
 }
@@ -208,8 +212,8 @@ static json_t *fig_power_sensor(const struct gpu_figs *c, int dec)
     if (!c->timed || !c->run) return NULL;
     const char *duty_src;
     double duty = rm_sensor_duty(c->name, &duty_src);
-    return json_pack("{s:f,s:f,s:s}", "window_s", (double)RM_SENSOR_WINDOW_NS / 1e9,
-                     "duty_cycle", duty, "duty_cycle_source", duty_src);
+    return json_pack("{s:f,s:f,s:s}", "window_s", (double)RM_SENSOR_WINDOW_NS / 1e9, "duty_cycle",
+                     duty, "duty_cycle_source", duty_src);
 }
 
 static json_t *fig_energy_low(const struct gpu_figs *c, int dec)
@@ -839,18 +843,18 @@ static json_t *unplaced_processes(const struct merged *m, const json_t *gpus)
 }
 
 /* The largest workload VRAM on any one GPU, or null without apps.csv. */
-static json_t *workload_peak(const struct merged *m)
+static json_t *workload_peak(const struct merged *m, int dec)
 {
     double peak = NAN;
     for (int g = 0; m->have_apps && g < RM_APPS_MAX_GPUS; g++)
         if (m->apps.gpu[g].seen && m->apps.gpu[g].workload.n &&
             (isnan(peak) || m->apps.gpu[g].workload.max > peak))
             peak = m->apps.gpu[g].workload.max;
-    return jnum(peak, 3);
+    return jnum(peak, dec);
 }
 
 /* {"name", "by_device": {"0": MiB}, "max", "reserved_by_device"} or null. */
-static json_t *framework_json(const struct rm_framework_peaks *fw)
+static json_t *framework_json(const struct rm_framework_peaks *fw, int dec)
 {
     if (!fw) return json_null();
     json_t *alloc = json_object(), *res = json_object();
@@ -859,13 +863,14 @@ static json_t *framework_json(const struct rm_framework_peaks *fw)
         char key[16];
         snprintf(key, sizeof key, "%d", d);
         if (!isnan(fw->allocated_mb[d])) {
-            json_object_set_new(alloc, key, jnum(fw->allocated_mb[d], 3));
+            json_object_set_new(alloc, key, jnum(fw->allocated_mb[d], dec));
             if (isnan(max) || fw->allocated_mb[d] > max) max = fw->allocated_mb[d];
         }
-        if (!isnan(fw->reserved_mb[d])) json_object_set_new(res, key, jnum(fw->reserved_mb[d], 3));
+        if (!isnan(fw->reserved_mb[d]))
+            json_object_set_new(res, key, jnum(fw->reserved_mb[d], dec));
     }
     json_t *o =
-        json_pack("{s:s,s:o,s:o}", "name", fw->name, "by_device", alloc, "max", jnum(max, 3));
+        json_pack("{s:s,s:o,s:o}", "name", fw->name, "by_device", alloc, "max", jnum(max, dec));
     if (json_object_size(res))
         json_object_set_new(o, "reserved_by_device", res);
     else
@@ -940,28 +945,54 @@ static json_t *build_gpus(struct rm_summary *s, struct merged *m, double sess_s)
     return gpus;
 }
 
-/* The headline figures at the top of the document, over all GPUs and the host. */
-static void build_headline(json_t *o, const struct rm_summary *s, const struct merged *m)
+/* Headline figure k (model/figures.h) with dec decimals. */
+static json_t *run_figure(enum rm_run_fig k, const struct rm_summary *s, const struct merged *m,
+                          int dec)
 {
     const struct gpu_totals *tot = &m->tot;
-    json_object_set_new(o, "peak_vram_mb", jnum(st_max(&tot->vram), 3));
-    json_object_set_new(o, "gpu_util_mean_pct", jnum(st_mean(&tot->util), 3));
-    json_object_set_new(o, "gpu_util_max_pct", jnum(st_max(&tot->util), 3));
-    json_object_set_new(o, "mem_util_mean_pct", jnum(st_mean(&tot->memutil), 3));
-    json_object_set_new(o, "mem_util_max_pct", jnum(st_max(&tot->memutil), 3));
-    json_object_set_new(o, "mem_util_source",
-                        tot->memutil_dmon && tot->memutil_query ? json_string("mixed")
-                        : tot->memutil_dmon                     ? json_string("dmon")
-                        : tot->memutil_query                    ? json_string("query-gpu")
-                                                                : json_null());
-    json_object_set_new(o, "power_watts_mean", jnum(st_mean(&tot->power), 3));
-    json_object_set_new(o, "power_watts_max", jnum(st_max(&tot->power), 3));
-    json_object_set_new(o, "cpu_usr_mean_pct", jnum(st_mean(&m->host.m[RM_HM_USR]), 3));
-    json_object_set_new(o, "cpu_idle_mean_pct", jnum(st_mean(&m->host.m[RM_HM_IDLE]), 3));
-    json_object_set_new(o, "jax_peak_bytes_mb",
-                        jnum(s->rl.has_jax ? s->rl.jax_peak_bytes / 1048576.0 : NAN, 3));
-    json_object_set_new(o, "workload_peak_vram_mb", workload_peak(m));
-    json_object_set_new(o, "framework_peak_mb", framework_json(s->rl.fw));
+    switch (k) {
+    case RM_RUN_PEAK_VRAM:
+        return jnum(st_max(&tot->vram), dec);
+    case RM_RUN_UTIL_MEAN:
+        return jnum(st_mean(&tot->util), dec);
+    case RM_RUN_UTIL_MAX:
+        return jnum(st_max(&tot->util), dec);
+    case RM_RUN_MEMUTIL_MEAN:
+        return jnum(st_mean(&tot->memutil), dec);
+    case RM_RUN_MEMUTIL_MAX:
+        return jnum(st_max(&tot->memutil), dec);
+    case RM_RUN_MEMUTIL_SOURCE:
+        return tot->memutil_dmon && tot->memutil_query ? json_string("mixed")
+               : tot->memutil_dmon                     ? json_string("dmon")
+               : tot->memutil_query                    ? json_string("query-gpu")
+                                                       : json_null();
+    case RM_RUN_POWER_MEAN:
+        return jnum(st_mean(&tot->power), dec);
+    case RM_RUN_POWER_MAX:
+        return jnum(st_max(&tot->power), dec);
+    case RM_RUN_CPU_USR_MEAN:
+        return jnum(st_mean(&m->host.m[RM_HM_USR]), dec);
+    case RM_RUN_CPU_IDLE_MEAN:
+        return jnum(st_mean(&m->host.m[RM_HM_IDLE]), dec);
+    case RM_RUN_JAX_PEAK:
+        return jnum(s->rl.has_jax ? s->rl.jax_peak_bytes / 1048576.0 : NAN, dec);
+    case RM_RUN_WORKLOAD_PEAK_VRAM:
+        return workload_peak(m, dec);
+    case RM_RUN_FRAMEWORK_PEAK:
+        return framework_json(s->rl.fw, dec);
+    case RM_RUN_FIG_COUNT:
+        break;
+    }
+    return json_null();
+}
+
+/* The headline figures at the top of the document, over all GPUs and the host: the rows of
+ * rm_run_figures in order. */
+static void build_headline(json_t *o, const struct rm_summary *s, const struct merged *m)
+{
+    for (int k = 0; k < RM_RUN_FIG_COUNT; k++)
+        json_object_set_new(o, rm_run_figures[k].key,
+                            run_figure((enum rm_run_fig)k, s, m, rm_run_figures[k].dec));
 }
 
 static json_t *build_totals(const struct merged *m)
@@ -1189,7 +1220,8 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
     json_object_set_new(po, "short_phase", json_boolean(short_phase_s(s, ph) > 0));
     phase_energy(po, gpus);
     json_object_set_new(po, "gpus", gpus);
-    if (ph->fw) json_object_set_new(po, "framework_peak_mb", framework_json(ph->fw));
+    const struct rm_run_figure *fw = &rm_run_figures[RM_RUN_FRAMEWORK_PEAK];
+    if (ph->fw) json_object_set_new(po, fw->key, framework_json(ph->fw, fw->dec));
     json_object_set_new(po, "cpu", host_json(host, false));
     json_object_set_new(po, "proc", host_json(host, true));
     if (io) json_object_set_new(po, "io", io); /* only for a session with io.csv */

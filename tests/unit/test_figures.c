@@ -1,4 +1,4 @@
-/* The figures table (model/figures.c) is complete and its outputs' places agree: every row
+/* The figures tables (model/figures.c) are complete and their outputs' places agree: every row
  * has a key and a unit, a statistic of a real metric or a computation of its own; keys are
  * each one figure's; each text column and the report's GPU table have their figures at
  * places 1, 2, ... with no hole and no place taken twice. A row left half filled (the first
@@ -107,6 +107,21 @@ static void test_members_of_an_object_are_together(void **state)
     }
 }
 
+/* The headline rows: each has a key and a unit, and no two the same key. */
+static void test_every_run_row_is_complete(void **state)
+{
+    (void)state;
+    for (int k = 0; k < RM_RUN_FIG_COUNT; k++) {
+        const struct rm_run_figure *f = &rm_run_figures[k];
+        assert_non_null(f->key);
+        assert_non_null(f->unit);
+        assert_true(f->key[0] != '\0' && !strchr(f->key, '.'));
+        assert_true(f->dec >= 0 && f->dec <= 6);
+        for (int j = 0; j < k; j++)
+            assert_string_not_equal(rm_run_figures[j].key, f->key);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +129,7 @@ int main(void)
         cmocka_unit_test(test_text_columns_have_no_hole),
         cmocka_unit_test(test_report_columns_have_no_hole),
         cmocka_unit_test(test_members_of_an_object_are_together),
+        cmocka_unit_test(test_every_run_row_is_complete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
