@@ -13,6 +13,7 @@
 
 #include "base/fileio.h"
 #include "base/termsafe.h"
+#include "model/figures.h"
 #include "report/output.h"
 #include "sink/job_sessions.h"
 #include "sink/sink.h"
@@ -211,13 +212,14 @@ static json_t *combine(json_t *list)
     json_array_foreach(list, i, s)
     {
         json_t *t = json_object_get(s, "totals");
-        json_t *e = json_object_get(t, "energy_wh"), *p = json_object_get(s, "peak_vram_mb");
+        json_t *e = json_object_get(t, RM_FIG_KEY(ENERGY)),
+               *p = json_object_get(s, RM_RUN_KEY(PEAK_VRAM));
         json_t *h = json_object_get(json_object_get(s, "session"), "host");
         json_array_append_new(
             hosts, json_pack("{s:O,s:O,s:O,s:O,s:O}", "host", h ? h : json_null(), "path",
                              json_object_get(s, "path") ? json_object_get(s, "path") : json_null(),
-                             "gpu_count", json_object_get(t, "gpu_count"), "energy_wh",
-                             e ? e : json_null(), "peak_vram_mb", p ? p : json_null()));
+                             "gpu_count", json_object_get(t, "gpu_count"), RM_FIG_KEY(ENERGY),
+                             e ? e : json_null(), RM_RUN_KEY(PEAK_VRAM), p ? p : json_null()));
         gpus += json_integer_value(json_object_get(t, "gpu_count"));
         if (json_is_number(e)) energy += json_number_value(e), has_e = true;
         if (json_is_number(p) && json_number_value(p) > peak)
@@ -228,8 +230,8 @@ static json_t *combine(json_t *list)
     json_object_set_new(o, "summaries", json_incref(list));
     json_object_set_new(o, "hosts", hosts);
     json_object_set_new(o, "totals",
-                        json_pack("{s:I,s:o,s:o}", "gpu_count", gpus, "energy_wh",
-                                  has_e ? json_real(energy) : json_null(), "peak_vram_mb",
+                        json_pack("{s:I,s:o,s:o}", "gpu_count", gpus, RM_FIG_KEY(ENERGY),
+                                  has_e ? json_real(energy) : json_null(), RM_RUN_KEY(PEAK_VRAM),
                                   has_p ? json_real(peak) : json_null()));
     return o;
 }

@@ -14,6 +14,7 @@
 
 #include "base/csvwrite.h"
 #include "base/termsafe.h"
+#include "model/figures.h"
 #include "model/session.h"
 
 static const json_t *at(const json_t *o, const char *path)
@@ -51,19 +52,20 @@ static const char *fmt(const json_t *o, const char *path, int dec)
  * limit recorded); "-" without an interval. */
 static const char *energy_text(char *b, size_t cap, const json_t *t)
 {
-    const json_t *e = json_object_get(t, "energy_wh"), *lo = json_object_get(t, "energy_wh_low"),
-                 *hi = json_object_get(t, "energy_wh_high"),
-                 *un = json_object_get(t, "energy_uncovered_s");
+    const json_t *e = json_object_get(t, RM_FIG_KEY(ENERGY)),
+                 *lo = json_object_get(t, RM_FIG_KEY(ENERGY_LOW)),
+                 *hi = json_object_get(t, RM_FIG_KEY(ENERGY_HIGH)),
+                 *un = json_object_get(t, RM_FIG_KEY(ENERGY_UNCOVERED));
     char partly[64] = "";
     if (json_is_number(un) && json_number_value(un) >= 0.005)
         snprintf(partly, sizeof partly, "; %.2f s unsampled", json_number_value(un));
     if (!json_is_number(lo)) {
-        snprintf(b, cap, "%s Wh", fmt(t, "energy_wh", 3));
+        snprintf(b, cap, "%s Wh", fmt(t, RM_FIG_KEY(ENERGY), 3));
         return b;
     }
-    snprintf(b, cap, "%s Wh (%s to %s%s)", json_is_number(e) ? fmt(t, "energy_wh", 3) : "-",
-             fmt(t, "energy_wh_low", 3), json_is_number(hi) ? fmt(t, "energy_wh_high", 3) : "?",
-             partly);
+    snprintf(b, cap, "%s Wh (%s to %s%s)", json_is_number(e) ? fmt(t, RM_FIG_KEY(ENERGY), 3) : "-",
+             fmt(t, RM_FIG_KEY(ENERGY_LOW), 3),
+             json_is_number(hi) ? fmt(t, RM_FIG_KEY(ENERGY_HIGH), 3) : "?", partly);
     return b;
 }
 
@@ -231,24 +233,41 @@ int rm_summary_stream_end(struct rm_json_stream *st, const json_t *summary)
 
 #define F(p, d) fmt(g, p, d)
 
+/* A text cell of GPU g: the figures of text column col (model/figures.h) joined by "/", and
+ * the column's mark for a MIG instance. */
+static const char *text_cell(char *b, size_t cap, const json_t *g, int col, bool mig)
+{
+    size_t used = 0;
+    b[0] = '\0';
+    for (int pos = 1, f; used < cap && (f = rm_fig_text_at(col, pos)) >= 0; pos++)
+        used += (size_t)snprintf(b + used, cap - used, "%s%s", pos > 1 ? "/" : "",
+                                 F(rm_figures[f].key, rm_figures[f].text.dec));
+    if (used < cap && mig && rm_fig_text_cols[col].mig_mark) snprintf(b + used, cap - used, "*");
+    return b;
+}
+
+/* The table's two header lines after GPU and NAME: the columns' heads, then their subs. */
+static void print_gpu_heads(FILE *out, const char *indent, bool sub)
+{
+    fprintf(out, "%s%-3s %-18s", indent, sub ? "" : "GPU", sub ? "" : "NAME");
+    for (int col = RM_FIG_COL_NONE + 1; col < RM_FIG_COL_COUNT; col++)
+        fprintf(out, " %*s", rm_fig_text_cols[col].width,
+                sub ? rm_fig_text_cols[col].sub : rm_fig_text_cols[col].head);
+    fputc('\n', out);
+}
+
 /* The GPU table: at most 100 columns (names past 18 characters are cut; a leading "NVIDIA "
- * is left out, as every GPU nvidia-smi reports is one), every column with its unit. */
+ * is left out, as every GPU nvidia-smi reports is one), every column with its unit. Its
+ * columns are model/figures.c's text columns. */
 static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
 {
-    fprintf(out, "%s%-3s %-18s %7s %17s %6s %13s %9s %7s %4s %5s\n", indent, "GPU", "NAME",
-            "SAMPLES", "UTIL %", "MEMCTL", "VRAM MiB", "POWER W", "ENERGY", "TEMP", "IDLE");
-    fprintf(out, "%s%-3s %-18s %7s %17s %6s %13s %9s %7s %4s %5s\n", indent, "", "", "",
-            "mean/p50/p95/max", "% mean", "peak/total", "mean/max", "Wh", "C", "share");
+    print_gpu_heads(out, indent, false);
+    print_gpu_heads(out, indent, true);
     size_t i;
     const json_t *g;
     bool any_mig = false;
     json_array_foreach(gpus, i, g)
     {
-        char util[64], vram[48], pw[40];
-        snprintf(util, sizeof util, "%s/%s/%s/%s", F("util_pct.mean", 1), F("util_pct.p50", 0),
-                 F("util_pct.p95", 0), F("util_pct.max", 0));
-        snprintf(vram, sizeof vram, "%s/%s", F("vram_mb.peak", 0), F("vram_mb.total", 0));
-        snprintf(pw, sizeof pw, "%s/%s", F("power_w.mean", 0), F("power_w.max", 0));
         const json_t *ix = json_object_get(g, "index");
         char ixs[16];
         snprintf(ixs, sizeof ixs, "%s", json_is_integer(ix) ? "" : "?");
@@ -256,13 +275,14 @@ static void print_gpu_table(FILE *out, const json_t *gpus, const char *indent)
             snprintf(ixs, sizeof ixs, "%lld", (long long)json_integer_value(ix));
         const char *name = str(g, "name");
         if (!strncmp(name, "NVIDIA ", 7) && name[7]) name += 7;
-        char namec[1024], en[32];
+        char namec[1024], cellb[128];
         bool mig = json_is_true(json_object_get(g, "mig_instance"));
         any_mig |= mig;
-        snprintf(en, sizeof en, "%s%s", F("energy_wh", 3), mig ? "*" : "");
-        fprintf(out, "%s%-3s %s %7s %17s %6s %13s %9s %7s %4s %5s\n", indent, ixs,
-                rm_term_cell(namec, sizeof namec, name, 18, 18), F("samples", 0), util,
-                F("mem_util_pct.mean", 1), vram, pw, en, F("temp_c_max", 0), F("idle_share", 2));
+        fprintf(out, "%s%-3s %s", indent, ixs, rm_term_cell(namec, sizeof namec, name, 18, 18));
+        for (int col = RM_FIG_COL_NONE + 1; col < RM_FIG_COL_COUNT; col++)
+            fprintf(out, " %*s", rm_fig_text_cols[col].width,
+                    text_cell(cellb, sizeof cellb, g, col, mig));
+        fputc('\n', out);
     }
     if (any_mig)
         fprintf(out, "%s* MIG instance: the whole GPU's power and energy, counted once in sums\n",
@@ -335,7 +355,7 @@ static bool phase_has_memory(const json_t *p)
 {
     size_t k;
     const json_t *x;
-    bool any = json_is_object(json_object_get(p, "framework_peak_mb"));
+    bool any = json_is_object(json_object_get(p, RM_RUN_KEY(FRAMEWORK_PEAK)));
     json_array_foreach(json_object_get(p, "gpus"), k, x) any |=
         json_is_object(json_object_get(x, "workload_vram_mb"));
     return any;
@@ -482,7 +502,7 @@ static void print_phase_line(FILE *out, const json_t *p)
     if (np) snprintf(ps, sizeof ps, "%.1f", pw);
     /* The phase's own sum (MIG instances of one GPU counted once); ~ a short phase,
      * whose energy is mostly the sensor's smear. */
-    const json_t *ev = json_object_get(p, "energy_wh");
+    const json_t *ev = json_object_get(p, RM_FIG_KEY(ENERGY));
     if (json_is_number(ev))
         snprintf(es, sizeof es, "%.3f%s", json_number_value(ev),
                  json_is_true(json_object_get(p, "short_phase")) ? "~" : "");
@@ -596,13 +616,13 @@ static void print_set(FILE *out, const json_t *set)
     json_array_foreach(json_object_get(set, "hosts"), i, g)
     {
         fprintf(out, "  %s %4s %13s %14s  ", cell(g, "host", 24, 24), F("gpu_count", 0),
-                F("energy_wh", 3), F("peak_vram_mb", 0));
+                F(RM_FIG_KEY(ENERGY), 3), F(RM_RUN_KEY(PEAK_VRAM), 0));
         rm_fput_safe(out, str(g, "path"));
         fputc('\n', out);
     }
     g = json_object_get(set, "totals");
     fprintf(out, "  %-24s %4s %13s %14s  (energy: sum; peak VRAM: max over hosts)\n", "TOTAL",
-            F("gpu_count", 0), F("energy_wh", 3), F("peak_vram_mb", 0));
+            F("gpu_count", 0), F(RM_FIG_KEY(ENERGY), 3), F(RM_RUN_KEY(PEAK_VRAM), 0));
 }
 
 /* A "runmon-summary-sessions" (several sessions): each in turn, no totals across them. */
@@ -653,15 +673,6 @@ static void csv_num(FILE *out, const json_t *o, const char *path)
         fprintf(out, "%.15g", json_real_value(v));
 }
 
-static const char *const gpu_cols[] = {
-    "samples",          "util_pct.mean",      "util_pct.max",
-    "util_pct.p50",     "util_pct.p95",       "mem_util_pct.mean",
-    "mem_util_pct.max", "vram_mb.peak",       "vram_mb.mean",
-    "vram_mb.total",    "power_w.mean",       "power_w.max",
-    "energy_wh",        "temp_c_max",         "sm_clock_mhz.mean",
-    "sm_clock_mhz.max", "mem_clock_mhz.mean", "mem_clock_mhz.max",
-    "idle_share"};
-
 static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t *g,
                     const json_t *p, int tty)
 {
@@ -677,8 +688,8 @@ static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t
     fputc(',', out);
     const json_t *n = json_object_get(g, "name");
     csv_str(out, json_is_string(n) ? json_string_value(n) : NULL, tty);
-    for (size_t i = 0; i < sizeof gpu_cols / sizeof gpu_cols[0]; i++)
-        csv_num(out, g, gpu_cols[i]);
+    for (int f = 0; f < RM_FIG_COUNT; f++) /* model/figures.c's CSV columns */
+        if (rm_figures[f].shown & RM_FIG_IN_CSV) csv_num(out, g, rm_figures[f].key);
     csv_num(out, p, "count");
     csv_num(out, p, "total_seconds");
     csv_num(out, p, "cpu.usr_pct.mean");
@@ -690,18 +701,19 @@ static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t
 static void csv_head(FILE *out, const json_t *s, int tty)
 {
     fputs("kind,phase,gpu,uuid,name", out);
-    for (size_t i = 0; i < sizeof gpu_cols / sizeof gpu_cols[0]; i++) {
+    for (int f = 0; f < RM_FIG_COUNT; f++) {
+        if (!(rm_figures[f].shown & RM_FIG_IN_CSV)) continue;
         fputc(',', out);
-        for (const char *c = gpu_cols[i]; *c; c++)
+        for (const char *c = rm_figures[f].key; *c; c++)
             fputc(*c == '.' ? '_' : *c, out);
     }
     fputs(",count,total_seconds,cpu_usr_mean_pct,cpu_idle_mean_pct\n", out);
     size_t i;
     const json_t *g;
     json_array_foreach(json_object_get(s, "gpus"), i, g) csv_gpu(out, "gpu", NULL, g, NULL, tty);
-    json_t *tot =
-        json_pack("{s:O,s:O}", "power_w", json_object_get(json_object_get(s, "totals"), "power_w"),
-                  "energy_wh", json_object_get(json_object_get(s, "totals"), "energy_wh"));
+    json_t *tot = json_pack(
+        "{s:O,s:O}", "power_w", json_object_get(json_object_get(s, "totals"), "power_w"),
+        RM_FIG_KEY(ENERGY), json_object_get(json_object_get(s, "totals"), RM_FIG_KEY(ENERGY)));
     if (tot) {
         csv_gpu(out, "total", NULL, tot, json_object_get(s, "totals"), tty);
         json_decref(tot);

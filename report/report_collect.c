@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "base/jsonpick.h"
 #include "base/rm_time.h"
+#include "model/figures.h"
 #include "model/streams.h"
 #include "report/report_internal.h"
 #include "summary/csvread.h"
@@ -425,11 +426,11 @@ void rm_report_add_phase(struct report *r, const json_t *p)
     ph->error = num_at(p, "status.error");
     ph->unterminated = num_at(p, "status.unterminated");
     ph->rss_peak = num_at(p, "proc.rss_peak_mb");
-    ph->energy_wh = num_at(p, "energy_wh");
-    ph->energy_lo = num_at(p, "energy_wh_low");
-    ph->energy_hi = num_at(p, "energy_wh_high");
+    ph->energy_wh = num_at(p, RM_FIG_KEY(ENERGY));
+    ph->energy_lo = num_at(p, RM_FIG_KEY(ENERGY_LOW));
+    ph->energy_hi = num_at(p, RM_FIG_KEY(ENERGY_HIGH));
     ph->short_phase = json_is_true(rm_report_get(p, "short_phase"));
-    ph->has_fw = json_is_object(rm_report_get(p, "framework_peak_mb"));
+    ph->has_fw = json_is_object(rm_report_get(p, RM_RUN_KEY(FRAMEWORK_PEAK)));
     ph->fw_name = ref_at(p, "framework_peak_mb.name");
     ph->fw_max = num_at(p, "framework_peak_mb.max");
     static const char *const io_keys[RM_REPORT_PHASE_IO] = {"io.disk_read_mb_s",
@@ -447,7 +448,8 @@ void rm_report_add_phase(struct report *r, const json_t *p)
         const json_t *m = rm_report_get(g, "util_pct.mean"), *n = rm_report_get(g, "samples");
         if (json_is_number(m) && json_is_number(n))
             un += json_number_value(m) * json_number_value(n), ud += json_number_value(n);
-        const json_t *v = rm_report_get(g, "vram_mb.peak"), *e = rm_report_get(g, "energy_wh");
+        const json_t *v = rm_report_get(g, RM_FIG_KEY(VRAM_PEAK)),
+                     *e = rm_report_get(g, RM_FIG_KEY(ENERGY));
         if (json_is_number(v) && json_number_value(v) > ph->vram_peak)
             ph->vram_peak = json_number_value(v);
         if (json_is_number(e)) ph->gpu_energy += json_number_value(e), ph->has_gpu_energy = true;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/rm_time.h"
+#include "model/figures.h"
 #include "report/report_internal.h"
 
 /* ---- summary cards and tables --------------------------------------------------------- */
@@ -57,9 +58,9 @@ static void fmt_duration(FILE *o, const json_t *v)
  * and no power limit recorded), and the seconds no sample covered; nothing when obj has none. */
 static void energy_bar(FILE *o, const json_t *obj, int dec)
 {
-    const json_t *lo = json_object_get(obj, "energy_wh_low"),
-                 *hi = json_object_get(obj, "energy_wh_high"),
-                 *un = json_object_get(obj, "energy_uncovered_s");
+    const json_t *lo = json_object_get(obj, RM_FIG_KEY(ENERGY_LOW)),
+                 *hi = json_object_get(obj, RM_FIG_KEY(ENERGY_HIGH)),
+                 *un = json_object_get(obj, RM_FIG_KEY(ENERGY_UNCOVERED));
     if (!json_is_number(lo)) return;
     fprintf(o, " <small class=\"ebar\">(%.*f&#8211;", dec, json_number_value(lo));
     if (json_is_number(hi))
@@ -87,11 +88,11 @@ void rm_report_write_cards(struct report *r)
     fmt_duration(o, dur);
     fprintf(o, "</div></div>");
     card(o, "Peak VRAM");
-    rm_report_num(o, rm_report_get(s, "peak_vram_mb"), 1, " GiB", 1024);
+    rm_report_num(o, rm_report_get(s, RM_RUN_KEY(PEAK_VRAM)), 1, " GiB", 1024);
     /* Two peaks side by side read as a contradiction unless each says what it counts. */
     fprintf(o, "</div><div class=\"sub\" id=\"sub-peak-vram\">the GPUs' memory used by "
                "every process (nvidia-smi)</div></div>");
-    const json_t *wp = rm_report_get(s, "workload_peak_vram_mb");
+    const json_t *wp = rm_report_get(s, RM_RUN_KEY(WORKLOAD_PEAK_VRAM));
     if (json_is_number(wp)) { /* apps.csv: what the workload's own processes held */
         card(o, "Workload peak VRAM");
         rm_report_num(o, wp, 1, " GiB", 1024);
@@ -99,7 +100,7 @@ void rm_report_write_cards(struct report *r)
                    "own processes only (0: they held no GPU memory)</div></div>");
     }
     card(o, "Mean GPU utilization");
-    rm_report_num(o, rm_report_get(s, "gpu_util_mean_pct"), 1, " %", 1);
+    rm_report_num(o, rm_report_get(s, RM_RUN_KEY(UTIL_MEAN)), 1, " %", 1);
     fprintf(o, "</div></div>");
     card(o, "Energy");
     rm_report_num(o, rm_report_get(s, "totals.energy_wh"), 2, " Wh", 1);
@@ -126,14 +127,15 @@ struct num_col {
     double div;
 };
 
-/* One cell per column, each opened by "</td><td>" (the row's first cell is the caller's);
- * the energy with its bar. */
-static void num_cells(FILE *o, const json_t *obj, const struct num_col *cols, size_t n)
+/* One cell per column of the GPU table (model/figures.c's report columns), each opened by
+ * "</td><td>" (the row's first cell is the caller's); the energy with its bar. */
+static void gpu_cells(FILE *o, const json_t *g)
 {
-    for (size_t c = 0; c < n; c++) {
+    for (int at = 1, k; (k = rm_fig_report_at(at)) >= 0; at++) {
+        const struct rm_figure *f = &rm_figures[k];
         fprintf(o, "</td><td>");
-        rm_report_num(o, rm_report_get(obj, cols[c].key), cols[c].dec, "", cols[c].div);
-        if (!strcmp(cols[c].key, "energy_wh")) energy_bar(o, obj, cols[c].dec);
+        rm_report_num(o, rm_report_get(g, f->key), f->report.dec, "", f->report.div);
+        if (f->report.bar) energy_bar(o, g, f->report.dec);
     }
 }
 
@@ -146,13 +148,6 @@ static void value_or_dash(FILE *o, bool has, int dec, double v)
         fputs("&#8211;", o);
 }
 
-static const struct num_col gpu_cols[] = {
-    {"samples", 0, 1},      {"util_pct.mean", 1, 1},   {"util_pct.p95", 0, 1},
-    {"util_pct.max", 0, 1}, {"vram_mb.peak", 2, 1024}, {"vram_mb.total", 2, 1024},
-    {"power_w.mean", 1, 1}, {"power_w.max", 1, 1},     {"energy_wh", 3, 1},
-    {"temp_c_max", 0, 1},   {"idle_share", 2, 1},      {"gaps.count", 0, 1},
-};
-
 static const struct num_col phase_cols[] = {
     {"count", 0, 1},        {"total_seconds", 3, 1},       {"status.ok", 0, 1},
     {"status.error", 0, 1}, {"status.unterminated", 0, 1},
@@ -164,11 +159,10 @@ void rm_report_write_gpu_table(struct report *r)
     const json_t *gpus = rm_report_get(r->summary, "gpus");
     if (!json_array_size(gpus)) return;
     fprintf(o, "<section class=\"panel\"><h3>GPUs</h3><div "
-               "class=\"tw\"><table><thead><tr><th>GPU</th><th class=\"l\">name</th>"
-               "<th>samples</th><th>util mean %%</th><th>util p95 %%</th><th>util max %%</th>"
-               "<th>VRAM peak GiB</th><th>VRAM total GiB</th><th>power mean W</th>"
-               "<th>power max W</th><th>energy Wh</th><th>temp max &#176;C</th><th>idle "
-               "share</th><th>gaps</th></tr></thead><tbody>");
+               "class=\"tw\"><table><thead><tr><th>GPU</th><th class=\"l\">name</th>");
+    for (int at = 1, k; (k = rm_fig_report_at(at)) >= 0; at++)
+        fprintf(o, "<th>%s</th>", rm_figures[k].report.head);
+    fprintf(o, "</tr></thead><tbody>");
     size_t i;
     json_t *g;
     json_array_foreach(gpus, i, g)
@@ -180,7 +174,7 @@ void rm_report_write_gpu_table(struct report *r)
         if (json_is_true(rm_report_get(g, "mig_instance")))
             fprintf(o, "<br><small>MIG instance: power and energy are the whole GPU's, counted "
                        "once in sums</small>");
-        num_cells(o, g, gpu_cols, sizeof gpu_cols / sizeof gpu_cols[0]);
+        gpu_cells(o, g);
         fprintf(o, "</td></tr>");
     }
     fprintf(o, "</tbody></table></div></section>\n");

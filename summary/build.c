@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/rm_time.h"
+#include "model/figures.h"
 #include "summary/held.h"
 #include "summary/inputs.h"
 #include "summary/merge.h"
@@ -61,12 +62,6 @@ static const struct rm_gpu_stats *pick(const struct rm_gpu_stats *q, const struc
     }
     *src = NULL;
     return NULL;
-}
-
-static json_t *mean_max(const struct rm_gpu_stats *s, int m, int dec)
-{
-    return json_pack("{s:o,s:o}", "mean", jnum(s ? st_mean(&s->m[m]) : NAN, dec), "max",
-                     jnum(s ? st_max(&s->m[m]) : NAN, dec));
 }
 
 struct gpu_totals {
@@ -127,21 +122,6 @@ static void add_to_totals(struct gpu_totals *tot, const struct rm_gpu_stats *u,
         tot->covered_ns = timing->covered_ns;
 }
 
-/* What held the clocks back, when gpu.csv has the columns (--gpu-fields): each throttle
- * reason seen active, with its share of the samples that said, and clocks.max.sm. */
-static void add_clock_limits(json_t *o, const struct rm_gpu_stats *q)
-{
-    if (q && q->thr_samples) {
-        json_t *t = json_object();
-        for (int k = 0; k < RM_THR_REASONS; k++)
-            if (q->thr_active[k])
-                json_object_set_new(t, rm_thr_name(k),
-                                    jnum((double)q->thr_active[k] / (double)q->thr_samples, 4));
-        json_object_set_new(o, "throttle_share", t);
-    }
-    if (q && q->smclk_max > 0) json_object_set_new(o, "sm_clock_max_mhz", jnum(q->smclk_max, 3));
-}
-
 /* e's energy over window w and its bar (docs/ENERGY.md): the integral over the time its
  * samples cover, with the readings' bar (rm_energy_bounds); the time they do not cover (the
  * window's edges, gaps) widens the bar from 0 W to the power limit, or to no known top. With
@@ -169,84 +149,235 @@ static struct gpu_energy window_energy(const struct rm_gpu_stats *e, const char 
     return r;
 }
 
+/* What a GPU's figures (model/figures.h) are computed from: each metric's stats and the
+ * source they came from (pick), the stats whose sample times count, the energy. */
+struct gpu_figs {
+    const struct rm_gpu_stats *q, *d, *by[RM_GM_COUNT], *timing;
+    const char *src[RM_GM_COUNT];
+    uint64_t samples;
+    bool timed;   /* its energy has a window: it has a timed sample, or a spacing across */
+    bool between; /* a phase window between two samples: no sample, only a spacing's share */
+    bool run;     /* an object of the run's "gpus" (else of a phase's) */
+    const char *name;
+    struct gpu_energy en;
+};
+
+/* A figure of one metric's stats (a row that is not RM_FIG_OWN). */
+static json_t *stat_figure(const struct gpu_figs *c, const struct rm_figure *f)
+{
+    const struct rm_gpu_stats *s = c->by[f->metric];
+    const struct rm_stat *st = s ? &s->m[f->metric] : NULL;
+    switch (f->stat) {
+    case RM_FIG_MEAN:
+        return jnum(st ? st_mean(st) : NAN, f->dec);
+    case RM_FIG_MAX:
+        return jnum(st ? st_max(st) : NAN, f->dec);
+    case RM_FIG_P50:
+    case RM_FIG_P95: {
+        double q = f->stat == RM_FIG_P50 ? 0.5 : 0.95; /* only utilization has a histogram */
+        bool hist = s && f->metric == RM_GM_UTIL;
+        return jnum(hist ? rm_hist_quantile(s->util_hist, RM_UTIL_BUCKETS, q) : NAN, f->dec);
+    }
+    case RM_FIG_SOURCE:
+        return rm_str_or_null(c->src[f->metric]);
+    case RM_FIG_OWN:
+        break;
+    }
+    return NULL;
+}
+
+/* ---- the figures with a computation of their own (RM_FIG_OWN rows); NULL: no key ---- */
+
+static json_t *fig_samples(const struct gpu_figs *c, int dec)
+{
+    (void)dec;
+    return json_integer((json_int_t)c->samples);
+}
+
+static json_t *fig_vram_total(const struct gpu_figs *c, int dec)
+{
+    const struct rm_gpu_stats *vt = c->q && c->q->m[RM_GM_VRAM_TOTAL].n ? c->q : NULL;
+    return jnum(vt ? st_max(&vt->m[RM_GM_VRAM_TOTAL]) : NAN, dec);
+}
+
+static json_t *fig_energy(const struct gpu_figs *c, int dec)
+{
+    return jnum(c->en.e_j / 3600, dec);
+}
+
+/* The power sensor the run's energy bar assumed (not in a phase's rows). */
+static json_t *fig_power_sensor(const struct gpu_figs *c, int dec)
+{
+    (void)dec;
+    if (!c->timed || !c->run) return NULL;
+    const char *duty_src;
+    double duty = rm_sensor_duty(c->name, &duty_src);
+    return json_pack("{s:f,s:f,s:s}", "window_s", (double)RM_SENSOR_WINDOW_NS / 1e9, "duty_cycle",
+                     duty, "duty_cycle_source", duty_src);
+}
+
+static json_t *fig_energy_low(const struct gpu_figs *c, int dec)
+{
+    return jnum(c->en.low_j / 3600, dec);
+}
+
+static json_t *fig_energy_high(const struct gpu_figs *c, int dec)
+{
+    return jnum(c->en.high_j / 3600, dec);
+}
+
+static json_t *fig_energy_uncovered(const struct gpu_figs *c, int dec)
+{
+    return jnum(c->en.uncovered_s, dec);
+}
+
+/* What held the clocks back, when gpu.csv has the columns (--gpu-fields): each throttle
+ * reason seen active, with its share of the samples that said. */
+static json_t *fig_throttle_share(const struct gpu_figs *c, int dec)
+{
+    const struct rm_gpu_stats *q = c->q;
+    if (!q || !q->thr_samples) return NULL;
+    json_t *t = json_object();
+    for (int k = 0; k < RM_THR_REASONS; k++)
+        if (q->thr_active[k])
+            json_object_set_new(t, rm_thr_name(k),
+                                jnum((double)q->thr_active[k] / (double)q->thr_samples, dec));
+    return t;
+}
+
+/* clocks.max.sm, when gpu.csv has it. */
+static json_t *fig_smclk_peak(const struct gpu_figs *c, int dec)
+{
+    return c->q && c->q->smclk_max > 0 ? jnum(c->q->smclk_max, dec) : NULL;
+}
+
+static json_t *fig_idle_share(const struct gpu_figs *c, int dec)
+{
+    const struct rm_gpu_stats *u = c->by[RM_GM_UTIL];
+    uint64_t un = u ? u->m[RM_GM_UTIL].n : 0;
+    return jnum(un ? (double)u->idle_samples / (double)un : NAN, dec);
+}
+
+/* The stats whose sample times count, when they have a time. */
+static const struct rm_gpu_stats *timed_stats(const struct gpu_figs *c)
+{
+    const struct rm_gpu_stats *t = c->timing;
+    return t && (t->first_ns != RM_NO_TIME || c->between) ? t : NULL;
+}
+
+static json_t *fig_first(const struct gpu_figs *c, int dec)
+{
+    (void)dec;
+    return jts(timed_stats(c) ? c->timing->first_ns : RM_NO_TIME);
+}
+
+static json_t *fig_last(const struct gpu_figs *c, int dec)
+{
+    (void)dec;
+    return jts(timed_stats(c) ? c->timing->last_ns : RM_NO_TIME);
+}
+
+static json_t *fig_sampled_seconds(const struct gpu_figs *c, int dec)
+{
+    const struct rm_gpu_stats *t = timed_stats(c);
+    return jnum(t ? (double)t->covered_ns / 1e9 : NAN, dec);
+}
+
+static json_t *fig_gaps_count(const struct gpu_figs *c, int dec)
+{
+    (void)dec;
+    const struct rm_gpu_stats *t = timed_stats(c);
+    return json_integer((json_int_t)(t ? t->gaps : 0));
+}
+
+static json_t *fig_gaps_seconds(const struct gpu_figs *c, int dec)
+{
+    const struct rm_gpu_stats *t = timed_stats(c);
+    return jnum(t ? (double)t->gap_ns / 1e9 : 0, dec);
+}
+
+typedef json_t *own_figure_fn(const struct gpu_figs *c, int dec);
+static own_figure_fn *const own_figures[RM_FIG_COUNT] = {
+    [RM_FIG_SAMPLES] = fig_samples,
+    [RM_FIG_VRAM_TOTAL] = fig_vram_total,
+    [RM_FIG_ENERGY] = fig_energy,
+    [RM_FIG_POWER_SENSOR] = fig_power_sensor,
+    [RM_FIG_ENERGY_LOW] = fig_energy_low,
+    [RM_FIG_ENERGY_HIGH] = fig_energy_high,
+    [RM_FIG_ENERGY_UNCOVERED] = fig_energy_uncovered,
+    [RM_FIG_THROTTLE_SHARE] = fig_throttle_share,
+    [RM_FIG_SMCLK_PEAK] = fig_smclk_peak,
+    [RM_FIG_IDLE_SHARE] = fig_idle_share,
+    [RM_FIG_FIRST] = fig_first,
+    [RM_FIG_LAST] = fig_last,
+    [RM_FIG_SAMPLED_SECONDS] = fig_sampled_seconds,
+    [RM_FIG_GAPS_COUNT] = fig_gaps_count,
+    [RM_FIG_GAPS_SECONDS] = fig_gaps_seconds,
+};
+
+/* Sets v at path "a.b" of o (member b of object a, made on first use). */
+static void set_at(json_t *o, const char *path, json_t *v)
+{
+    const char *dot = strchr(path, '.');
+    if (!dot) {
+        json_object_set_new(o, path, v);
+        return;
+    }
+    char key[64];
+    size_t n = (size_t)(dot - path);
+    if (n >= sizeof key) n = sizeof key - 1; /* model/figures.c's keys are short */
+    memcpy(key, path, n);
+    key[n] = '\0';
+    json_t *in = json_object_get(o, key);
+    if (!json_is_object(in)) {
+        in = json_object();
+        json_object_set_new(o, key, in);
+    }
+    set_at(in, dot + 1, v);
+}
+
+/* Every row of model/figures.c into o, in the table's order. */
+static void add_figures(json_t *o, const struct gpu_figs *c)
+{
+    for (int k = 0; k < RM_FIG_COUNT; k++) {
+        const struct rm_figure *f = &rm_figures[k];
+        if (f->stat == RM_FIG_OWN && !own_figures[k]) {
+            fprintf(stderr, "runmon: figure %s has no computation\n", f->key);
+            abort(); /* a row added without its function: a programming error */
+        }
+        json_t *v = f->stat == RM_FIG_OWN ? own_figures[k](c, f->dec) : stat_figure(c, f);
+        if (v) set_at(o, f->key, v);
+    }
+}
+
 /* One GPU's object of "gpus" (or of a phase's "gpus": then tot is NULL; short_s as
  * rm_energy_bounds takes it; w the window its energy is over). */
 static json_t *gpu_json(int index, const char *uuid, const char *name, const char *pci,
                         const struct rm_gpu_stats *q, const struct rm_gpu_stats *d, double short_s,
                         const struct energy_window *w, struct gpu_totals *tot)
 {
-    const char *su, *sm, *sv, *sp, *st, *sc, *smc;
-    const struct rm_gpu_stats *u = pick(q, d, RM_GM_UTIL, &su);
-    const struct rm_gpu_stats *mu = pick(q, d, RM_GM_MEMUTIL, &sm);
-    const struct rm_gpu_stats *v = pick(q, d, RM_GM_VRAM_USED, &sv);
-    const struct rm_gpu_stats *p = pick(q, d, RM_GM_POWER, &sp);
-    const struct rm_gpu_stats *t = pick(q, d, RM_GM_TEMP, &st);
-    const struct rm_gpu_stats *c = pick(q, d, RM_GM_SMCLK, &sc);
-    const struct rm_gpu_stats *mc = pick(q, d, RM_GM_MEMCLK, &smc);
-    const struct rm_gpu_stats *timing = p ? p : q ? q : d; /* whose sample times count */
-    uint64_t samples = q && q->samples ? q->samples : d ? d->samples : 0;
+    struct gpu_figs c = {.q = q, .d = d, .run = tot != NULL, .name = name};
+    for (int m = 0; m < RM_GM_COUNT; m++)
+        c.by[m] = pick(q, d, m, &c.src[m]);
+    const struct rm_gpu_stats *p = c.by[RM_GM_POWER];
+    c.timing = p ? p : q ? q : d; /* whose sample times count */
+    c.samples = q && q->samples ? q->samples : d ? d->samples : 0;
+    /* A phase window between two samples has no sample of its own, only its share of the
+     * spacing across it. */
+    c.between = c.timing && c.timing->samples == 0 && (c.timing->covered_ns || c.timing->gaps);
+    const struct rm_gpu_stats *e = p ? p : c.between ? c.timing : NULL;
+    c.timed = e && (e->first_ns != RM_NO_TIME || c.between);
+    c.en = (struct gpu_energy){NAN, NAN, NAN, NAN};
+    if (c.timed) c.en = window_energy(e, name, short_s, w, tot != NULL);
     json_t *o = json_object();
     json_object_set_new(o, "index", index >= 0 ? json_integer(index) : json_null());
     json_object_set_new(o, "uuid", rm_str_or_null(uuid));
     json_object_set_new(o, "name", rm_str_or_null(name));
     json_object_set_new(o, "pci_bus_id", rm_str_or_null(pci));
-    json_object_set_new(o, "samples", json_integer((json_int_t)samples));
-    json_t *uo = mean_max(u, RM_GM_UTIL, 3);
-    json_object_set_new(uo, "p50",
-                        jnum(u ? rm_hist_quantile(u->util_hist, RM_UTIL_BUCKETS, 0.5) : NAN, 0));
-    json_object_set_new(uo, "p95",
-                        jnum(u ? rm_hist_quantile(u->util_hist, RM_UTIL_BUCKETS, 0.95) : NAN, 0));
-    json_object_set_new(uo, "source", rm_str_or_null(su));
-    json_object_set_new(o, "util_pct", uo);
-    json_t *mo = mean_max(mu, RM_GM_MEMUTIL, 3);
-    json_object_set_new(mo, "source", rm_str_or_null(sm));
-    json_object_set_new(o, "mem_util_pct", mo);
-    const struct rm_gpu_stats *vt = q && q->m[RM_GM_VRAM_TOTAL].n ? q : NULL;
-    json_object_set_new(o, "vram_mb",
-                        json_pack("{s:o,s:o,s:o,s:o}", "peak",
-                                  jnum(v ? st_max(&v->m[RM_GM_VRAM_USED]) : NAN, 3), "mean",
-                                  jnum(v ? st_mean(&v->m[RM_GM_VRAM_USED]) : NAN, 3), "total",
-                                  jnum(vt ? st_max(&vt->m[RM_GM_VRAM_TOTAL]) : NAN, 3), "source",
-                                  rm_str_or_null(sv)));
-    json_t *po = mean_max(p, RM_GM_POWER, 3);
-    json_object_set_new(po, "source", rm_str_or_null(sp));
-    json_object_set_new(o, "power_w", po);
-    /* A phase window between two samples has no sample of its own, only its share of the
-     * spacing across it. */
-    bool between = timing && timing->samples == 0 && (timing->covered_ns || timing->gaps);
-    const struct rm_gpu_stats *e = p ? p : between ? timing : NULL;
-    bool timed = e && (e->first_ns != RM_NO_TIME || between);
-    struct gpu_energy en = {NAN, NAN, NAN, NAN};
-    if (timed) en = window_energy(e, name, short_s, w, tot != NULL);
-    json_object_set_new(o, "energy_wh", jnum(en.e_j / 3600, 6));
-    if (timed && tot) {
-        const char *duty_src;
-        double duty = rm_sensor_duty(name, &duty_src);
-        json_object_set_new(o, "power_sensor",
-                            json_pack("{s:f,s:f,s:s}", "window_s",
-                                      (double)RM_SENSOR_WINDOW_NS / 1e9, "duty_cycle", duty,
-                                      "duty_cycle_source", duty_src));
-    }
-    json_object_set_new(o, "energy_wh_low", jnum(en.low_j / 3600, 6));
-    json_object_set_new(o, "energy_wh_high", jnum(en.high_j / 3600, 6));
-    json_object_set_new(o, "energy_uncovered_s", jnum(en.uncovered_s, 3));
-    json_object_set_new(o, "temp_c_max", jnum(t ? st_max(&t->m[RM_GM_TEMP]) : NAN, 3));
-    json_object_set_new(o, "sm_clock_mhz", mean_max(c, RM_GM_SMCLK, 3));
-    json_object_set_new(o, "mem_clock_mhz", mean_max(mc, RM_GM_MEMCLK, 3));
-    add_clock_limits(o, q);
-    uint64_t un = u ? u->m[RM_GM_UTIL].n : 0;
-    json_object_set_new(o, "idle_share", jnum(un ? (double)u->idle_samples / (double)un : NAN, 4));
-    bool t2 = timing && (timing->first_ns != RM_NO_TIME || between);
-    json_object_set_new(o, "first", jts(t2 ? timing->first_ns : RM_NO_TIME));
-    json_object_set_new(o, "last", jts(t2 ? timing->last_ns : RM_NO_TIME));
-    json_object_set_new(o, "sampled_seconds", jnum(t2 ? (double)timing->covered_ns / 1e9 : NAN, 3));
-    json_object_set_new(o, "gaps",
-                        json_pack("{s:I,s:o}", "count", (json_int_t)(t2 ? timing->gaps : 0),
-                                  "seconds", jnum(t2 ? (double)timing->gap_ns / 1e9 : 0, 3)));
-    (void)st;
-    (void)sc;
-    (void)smc;
-    if (tot) add_to_totals(tot, u, mu, sm, p, v, timing, &en);
+    add_figures(o, &c);
+    if (tot)
+        add_to_totals(tot, c.by[RM_GM_UTIL], c.by[RM_GM_MEMUTIL], c.src[RM_GM_MEMUTIL], p,
+                      c.by[RM_GM_VRAM_USED], c.timing, &c.en);
     return o;
 }
 
@@ -712,18 +843,18 @@ static json_t *unplaced_processes(const struct merged *m, const json_t *gpus)
 }
 
 /* The largest workload VRAM on any one GPU, or null without apps.csv. */
-static json_t *workload_peak(const struct merged *m)
+static json_t *workload_peak(const struct merged *m, int dec)
 {
     double peak = NAN;
     for (int g = 0; m->have_apps && g < RM_APPS_MAX_GPUS; g++)
         if (m->apps.gpu[g].seen && m->apps.gpu[g].workload.n &&
             (isnan(peak) || m->apps.gpu[g].workload.max > peak))
             peak = m->apps.gpu[g].workload.max;
-    return jnum(peak, 3);
+    return jnum(peak, dec);
 }
 
 /* {"name", "by_device": {"0": MiB}, "max", "reserved_by_device"} or null. */
-static json_t *framework_json(const struct rm_framework_peaks *fw)
+static json_t *framework_json(const struct rm_framework_peaks *fw, int dec)
 {
     if (!fw) return json_null();
     json_t *alloc = json_object(), *res = json_object();
@@ -732,13 +863,14 @@ static json_t *framework_json(const struct rm_framework_peaks *fw)
         char key[16];
         snprintf(key, sizeof key, "%d", d);
         if (!isnan(fw->allocated_mb[d])) {
-            json_object_set_new(alloc, key, jnum(fw->allocated_mb[d], 3));
+            json_object_set_new(alloc, key, jnum(fw->allocated_mb[d], dec));
             if (isnan(max) || fw->allocated_mb[d] > max) max = fw->allocated_mb[d];
         }
-        if (!isnan(fw->reserved_mb[d])) json_object_set_new(res, key, jnum(fw->reserved_mb[d], 3));
+        if (!isnan(fw->reserved_mb[d]))
+            json_object_set_new(res, key, jnum(fw->reserved_mb[d], dec));
     }
     json_t *o =
-        json_pack("{s:s,s:o,s:o}", "name", fw->name, "by_device", alloc, "max", jnum(max, 3));
+        json_pack("{s:s,s:o,s:o}", "name", fw->name, "by_device", alloc, "max", jnum(max, dec));
     if (json_object_size(res))
         json_object_set_new(o, "reserved_by_device", res);
     else
@@ -813,28 +945,54 @@ static json_t *build_gpus(struct rm_summary *s, struct merged *m, double sess_s)
     return gpus;
 }
 
-/* The headline figures at the top of the document, over all GPUs and the host. */
-static void build_headline(json_t *o, const struct rm_summary *s, const struct merged *m)
+/* Headline figure k (model/figures.h) with dec decimals. */
+static json_t *run_figure(enum rm_run_fig k, const struct rm_summary *s, const struct merged *m,
+                          int dec)
 {
     const struct gpu_totals *tot = &m->tot;
-    json_object_set_new(o, "peak_vram_mb", jnum(st_max(&tot->vram), 3));
-    json_object_set_new(o, "gpu_util_mean_pct", jnum(st_mean(&tot->util), 3));
-    json_object_set_new(o, "gpu_util_max_pct", jnum(st_max(&tot->util), 3));
-    json_object_set_new(o, "mem_util_mean_pct", jnum(st_mean(&tot->memutil), 3));
-    json_object_set_new(o, "mem_util_max_pct", jnum(st_max(&tot->memutil), 3));
-    json_object_set_new(o, "mem_util_source",
-                        tot->memutil_dmon && tot->memutil_query ? json_string("mixed")
-                        : tot->memutil_dmon                     ? json_string("dmon")
-                        : tot->memutil_query                    ? json_string("query-gpu")
-                                                                : json_null());
-    json_object_set_new(o, "power_watts_mean", jnum(st_mean(&tot->power), 3));
-    json_object_set_new(o, "power_watts_max", jnum(st_max(&tot->power), 3));
-    json_object_set_new(o, "cpu_usr_mean_pct", jnum(st_mean(&m->host.m[RM_HM_USR]), 3));
-    json_object_set_new(o, "cpu_idle_mean_pct", jnum(st_mean(&m->host.m[RM_HM_IDLE]), 3));
-    json_object_set_new(o, "jax_peak_bytes_mb",
-                        jnum(s->rl.has_jax ? s->rl.jax_peak_bytes / 1048576.0 : NAN, 3));
-    json_object_set_new(o, "workload_peak_vram_mb", workload_peak(m));
-    json_object_set_new(o, "framework_peak_mb", framework_json(s->rl.fw));
+    switch (k) {
+    case RM_RUN_PEAK_VRAM:
+        return jnum(st_max(&tot->vram), dec);
+    case RM_RUN_UTIL_MEAN:
+        return jnum(st_mean(&tot->util), dec);
+    case RM_RUN_UTIL_MAX:
+        return jnum(st_max(&tot->util), dec);
+    case RM_RUN_MEMUTIL_MEAN:
+        return jnum(st_mean(&tot->memutil), dec);
+    case RM_RUN_MEMUTIL_MAX:
+        return jnum(st_max(&tot->memutil), dec);
+    case RM_RUN_MEMUTIL_SOURCE:
+        return tot->memutil_dmon && tot->memutil_query ? json_string("mixed")
+               : tot->memutil_dmon                     ? json_string("dmon")
+               : tot->memutil_query                    ? json_string("query-gpu")
+                                                       : json_null();
+    case RM_RUN_POWER_MEAN:
+        return jnum(st_mean(&tot->power), dec);
+    case RM_RUN_POWER_MAX:
+        return jnum(st_max(&tot->power), dec);
+    case RM_RUN_CPU_USR_MEAN:
+        return jnum(st_mean(&m->host.m[RM_HM_USR]), dec);
+    case RM_RUN_CPU_IDLE_MEAN:
+        return jnum(st_mean(&m->host.m[RM_HM_IDLE]), dec);
+    case RM_RUN_JAX_PEAK:
+        return jnum(s->rl.has_jax ? s->rl.jax_peak_bytes / 1048576.0 : NAN, dec);
+    case RM_RUN_WORKLOAD_PEAK_VRAM:
+        return workload_peak(m, dec);
+    case RM_RUN_FRAMEWORK_PEAK:
+        return framework_json(s->rl.fw, dec);
+    case RM_RUN_FIG_COUNT:
+        break;
+    }
+    return json_null();
+}
+
+/* The headline figures at the top of the document, over all GPUs and the host: the rows of
+ * rm_run_figures in order. */
+static void build_headline(json_t *o, const struct rm_summary *s, const struct merged *m)
+{
+    for (int k = 0; k < RM_RUN_FIG_COUNT; k++)
+        json_object_set_new(o, rm_run_figures[k].key,
+                            run_figure((enum rm_run_fig)k, s, m, rm_run_figures[k].dec));
 }
 
 static json_t *build_totals(const struct merged *m)
@@ -845,14 +1003,17 @@ static json_t *build_totals(const struct merged *m)
     json_object_set_new(
         totals, "power_w",
         json_pack("{s:o,s:o}", "mean", jnum(st_mean(tp), 3), "max", jnum(st_max(tp), 3)));
-    json_object_set_new(totals, "energy_wh",
-                        jnum(m->tot.has_energy ? m->tot.energy_j / 3600 : NAN, 6));
+    /* The GPUs' energy rows summed, under their keys and decimals (model/figures.c). */
     const struct gpu_totals *t = &m->tot;
-    json_object_set_new(totals, "energy_wh_low",
-                        jnum(t->has_bar ? t->energy_low_j / 3600 : NAN, 6));
-    json_object_set_new(totals, "energy_wh_high",
-                        jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, 6));
-    json_object_set_new(totals, "energy_uncovered_s", jnum(t->has_bar ? t->uncovered_s : NAN, 3));
+    const struct rm_figure *fe = &rm_figures[RM_FIG_ENERGY], *fl = &rm_figures[RM_FIG_ENERGY_LOW],
+                           *fh = &rm_figures[RM_FIG_ENERGY_HIGH],
+                           *fu = &rm_figures[RM_FIG_ENERGY_UNCOVERED];
+    json_object_set_new(totals, fe->key, jnum(t->has_energy ? t->energy_j / 3600 : NAN, fe->dec));
+    json_object_set_new(totals, fl->key, jnum(t->has_bar ? t->energy_low_j / 3600 : NAN, fl->dec));
+    json_object_set_new(
+        totals, fh->key,
+        jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, fh->dec));
+    json_object_set_new(totals, fu->key, jnum(t->has_bar ? t->uncovered_s : NAN, fu->dec));
     json_object_set_new(totals, "cpu", host_json(&m->host, false));
     json_object_set_new(totals, "host_mem_peak_mb", jnum(st_max(&m->host.m[RM_HM_MEM_USED]), 3));
     json_object_set_new(totals, "proc", host_json(&m->host, true));
@@ -1001,31 +1162,34 @@ static json_t *phase_gpus(const struct rm_summary *s, struct merged *m, size_t p
  * bar's top null when a GPU's is unknown) and the most seconds a GPU's samples left out. */
 static void phase_energy(json_t *po, const json_t *gpus)
 {
-    static const char *const keys[] = {"energy_wh", "energy_wh_low", "energy_wh_high"};
+    static const int figs[] = {RM_FIG_ENERGY, RM_FIG_ENERGY_LOW, RM_FIG_ENERGY_HIGH};
     for (size_t k = 0; k < 3; k++) {
+        const struct rm_figure *f = &rm_figures[figs[k]];
         double sum = 0;
         bool any = false, unknown = false;
         size_t i;
         json_t *g;
         json_array_foreach(gpus, i, g)
         {
-            json_t *v = json_object_get(g, keys[k]);
+            json_t *v = json_object_get(g, f->key);
             if (json_is_false(json_object_get(g, "energy_counted"))) continue; /* MIG */
             if (json_is_number(v)) sum += json_number_value(v), any = true;
-            if (k == 2 && !json_is_number(v) && json_is_number(json_object_get(g, keys[1])))
+            if (k == 2 && !json_is_number(v) &&
+                json_is_number(json_object_get(g, rm_figures[RM_FIG_ENERGY_LOW].key)))
                 unknown = true;
         }
-        json_object_set_new(po, keys[k], jnum(any && !unknown ? sum : NAN, 6));
+        json_object_set_new(po, f->key, jnum(any && !unknown ? sum : NAN, f->dec));
     }
+    const struct rm_figure *fu = &rm_figures[RM_FIG_ENERGY_UNCOVERED];
     double most = NAN;
     size_t i;
     json_t *g;
     json_array_foreach(gpus, i, g)
     {
-        json_t *v = json_object_get(g, "energy_uncovered_s");
+        json_t *v = json_object_get(g, fu->key);
         if (json_is_number(v) && !(json_number_value(v) <= most)) most = json_number_value(v);
     }
-    json_object_set_new(po, "energy_uncovered_s", jnum(most, 3));
+    json_object_set_new(po, fu->key, jnum(most, fu->dec));
 }
 
 /* One row of "phases": the run log's lines of ph, its GPUs' figures, its host's. */
@@ -1056,7 +1220,8 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
     json_object_set_new(po, "short_phase", json_boolean(short_phase_s(s, ph) > 0));
     phase_energy(po, gpus);
     json_object_set_new(po, "gpus", gpus);
-    if (ph->fw) json_object_set_new(po, "framework_peak_mb", framework_json(ph->fw));
+    const struct rm_run_figure *fw = &rm_run_figures[RM_RUN_FRAMEWORK_PEAK];
+    if (ph->fw) json_object_set_new(po, fw->key, framework_json(ph->fw, fw->dec));
     json_object_set_new(po, "cpu", host_json(host, false));
     json_object_set_new(po, "proc", host_json(host, true));
     if (io) json_object_set_new(po, "io", io); /* only for a session with io.csv */
