@@ -5,7 +5,7 @@ set -euo pipefail
 want=${1:-build}
 pkgs=(libcsv-dev libjansson-dev libpcre2-dev libncurses-dev libcurl4-openssl-dev pkg-config)
 case "$want" in
-  test|all) pkgs+=(libcmocka-dev jq clang valgrind procps gdb prometheus prometheus-node-exporter prometheus-pushgateway influxdb curl chromium fonts-dejavu-core python3 python3-venv tmux nodejs)
+  test|all) pkgs+=(libcmocka-dev jq clang clang-format valgrind procps gdb prometheus prometheus-node-exporter prometheus-pushgateway influxdb curl chromium fonts-dejavu-core python3 python3-venv tmux nodejs)
     # The package test (tests/e2e/test_package.sh): build the .debs, lintian, man -l.
     pkgs+=(build-essential debhelper dh-python dpkg-dev lintian man-db groff-base bash-completion)
     # The SLURM test (tests/e2e/test_slurm.sh): a one-node cluster started by the test.
