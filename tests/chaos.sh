@@ -109,8 +109,11 @@ corrupt() {
     8) printf '{"format": "runmon-sink-ind' >"$K/index.jsonl.new" && tail -n +2 "$K/index.jsonl" >>"$K/index.jsonl.new" && mv "$K/index.jsonl.new" "$K/index.jsonl"
         echo "index header broken" ;;
     9) rm -f "$K/index.jsonl"; echo "index deleted" ;;
-    10) # figures retention would plan on: a tampered total of the finished sessions' bytes
+    10) # figures retention would plan on: a tampered total of the finished sessions' bytes.
+        # Only with a sealed segment on disk: retention checks the figures when they would
+        # delete something, and with nothing to delete the number is not mended (nor harmful).
         f=$K/sink.json
+        if [ -z "$(sealed_keys)" ]; then echo "no sealed segment for a tampered total"; return; fi
         jq '.finished.active_bytes = 1000000000000' "$f" >"$f.new" 2>/dev/null && mv "$f.new" "$f"
         echo "sink.json: finished.active_bytes 1e12" ;;
     11) # a segment's size in state.json that is no number of bytes, read back by a rebuild
