@@ -183,7 +183,8 @@ void rm_totals_add_pruned(json_t *t, const json_t *seg);
  * moved from "sealed" to "pruning" (still counted as retained: their files are on disk until
  * deleted) and counted as pruned. A new array of {session_id, file, bytes}. The caller writes
  * the totals before deleting any file (a kill in between leaves the choice in "pruning", for
- * rm_sink_finish_pruning), then rm_totals_pruned for each file gone. */
+ * rm_sink_finish_pruning), then rm_totals_pruned for each file gone. A choice that deletes
+ * is recorded in "last_prune" (the bytes it kept, the last segment chosen). */
 json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_bytes);
 /* Segment (sid, file) of "pruning" is deleted: it leaves the totals. */
 void rm_totals_pruned(json_t *t, const char *sid, const char *file);

@@ -54,7 +54,18 @@ void rm_this_host(char *out, size_t cap)
 int rm_pid_exists(long long pid)
 {
     if (pid <= 0 || pid > INT_MAX) return 0;
-    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+    if (kill((pid_t)pid, 0) != 0 && errno != EPERM) return 0;
+    /* A zombie (killed, not yet reaped by its parent) writes nothing again: a temp file it
+     * left must go when its session is recovered, the only time anything looks. */
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%lld/stat", pid);
+    FILE *f = fopen(path, "re");
+    if (!f) return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *rp = strrchr(buf, ')'); /* the name may hold ')' */
+    return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
 }
 
 int64_t rm_session_id_start_ns(const char *id)

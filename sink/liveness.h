@@ -33,7 +33,7 @@ int rm_recorder_claim(const char *session_dir);
 /* The session's end is recorded: the lock file is removed and the lock dropped. fd < 0: nothing. */
 void rm_recorder_release(int fd, const char *session_dir);
 
-/* True when a process of that pid exists (EPERM counts as existing). */
+/* True when a process of that pid exists (EPERM counts as existing; a zombie does not). */
 int rm_pid_exists(long long pid);
 
 /* When the session of this id started, from the id's leading YYYYMMDDTHHMMSSZ (epoch ns,

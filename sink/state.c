@@ -415,8 +415,10 @@ json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_byt
     json_t *segs = json_object_get(m, "segments");
     size_t i;
     json_t *s;
+    json_int_t retained = 0; /* the planner's figure: sealed + active, less what it chose */
     json_array_foreach(json_object_get(t, "sealed"), i, s)
     {
+        retained += jint(s, "bytes");
         json_t *e = json_deep_copy(s);
         json_object_set_new(e, "state", json_string("sealed"));
         json_object_set_new(e, "pruned", json_false());
@@ -426,6 +428,7 @@ json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_byt
     const char *id;
     json_t *r;
     json_object_foreach(json_object_get(t, "running"), id, r) active += jint(r, "active_bytes");
+    retained += active;
     json_array_append_new(segs, json_pack("{s:s,s:s,s:s,s:s,s:b,s:I,s:s}", "session_id", "", "file",
                                           "", "stream", "", "state", "active", "pruned", 0, "bytes",
                                           active, "last_row_at", ""));
@@ -440,6 +443,7 @@ json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_byt
                                              "bytes", jint(s, "bytes")));
         count(t, "pruned_segment_count", 1);
         count(t, "pruned_bytes", jint(s, "bytes"));
+        retained -= jint(s, "bytes");
         json_t *sealed = json_object_get(t, "sealed");
         for (size_t j = 0; j < json_array_size(sealed); j++) {
             json_t *x = json_array_get(sealed, j);
@@ -454,6 +458,20 @@ json_t *rm_totals_plan_prune(json_t *t, int files_per_stream, uint64_t total_byt
                 break;
             }
         }
+    }
+    /* What this choice was made on, for whoever checks retention from outside: the disk
+     * after the newest pass is what it kept plus what grew since, whatever order the
+     * segments were sealed in (tests/chaos.sh). */
+    size_t nout = json_array_size(out);
+    if (nout) {
+        json_t *last = json_array_get(out, nout - 1);
+        json_object_set_new(
+            t, "last_prune",
+            json_pack("{s:o,s:I,s:I,s:I,s:O,s:O,s:O}", "at", rm_jts_or_null(rm_now_realtime_ns()),
+                      "limit_bytes", (json_int_t)total_bytes, "limit_files",
+                      (json_int_t)files_per_stream, "retained_bytes", retained, "session_id",
+                      json_object_get(last, "session_id"), "file", json_object_get(last, "file"),
+                      "bytes", json_object_get(last, "bytes")));
     }
     json_decref(chosen);
     json_decref(m);

@@ -26,8 +26,9 @@
 #   - retention deleted exactly what the round's limits required: nothing without limits;
 #     oldest first (per stream for a file limit, over the sink for a byte limit) among the
 #     sealed segments that were there at the round's start; never below the file limit; and
-#     no segment whose deletion the byte limit did not require (the sink's bytes now plus the
-#     newest deleted segment's exceed the limit);
+#     no segment whose deletion the byte limit did not require (the round's last retention
+#     pass, sink.json's last_prune: what it kept plus the last segment it chose exceed the
+#     limit, and what it kept is no more than the sink's bytes now);
 #   - no fsynced row was lost: no live file of a finished session changed or went, and a
 #     killed recorder's live files, read before recovery, keep every whole line (recovery
 #     cuts only a torn last line); no temp file of a dead writer is left, and nothing outside
@@ -108,8 +109,11 @@ corrupt() {
     8) printf '{"format": "runmon-sink-ind' >"$K/index.jsonl.new" && tail -n +2 "$K/index.jsonl" >>"$K/index.jsonl.new" && mv "$K/index.jsonl.new" "$K/index.jsonl"
         echo "index header broken" ;;
     9) rm -f "$K/index.jsonl"; echo "index deleted" ;;
-    10) # figures retention would plan on: a tampered total of the finished sessions' bytes
+    10) # figures retention would plan on: a tampered total of the finished sessions' bytes.
+        # Only with a sealed segment on disk: retention checks the figures when they would
+        # delete something, and with nothing to delete the number is not mended (nor harmful).
         f=$K/sink.json
+        if [ -z "$(sealed_keys)" ]; then echo "no sealed segment for a tampered total"; return; fi
         jq '.finished.active_bytes = 1000000000000' "$f" >"$f.new" 2>/dev/null && mv "$f.new" "$f"
         echo "sink.json: finished.active_bytes 1e12" ;;
     11) # a segment's size in state.json that is no number of bytes, read back by a rebuild
@@ -231,13 +235,25 @@ check_retention() { # ROUND
         done
         fail_if "round $r: never below $ret_files sealed segments per stream" "" "$bad"
     else
-        newest=$(tail -1 <<<"$pruned")
-        if [ -n "$newest" ]; then
-            local disk nb
+        # The segment deleted last is not the newest deleted: a segment sealed later (a
+        # file-size limit seals early) may hold older rows, and one a recorder could not list
+        # in its state.json is seen nowhere else. So the round's last retention pass, as
+        # sink.json records it: what it kept (its own figure) plus the last segment it chose
+        # must exceed the limit, and what it kept is on disk still (only growth since, and
+        # the torn lines recovery cut).
+        local rec disk kept nb seg
+        rec=$(jq -c '.last_prune // empty' "$K/sink.json" 2>/dev/null)
+        [ "$rec" = "$prune_before" ] && rec="" # none this round
+        if [ -n "$rec" ]; then
             disk=$(sink_disk_totals "$K" | awk '{ print $2 }')
-            nb=$(awk '{ print $5 }' <<<"$newest")
-            [ $((disk + nb + trimmed)) -gt "$ret_bytes" ] ||
-                bad="deleted $(awk '{ print $2 "/" $3 }' <<<"$newest") ($nb B) while the sink holds $disk B, limit $ret_bytes B"
+            read -r kept nb seg <<<"$(jq -r '"\(.retained_bytes) \(.bytes) \(.session_id)/\(.file)"' <<<"$rec")"
+            if [ $((kept + nb)) -le "$ret_bytes" ]; then
+                bad="deleted $seg ($nb B) while retention kept $kept B, limit $ret_bytes B"
+            elif [ "$kept" -gt $((disk + trimmed)) ]; then
+                bad="retention counted $kept B kept after deleting $seg, the sink holds $disk B (+$trimmed B recovery cut)"
+            fi
+        elif [ -n "$pruned" ]; then
+            bad="deleted $(awk '{ print $2 "/" $3 }' <<<"$pruned" | tr '\n' ' ')but sink.json records no retention pass this round"
         fi
         fail_if "round $r: nothing deleted that the byte limit did not require" "" "$bad"
     fi
@@ -346,6 +362,7 @@ for r in $(seq "$rounds"); do
     ret_opts=(--retention-files "$ret_files" --retention-total-mb "$(awk -v b="$ret_bytes" 'BEGIN { printf "%.6f", b / 1048576 }')")
     # what the limit is in bytes once the recorder has parsed it (llround of MB * 2^20)
     ret_bytes=$(awk -v b="$ret_bytes" 'BEGIN { m = sprintf("%.6f", b / 1048576); printf "%.0f", m * 1048576 }')
+    prune_before=$(jq -c '.last_prune // empty' "$K/sink.json" 2>/dev/null)
     dropped0=""
     case $last_corruption in 2 | 3 | 8 | 9 | 11) ;; # a rebuild counts every session again
     *) dropped0=$(jq '.counters.rows_dropped // empty' "$K/sink.json" 2>/dev/null) ;;

@@ -55,6 +55,16 @@ newest=$(jq -r '.sealed | sort_by(.last_row_at, .session_id, .file) | .[-1] | "\
 check "a limit the sink outgrows deletes the oldest sealed segment ($oldest)" test ! -e "$K/$oldest"
 check "and keeps the newest ($newest)" test -e "$K/$newest"
 expect_eq "totals = disk" "$(sink_disk_totals "$K")" "$(sink_json_totals "$K")"
+# What the choice was made on, in sink.json (tests/chaos.sh checks retention by it): the bytes
+# it kept are within the limit and on disk, and with the last segment it chose exceed it.
+lim=$(awk -v b="$disk" 'BEGIN { m = sprintf("%.6f", (b + 1000) / 1048576); printf "%.0f", m * 1048576 }')
+read -r lp_lim lp_kept lp_bytes lp_seg <<<"$(jq -r '.last_prune | "\(.limit_bytes) \(.retained_bytes) \(.bytes) \(.session_id)/\(.file)"' "$K/sink.json")"
+expect_eq "last_prune: the byte limit" "$lim" "$lp_lim"
+check "last_prune: the last segment chosen ($lp_seg) is deleted" test ! -e "$K/$lp_seg"
+check "last_prune: kept $lp_kept B <= limit $lim B < kept + its $lp_bytes B" \
+    test "$lp_kept" -le "$lim" -a $((lp_kept + lp_bytes)) -gt "$lim"
+check "last_prune: what it kept is on disk ($(sink_disk_totals "$K" | awk '{ print $2 }') B)" \
+    test "$lp_kept" -le "$(sink_disk_totals "$K" | awk '{ print $2 }')"
 
 # --- item 2: a rebuild takes each segment's size from its file --------------------------------
 id=$(sink_folders "$K" | head -1)
