@@ -13,7 +13,7 @@
 #include <string.h>
 
 struct rm_csv_fields {
-    char *store;   /* field i is store + off[i], NUL-terminated, len[i] bytes */
+    char *store; /* field i is store + off[i], NUL-terminated, len[i] bytes */
     size_t cap, used;
     bool grow;     /* store is malloc'd and grows; else a full store is an overflow */
     size_t max, n; /* off[] and len[] hold max entries */

@@ -39,8 +39,9 @@ int rm_fput_safe(FILE *out, const char *s);
 
 /* How rm_csv_put writes a field (flags; 0: its exact bytes). */
 #define RM_CSV_TERM 1 /* escaped by the rule above: CSV written to a terminal */
-#define RM_CSV_SAFE 2 /* for a spreadsheet: a cell it could take for a formula (base/csvwrite.h, \
-                         rm_csv_formula_like) gets a leading ' (--csv-safe) */
+#define RM_CSV_SAFE                                                                                \
+    2 /* for a spreadsheet: a cell it could take for a formula (base/csvwrite.h,                   \
+         rm_csv_formula_like) gets a leading ' (--csv-safe) */
 
 /* One CSV field, RFC 4180: quoted when it holds a comma, a double quote, CR or LF, its double
  * quotes doubled. how: RM_CSV_TERM escapes s by the rule above first, for CSV written to a

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "monitor/procfs.h"
 #include "base/rm_time.h"
+#include "monitor/procfs.h"
 
 #define MAXCPU 4096
 

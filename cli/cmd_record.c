@@ -679,10 +679,10 @@ int rm_cmd_record(int argc, char **argv)
     struct rm_record_opts opts;
     int pr = parse_args(argc, argv, &opts);
     /* Bad input leaves nothing behind: the exporters' checks come before -o's folder. */
-    int rc = pr != 0                       ? (pr > 0 ? 0 : 2)
-             : rm_record_check(&opts) < 0  ? 2
+    int rc = pr != 0                      ? (pr > 0 ? 0 : 2)
+             : rm_record_check(&opts) < 0 ? 2
              : make_output_dir(&opts) < 0 ? 2
-                                           : rm_record_run(&opts);
+                                          : rm_record_run(&opts);
     json_decref(params);
     params = NULL;
     free(params_text);

@@ -644,11 +644,10 @@ static int stream_session(struct summary_args *a)
     bool json = !strcmp(a->format, "json");
     struct rm_json_stream js = {.out = f.out};
     /* The first line's path: rm_summary_session_dir sets "path" to it after the build. */
-    struct rm_text_stream ts = {
-        .out = f.out,
-        .csv = !strcmp(a->format, "csv"),
-        .csv_safe = a->csv_safe,
-        .path = a->paths[0]};
+    struct rm_text_stream ts = {.out = f.out,
+                                .csv = !strcmp(a->format, "csv"),
+                                .csv_safe = a->csv_safe,
+                                .path = a->paths[0]};
     struct rm_summary_opts opts = a->opts;
     opts.phase_row = json ? rm_summary_stream_row : rm_summary_text_row;
     opts.phase_row_ctx = json ? (void *)&js : (void *)&ts;

@@ -71,10 +71,17 @@ static int run_curses(struct rm_top *t)
             size_t i = (size_t)(y + scroll);
             int attr = 0;
             switch (f.kind[i]) {
-            case RM_TOP_TITLE: attr = A_BOLD | (color ? COLOR_PAIR(3) : A_REVERSE); break;
-            case RM_TOP_HEAD: attr = color ? COLOR_PAIR(1) : A_UNDERLINE; break;
-            case RM_TOP_WARN: attr = A_BOLD | (color ? COLOR_PAIR(2) : 0); break;
-            default: break;
+            case RM_TOP_TITLE:
+                attr = A_BOLD | (color ? COLOR_PAIR(3) : A_REVERSE);
+                break;
+            case RM_TOP_HEAD:
+                attr = color ? COLOR_PAIR(1) : A_UNDERLINE;
+                break;
+            case RM_TOP_WARN:
+                attr = A_BOLD | (color ? COLOR_PAIR(2) : 0);
+                break;
+            default:
+                break;
             }
             if (attr) attron(attr);
             mvaddnstr(y, 0, f.line[i], -1);
@@ -90,15 +97,35 @@ static int run_curses(struct rm_top *t)
         timeout((int)(clamp_interval(rm_top_interval(t)) * 1000));
         int ch = getch();
         switch (ch) {
-        case 'q': case 'Q': quit = 1; break;
-        case ' ': paused = !paused; break;
-        case KEY_UP: case 'k': scroll--; break;
-        case KEY_DOWN: case 'j': scroll++; break;
-        case KEY_PPAGE: scroll -= body; break;
-        case KEY_NPAGE: scroll += body; break;
-        case KEY_HOME: scroll = 0; break;
-        case KEY_END: scroll = maxscroll; break;
-        default: break; /* KEY_RESIZE, a timeout: redraw */
+        case 'q':
+        case 'Q':
+            quit = 1;
+            break;
+        case ' ':
+            paused = !paused;
+            break;
+        case KEY_UP:
+        case 'k':
+            scroll--;
+            break;
+        case KEY_DOWN:
+        case 'j':
+            scroll++;
+            break;
+        case KEY_PPAGE:
+            scroll -= body;
+            break;
+        case KEY_NPAGE:
+            scroll += body;
+            break;
+        case KEY_HOME:
+            scroll = 0;
+            break;
+        case KEY_END:
+            scroll = maxscroll;
+            break;
+        default:
+            break; /* KEY_RESIZE, a timeout: redraw */
         }
     }
     endwin();
@@ -116,7 +143,9 @@ int rm_cmd_top(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': once = 1; break;
+        case 'o':
+            once = 1;
+            break;
         case 'w': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -127,8 +156,12 @@ int rm_cmd_top(int argc, char **argv)
             width = (int)v;
             break;
         }
-        case 'h': top_usage(stdout); return 0;
-        default: top_usage(stderr); return 2;
+        case 'h':
+            top_usage(stdout);
+            return 0;
+        default:
+            top_usage(stderr);
+            return 2;
         }
     }
     if (argc - optind > 1) {
@@ -160,7 +193,8 @@ int rm_cmd_top(int argc, char **argv)
         struct rm_top_frame f = {0};
         rm_top_poll(t);
         rm_top_build(t, width, 0, 0, &f);
-        for (size_t i = 0; i < f.n; i++) printf("%s\n", f.line[i]);
+        for (size_t i = 0; i < f.n; i++)
+            printf("%s\n", f.line[i]);
         rm_top_frame_free(&f);
         rm_top_free(t);
         return fflush(stdout) == 0 ? 0 : 1;

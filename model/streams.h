@@ -17,8 +17,8 @@ enum rm_input_kind {
     RM_INPUT_DMON_CSV,  /* runmon's dmon.csv */
     RM_INPUT_CPU_CSV,
     RM_INPUT_PROC_CSV,
-    RM_INPUT_APPS_CSV, /* runmon's apps.csv (per-process GPU memory, from nvidia-smi pmon) */
-    RM_INPUT_IO_CSV,   /* runmon's io.csv (disks, network, pressure, the tree's bytes) */
+    RM_INPUT_APPS_CSV,       /* runmon's apps.csv (per-process GPU memory, from nvidia-smi pmon) */
+    RM_INPUT_IO_CSV,         /* runmon's io.csv (disks, network, pressure, the tree's bytes) */
     RM_INPUT_PMON_TEXT,      /* nvidia-smi pmon's own output */
     RM_INPUT_COMPUTE_APPS,   /* nvidia-smi --query-compute-apps CSV */
     RM_INPUT_ACCOUNTED_APPS, /* nvidia-smi --query-accounted-apps CSV (one row per life) */

@@ -54,7 +54,7 @@ struct rm_stream {
     uint64_t dropped_rows; /* rows lost to write errors or oversize */
     uint64_t write_errors;
     int last_errno;
-    int failing; /* the last flush failed */
+    int failing;  /* the last flush failed */
     int reopened; /* the active file was opened by this flush (it could not be before) */
     /* CLOCK_MONOTONIC times of the failed write that began the latest failure and of the
      * first write that landed after it (0 while still failing): the sink's outage. */

@@ -27,11 +27,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -39,6 +38,7 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/rm_time.h"
@@ -73,10 +73,10 @@ struct rm_status {
     /* Shared with the watcher (MAP_SHARED): DRAW_IDLE, DRAW_BUSY while the main thread writes
      * the line, DRAW_STOPPED once the watcher erased it: the line is never drawn after. */
     atomic_int *draw;
-    int wants_watcher;          /* a command runs: no line until its watcher is ready */
-    int64_t soon_ns;            /* meanwhile, polled this often for the command's pid */
-    int wpipe[2];               /* the watcher ends when [1] closes */
-    pid_t wpgid;                /* the group it joins */
+    int wants_watcher; /* a command runs: no line until its watcher is ready */
+    int64_t soon_ns;   /* meanwhile, polled this often for the command's pid */
+    int wpipe[2];      /* the watcher ends when [1] closes */
+    pid_t wpgid;       /* the group it joins */
     pthread_t wthread;
 };
 
@@ -96,8 +96,8 @@ static int status_open(void *self, const struct rm_exporter_env *env, char *err,
     st->started_mono_ns = st->next_mono_ns = env->now_mono_ns;
     st->port = env->port;
     st->wants_watcher = env->opts->command != NULL;
-    void *m = mmap(NULL, sizeof *st->draw, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                   -1, 0);
+    void *m =
+        mmap(NULL, sizeof *st->draw, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     st->draw = m == MAP_FAILED ? NULL : m; /* NULL: no watcher (the line as before) */
     if (st->draw) atomic_init(st->draw, DRAW_IDLE);
     st->soon_ns = env->now_mono_ns;

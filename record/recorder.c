@@ -53,7 +53,7 @@ struct rm_recorder {
     struct rm_port port;     /* what every worker gets instead of this struct */
     /* The outputs that run while recording (record/exporters.h): the main thread's. */
     struct rm_exporters exporters;
-    int claim_fd; /* the session folder's lock while recording (sink/liveness.h) */
+    int claim_fd;   /* the session folder's lock while recording (sink/liveness.h) */
     int unrecorded; /* no session folder could be made: the command runs all the same */
 };
 

@@ -34,8 +34,8 @@ struct rm_record_opts {
     double warn_pct, crit_pct;
     double duration_s; /* 0: until a signal (or the command's end) */
     char *const *command;
-    const char *sweep;       /* --sweep NAME, or NULL */
-    const char *params_json; /* --param KEY=VALUE as one JSON object's text, or NULL */
+    const char *sweep;         /* --sweep NAME, or NULL */
+    const char *params_json;   /* --param KEY=VALUE as one JSON object's text, or NULL */
     const char *prom_textfile; /* --prom-textfile PATH, NULL: no export */
     const char *pushgateway;   /* --pushgateway URL (record/export_push.c), NULL: none */
     double push_interval_s;    /* --push-interval S: also push while recording (0: at the end) */

@@ -115,8 +115,7 @@ static const char *cell_command(char *cmd, size_t cap, const struct rm_session_r
     }
     /* A command that never ran: a session and a summary all the same, but no run. */
     const char *never = command_error(r);
-    if (never && used < cap)
-        snprintf(cmd + used, cap - used, "%s(%s)", used ? " " : "", never);
+    if (never && used < cap) snprintf(cmd + used, cap - used, "%s(%s)", used ? " " : "", never);
     return cmd[0] ? cmd : "-";
 }
 
@@ -131,8 +130,8 @@ enum align {
 struct text_col {
     const char *title;
     enum align align;
-    int width; /* the widest it gets: its widest escaped cell, at most this */
-    int min;   /* the narrowest fit_listing cuts it to (LAST: the command's least room) */
+    int width;  /* the widest it gets: its widest escaped cell, at most this */
+    int min;    /* the narrowest fit_listing cuts it to (LAST: the command's least room) */
     size_t cap; /* LEFT: the bytes of the escaped, padded cell (a longer one is cut) */
     const char *(*cell)(char *buf, size_t cap, const struct rm_session_row *r);
 };
@@ -266,8 +265,7 @@ static void text_row(FILE *f, const struct text_col *cols, size_t n, const int *
             rm_term_escape(esc, sizeof esc, v);
             fputs(left_cut(cell, sizeof cell, esc, width[c]), f);
         } else if (cols[c].align == LEFT) {
-            fputs(rm_term_cell(cell, MIN_CAP(cols[c].cap, sizeof cell), v, width[c], width[c]),
-                  f);
+            fputs(rm_term_cell(cell, MIN_CAP(cols[c].cap, sizeof cell), v, width[c], width[c]), f);
         } else if (cols[c].align == LAST && text_chars(v) > width[c]) {
             /* The command, already escaped: cut with an ellipsis, a note that it never ran
              * kept whole after it. */

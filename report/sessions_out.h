@@ -6,10 +6,10 @@
  * Text and CSV are tables of column descriptors in sessions_out.c, so a column is one entry:
  * a text column (listing_cols) is a title, an alignment, its widest and narrowest widths and
  * a cell function; every line of the text fits `columns` (the listing reads the index twice:
- * the cells' widths, then the rows; the sweep table: report/sweep_out.c); a CSV column (csv_cols) is the JSON key a held
- * row's value is read by, and a cell function for a streamed index record. The text escapes what
- * the sessions recorded (a command line, a host: base/termsafe.h), and so does CSV written to
- * a terminal; JSON, and CSV to a file or a pipe, keep it exact. */
+ * the cells' widths, then the rows; the sweep table: report/sweep_out.c); a CSV column (csv_cols)
+ * is the JSON key a held row's value is read by, and a cell function for a streamed index record.
+ * The text escapes what the sessions recorded (a command line, a host: base/termsafe.h), and so
+ * does CSV written to a terminal; JSON, and CSV to a file or a pipe, keep it exact. */
 #ifndef RUNMON_REPORT_SESSIONS_OUT_H
 #define RUNMON_REPORT_SESSIONS_OUT_H
 

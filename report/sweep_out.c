@@ -306,10 +306,10 @@ struct tcol {
     char title[256];
     int right; /* a figure, right-aligned */
     int width, min;
-    int stage;          /* when it is cut to fit: 1 with the values, 2 last (the session id) */
-    int left_cut;       /* cut at its start, its end kept (a session id's host and pid) */
-    int drop;           /* > 0: left out when the line does not fit otherwise, the highest
-                           first (DROP_EARLY ones before the session id is cut) */
+    int stage;    /* when it is cut to fit: 1 with the values, 2 last (the session id) */
+    int left_cut; /* cut at its start, its end kept (a session id's host and pid) */
+    int drop;     /* > 0: left out when the line does not fit otherwise, the highest
+                     first (DROP_EARLY ones before the session id is cut) */
     int dropped;
     char **cells;       /* one escaped cell per row */
     char **short_cells; /* or NULL: shorter cells (the figure without its bar) used when the
@@ -621,7 +621,7 @@ static void text_runs(struct table *t)
     }
     if (any_rerun) {
         x = new_col(c, &n, "RERUN", 1, 5, nr);
-    x->drop = 3;
+        x->drop = 3;
         json_array_foreach(rows, i, e)
         {
             json_int_t r = json_integer_value(json_object_get(e, "rerun"));
@@ -1097,8 +1097,8 @@ static void csv_groups(struct table *t, const json_t *groups)
         json_array_foreach(t->gkeys, k, name)
         {
             if (k) fputc(',', t->f);
-            csv_json_value(t, json_object_get(json_object_get(g, "params"),
-                                              json_string_value(name)));
+            csv_json_value(t,
+                           json_object_get(json_object_get(g, "params"), json_string_value(name)));
         }
         fprintf(t->f, ",%lld", (long long)json_integer_value(json_object_get(g, "runs")));
         for (k = 0; k < t->n_fig; k++) {

@@ -278,7 +278,8 @@ static void take_losses(json_t *e, const json_t *line)
             json_object_set_new(dr, name, json_integer(json_integer_value(v)));
     }
     json_int_t werr = jint(ls, "write_errors");
-    if (werr > jint(sk, "write_errors")) json_object_set_new(sk, "write_errors", json_integer(werr));
+    if (werr > jint(sk, "write_errors"))
+        json_object_set_new(sk, "write_errors", json_integer(werr));
 }
 
 static void take_end(json_t *e, const json_t *src)
@@ -428,8 +429,9 @@ static json_t *finish_dead(const char *sink_dir, json_t *tot, const char *id, co
         json_t *now = rm_index_line(doc, event ? event : "updated");
         /* The index says how it ended, but not what is left: a segment another recorder's
          * retention pruned after the end line was written. */
-        int stale = !event && newest && (jint(now, "files") != jint(newest, "files") ||
-                                         jint(now, "bytes") != jint(newest, "bytes"));
+        int stale = !event && newest &&
+                    (jint(now, "files") != jint(newest, "files") ||
+                     jint(now, "bytes") != jint(newest, "bytes"));
         json_decref(now);
         if (event || stale) {
             json_t *line = rm_index_line(doc, event ? event : "updated");
@@ -940,8 +942,8 @@ int rm_totals_check_disk(const char *sink_dir, json_t *tot, char *what, size_t w
         i++;
     }
     json_t *running = json_object_get(tot, "running"), *fin = json_object_get(tot, "finished");
-    json_t *disk_fin = json_pack("{s:I,s:I}", "active_files", (json_int_t)0, "active_bytes",
-                                 (json_int_t)0);
+    json_t *disk_fin =
+        json_pack("{s:I,s:I}", "active_files", (json_int_t)0, "active_bytes", (json_int_t)0);
     json_t *runs = json_object();
     live_files_on_disk(sink_dir, running, disk_fin, runs);
     static const char *const keys[] = {"active_files", "active_bytes"};

@@ -158,8 +158,7 @@ static int by_suffix(const char *dir, int sink, const char *want_id, char *id, s
     size_t used = (size_t)snprintf(err, errsz, "--session %s: %d sessions end so:", want_id, s.n);
     for (int i = 0; i < s.n && i < RM_SUFFIX_SHOWN && used < errsz; i++)
         used += (size_t)snprintf(err + used, errsz - used, " %s", s.ids[i]);
-    if (s.n > RM_SUFFIX_SHOWN && used < errsz)
-        snprintf(err + used, errsz - used, " ...");
+    if (s.n > RM_SUFFIX_SHOWN && used < errsz) snprintf(err + used, errsz - used, " ...");
     if (used < errsz) snprintf(err + used, errsz - used, " (give more of the id)");
     return 2;
 }

@@ -136,8 +136,7 @@ json_t *rm_session_to_json(const struct rm_session *s)
     json_object_set_new(o, "signal",
                         s->stop_signal > 0 ? json_integer(s->stop_signal) : json_null());
     /* Only when the command never ran: its session is no run (the listing says so). */
-    if (s->command_error[0])
-        json_object_set_new(o, "command_error", json_string(s->command_error));
+    if (s->command_error[0]) json_object_set_new(o, "command_error", json_string(s->command_error));
     json_object_set_new(o, "interval_s", json_real(s->interval_s));
     json_object_set_new(o, "gpu_fields", split_fields(s->gpu_fields));
     json_object_set_new(o, "dmon_metrics",

@@ -47,7 +47,7 @@ enum rm_app_origin {
 
 struct rm_app_row {
     int64_t t_ns; /* RM_NO_TIME: the sample ends where its GPU's idle row or process repeats */
-    int gpu; /* index */
+    int gpu;      /* index */
     struct rm_strref uuid, name;
     long long pid;          /* -1: the GPU's idle row */
     double vram_mb, sm_pct; /* NaN when not given */

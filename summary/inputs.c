@@ -153,8 +153,7 @@ static void reset_smi_apps(struct file_agg *f)
     rm_smi_apps_csv_init(&f->parser->smi_apps);
 }
 
-static int read_smi_apps_row(struct file_agg *f, const struct rm_csv_row *row, bool add,
-                             int64_t *t)
+static int read_smi_apps_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
 {
     struct rm_app_row a;
     int rc = rm_smi_apps_csv_row(&f->parser->smi_apps, row, &a);
@@ -176,8 +175,8 @@ static void note_smi_apps(struct file_agg *f)
              p->col[RM_SAC_UUID] >= 0 || p->col[RM_SAC_BUS] >= 0 || p->col[RM_SAC_GPU_NAME] >= 0
                  ? "GPUs numbered in the order they first appear, by "
                  : "no GPU named: all read as GPU 0",
-             p->col[RM_SAC_UUID] >= 0  ? "gpu_uuid"
-             : p->col[RM_SAC_BUS] >= 0 ? "gpu_bus_id"
+             p->col[RM_SAC_UUID] >= 0       ? "gpu_uuid"
+             : p->col[RM_SAC_BUS] >= 0      ? "gpu_bus_id"
              : p->col[RM_SAC_GPU_NAME] >= 0 ? "gpu_name"
                                             : "",
              p->accounted ? "; a row per process over its life (peak memory, share of time a "

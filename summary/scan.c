@@ -330,7 +330,7 @@ void rm_scan_finish(struct file_agg *f, int rc, uint64_t longl)
     } else if ((f->sniffed == RM_SNIFF_TEXT || f->sniffed == RM_SNIFF_BINARY ||
                 (f->rows == 0 && f->path)) &&
                (sniff = f->sniffed != RM_SNIFF_EMPTY ? (enum rm_sniff)f->sniffed
-                                                      : rm_sniff_file(f->path)) != RM_SNIFF_EMPTY &&
+                                                     : rm_sniff_file(f->path)) != RM_SNIFF_EMPTY &&
                sniff != RM_SNIFF_NVSMI) {
         /* Neither runmon's nor nvidia-smi's: advice on their layouts would mislead. */
         f->rc = 2;

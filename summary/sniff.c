@@ -90,7 +90,7 @@ static bool fieldish(const char *s, size_t n)
 
 static bool names_nvidia(const char *s, size_t n)
 {
-    static const char *const words[] = {"nvidia", "nvml",   "gpu",        "cuda",
+    static const char *const words[] = {"nvidia", "nvml",   "gpu",         "cuda",
                                         "driver", "device", "valid field", "nvsmi"};
     for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
         size_t k = strlen(words[w]);
@@ -139,8 +139,7 @@ static bool smi_header(const char *s, size_t n)
         for (size_t d = 0; d < sizeof dt / sizeof dt[0]; d++)
             skip |= l.tok[i].len == strlen(dt[d]) && !memcmp(l.tok[i].s, dt[d], l.tok[i].len);
         if (!skip)
-            return l.tok[i].len == 3 &&
-                   !memcmp(l.tok[i].s, k == RM_DMON_HEADER ? "gpu" : "Idx", 3);
+            return l.tok[i].len == 3 && !memcmp(l.tok[i].s, k == RM_DMON_HEADER ? "gpu" : "Idx", 3);
     }
     return false;
 }
