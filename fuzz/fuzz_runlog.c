@@ -10,10 +10,10 @@
 
 /* Both readers, the same state after each line (abort() makes libFuzzer keep the input). */
 struct both {
-    struct rm_runlog fast, general;
+    struct rm_phase_index fast, general;
 };
 
-static void same(const struct rm_runlog *a, const struct rm_runlog *b)
+static void same(const struct rm_phase_index *a, const struct rm_phase_index *b)
 {
     if (a->lines != b->lines || a->events != b->events || a->torn != b->torn ||
         a->garbage != b->garbage || a->bad_time != b->bad_time ||
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     b.general.general_only = true;
     rm_split_lines((const char *)data, size, 1 << 20, line, &b, NULL);
     rm_runlog_free(&b.general);
-    struct rm_runlog r = b.fast;
+    struct rm_phase_index r = b.fast;
     rm_runlog_finish(&r, r.last_ns, NULL, NULL);
     size_t sum = 0;
     if (r.first_ns != INT64_MIN)

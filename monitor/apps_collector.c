@@ -252,13 +252,13 @@ static bool apps_wanted(const struct rm_smi_start *st)
 
 /* pmon takes whole seconds, 1 to 10. */
 static int apps_start(void *ctx, const struct rm_smi_start *st, struct rm_collector *c,
-                      int64_t *period_ns, char *err, size_t errlen)
+                      int64_t *period_ns, char *err, size_t errsz)
 {
     struct rm_apps_ctx *a = ctx;
     int d = (int)llround(st->interval_s);
     d = d < 1 ? 1 : d > 10 ? 10 : d;
     if (rm_apps_ctx_init(a, st->port, st->proc_root, (int64_t)d * RM_NS_PER_SEC) < 0) {
-        snprintf(err, errlen, "cannot write in %s: %s", st->port->sess->dir, strerror(errno));
+        snprintf(err, errsz, "cannot write in %s: %s", st->port->sess->dir, strerror(errno));
         return -1;
     }
     snprintf(a->psec, sizeof a->psec, "%d", d);

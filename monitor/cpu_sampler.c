@@ -17,24 +17,24 @@ static const char *const cpu_cols[] = {
 static const char *const proc_cols[] = {"root_pid", "nprocs", "rss_mb", "cpu_pct"};
 
 int rm_cpu_sampler_open(struct rm_cpu_sampler *s, const struct rm_port *port, const char *proc_root,
-                        int per_cpu, int with_proc, char *err, size_t errlen)
+                        int per_cpu, int with_proc, char *err, size_t errsz)
 {
     memset(s, 0, sizeof *s);
     s->port = port;
     s->per_cpu = per_cpu;
     s->cpu.fd = s->proc.fd = -1;
     s->interval_ns = (int64_t)llround(port->interval_s * 1e9);
-    s->procfs = rm_procfs_open(proc_root, err, errlen);
+    s->procfs = rm_procfs_open(proc_root, err, errsz);
     if (!s->procfs) return -1;
     const char *dir = port->sess->dir;
     if (rm_stream_open(&s->cpu, dir, RM_STREAM_CPU) < 0 ||
         rm_stream_header(&s->cpu, cpu_cols, (int)(sizeof cpu_cols / sizeof *cpu_cols)) < 0) {
-        snprintf(err, errlen, "cannot write %s/cpu.csv: %s", dir, strerror(errno));
+        snprintf(err, errsz, "cannot write %s/cpu.csv: %s", dir, strerror(errno));
         return -1;
     }
     if (with_proc && (rm_stream_open(&s->proc, dir, RM_STREAM_PROC) < 0 ||
                       rm_stream_header(&s->proc, proc_cols, 4) < 0)) {
-        snprintf(err, errlen, "cannot write %s/proc.csv: %s", dir, strerror(errno));
+        snprintf(err, errsz, "cannot write %s/proc.csv: %s", dir, strerror(errno));
         return -1;
     }
     return 0;
@@ -167,10 +167,10 @@ void rm_cpu_sampler_stop(struct rm_cpu_sampler *s)
 
 /* ---- its row of monitor/proc_samplers.h ---------------------------------------------- */
 
-static int row_open(void *ctx, const struct rm_proc_start *st, char *err, size_t errlen)
+static int row_open(void *ctx, const struct rm_proc_start *st, char *err, size_t errsz)
 {
     return rm_cpu_sampler_open(ctx, st->port, st->o->proc_root, st->o->per_cpu, st->with_command,
-                               err, errlen);
+                               err, errsz);
 }
 
 static int row_outs(void *ctx, struct rm_stream **out)

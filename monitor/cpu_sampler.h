@@ -31,7 +31,7 @@ struct rm_cpu_sampler {
 
 /* Opens the /proc root and the two files. 0, or -1 with a message in err. */
 int rm_cpu_sampler_open(struct rm_cpu_sampler *s, const struct rm_port *port, const char *proc_root,
-                        int per_cpu, int with_proc, char *err, size_t errlen);
+                        int per_cpu, int with_proc, char *err, size_t errsz);
 /* It has no thread of its own: a tick runs it (monitor/ticker.h; the collectors' thread, or
  * without one rm_ticker_thread's). begin takes the baseline and starts the schedule at
  * start_mono (now, before the command exists); due is the next slot (CLOCK_MONOTONIC); tick,

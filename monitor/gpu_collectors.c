@@ -48,14 +48,14 @@ static int is_uint(const char *s, size_t n)
 }
 
 int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char *fields, char *err,
-                    size_t errlen)
+                    size_t errsz)
 {
     memset(g, 0, sizeof *g);
     g->port = port;
     g->out.fd = -1;
     g->col_index = g->col_uuid = g->col_timestamp = -1;
     if (strlen(fields) >= sizeof g->names_store) {
-        snprintf(err, errlen, "--gpu-fields is too long");
+        snprintf(err, errsz, "--gpu-fields is too long");
         return -1;
     }
     strcpy(g->names_store, fields);
@@ -71,12 +71,12 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char
             char c = tok[i];
             if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   c == '.' || c == '_')) {
-                snprintf(err, errlen, "--gpu-fields: '%s' is not a field name", tok);
+                snprintf(err, errsz, "--gpu-fields: '%s' is not a field name", tok);
                 return -1;
             }
         }
         if (g->nnames >= RM_GPU_MAX_FIELDS) {
-            snprintf(err, errlen, "--gpu-fields: more than %d fields", RM_GPU_MAX_FIELDS);
+            snprintf(err, errsz, "--gpu-fields: more than %d fields", RM_GPU_MAX_FIELDS);
             return -1;
         }
         int i = g->nnames++;
@@ -95,11 +95,11 @@ int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char
                         (int64_t)llround(port->interval_s * 1e9));
     rm_ts_cache_init(&g->ts_cache);
     if (g->nnames == 0) {
-        snprintf(err, errlen, "--gpu-fields: no field names");
+        snprintf(err, errsz, "--gpu-fields: no field names");
         return -1;
     }
     if (csv_init(&g->csv, 0) != 0) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(err, errsz, "out of memory");
         return -1;
     }
     return 0;
@@ -277,7 +277,7 @@ static int skipped(const struct rm_dmon_ctx *d, size_t i)
  * timeout_ms. Returns 0 with *status (the wait status, -1 when not reaped) and *timed_out, or
  * -1 when it could not start (*spawn_errno, message in err). */
 static int run_smi(const char *const *argv, int timeout_ms, char *out, size_t cap, int *status,
-                   int *timed_out, char *err, size_t errlen, int *spawn_errno)
+                   int *timed_out, char *err, size_t errsz, int *spawn_errno)
 {
     rm_child c;
     rm_child_init(&c);
@@ -288,7 +288,7 @@ static int run_smi(const char *const *argv, int timeout_ms, char *out, size_t ca
                        .capture_stderr = true};
     *spawn_errno = rm_child_spawn(&c, argv, &o);
     if (*spawn_errno) {
-        snprintf(err, errlen, "%s", c.errmsg);
+        snprintf(err, errsz, "%s", c.errmsg);
         return -1;
     }
     size_t used = 0;
@@ -327,19 +327,19 @@ int rm_smi_list(const char *nvidia_smi, char *out, size_t cap, int timeout_ms)
 }
 
 int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,
-                     size_t errlen, int *spawn_errno)
+                     size_t errsz, int *spawn_errno)
 {
     const char *argv[] = {nvidia_smi,
                           "--query-gpu=index,uuid,name,pci.bus_id,memory.total,driver_version",
                           "--format=csv,noheader,nounits", NULL};
     char out[65536];
     int status, timed_out;
-    if (run_smi(argv, timeout_ms, out, sizeof out, &status, &timed_out, err, errlen, spawn_errno))
+    if (run_smi(argv, timeout_ms, out, sizeof out, &status, &timed_out, err, errsz, spawn_errno))
         return -1;
 
     struct csv_parser p;
     if (csv_init(&p, 0) != 0) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(err, errsz, "out of memory");
         return -1;
     }
     sess->ngpus = 0;
@@ -369,15 +369,15 @@ int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeou
     csv_free(&p);
     if (sess->ngpus > 0) return 0;
     if (timed_out)
-        snprintf(err, errlen, "nvidia-smi inventory did not answer within %d ms", timeout_ms);
+        snprintf(err, errsz, "nvidia-smi inventory did not answer within %d ms", timeout_ms);
     else if (first_bad[0])
-        snprintf(err, errlen, "%s", first_bad);
+        snprintf(err, errsz, "%s", first_bad);
     else if (status != -1) {
         char d[96];
-        snprintf(err, errlen, "nvidia-smi printed no GPU (%s)",
+        snprintf(err, errsz, "nvidia-smi printed no GPU (%s)",
                  rm_status_describe(status, d, sizeof d));
     } else
-        snprintf(err, errlen, "nvidia-smi printed no GPU");
+        snprintf(err, errsz, "nvidia-smi printed no GPU");
     return -1;
 }
 
@@ -549,20 +549,20 @@ int rm_dmon_interval_s(double interval_s)
 
 /* ---- the two rows of monitor/smi_collectors.h ---------------------------------------------- */
 
-static int cannot_write(const struct rm_smi_start *st, char *err, size_t errlen)
+static int cannot_write(const struct rm_smi_start *st, char *err, size_t errsz)
 {
-    snprintf(err, errlen, "cannot write in %s: %s", st->port->sess->dir, strerror(errno));
+    snprintf(err, errsz, "cannot write in %s: %s", st->port->sess->dir, strerror(errno));
     return -1;
 }
 
 /* The query loop: `nvidia-smi --query-gpu=FIELDS --format=csv,noheader,nounits -lms MS`. */
 static int gpu_start(void *ctx, const struct rm_smi_start *st, struct rm_collector *c,
-                     int64_t *period_ns, char *err, size_t errlen)
+                     int64_t *period_ns, char *err, size_t errsz)
 {
     struct rm_gpu_ctx *g = ctx;
-    if (rm_gpu_ctx_init(g, st->port, st->gpu_fields, err, errlen) < 0) return -1;
+    if (rm_gpu_ctx_init(g, st->port, st->gpu_fields, err, errsz) < 0) return -1;
     if (rm_stream_open(&g->out, st->port->sess->dir, RM_STREAM_GPU) < 0)
-        return cannot_write(st, err, errlen);
+        return cannot_write(st, err, errsz);
     int64_t interval_ns = (int64_t)llround(st->interval_s * 1e9);
     rm_stream_batch(&g->out, interval_ns); /* dmon and pmon sample once a second */
     snprintf(g->query, sizeof g->query, "--query-gpu=%s", st->gpu_fields);
@@ -599,13 +599,13 @@ const struct rm_smi_collector rm_gpu_collector = {.stream = RM_STREAM_GPU,
 
 /* `nvidia-smi dmon -s METRICS -d SEC -o DT`. */
 static int dmon_start(void *ctx, const struct rm_smi_start *st, struct rm_collector *c,
-                      int64_t *period_ns, char *err, size_t errlen)
+                      int64_t *period_ns, char *err, size_t errsz)
 {
     struct rm_dmon_ctx *d = ctx;
     int sec = rm_dmon_interval_s(st->interval_s);
     rm_dmon_ctx_init(d, st->port, (int64_t)sec * RM_NS_PER_SEC);
     if (rm_stream_open(&d->out, st->port->sess->dir, RM_STREAM_DMON) < 0)
-        return cannot_write(st, err, errlen);
+        return cannot_write(st, err, errsz);
     snprintf(d->dsec, sizeof d->dsec, "%d", sec);
     /* -o DT: each row says when it was printed (monitor/smi_time.h). */
     const char *argv[] = {st->nvidia_smi, "dmon", "-s", st->dmon_metrics, "-d", d->dsec,

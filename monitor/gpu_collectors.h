@@ -64,7 +64,7 @@ struct rm_dmon_ctx {
 
 /* Splits the comma-separated field list into ctx->names. 0, or -1 (message in err). */
 int rm_gpu_ctx_init(struct rm_gpu_ctx *g, const struct rm_port *port, const char *fields, char *err,
-                    size_t errlen);
+                    size_t errsz);
 void rm_gpu_ctx_fini(struct rm_gpu_ctx *g);
 enum rm_line_kind rm_gpu_on_line(void *ctx, char *line, size_t len, int64_t ts_ns);
 void rm_gpu_on_flush(void *ctx);
@@ -110,7 +110,7 @@ extern const char *const rm_gpu_clock_fields[RM_GPU_CLOCK_FIELDS];
 const char *rm_gpu_fields_with_power(const struct rm_session *sess, char *buf, size_t cap);
 
 int rm_gpu_inventory(const char *nvidia_smi, struct rm_session *sess, int timeout_ms, char *err,
-                     size_t errlen, int *spawn_errno);
+                     size_t errsz, int *spawn_errno);
 
 /* Parses one CSV line of nvidia-smi output into fields (libcsv; unquoted fields are trimmed).
  * Returns the field count, or -1 if it has more than max fields or is not valid CSV. The

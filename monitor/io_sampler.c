@@ -34,7 +34,7 @@ static void note_part(struct rm_io_sampler *s, const char *part, const char *why
 }
 
 int rm_io_sampler_open(struct rm_io_sampler *s, const struct rm_port *port,
-                       const struct rm_io_opts *o, char *err, size_t errlen)
+                       const struct rm_io_opts *o, char *err, size_t errsz)
 {
     memset(s, 0, sizeof *s);
     s->port = port;
@@ -46,7 +46,7 @@ int rm_io_sampler_open(struct rm_io_sampler *s, const struct rm_port *port,
     const char *dir = port->sess->dir;
     if (rm_stream_open(&s->io, dir, RM_STREAM_IO) < 0 ||
         rm_stream_header(&s->io, io_cols, IO_NCOLS) < 0) {
-        snprintf(err, errlen, "cannot write %s/io.csv: %s", dir, strerror(errno));
+        snprintf(err, errsz, "cannot write %s/io.csv: %s", dir, strerror(errno));
         return -1;
     }
     char why[PATH_MAX + 64];
@@ -542,14 +542,14 @@ static bool row_wanted(const struct rm_proc_start *st)
     return !st->o->no_io;
 }
 
-static int row_open(void *ctx, const struct rm_proc_start *st, char *err, size_t errlen)
+static int row_open(void *ctx, const struct rm_proc_start *st, char *err, size_t errsz)
 {
     struct rm_io_opts o = {.interval_s = st->o->io_interval_s,
                            .with_lo = st->o->io_net_lo,
                            .with_tree = st->with_command,
                            .proc_root = st->o->proc_root,
                            .sys_root = st->o->sys_root};
-    return rm_io_sampler_open(ctx, st->port, &o, err, errlen);
+    return rm_io_sampler_open(ctx, st->port, &o, err, errsz);
 }
 
 static int row_outs(void *ctx, struct rm_stream **out)

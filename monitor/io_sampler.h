@@ -94,7 +94,7 @@ struct rm_io_sampler {
  * kernel without PSI) is no error: the run log says so once ("io_part_unavailable"). 0, or
  * -1 with a message in err (io.csv cannot be written). */
 int rm_io_sampler_open(struct rm_io_sampler *s, const struct rm_port *port,
-                       const struct rm_io_opts *o, char *err, size_t errlen);
+                       const struct rm_io_opts *o, char *err, size_t errsz);
 /* It has no thread of its own: a tick runs it (monitor/ticker.h), beside the CPU sample. begin
  * takes the baseline row now and starts the schedule on start_mono's grid (the CPU sampler's, so
  * that slots that coincide cost one wakeup); due is the next slot (CLOCK_MONOTONIC); tick,

@@ -26,7 +26,7 @@ unsigned rm_proc_samplers_off(const struct rm_proc_start *st)
 }
 
 int rm_proc_set_open(struct rm_proc_set *set, const struct rm_proc_start *st, char *err,
-                     size_t errlen)
+                     size_t errsz)
 {
     /* see rm_stream_batch: fewer write()s at short intervals */
     int64_t interval_ns = (int64_t)llround(st->port->interval_s * 1e9);
@@ -35,12 +35,12 @@ int rm_proc_set_open(struct rm_proc_set *set, const struct rm_proc_start *st, ch
         if (!wanted(r, st)) continue;
         void *ctx = calloc(1, r->ctx_size);
         if (!ctx) {
-            snprintf(err, errlen, "out of memory");
+            snprintf(err, errsz, "out of memory");
             return -1;
         }
         set->row[set->n] = r;
         set->ctx[set->n++] = ctx;
-        if (r->open(ctx, st, err, errlen) < 0) return -1;
+        if (r->open(ctx, st, err, errsz) < 0) return -1;
         set->opened++;
         if (!r->batch) continue;
         struct rm_stream *out[RM_PROC_MAX_OUTS];

@@ -43,7 +43,7 @@ struct rm_proc_sampler {
     bool (*wanted)(const struct rm_proc_start *st);
     /* Opens what it reads and its files. 0, or -1 with the reason in err (fatal: the
      * session does not start). stop runs after a failure too. */
-    int (*open)(void *ctx, const struct rm_proc_start *st, char *err, size_t errlen);
+    int (*open)(void *ctx, const struct rm_proc_start *st, char *err, size_t errsz);
     /* The files it opened, for the sink: how many were put in out (at most RM_PROC_MAX_OUTS). */
     int (*outs)(void *ctx, struct rm_stream **out);
     /* The tick: begin takes the baseline and starts the schedule on grid_mono (every
@@ -75,7 +75,7 @@ struct rm_proc_set {
  * that order). 0, or -1 with the reason in err at the first that fails; the files of those
  * opened before it are still the set's, and rm_proc_set_stop closes what was opened. */
 int rm_proc_set_open(struct rm_proc_set *set, const struct rm_proc_start *st, char *err,
-                     size_t errlen);
+                     size_t errsz);
 /* Every file the set's opened samplers write, for the sink. Returns how many (at most max). */
 int rm_proc_set_streams(const struct rm_proc_set *set, struct rm_stream **out, int max);
 /* Baselines now, before the command exists; returns the tick that runs the set (the earlier

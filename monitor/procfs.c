@@ -108,35 +108,35 @@ static int grow_cpu(struct rm_procfs *p, int want)
     return 0;
 }
 
-static void errf(char *err, size_t errlen, const char *root, const char *what, int e)
+static void errf(char *err, size_t errsz, const char *root, const char *what, int e)
 {
-    if (errlen)
-        snprintf(err, errlen, "%s/%s: %s", root, what, e ? strerror(e) : "unrecognised content");
+    if (errsz)
+        snprintf(err, errsz, "%s/%s: %s", root, what, e ? strerror(e) : "unrecognised content");
 }
 
-struct rm_procfs *rm_procfs_open(const char *root, char *err, size_t errlen)
+struct rm_procfs *rm_procfs_open(const char *root, char *err, size_t errsz)
 {
-    if (errlen) err[0] = '\0';
+    if (errsz) err[0] = '\0';
     struct rm_procfs *p = calloc(1, sizeof(*p));
     if (!p) {
-        if (errlen) snprintf(err, errlen, "out of memory");
+        if (errsz) snprintf(err, errsz, "out of memory");
         return NULL;
     }
     p->stat_fd = p->meminfo_fd = p->loadavg_fd = -1;
     p->pc_prev_n = -1;
     p->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (p->rootfd < 0) {
-        if (errlen) snprintf(err, errlen, "%s: %s", root, strerror(errno));
+        if (errsz) snprintf(err, errsz, "%s: %s", root, strerror(errno));
         goto fail;
     }
     p->stat_fd = openat(p->rootfd, "stat", O_RDONLY | O_CLOEXEC);
     if (p->stat_fd < 0) {
-        errf(err, errlen, root, "stat", errno);
+        errf(err, errsz, root, "stat", errno);
         goto fail;
     }
     p->meminfo_fd = openat(p->rootfd, "meminfo", O_RDONLY | O_CLOEXEC);
     if (p->meminfo_fd < 0) {
-        errf(err, errlen, root, "meminfo", errno);
+        errf(err, errsz, root, "meminfo", errno);
         goto fail;
     }
     p->loadavg_fd = openat(p->rootfd, "loadavg", O_RDONLY | O_CLOEXEC);
@@ -166,7 +166,7 @@ struct rm_procfs *rm_procfs_open(const char *root, char *err, size_t errlen)
     p->cbuf = malloc(p->ccap);
     if (!p->statbuf || !p->cur || !p->cur_fd || !p->cur_cfd || !p->prev || !p->next ||
         !p->set_keys || !p->set_gen || !p->cbuf || grow_cpu(p, (int)ncpu)) {
-        if (errlen) snprintf(err, errlen, "out of memory");
+        if (errsz) snprintf(err, errsz, "out of memory");
         goto fail;
     }
     /* Validate both files now, so a wrong root fails at start with a clear message. */
@@ -174,11 +174,11 @@ struct rm_procfs *rm_procfs_open(const char *root, char *err, size_t errlen)
     struct rm_mem mem;
     ssize_t n = read_stat(p, 0);
     if (n < 0 || rm_parse_proc_stat(p->statbuf, (size_t)n, &all, NULL, NULL, 0, NULL) < 0) {
-        errf(err, errlen, root, "stat", n < 0 ? errno : 0);
+        errf(err, errsz, root, "stat", n < 0 ? errno : 0);
         goto fail;
     }
     if (rm_procfs_read_mem(p, &mem)) {
-        errf(err, errlen, root, "meminfo", 0);
+        errf(err, errsz, root, "meminfo", 0);
         goto fail;
     }
     return p;

@@ -60,8 +60,8 @@ struct rm_procfs;
 
 /* Opens the sampler on a /proc-like tree (root: "/proc" or a fixture directory). Checks that
  * ROOT/stat and ROOT/meminfo can be read and parsed; on failure returns NULL with a message
- * in err (errlen bytes, may be 0). */
-struct rm_procfs *rm_procfs_open(const char *root, char *err, size_t errlen);
+ * in err (errsz bytes, may be 0). */
+struct rm_procfs *rm_procfs_open(const char *root, char *err, size_t errsz);
 void rm_procfs_close(struct rm_procfs *p);
 
 /* Raw /proc/stat read. all gets the "cpu" line; percpu/cpu_ids (max entries, may be

@@ -33,7 +33,7 @@ struct rm_smi_collector {
      * has set up c for the stream (rm_collector_setup) and sets c->stale_ns from *period_ns.
      * 0, or -1 with the reason in err. */
     int (*start)(void *ctx, const struct rm_smi_start *st, struct rm_collector *c,
-                 int64_t *period_ns, char *err, size_t errlen);
+                 int64_t *period_ns, char *err, size_t errsz);
     struct rm_stream *(*out)(void *ctx); /* the stream file, for the sink */
     void (*stop)(void *ctx);             /* closes what start opened (also after a failure) */
 };

@@ -289,7 +289,7 @@ static void to_file(struct influx *x)
 }
 
 static int influx_open_common(struct influx *x, const struct rm_exporter_env *env, char *err,
-                              size_t errlen)
+                              size_t errsz)
 {
     const struct rm_record_opts *o = env->opts;
     x->fd = -1;
@@ -309,7 +309,7 @@ static int influx_open_common(struct influx *x, const struct rm_exporter_env *en
     if (bad || (!x->tags && !(x->tags = calloc(1, 1))) || csv_init(&x->csv, 0) != 0) {
         free(x->tags);
         x->tags = NULL;
-        snprintf(err, errlen, "%s: out of memory", x->who);
+        snprintf(err, errsz, "%s: out of memory", x->who);
         return -1;
     }
     x->f = (struct rm_csv_fields){
@@ -319,7 +319,7 @@ static int influx_open_common(struct influx *x, const struct rm_exporter_env *en
         free(x->tags);
         x->tags = NULL;
         free(x->f.store);
-        snprintf(err, errlen, "%s: out of memory", x->who);
+        snprintf(err, errsz, "%s: out of memory", x->who);
         return -1;
     }
     x->next_mono_ns = env->now_mono_ns + RM_NS_PER_SEC;
@@ -366,23 +366,23 @@ static int write_url(char *out, size_t cap, const char *url)
     return k < 0 || (size_t)k >= cap ? -1 : 0;
 }
 
-static int influx_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
+static int influx_open(void *self, const struct rm_exporter_env *env, char *err, size_t errsz)
 {
     struct influx *x = self;
     x->who = "--influx";
     char url[8192];
     if (write_url(url, sizeof url, env->opts->influx) < 0) {
-        snprintf(err, errlen, "--influx: the URL is too long");
+        snprintf(err, errsz, "--influx: the URL is too long");
         return -1;
     }
     char why[256];
     if (rm_http_global_init(why, sizeof why) < 0) {
-        snprintf(err, errlen, "--influx: %s", why);
+        snprintf(err, errsz, "--influx: %s", why);
         return -1;
     }
-    if (influx_open_common(x, env, err, errlen) < 0) return -1;
+    if (influx_open_common(x, env, err, errsz) < 0) return -1;
     if (rm_http_sender_start(&x->tx, "--influx", "POST", url, "text/plain; charset=utf-8",
-                             env->port, err, errlen) < 0) {
+                             env->port, err, errsz) < 0) {
         influx_free(x);
         return -1;
     }
@@ -391,7 +391,7 @@ static int influx_open(void *self, const struct rm_exporter_env *env, char *err,
 
 /* The file can be opened for appending (made, when it does not exist, and removed again: the
  * session's open makes it). */
-static int influx_file_check(const struct rm_record_opts *o, char *err, size_t errlen)
+static int influx_file_check(const struct rm_record_opts *o, char *err, size_t errsz)
 {
     const char *path = o->influx_file;
     int made = 0, fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -400,7 +400,7 @@ static int influx_file_check(const struct rm_record_opts *o, char *err, size_t e
         made = fd >= 0;
     }
     if (fd < 0) {
-        snprintf(err, errlen, "--influx-file: cannot open %s: %s", path, strerror(errno));
+        snprintf(err, errsz, "--influx-file: cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     close(fd);
@@ -408,16 +408,16 @@ static int influx_file_check(const struct rm_record_opts *o, char *err, size_t e
     return 0;
 }
 
-static int influx_file_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
+static int influx_file_open(void *self, const struct rm_exporter_env *env, char *err, size_t errsz)
 {
     struct influx *x = self;
     x->who = "--influx-file";
     x->to_file = 1;
-    if (influx_open_common(x, env, err, errlen) < 0) return -1;
+    if (influx_open_common(x, env, err, errsz) < 0) return -1;
     x->fd = open(env->opts->influx_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
                  env->opts->private_files ? 0600 : 0666);
     if (x->fd < 0) {
-        snprintf(err, errlen, "--influx-file: cannot open %s: %s", env->opts->influx_file,
+        snprintf(err, errsz, "--influx-file: cannot open %s: %s", env->opts->influx_file,
                  strerror(errno));
         influx_free(x);
         return -1;

@@ -32,7 +32,7 @@ static int prom_wanted(const struct rm_record_opts *opts)
  * (its freshness is not the sink's cost: docs/ARCHITECTURE.md, "The sink's rounds"). */
 #define PROM_TEXTFILE_DEFAULT_PERIOD_S 2.0
 
-static int prom_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
+static int prom_open(void *self, const struct rm_exporter_env *env, char *err, size_t errsz)
 {
     struct prom_textfile *p = self;
     p->path = env->opts->prom_textfile;
@@ -40,7 +40,7 @@ static int prom_open(void *self, const struct rm_exporter_env *env, char *err, s
     p->cap = 64 * 1024;
     p->buf = malloc(p->cap);
     if (!p->buf) {
-        snprintf(err, errlen, "--prom-textfile: out of memory");
+        snprintf(err, errsz, "--prom-textfile: out of memory");
         return -1;
     }
     double flush_s = env->opts->flush_s > 0 ? env->opts->flush_s : PROM_TEXTFILE_DEFAULT_PERIOD_S;

@@ -104,13 +104,13 @@ static const char *param_text(const json_t *v, char *text, size_t cap)
 /* What would make two configurations one group: two keys that become one label name (the
  * gateway keeps one value per label), or an empty value (to Prometheus an empty label is no
  * label). 0, or -1 with the reason in err. */
-static int check_params(json_t *p, char *err, size_t errlen)
+static int check_params(json_t *p, char *err, size_t errsz)
 {
     json_t *seen = json_object();
     const char *k;
     json_t *v;
     int rc = seen ? 0 : -1;
-    if (rc) snprintf(err, errlen, "--pushgateway: out of memory");
+    if (rc) snprintf(err, errsz, "--pushgateway: out of memory");
     json_object_foreach(p, k, v)
     {
         char label[2048], text[64];
@@ -119,14 +119,14 @@ static int check_params(json_t *p, char *err, size_t errlen)
         const char *val = param_text(v, text, sizeof text);
         const char *other = json_string_value(json_object_get(seen, label));
         if (rc == 0 && other) {
-            snprintf(err, errlen,
+            snprintf(err, errsz,
                      "--pushgateway: --param %.200s and --param %.200s are one label, %.200s, "
                      "in the grouping key (a label name holds only letters, digits and _), so "
                      "two configurations would share one group: rename one of them",
                      other, k, label);
             rc = -1;
         } else if (rc == 0 && val && !*val) {
-            snprintf(err, errlen,
+            snprintf(err, errsz,
                      "--pushgateway: --param %.200s= has an empty value, which Prometheus reads "
                      "as no %.200s label at all: give it a value",
                      k, label);
@@ -141,7 +141,7 @@ static int check_params(json_t *p, char *err, size_t errlen)
 /* The group's URL: the gateway's base URL and the grouping key. 0, or -1 with the reason in
  * err (too long, parameters that would share a group). */
 static int group_url(char *out, size_t cap, const char *base, const struct rm_record_opts *o,
-                     const char *host, char *err, size_t errlen)
+                     const char *host, char *err, size_t errsz)
 {
     size_t n = 0;
     put_str(out, cap, &n, base);
@@ -157,8 +157,8 @@ static int group_url(char *out, size_t cap, const char *base, const struct rm_re
     }
     if (o->params_json) {
         json_t *p = json_loads(o->params_json, 0, NULL);
-        if (!json_is_object(p) || check_params(p, err, errlen) < 0) {
-            if (!json_is_object(p)) snprintf(err, errlen, "--pushgateway: bad parameters");
+        if (!json_is_object(p) || check_params(p, err, errsz) < 0) {
+            if (!json_is_object(p)) snprintf(err, errsz, "--pushgateway: bad parameters");
             json_decref(p);
             return -1;
         }
@@ -177,40 +177,40 @@ static int group_url(char *out, size_t cap, const char *base, const struct rm_re
         json_decref(p);
     }
     if (n + 1 < cap) return 0;
-    snprintf(err, errlen, "--pushgateway: the grouping key is too long (sweep and params)");
+    snprintf(err, errsz, "--pushgateway: the grouping key is too long (sweep and params)");
     return -1;
 }
 
 /* Before the session's folder is made: what the grouping key refuses (a host name as long as
  * a session's stands for the one it will have). */
-static int push_check(const struct rm_record_opts *o, char *err, size_t errlen)
+static int push_check(const struct rm_record_opts *o, char *err, size_t errsz)
 {
     char url[8192], host[256];
     memset(host, 'h', sizeof host - 1);
     host[sizeof host - 1] = '\0';
-    return group_url(url, sizeof url, o->pushgateway, o, host, err, errlen);
+    return group_url(url, sizeof url, o->pushgateway, o, host, err, errsz);
 }
 
-static int push_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
+static int push_open(void *self, const struct rm_exporter_env *env, char *err, size_t errsz)
 {
     struct push *p = self;
     const struct rm_record_opts *o = env->opts;
     p->quiet = env->port->quiet;
     char why[256];
     if (rm_http_global_init(why, sizeof why) < 0) {
-        snprintf(err, errlen, "--pushgateway: %s", why);
+        snprintf(err, errsz, "--pushgateway: %s", why);
         return -1;
     }
     char url[8192];
-    if (group_url(url, sizeof url, o->pushgateway, o, env->port->sess->host, err, errlen) < 0)
+    if (group_url(url, sizeof url, o->pushgateway, o, env->port->sess->host, err, errsz) < 0)
         return -1;
     p->cap = 64 * 1024;
     if (!(p->buf = malloc(p->cap))) {
-        snprintf(err, errlen, "--pushgateway: out of memory");
+        snprintf(err, errsz, "--pushgateway: out of memory");
         return -1;
     }
     if (rm_http_sender_start(&p->tx, "--pushgateway", "PUT", url, "text/plain; version=0.0.4",
-                             env->port, err, errlen) < 0) {
+                             env->port, err, errsz) < 0) {
         free(p->buf);
         p->buf = NULL;
         return -1;

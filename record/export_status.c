@@ -86,11 +86,11 @@ static int status_wanted(const struct rm_record_opts *opts)
     return !opts->quiet && isatty(STDERR_FILENO);
 }
 
-static int status_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
+static int status_open(void *self, const struct rm_exporter_env *env, char *err, size_t errsz)
 {
     struct rm_status *st = self;
     (void)err;
-    (void)errlen;
+    (void)errsz;
     st->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     pthread_mutex_init(&st->qlock, NULL);
     st->started_mono_ns = st->next_mono_ns = env->now_mono_ns;

@@ -62,9 +62,9 @@ struct rm_exporter_ops {
     /* Optional, before anything of the session is made (its folder, -o's folder): 0, or -1
      * with the reason in err when the option cannot work (a file that cannot be opened,
      * parameters that cannot be told apart). Bad input then leaves nothing behind. */
-    int (*check)(const struct rm_record_opts *opts, char *err, size_t errlen);
+    int (*check)(const struct rm_record_opts *opts, char *err, size_t errsz);
     /* 0, or -1 with the reason in err (the session does not start: a bad option, no memory). */
-    int (*open)(void *self, const struct rm_exporter_env *env, char *err, size_t errlen);
+    int (*open)(void *self, const struct rm_exporter_env *env, char *err, size_t errsz);
     /* CLOCK_MONOTONIC ns when poll is next due (RM_EXPORTER_NEVER: only for its fd).
      * NULL: never due. */
     int64_t (*due)(const void *self);

@@ -26,12 +26,12 @@ static const struct rm_exporter_ops *const table[] = {
 };
 /* clang-format on */
 
-int rm_exporters_check(const struct rm_record_opts *opts, char *err, size_t errlen)
+int rm_exporters_check(const struct rm_record_opts *opts, char *err, size_t errsz)
 {
     for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
         const struct rm_exporter_ops *o = table[i];
         if (o->wanted && !o->wanted(opts)) continue;
-        if (o->check && o->check(opts, err, errlen) < 0) return -1;
+        if (o->check && o->check(opts, err, errsz) < 0) return -1;
     }
     return 0;
 }
@@ -45,32 +45,32 @@ static void init_list(struct rm_exporters *l)
 
 int rm_exporters_open_ops(struct rm_exporters *l, const struct rm_exporter_ops *const *ops, int n,
                           const struct rm_exporter_env *env, const char *runlog, char *err,
-                          size_t errlen)
+                          size_t errsz)
 {
     if (!l->inited) init_list(l);
     if (rm_snapshot_source_init(&l->src, env->port, env->opts->command != NULL, runlog) < 0) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(err, errsz, "out of memory");
         return -1;
     }
     for (int i = 0; i < n; i++) {
         const struct rm_exporter_ops *o = ops[i];
         if (o->wanted && !o->wanted(env->opts)) continue;
         if (l->n == RM_EXPORTERS_MAX) {
-            snprintf(err, errlen, "%s: too many exporters", o->name);
+            snprintf(err, errsz, "%s: too many exporters", o->name);
             return -1;
         }
         /* Sized before the first exporter opens: no wakeup allocates, and a close always
          * has its final snapshot. */
         if (!l->snap && !(l->snap = malloc(sizeof *l->snap))) {
-            snprintf(err, errlen, "out of memory");
+            snprintf(err, errsz, "out of memory");
             return -1;
         }
         void *self = calloc(1, o->size ? o->size : 1);
         if (!self) {
-            snprintf(err, errlen, "%s: out of memory", o->name);
+            snprintf(err, errsz, "%s: out of memory", o->name);
             return -1;
         }
-        if (o->open && o->open(self, env, err, errlen) < 0) {
+        if (o->open && o->open(self, env, err, errsz) < 0) {
             free(self);
             return -1;
         }
@@ -87,14 +87,14 @@ int rm_exporters_open_ops(struct rm_exporters *l, const struct rm_exporter_ops *
 }
 
 int rm_exporters_open(struct rm_exporters *l, const struct rm_record_opts *opts,
-                      const struct rm_port *port, char *err, size_t errlen)
+                      const struct rm_port *port, char *err, size_t errsz)
 {
     char runlog[PATH_MAX + 16];
     snprintf(runlog, sizeof runlog, "%s/runlog.jsonl", port->sess->dir);
     struct rm_exporter_env env = {
         .opts = opts, .port = port, .dir = port->sess->dir, .now_mono_ns = rm_now_monotonic_ns()};
     return rm_exporters_open_ops(l, table, (int)(sizeof table / sizeof *table), &env, runlog, err,
-                                 errlen);
+                                 errsz);
 }
 
 int rm_exporters_count(const struct rm_exporters *l)

@@ -42,18 +42,18 @@ struct rm_exporters {
 
 /* Runs the check of every exporter of the table that opts asks for (before the session's
  * folder is made). 0, or -1 with the first one's reason in err. */
-int rm_exporters_check(const struct rm_record_opts *opts, char *err, size_t errlen);
+int rm_exporters_check(const struct rm_record_opts *opts, char *err, size_t errsz);
 
 /* Opens every exporter of the table whose option opts asks for, in the table's order.
  * 0, or -1 with the reason in err. Either way rm_exporters_close closes those opened. */
 int rm_exporters_open(struct rm_exporters *l, const struct rm_record_opts *opts,
-                      const struct rm_port *port, char *err, size_t errlen);
+                      const struct rm_port *port, char *err, size_t errsz);
 
 /* The same for a given list of exporters (tests; the table is not consulted, their
  * wanted() is). runlog: the run log to follow for phases (NULL: none). */
 int rm_exporters_open_ops(struct rm_exporters *l, const struct rm_exporter_ops *const *ops, int n,
                           const struct rm_exporter_env *env, const char *runlog, char *err,
-                          size_t errlen);
+                          size_t errsz);
 
 /* How many exporters are open. */
 int rm_exporters_count(const struct rm_exporters *l);

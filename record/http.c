@@ -52,11 +52,11 @@ static struct {
 
 #define RM_LIBCURL "libcurl.so.4"
 
-static int load_curl(char *err, size_t errlen)
+static int load_curl(char *err, size_t errsz)
 {
     void *h = dlopen(RM_LIBCURL, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        snprintf(err, errlen,
+        snprintf(err, errsz,
                  "cannot load %s, which runmon needs to talk HTTP (Debian: apt-get install "
                  "libcurl4)",
                  RM_LIBCURL);
@@ -78,20 +78,20 @@ static int load_curl(char *err, size_t errlen)
     };
     for (size_t i = 0; i < sizeof syms / sizeof *syms; i++)
         if (!(*syms[i].fp = dlsym(h, syms[i].name))) {
-            snprintf(err, errlen, "%s has no %s: too old a libcurl", RM_LIBCURL, syms[i].name);
+            snprintf(err, errsz, "%s has no %s: too old a libcurl", RM_LIBCURL, syms[i].name);
             return -1; /* h stays loaded: harmless, and the process ends soon (open failed) */
         }
     return 0;
 }
 
-int rm_http_global_init(char *err, size_t errlen)
+int rm_http_global_init(char *err, size_t errsz)
 {
     static int done;
     if (done) return 0;
-    if (load_curl(err, errlen) < 0) return -1;
+    if (load_curl(err, errsz) < 0) return -1;
     CURLcode rc = cu.global_init(CURL_GLOBAL_DEFAULT);
     if (rc != CURLE_OK) {
-        snprintf(err, errlen, "libcurl: %s", cu.easy_strerror(rc));
+        snprintf(err, errsz, "libcurl: %s", cu.easy_strerror(rc));
         return -1;
     }
     done = 1;
@@ -288,11 +288,11 @@ static void *sender_main(void *arg)
 
 int rm_http_sender_start(struct rm_http_sender *s, const char *who, const char *method,
                          const char *url, const char *content_type, const struct rm_port *port,
-                         char *err, size_t errlen)
+                         char *err, size_t errsz)
 {
     memset(s, 0, sizeof *s);
     s->sock = -1;
-    if (rm_http_global_init(err, errlen) < 0) return -1;
+    if (rm_http_global_init(err, errsz) < 0) return -1;
     s->who = who;
     s->method = method;
     s->port = port;
@@ -306,7 +306,7 @@ int rm_http_sender_start(struct rm_http_sender *s, const char *who, const char *
     if (pv && pv->headers) pv->headers = cu.slist_append(pv->headers, "Expect:");
     s->curl_priv = pv;
     if (!pv || !pv->headers || !s->url || !s->curl) {
-        snprintf(err, errlen, "%s: out of memory", who);
+        snprintf(err, errsz, "%s: out of memory", who);
         rm_http_sender_stop(s);
         return -1;
     }
@@ -318,7 +318,7 @@ int rm_http_sender_start(struct rm_http_sender *s, const char *who, const char *
     pthread_mutex_init(&s->mu, NULL);
     s->inited = 1;
     if (pthread_create(&s->thread, NULL, sender_main, s) != 0) {
-        snprintf(err, errlen, "%s: cannot start a thread", who);
+        snprintf(err, errsz, "%s: cannot start a thread", who);
         rm_http_sender_stop(s);
         return -1;
     }

@@ -35,7 +35,7 @@ void rm_http_shown_url(const char *url, char *out, size_t cap);
 /* libcurl loaded (dlopen: no runmon command but these writers pays for its libraries) and
  * its global set-up, once per process: from an exporter's open, before any worker thread
  * exists (rm_http_sender_start calls it too). 0, or -1 with the reason in err. */
-int rm_http_global_init(char *err, size_t errlen);
+int rm_http_global_init(char *err, size_t errsz);
 
 struct rm_http_body {
     char *data;
@@ -74,7 +74,7 @@ struct rm_http_sender {
 /* Sets up the sender and starts its thread. 0, or -1 with the reason in err. */
 int rm_http_sender_start(struct rm_http_sender *s, const char *who, const char *method,
                          const char *url, const char *content_type, const struct rm_port *port,
-                         char *err, size_t errlen);
+                         char *err, size_t errsz);
 
 /* Hands body (len bytes, copied) to the thread. 1 taken, 0 refused (busy, !replace). */
 int rm_http_offer(struct rm_http_sender *s, const char *body, size_t len, int replace);

@@ -141,7 +141,7 @@ static struct rm_smi_start smi_start(const struct rm_recorder *rec)
 
 /* Starts each row of rm_smi_collectors this run wants: its file, attached to the sink. */
 static int start_smi_collectors(struct supervisor *s, struct rm_recorder *rec, char *err,
-                                size_t errlen)
+                                size_t errsz)
 {
     struct rm_smi_start st = smi_start(rec);
     st.gpu_ids = s->ids; /* the job's GPUs (choose_gpus), "" for all */
@@ -151,7 +151,7 @@ static int start_smi_collectors(struct supervisor *s, struct rm_recorder *rec, c
         if (e->wanted && !e->wanted(&st)) continue;
         void *ctx = calloc(1, e->ctx_size);
         if (!ctx) {
-            snprintf(err, errlen, "out of memory");
+            snprintf(err, errsz, "out of memory");
             return -1;
         }
         struct rm_collector *c = &s->cols[s->ncols];
@@ -159,7 +159,7 @@ static int start_smi_collectors(struct supervisor *s, struct rm_recorder *rec, c
         s->ctx[s->ncols++] = ctx;
         rm_collector_setup(c, &rec->port, e->stream, 0);
         int64_t period_ns = 0;
-        if (e->start(ctx, &st, c, &period_ns, err, errlen) < 0) return -1;
+        if (e->start(ctx, &st, c, &period_ns, err, errsz) < 0) return -1;
         c->stale_ns = rm_stale_after_ns(period_ns);
         rm_sink_attach(rec->sink, e->out(ctx));
     }
@@ -204,7 +204,7 @@ static void choose_gpus(struct supervisor *s, struct rm_recorder *rec)
 
 /* Takes the inventory, starts the nvidia-smi collectors (their files) and their thread.
  * Returns 0 (also when there is no nvidia-smi: a normal case), -1 on a fatal error. */
-static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, size_t errlen)
+static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, size_t errsz)
 {
     struct rm_session *sess = &rec->sess;
     const char *smi = rec->opts.nvidia_smi;
@@ -240,16 +240,16 @@ static int start_gpu(struct supervisor *s, struct rm_recorder *rec, char *err, s
             rm_gpu_fields_with_power(sess, s->gpu_fields_buf, sizeof s->gpu_fields_buf);
         sess->gpu_fields = rec->opts.gpu_fields;
     }
-    if (start_smi_collectors(s, rec, err, errlen) < 0) return -1;
+    if (start_smi_collectors(s, rec, err, errsz) < 0) return -1;
 
     if (rm_wakeup_open(&s->wake) < 0) {
-        snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
+        snprintf(err, errsz, "cannot start the collector thread: %s", strerror(errno));
         s->procs = NULL;
         return -1;
     }
     if (s->procs) s->tick = rm_proc_set_begin(s->procs);
     if (pthread_create(&s->thread, NULL, supervisor_main, s) != 0) {
-        snprintf(err, errlen, "cannot start the collector thread: %s", strerror(errno));
+        snprintf(err, errsz, "cannot start the collector thread: %s", strerror(errno));
         s->procs = NULL;
         return -1;
     }
@@ -276,7 +276,7 @@ static void stop_gpu(struct supervisor *s)
 }
 
 /* Creates DIR/<id>/ and fills the session's identity. */
-static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
+static int open_session(struct rm_recorder *rec, char *err, size_t errsz)
 {
     struct rm_session *s = &rec->sess;
     s->pid = getpid();
@@ -286,15 +286,15 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errlen)
     rm_session_make_id(s->id, sizeof s->id, s->started_ns, s->host, s->pid);
     if (snprintf(s->dir, sizeof s->dir, "%s/%s", rec->opts.output_dir, s->id) >=
         (int)sizeof s->dir) {
-        snprintf(err, errlen, "output path is too long");
+        snprintf(err, errsz, "output path is too long");
         return -1;
     }
     /* Listed as running by the sink before its folder exists, the folder claimed. */
     if (rm_sink_begin_session(rec->opts.output_dir, s, &rec->claim_fd) < 0) {
         if (errno == ENOTDIR)
-            snprintf(err, errlen, "%s: the session folder is not a directory of the sink", s->dir);
+            snprintf(err, errsz, "%s: the session folder is not a directory of the sink", s->dir);
         else
-            snprintf(err, errlen, "cannot create %s: %s", s->dir, strerror(errno));
+            snprintf(err, errsz, "cannot create %s: %s", s->dir, strerror(errno));
         return -1;
     }
     s->status = "running";

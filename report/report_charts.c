@@ -110,7 +110,7 @@ static int cmp_band(const void *x, const void *y)
  * steps is a handful of bands; at most MAX_BANDS. */
 size_t rm_report_make_bands(struct report *r, struct band **out, size_t *dropped)
 {
-    struct rm_runlog *rl = &r->rl;
+    struct rm_phase_index *rl = &r->rl;
     double px = (double)(r->t1 - r->t0) / PW;
     struct band *cur = rm_xcalloc(rl->nphases, sizeof *cur);
     struct band *b = NULL;

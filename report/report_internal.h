@@ -148,7 +148,7 @@ struct report {
     size_t napps;            /* GPUs seen in apps.csv */
     struct rm_appscsv acsv;
     struct rm_apps_agg aagg; /* the sample being added up while streaming */
-    struct rm_runlog rl;
+    struct rm_phase_index rl;
     struct alert *alerts;
     size_t nalerts, capalerts;
     uint64_t alerts_total;

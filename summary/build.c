@@ -430,7 +430,7 @@ static json_t *session_json(json_t *ses)
     return o;
 }
 
-static json_t *collectors_json(json_t *ses, const struct rm_runlog *rl,
+static json_t *collectors_json(json_t *ses, const struct rm_phase_index *rl,
                                const bool present[RM_STREAM_COUNT])
 {
     json_t *o = json_object();
@@ -1395,7 +1395,7 @@ static json_t *build_data_quality(const struct rm_summary *s, struct file_tally 
         jnum(isfinite(sess_s) && isfinite(sampled_s) ? fmin(1.0, sampled_s / sess_s) : NAN, 4));
     json_object_set_new(dq, "coverage_gpu",
                         wg ? json_incref(json_object_get(wg, "index")) : json_null());
-    const struct rm_runlog *rl = &s->rl;
+    const struct rm_phase_index *rl = &s->rl;
     json_object_set_new(
         dq, "runlog",
         json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "lines", (json_int_t)rl->lines, "events",

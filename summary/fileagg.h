@@ -91,7 +91,7 @@ struct file_agg {
     uint64_t group_id;
     int pos;
     double group_power;
-    const struct rm_runlog *rl;
+    const struct rm_phase_index *rl;
     struct phase_acc **ph; /* [phase], each NULL until met (rm_file_phase) */
     size_t nph;
     uint32_t stamp;

@@ -91,7 +91,8 @@ static void add_boundary_span(void *ctx, size_t phase, enum rm_span_kind kind, i
 }
 
 /* Adds f's GPUs (matched by key) and phases to the source. */
-void rm_source_merge(struct source *src, struct file_agg *f, size_t nph, const struct rm_runlog *rl)
+void rm_source_merge(struct source *src, struct file_agg *f, size_t nph,
+                     const struct rm_phase_index *rl)
 {
     src->files++;
     int64_t gap = f->gap_ns > src->gap_ns ? f->gap_ns : src->gap_ns;

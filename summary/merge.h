@@ -36,7 +36,7 @@ struct final_gpu {
 /* Adds f's GPUs and phases to src; rl (may be NULL) gives the phase windows that the spacing
  * from one file's last sample of a GPU to the next file's first is cut to. */
 void rm_source_merge(struct source *src, struct file_agg *f, size_t nph,
-                     const struct rm_runlog *rl);
+                     const struct rm_phase_index *rl);
 void rm_source_free(struct source *src);
 /* Phase p's statistics of src's slots (src->phn[p] of them), unpacked into src->cur until
  * another phase is asked for; NULL when the phase has none. */

@@ -11,7 +11,7 @@
 #include "summary/sample.h"
 #include "summary/stats.h"
 
-void rm_runlog_init(struct rm_runlog *r)
+void rm_runlog_init(struct rm_phase_index *r)
 {
     memset(r, 0, sizeof *r);
     r->first_ns = r->last_ns = r->session_start_ns = r->session_end_ns = RM_NO_TIME;
@@ -22,7 +22,7 @@ void rm_runlog_init(struct rm_runlog *r)
     r->params = json_object();
 }
 
-void rm_runlog_free(struct rm_runlog *r)
+void rm_runlog_free(struct rm_phase_index *r)
 {
     for (size_t i = 0; i < r->nphases; i++) {
         free(r->phases[i].path);
@@ -53,7 +53,7 @@ static uint64_t fnv(const char *s)
 }
 
 /* The path index rebuilt with room for twice the phases (at least double its old size). */
-static void rehash(struct rm_runlog *r)
+static void rehash(struct rm_phase_index *r)
 {
     size_t cap = r->hashcap ? r->hashcap * 2 : 64;
     while (cap < r->nphases * 2)
@@ -85,7 +85,8 @@ size_t rm_runlog_max_phases_env(bool *bad)
     return (size_t)v;
 }
 
-void rm_runlog_set_keep(struct rm_runlog *r, bool (*keep)(void *, const char *), void *keep_ctx)
+void rm_runlog_set_keep(struct rm_phase_index *r, bool (*keep)(void *, const char *),
+                        void *keep_ctx)
 {
     r->keep = keep;
     r->keep_ctx = keep_ctx;
@@ -137,7 +138,7 @@ static void pathset_put(struct rm_pathset *s, uint64_t key, bool folded)
 
 /* ---- phases ------------------------------------------------------------------------ */
 
-static size_t find_phase(const struct rm_runlog *r, const char *path, uint64_t h)
+static size_t find_phase(const struct rm_phase_index *r, const char *path, uint64_t h)
 {
     if (!r->hashcap) return RM_NO_PHASE;
     for (size_t j = h & (r->hashcap - 1); r->hash[j]; j = (j + 1) & (r->hashcap - 1))
@@ -145,7 +146,7 @@ static size_t find_phase(const struct rm_runlog *r, const char *path, uint64_t h
     return RM_NO_PHASE;
 }
 
-static size_t new_phase(struct rm_runlog *r, const char *path, int depth)
+static size_t new_phase(struct rm_phase_index *r, const char *path, int depth)
 {
     r->phases = rm_xgrow(r->phases, &r->capphases, r->nphases + 1, sizeof *r->phases);
     struct rm_phase *p = &r->phases[r->nphases];
@@ -156,7 +157,7 @@ static size_t new_phase(struct rm_runlog *r, const char *path, int depth)
     return r->nphases++;
 }
 
-size_t rm_runlog_other_phase(struct rm_runlog *r)
+size_t rm_runlog_other_phase(struct rm_phase_index *r)
 {
     if (r->other == RM_NO_PHASE) r->other = new_phase(r, RM_OTHER_PHASES_PATH, -1);
     return r->other; /* not in the hash: a path spelled like it is a phase of its own */
@@ -197,13 +198,13 @@ void rm_phase_fold(struct rm_phase *into, const struct rm_phase *from)
     fold_max(into->fw->reserved_mb, from->fw->reserved_mb);
 }
 
-size_t rm_runlog_rows_for(const struct rm_runlog *r, size_t gpus)
+size_t rm_runlog_rows_for(const struct rm_phase_index *r, size_t gpus)
 {
     size_t rows = r->max_cells / (gpus ? gpus : 1);
     return rows ? rows : 1;
 }
 
-void rm_runlog_fold_after(struct rm_runlog *r, size_t rows)
+void rm_runlog_fold_after(struct rm_phase_index *r, size_t rows)
 {
     if (rows == 0) rows = 1;
     if (rows < r->max_phases) r->max_phases = rows;
@@ -242,7 +243,7 @@ void rm_runlog_fold_after(struct rm_runlog *r, size_t rows)
     rehash(r);
 }
 
-size_t rm_runlog_phase_of(const struct rm_runlog *r, const char *path)
+size_t rm_runlog_phase_of(const struct rm_phase_index *r, const char *path)
 {
     uint64_t h = fnv(path);
     size_t p = find_phase(r, path, h);
@@ -251,7 +252,7 @@ size_t rm_runlog_phase_of(const struct rm_runlog *r, const char *path)
 }
 
 /* The phase of path, made when new; RM_NO_PHASE when the keep filter leaves it out. */
-static size_t phase_id(struct rm_runlog *r, const char *path, int depth)
+static size_t phase_id(struct rm_phase_index *r, const char *path, int depth)
 {
     uint64_t h = fnv(path);
     size_t p = find_phase(r, path, h);
@@ -280,7 +281,7 @@ static size_t phase_id(struct rm_runlog *r, const char *path, int depth)
     return p;
 }
 
-static void add_window(struct rm_runlog *r, size_t ph, int64_t start, int64_t end)
+static void add_window(struct rm_phase_index *r, size_t ph, int64_t start, int64_t end)
 {
     r->win = rm_xgrow(r->win, &r->capwin, r->nwin + 1, sizeof *r->win);
     r->win[r->nwin++] = (struct rm_phase_window){start, end, ph};
@@ -312,7 +313,7 @@ static int64_t seconds_ns(json_t *v)
     return (int64_t)llround(s * 1e9);
 }
 
-static json_t *collector(struct rm_runlog *r, const char *name)
+static json_t *collector(struct rm_phase_index *r, const char *name)
 {
     json_t *c = json_object_get(r->collectors, name);
     if (!c) {
@@ -328,7 +329,7 @@ static void bump(json_t *o, const char *k)
     json_object_set_new(o, k, json_integer(json_integer_value(json_object_get(o, k)) + 1));
 }
 
-static void on_event(struct rm_runlog *r, json_t *line, const char *ev, int64_t t)
+static void on_event(struct rm_phase_index *r, json_t *line, const char *ev, int64_t t)
 {
     r->events++;
     if (!strcmp(ev, "session_start")) {
@@ -409,7 +410,7 @@ static void fold_framework(struct rm_framework_peaks **into, const json_t *fw)
 
 /* A phase's framework peaks, into the phase (unless left out) and the run; JAX's also into
  * jax_peak_bytes. */
-static void on_framework(struct rm_runlog *r, size_t ph, const json_t *line)
+static void on_framework(struct rm_phase_index *r, size_t ph, const json_t *line)
 {
     const json_t *fw = json_object_get(line, "framework");
     if (!json_is_object(fw)) return;
@@ -460,7 +461,7 @@ struct line_fields {
  * name kept. One that is not an object (or a sweep that is not a string) is counted, and the
  * first one's value kept for the summary's note, as JSON text (so no raw byte reaches a
  * terminal). */
-static void on_params(struct rm_runlog *r, const json_t *line)
+static void on_params(struct rm_phase_index *r, const json_t *line)
 {
     const json_t *p = json_object_get(line, "params"), *sw = json_object_get(line, "sweep");
     const json_t *bad = !json_is_object(p) ? p : (sw && !json_is_string(sw)) ? sw : NULL;
@@ -483,7 +484,7 @@ static void on_params(struct rm_runlog *r, const json_t *line)
 }
 
 /* One timed line's phase (or event: with its JSON tree, which the fast reader never takes). */
-static void apply_line(struct rm_runlog *r, const struct line_fields *l, json_t *line)
+static void apply_line(struct rm_phase_index *r, const struct line_fields *l, json_t *line)
 {
     int64_t t = l->t;
     if (r->first_ns == RM_NO_TIME || t < r->first_ns) r->first_ns = t;
@@ -551,7 +552,7 @@ static void apply_line(struct rm_runlog *r, const struct line_fields *l, json_t 
 }
 
 /* The general reader: the line as a jansson tree. */
-static void json_line(struct rm_runlog *r, const char *s, size_t len)
+static void json_line(struct rm_phase_index *r, const char *s, size_t len)
 {
     json_t *line = json_loadb(s, len, 0, NULL);
     if (!json_is_object(line)) {
@@ -722,7 +723,7 @@ static bool fast_split(const char *p, const char *e, struct fast_value v[FK_N])
 
 /* A string value of the line, NUL-terminated in r's scratch space at *at; NULL when it is not
  * a string. */
-static const char *fast_str(struct rm_runlog *r, const struct fast_value *v, size_t *at)
+static const char *fast_str(struct rm_phase_index *r, const struct fast_value *v, size_t *at)
 {
     if (v->kind != 's') return NULL;
     char *d = r->scratch + *at;
@@ -734,7 +735,7 @@ static const char *fast_str(struct rm_runlog *r, const struct fast_value *v, siz
 
 /* The line read by the fast reader; false (nothing counted) when it is one for the general
  * reader: not a flat object of plain values, or an event (its fields are read from the tree). */
-static bool fast_line(struct rm_runlog *r, const char *s, size_t len)
+static bool fast_line(struct rm_phase_index *r, const char *s, size_t len)
 {
     struct fast_value v[FK_N];
     if (r->general_only || !fast_split(s, s + len, v)) return false;
@@ -768,7 +769,7 @@ static bool fast_line(struct rm_runlog *r, const char *s, size_t len)
     return true;
 }
 
-void rm_runlog_line(struct rm_runlog *r, const char *s, size_t len, bool torn)
+void rm_runlog_line(struct rm_phase_index *r, const char *s, size_t len, bool torn)
 {
     while (len && (s[len - 1] == '\r' || s[len - 1] == ' '))
         len--;
@@ -786,7 +787,7 @@ static void line_cb(void *ctx, const char *line, size_t len, bool torn)
     rm_runlog_line(ctx, line, len, torn);
 }
 
-int rm_runlog_read_file(struct rm_runlog *r, const char *path, char *err, size_t errsz)
+int rm_runlog_read_file(struct rm_phase_index *r, const char *path, char *err, size_t errsz)
 {
     uint64_t longl = 0;
     int rc = rm_read_lines(path, RM_RUNLOG_MAX_LINE, line_cb, r, NULL, &longl, err, errsz);
@@ -831,7 +832,7 @@ static int index_windows(const struct rm_phase_window *w, int64_t *mx, size_t n)
     return k - 1;
 }
 
-void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, const char *),
+void rm_runlog_finish(struct rm_phase_index *r, int64_t end_ns, bool (*keep)(void *, const char *),
                       void *keep_ctx)
 {
     for (size_t i = 0; i < r->nopen; i++) {
@@ -868,7 +869,7 @@ struct node {
 };
 
 /* Calls fn for each window overlapping [t0, t1), in index order. */
-static void overlapping(const struct rm_runlog *r, int64_t t0, int64_t t1,
+static void overlapping(const struct rm_phase_index *r, int64_t t0, int64_t t1,
                         void (*fn)(void *, size_t, int64_t, int64_t), void *ctx)
 {
     const struct rm_phase_window *w = r->win;
@@ -908,7 +909,7 @@ static void at_hit(void *ctx, size_t phase, int64_t start, int64_t end)
     c->fn(c->ctx, phase);
 }
 
-void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void *, size_t),
+void rm_runlog_windows_at(const struct rm_phase_index *r, int64_t t, void (*fn)(void *, size_t),
                           void *ctx)
 {
     if (t == INT64_MAX) return; /* no window holds it: ends are exclusive */
@@ -916,7 +917,7 @@ void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void 
     overlapping(r, t, t + 1, at_hit, &c);
 }
 
-void rm_runlog_windows_over(const struct rm_runlog *r, int64_t t0, int64_t t1,
+void rm_runlog_windows_over(const struct rm_phase_index *r, int64_t t0, int64_t t1,
                             void (*fn)(void *, size_t, int64_t, int64_t), void *ctx)
 {
     overlapping(r, t0, t1, fn, ctx);

@@ -67,7 +67,7 @@ struct rm_pathset {
     size_t n, cap;
 };
 
-struct rm_runlog {
+struct rm_phase_index {
     struct rm_phase *phases;
     size_t nphases, capphases;
     size_t *hash; /* open addressing over phases by path, 0 = empty, else index + 1 */
@@ -110,39 +110,40 @@ struct rm_runlog {
 
 /* max_phases and max_cells from RUNMON_SUMMARY_MAX_PHASES (a positive integer), else the
  * default. */
-void rm_runlog_init(struct rm_runlog *r);
-void rm_runlog_free(struct rm_runlog *r);
+void rm_runlog_init(struct rm_phase_index *r);
+void rm_runlog_free(struct rm_phase_index *r);
 /* RUNMON_SUMMARY_MAX_PHASES: its value, or RM_MAX_PHASES_DEFAULT when unset; *bad is set
  * when it is set to something other than a positive integer (the default is used then). */
 size_t rm_runlog_max_phases_env(bool *bad);
 /* Leaves out, while reading, the phases whose path keep() rejects: they take no phase and
  * count nothing toward max_phases (exits still pair with their enters). Before reading. */
-void rm_runlog_set_keep(struct rm_runlog *r, bool (*keep)(void *, const char *), void *keep_ctx);
+void rm_runlog_set_keep(struct rm_phase_index *r, bool (*keep)(void *, const char *),
+                        void *keep_ctx);
 /* The other phase, made when there is none yet (a segment's partial of folded paths). */
-size_t rm_runlog_other_phase(struct rm_runlog *r);
+size_t rm_runlog_other_phase(struct rm_phase_index *r);
 /* Lowers the cap to rows paths (at least 1), before rm_runlog_finish: the phases of the paths
  * past the first rows join the other phase (their lines, windows and open enters) and their
  * paths count as folded, as if the run log had been read with that cap. */
-void rm_runlog_fold_after(struct rm_runlog *r, size_t rows);
+void rm_runlog_fold_after(struct rm_phase_index *r, size_t rows);
 /* The paths with a row of their own when gpus GPUs share the budget: max_cells / gpus, at
  * least 1 (gpus 0 counts as 1). */
-size_t rm_runlog_rows_for(const struct rm_runlog *r, size_t gpus);
+size_t rm_runlog_rows_for(const struct rm_phase_index *r, size_t gpus);
 /* Adds phase from's lines (counts, seconds, times, framework peaks) to into. */
 void rm_phase_fold(struct rm_phase *into, const struct rm_phase *from);
 /* The phase of path: its own, the other phase for a folded path, else RM_NO_PHASE. */
-size_t rm_runlog_phase_of(const struct rm_runlog *r, const char *path);
-void rm_runlog_line(struct rm_runlog *r, const char *line, size_t len, bool torn);
-int rm_runlog_read_file(struct rm_runlog *r, const char *path, char *err, size_t errsz);
+size_t rm_runlog_phase_of(const struct rm_phase_index *r, const char *path);
+void rm_runlog_line(struct rm_phase_index *r, const char *line, size_t len, bool torn);
+int rm_runlog_read_file(struct rm_phase_index *r, const char *path, char *err, size_t errsz);
 /* Closes phases still open at end_ns (RM_NO_TIME: open-ended), keeps only phases whose path
  * keep() accepts (NULL keeps all), and builds the window index. */
-void rm_runlog_finish(struct rm_runlog *r, int64_t end_ns, bool (*keep)(void *, const char *),
+void rm_runlog_finish(struct rm_phase_index *r, int64_t end_ns, bool (*keep)(void *, const char *),
                       void *keep_ctx);
 /* Calls fn for each window containing t (start <= t < end); after finish only. */
-void rm_runlog_windows_at(const struct rm_runlog *r, int64_t t, void (*fn)(void *ctx, size_t phase),
-                          void *ctx);
+void rm_runlog_windows_at(const struct rm_phase_index *r, int64_t t,
+                          void (*fn)(void *ctx, size_t phase), void *ctx);
 /* Calls fn for each window overlapping [t0, t1) (start < t1 and end > t0), with its bounds;
  * after finish only. */
-void rm_runlog_windows_over(const struct rm_runlog *r, int64_t t0, int64_t t1,
+void rm_runlog_windows_over(const struct rm_phase_index *r, int64_t t0, int64_t t1,
                             void (*fn)(void *ctx, size_t phase, int64_t start, int64_t end),
                             void *ctx);
 

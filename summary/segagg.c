@@ -53,7 +53,7 @@ static json_t *phases_to_json(struct file_agg *f)
 /* A segment's per-phase partials (kept in f->seg_phases) placed in f's phase table, by the
  * path of each phase in rl; phases rl does not have (left out by --phase) are dropped. A
  * partial of the paths folded past the cap goes to rl's other phase (build.c makes it). */
-void rm_segment_resolve_phases(struct file_agg *f, const struct rm_runlog *rl)
+void rm_segment_resolve_phases(struct file_agg *f, const struct rm_phase_index *rl)
 {
     if (!f->seg_phases || !rl || rl->nphases == 0) return;
     f->rl = rl;
@@ -193,7 +193,7 @@ int rm_file_agg_from_json(struct file_agg *f, const json_t *j, char *err, size_t
  * as the summary closes them: at session.json's ended_at, else the run log's own end, else
  * open-ended (a phase still running covers the rest of this segment). False when there is no
  * run log or it holds no phase. */
-static bool session_runlog(const char *seg_path, struct rm_runlog *rl)
+static bool session_runlog(const char *seg_path, struct rm_phase_index *rl)
 {
     char dir[4096], p[4200];
     snprintf(dir, sizeof dir, "%s", seg_path);
@@ -230,7 +230,7 @@ json_t *rm_summary_segment_from_file(enum rm_input_kind kind, const char *path, 
     /* The phases of the session's run log as it stands now, so that the aggregate keeps each
      * phase's part of this segment (a summary after retention removed the file still has
      * every phase's figures). */
-    struct rm_runlog rl;
+    struct rm_phase_index rl;
     bool have_rl = session_runlog(path, &rl);
     if (have_rl) f->rl = &rl;
     rm_scan_file(f, (int64_t)llround(interval_s * 1e9), NULL);

@@ -17,6 +17,6 @@ int rm_file_agg_from_json(struct file_agg *f, const json_t *j, char *err, size_t
 
 /* Places a segment's per-phase partials (its aggregate's "phases") in f's phases by the phase
  * paths of rl. */
-void rm_segment_resolve_phases(struct file_agg *f, const struct rm_runlog *rl);
+void rm_segment_resolve_phases(struct file_agg *f, const struct rm_phase_index *rl);
 
 #endif

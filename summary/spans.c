@@ -32,7 +32,7 @@ static double power_at(int64_t t0, double p0, int64_t t1, double p1, int64_t t)
     return p0 + (p1 - p0) * ((double)(t - t0) / (double)(t1 - t0));
 }
 
-void rm_phase_spans(const struct rm_runlog *rl, struct span_buf *buf, int64_t t0, double p0,
+void rm_phase_spans(const struct rm_phase_index *rl, struct span_buf *buf, int64_t t0, double p0,
                     int64_t t1, double p1, int64_t gap_ns,
                     void (*add)(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns,
                                 double joules, const struct rm_energy_bar *bar),

@@ -21,7 +21,7 @@ struct span_buf {
     struct span_piece *v;
     size_t n, cap;
     /* The spacing v was cut for (the GPUs of one sample group share it): rl, nwin, t0, t1. */
-    const struct rm_runlog *rl;
+    const struct rm_phase_index *rl;
     size_t nwin;
     int64_t t0, t1;
 };
@@ -35,7 +35,7 @@ struct span_buf {
  * joules); a spacing going backwards or of length 0 adds nothing. buf is scratch space kept by the
  * caller, zeroed before its first use: it keeps the pieces of the last spacing for the next GPU's.
  */
-void rm_phase_spans(const struct rm_runlog *rl, struct span_buf *buf, int64_t t0, double p0,
+void rm_phase_spans(const struct rm_phase_index *rl, struct span_buf *buf, int64_t t0, double p0,
                     int64_t t1, double p1, int64_t gap_ns,
                     void (*add)(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns,
                                 double joules, const struct rm_energy_bar *bar),

@@ -40,7 +40,7 @@ struct rm_summary {
     json_t *session;
     pcre2_code *re;
     pcre2_match_data *md;
-    struct rm_runlog rl;
+    struct rm_phase_index rl;
     _Atomic uint64_t progress;
     int64_t interval_ns;
     char gpu_fields[4096];

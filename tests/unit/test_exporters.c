@@ -111,11 +111,11 @@ struct tex {
 };
 
 static int tex_want_fd;
-static int tex_open(void *self, const struct rm_exporter_env *env, char *err, size_t errlen)
+static int tex_open(void *self, const struct rm_exporter_env *env, char *err, size_t errsz)
 {
     struct tex *t = self;
     (void)err;
-    (void)errlen;
+    (void)errsz;
     t->period_ns = 100 * MS;
     t->next = env->now_mono_ns + t->period_ns;
     t->efd = tex_want_fd ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;

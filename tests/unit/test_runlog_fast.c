@@ -15,7 +15,8 @@
 #include "summary/runlog_read.h"
 #include "summary/stats.h"
 
-static void same_state(const struct rm_runlog *a, const struct rm_runlog *b, const char *what)
+static void same_state(const struct rm_phase_index *a, const struct rm_phase_index *b,
+                       const char *what)
 {
 #define SAME(x)                                                                                    \
     do {                                                                                           \
@@ -60,7 +61,7 @@ static void same_state(const struct rm_runlog *a, const struct rm_runlog *b, con
 /* Each line fed to both readers, the state compared after each. */
 static uint64_t feed_both(const char *const *lines, size_t n)
 {
-    struct rm_runlog fast, general;
+    struct rm_phase_index fast, general;
     rm_runlog_init(&fast);
     rm_runlog_init(&general);
     fast.max_phases = general.max_phases = 6; /* folding too */

@@ -17,13 +17,13 @@
 
 #define SEC 1000000000LL
 
-static void feed(struct rm_runlog *r, const char *s)
+static void feed(struct rm_phase_index *r, const char *s)
 {
     rm_runlog_line(r, s, strlen(s), false);
 }
 
 /* phase_enter or phase_exit of path by pid at second sec after 10:00:00. */
-static void mark(struct rm_runlog *r, const char *type, int pid, const char *path, int sec)
+static void mark(struct rm_phase_index *r, const char *type, int pid, const char *path, int sec)
 {
     char b[512];
     snprintf(b, sizeof b,
@@ -36,7 +36,7 @@ static void mark(struct rm_runlog *r, const char *type, int pid, const char *pat
 static void paths_past_the_cap_fold_into_one_phase(void **state)
 {
     (void)state;
-    struct rm_runlog r;
+    struct rm_phase_index r;
     rm_runlog_init(&r);
     assert_int_equal(r.max_phases, RM_MAX_PHASES_DEFAULT);
     r.max_phases = 3;
@@ -84,7 +84,7 @@ static bool only_a(void *ctx, const char *path)
 static void left_out_paths_take_no_row(void **state)
 {
     (void)state;
-    struct rm_runlog r;
+    struct rm_phase_index r;
     rm_runlog_init(&r);
     r.max_phases = 2;
     int calls = 0;
@@ -133,7 +133,7 @@ static void window_index_answers_as_a_scan(void **state)
     (void)state;
     srand(27);
     for (int round = 0; round < 40; round++) {
-        struct rm_runlog r;
+        struct rm_phase_index r;
         rm_runlog_init(&r);
         size_t n = (size_t)(rand() % 300) + (round == 0 ? 0 : 1);
         for (size_t i = 0; i < n; i++) {
@@ -168,7 +168,7 @@ static void window_index_answers_as_a_scan(void **state)
 
 /* A run of phase lines of 12 paths by two pids, nested and overlapping, some `phase` lines
  * with framework peaks, and enters never closed. */
-static void feed_run(struct rm_runlog *r)
+static void feed_run(struct rm_phase_index *r)
 {
     srand(6);
     char p[32], b[512];
@@ -192,7 +192,7 @@ static void feed_run(struct rm_runlog *r)
 static void folding_later_is_reading_with_the_lower_cap(void **state)
 {
     (void)state;
-    struct rm_runlog a, b;
+    struct rm_phase_index a, b;
     rm_runlog_init(&a);
     rm_runlog_init(&b);
     a.max_phases = 4;
@@ -252,7 +252,7 @@ static void folding_later_is_reading_with_the_lower_cap(void **state)
 static void rows_share_the_budget(void **state)
 {
     (void)state;
-    struct rm_runlog r;
+    struct rm_phase_index r;
     rm_runlog_init(&r);
     assert_int_equal(r.max_cells, RM_MAX_PHASES_DEFAULT);
     assert_int_equal(rm_runlog_rows_for(&r, 0), 10000);

@@ -11,7 +11,7 @@
 
 #define SEC 1000000000LL
 
-static void feed(struct rm_runlog *r, const char *s)
+static void feed(struct rm_phase_index *r, const char *s)
 {
     rm_runlog_line(r, s, strlen(s), false);
 }
@@ -24,7 +24,7 @@ static void hit(void *ctx, size_t phase)
 static void phases_by_pid_and_path(void **state)
 {
     (void)state;
-    struct rm_runlog r;
+    struct rm_phase_index r;
     rm_runlog_init(&r);
     feed(&r, "{\"ts\":\"2026-11-21T10:00:00.000+00:00\",\"type\":\"phase_enter\",\"pid\":1,\"t\":0,"
              "\"name\":\"a\",\"path\":\"a\",\"depth\":0}");
@@ -74,7 +74,7 @@ static void params_lines(void **state)
 {
     (void)state;
     for (int general = 0; general < 2; general++) {
-        struct rm_runlog r;
+        struct rm_phase_index r;
         rm_runlog_init(&r);
         r.general_only = general;
         feed(&r, "{\"ts\":\"2026-11-21T10:00:00.000+00:00\",\"type\":\"params\",\"params\":"
