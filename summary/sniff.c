@@ -240,18 +240,27 @@ int rm_sniff_apps_kind(const char *buf, size_t len)
     return -1;
 }
 
-enum rm_sniff rm_sniff_named_file(const char *path, int *kind)
+/* The first 64 KiB of path (malloc'd, *got bytes), or NULL: the head both sniffers judge. */
+static char *read_head(const char *path, size_t *got)
 {
     enum { HEAD = 64 * 1024 };
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return RM_SNIFF_EMPTY;
     FILE *f = fopen(path, "rb");
-    if (!f) return RM_SNIFF_EMPTY;
+    if (!f) return NULL;
     char *buf = malloc(HEAD);
-    size_t got = buf ? fread(buf, 1, HEAD, f) : 0;
+    *got = buf ? fread(buf, 1, HEAD, f) : 0;
     fclose(f);
-    enum rm_sniff r = buf ? rm_sniff_text(buf, got) : RM_SNIFF_EMPTY;
-    int k = buf && r == RM_SNIFF_NVSMI ? rm_sniff_apps_kind(buf, got) : -1;
+    return buf;
+}
+
+enum rm_sniff rm_sniff_named_file(const char *path, int *kind)
+{
+    struct stat st;
+    size_t got;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return RM_SNIFF_EMPTY;
+    char *buf = read_head(path, &got);
+    if (!buf) return RM_SNIFF_EMPTY;
+    enum rm_sniff r = rm_sniff_text(buf, got);
+    int k = r == RM_SNIFF_NVSMI ? rm_sniff_apps_kind(buf, got) : -1;
     if (k >= 0) *kind = k;
     free(buf);
     return r;
@@ -259,13 +268,10 @@ enum rm_sniff rm_sniff_named_file(const char *path, int *kind)
 
 enum rm_sniff rm_sniff_file(const char *path)
 {
-    enum { HEAD = 64 * 1024 };
-    FILE *f = fopen(path, "rb");
-    if (!f) return RM_SNIFF_EMPTY;
-    char *buf = malloc(HEAD);
-    size_t got = buf ? fread(buf, 1, HEAD, f) : 0;
-    fclose(f);
-    enum rm_sniff r = buf ? rm_sniff_text(buf, got) : RM_SNIFF_EMPTY;
+    size_t got;
+    char *buf = read_head(path, &got);
+    if (!buf) return RM_SNIFF_EMPTY;
+    enum rm_sniff r = rm_sniff_text(buf, got);
     free(buf);
     return r;
 }
