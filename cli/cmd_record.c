@@ -378,7 +378,8 @@ static const struct record_option record_options[] = {
      "A server that fails or hangs never stops or slows the\n"
      "recording: requests time out (5 s), are retried with\n"
      "back-off and reported in the run log; the end waits at\n"
-     "most 5 s for them. Credentials in a URL are never shown",
+     "most 3 s for a writer that answers, 1 s in all for those\n"
+     "that fail or hang. Credentials in a URL are never shown",
      .apply = set_nonempty, .at = AT(influx_file)},
     {"flush-seconds", 0, "S",
      "fdatasync the active files and update the session's\n"
