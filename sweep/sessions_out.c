@@ -9,8 +9,6 @@
 #include "base/termsafe.h"
 #include "sink/index.h"
 #include "sweep/sessions_rows.h"
-#include "sweep/sweep_out.h"
-#include "sweep/sweep_rows.h"
 
 #define MAX_COLS 32
 
@@ -19,7 +17,7 @@ struct out {
     FILE *f;
     const struct rm_sessions_opts *o;
     int figures;  /* the rows carry summary.json's figures */
-    json_t *held; /* the rows held for sorting or the sweep table; NULL: streamed */
+    json_t *held; /* the rows held for sorting; NULL: streamed */
     const json_t *counters;
     size_t rows;
     int marked;          /* a row's status carries the mark of files its end could not write */
@@ -605,29 +603,15 @@ static void on_row(void *ctx, const struct rm_session_row *row)
     if (o) json_array_append_new(w->held, o);
 }
 
-static int print_sweep(FILE *f, const struct rm_sessions_opts *o, char *err, size_t errsz)
-{
-    struct rm_sweep s;
-    const char *const one[] = {o->dir};
-    if (rm_sweep_load(o->n_sinks ? o->sinks : one, o->n_sinks ? o->n_sinks : 1, o->sweep_name, &s,
-                      err, errsz) < 0)
-        return -1;
-    if (o->sort_by) rm_session_rows_sort(s.rows, o->sort_by);
-    int rc = rm_sweep_print(f, o, &s, err, errsz);
-    rm_sweep_free(&s);
-    return rc;
-}
-
 int rm_sessions_print(FILE *f, const struct rm_sessions_opts *o, char *err, size_t errsz)
 {
-    if (o->sweep) return print_sweep(f, o, err, errsz);
     struct out w = {.f = f, .o = o};
     /* The figures when the sort needs them. */
     w.figures = rm_session_sort_needs_figures(o->sort_by);
     json_t *tot = NULL;
     if (rm_totals_load(o->dir, &tot) != 0) tot = rm_totals_new();
     w.counters = json_object_get(tot, "counters");
-    /* Sorting and the sweep table need every row; the plain listing streams the index. */
+    /* Sorting needs every row; the plain listing streams the index. */
     w.held = w.figures || o->sort_by ? json_array() : NULL;
     text_widths_init(w.width);
     int rc = 0;

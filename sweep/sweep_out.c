@@ -8,6 +8,7 @@
 #include "base/json.h"
 #include "base/termsafe.h"
 #include "sink/index.h"
+#include "sweep/sessions_rows.h"
 
 #define MAX_COLS 64
 #define MAX_FIGS 32  /* figures: 6 and the phase columns */
@@ -38,7 +39,7 @@ enum mark { M_NONE, M_BEST, M_TIED };
 
 struct table {
     FILE *f;
-    const struct rm_sessions_opts *o;
+    const struct rm_sweep_opts *o;
     const struct rm_sweep *s;
     struct figure fig[MAX_COLS];
     size_t n_fig;
@@ -111,7 +112,7 @@ static void json_array_extend_new(json_t *a, json_t *more)
 
 static void choose_figures(struct table *t)
 {
-    const struct rm_sessions_opts *o = t->o;
+    const struct rm_sweep_opts *o = t->o;
     int workload = any_value(t->s, "workload_peak_vram_mb");
     t->vram = workload ? "workload" : "device";
     add_fig(t, "duration_s", NULL, "DURATION", U_SECONDS, -1);
@@ -1136,16 +1137,15 @@ static void json_doc(struct table *t, const json_t *groups)
     }
     free(m);
     json_t *sinks = json_array(), *figs = json_array();
-    size_t n_sinks = t->o->n_sinks ? t->o->n_sinks : 1;
-    for (size_t k = 0; k < n_sinks; k++)
-        json_array_append_new(sinks, rm_jstr(t->o->n_sinks ? t->o->sinks[k] : t->o->dir));
+    for (size_t k = 0; k < t->o->n_sinks; k++)
+        json_array_append_new(sinks, rm_jstr(t->o->sinks[k]));
     for (size_t k = 0; k < t->n_fig; k++)
         json_array_append_new(figs, rm_jstr(t->fig[k].key));
     json_t *tot = NULL;
-    if (rm_totals_load(t->o->dir, &tot) != 0) tot = NULL;
+    if (rm_totals_load(t->o->sinks[0], &tot) != 0) tot = NULL;
     json_t *d =
         json_pack("{s:s,s:i,s:o,s:o,s:o,s:O,s:b,s:i,s:o,s:O,s:s,s:o}", "format", "runmon-sessions",
-                  "schema_version", 1, "sink_dir", rm_jstr(t->o->dir), "sinks", sinks, "sweep",
+                  "schema_version", 1, "sink_dir", rm_jstr(t->o->sinks[0]), "sinks", sinks, "sweep",
                   t->o->sweep_name ? rm_jstr(t->o->sweep_name) : json_null(), "param_names",
                   s->param_names, "params_inferred", s->params_inferred, "hosts", s->n_hosts,
                   "figures", figs, "phases", t->phases, "vram", t->vram, "sessions", rows);
@@ -1206,7 +1206,7 @@ static int group_keys(struct table *t, char *err, size_t errsz)
     }
 }
 
-int rm_sweep_print(FILE *f, const struct rm_sessions_opts *o, const struct rm_sweep *s, char *err,
+int rm_sweep_print(FILE *f, const struct rm_sweep_opts *o, const struct rm_sweep *s, char *err,
                    size_t errsz)
 {
     struct table t = {.f = f, .o = o, .s = s};
@@ -1240,4 +1240,14 @@ int rm_sweep_print(FILE *f, const struct rm_sessions_opts *o, const struct rm_sw
     json_decref(t.phases);
     json_decref(t.gkeys);
     return 0;
+}
+
+int rm_sweep_table_print(FILE *f, const struct rm_sweep_opts *o, char *err, size_t errsz)
+{
+    struct rm_sweep s;
+    if (rm_sweep_load(o->sinks, o->n_sinks, o->sweep_name, &s, err, errsz) < 0) return -1;
+    if (o->sort_by) rm_session_rows_sort(s.rows, o->sort_by);
+    int rc = rm_sweep_print(f, o, &s, err, errsz);
+    rm_sweep_free(&s);
+    return rc;
 }
