@@ -7,6 +7,7 @@
 
 #include "base/json.h"
 #include "base/termsafe.h"
+#include "model/figures.h"
 #include "sink/index.h"
 #include "sweep/sessions_rows.h"
 
@@ -291,7 +292,7 @@ static void mark_note(FILE *f, int marked)
 /* ---- CSV: a column is its JSON key ---- */
 
 struct csv_col {
-    const char *key; /* the header, and the held row's key */
+    const char *key; /* the header, and the held row's key; NULL: the listing's figures */
     int figure;      /* only with summary.json's figures */
     /* A streamed row's cell (from its index record); a held row's is its value by key. */
     void (*rec)(struct out *w, const struct rm_session_row *r);
@@ -382,26 +383,47 @@ static const struct csv_col csv_cols[] = {
     {"exit_code",         0, rec_exit},
     {"files",             0, rec_files},
     {"bytes",             0, rec_bytes},
-    {"gpu_util_mean_pct", 1, NULL},
-    {"peak_vram_mb",      1, NULL},
-    {"peak_vram_source",  1, NULL},
-    {"energy_wh",         1, NULL},
+    {NULL,                1, NULL}, /* the listing's figures: figure_col */
     {"command",           0, rec_command},
     {"signal",            0, rec_signal},
 };
 // clang-format on
 
+/* The k-th of the listing's figure columns (model/figures.h's rm_sweep_figures flagged
+ * RM_SWEEP_IN_LISTING, in order: each row's key, then its src_key), or NULL past the last. */
+static const char *figure_col(size_t k)
+{
+    for (int f = 0; f < RM_SWEEP_FIG_COUNT; f++) {
+        const struct rm_sweep_figure *r = &rm_sweep_figures[f];
+        if (!(r->in & RM_SWEEP_IN_LISTING)) continue;
+        if (k-- == 0) return r->key;
+        if (r->src_key && k-- == 0) return r->src_key;
+    }
+    return NULL;
+}
+
 static void csv_header(struct out *w)
 {
-    for (size_t c = 0; c < NCOLS(csv_cols); c++)
-        if (w->figures || !csv_cols[c].figure) fprintf(w->f, "%s%s", c ? "," : "", csv_cols[c].key);
+    const char *key;
+    for (size_t c = 0; c < NCOLS(csv_cols); c++) {
+        if (!w->figures && csv_cols[c].figure) continue;
+        if (csv_cols[c].key) fprintf(w->f, "%s%s", c ? "," : "", csv_cols[c].key);
+        for (size_t k = 0; !csv_cols[c].key && (key = figure_col(k)); k++)
+            fprintf(w->f, ",%s", key);
+    }
     fputc('\n', w->f);
 }
 
 static void csv_row(struct out *w, const struct rm_session_row *r)
 {
+    const char *key;
     for (size_t c = 0; c < NCOLS(csv_cols); c++) {
         if (!w->figures && csv_cols[c].figure) continue;
+        for (size_t k = 0; !csv_cols[c].key && (key = figure_col(k)); k++) {
+            fputc(',', w->f);
+            csv_value(w, json_object_get(r->obj, key));
+        }
+        if (!csv_cols[c].key) continue;
         if (c) fputc(',', w->f);
         if (r->obj)
             csv_value(w, json_object_get(r->obj, csv_cols[c].key));

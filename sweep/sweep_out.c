@@ -7,6 +7,7 @@
 
 #include "base/json.h"
 #include "base/termsafe.h"
+#include "model/figures.h"
 #include "sink/index.h"
 #include "sweep/sessions_rows.h"
 
@@ -18,7 +19,12 @@
 
 /* ---- the figures: what is compared between runs ---- */
 
-enum unit { U_SECONDS, U_PCT, U_MIB, U_WH };
+enum unit {
+    U_SECONDS = RM_SWEEP_SECONDS,
+    U_PCT = RM_SWEEP_PCT,
+    U_MIB = RM_SWEEP_MIB,
+    U_WH = RM_SWEEP_WH
+};
 
 /* A figure of a row: key (a row key, or a phase's path under phase_seconds), its title, its
  * unit, and which end is the best (-1 least, +1 most). */
@@ -31,6 +37,7 @@ struct figure {
     int best;
     /* Its error bar's row keys (energy), or NULL: runs whose bars overlap are not told apart. */
     const char *low_key, *high_key;
+    int drop; /* its row's table.drop (model/figures.h) */
 };
 
 /* How a row's value of a figure is marked: the best, or tied for the best (not told apart
@@ -113,18 +120,20 @@ static void json_array_extend_new(json_t *a, json_t *more)
 static void choose_figures(struct table *t)
 {
     const struct rm_sweep_opts *o = t->o;
-    int workload = any_value(t->s, "workload_peak_vram_mb");
+    int workload = any_value(t->s, RM_SWEEP_KEY(WORKLOAD_VRAM));
     t->vram = workload ? "workload" : "device";
-    add_fig(t, "duration_s", NULL, "DURATION", U_SECONDS, -1);
-    add_fig(t, "gpu_util_mean_pct", NULL, "UTIL %", U_PCT, +1);
-    if (workload) add_fig(t, "workload_peak_vram_mb", NULL, "WORKLOAD VRAM", U_MIB, -1);
-    if (!workload || o->device_vram)
-        add_fig(t, "device_peak_vram_mb", NULL, "DEVICE VRAM", U_MIB, -1);
-    if (any_value(t->s, "framework_peak_mb"))
-        add_fig(t, "framework_peak_mb", NULL, "FRAMEWORK PEAK", U_MIB, -1);
-    add_fig(t, "energy_wh", NULL, "ENERGY", U_WH, -1);
-    t->fig[t->n_fig - 1].low_key = "energy_wh_low";
-    t->fig[t->n_fig - 1].high_key = "energy_wh_high";
+    /* The columns of model/figures.h's rm_sweep_figures, in their order, each when it shows. */
+    int f;
+    for (int at = 1; (f = rm_sweep_fig_at(at)) >= 0; at++) {
+        const struct rm_sweep_figure *r = &rm_sweep_figures[f];
+        if (r->table.show == RM_SWEEP_IF_ANY && !any_value(t->s, r->key)) continue;
+        if (r->table.show == RM_SWEEP_IF_NO_WORKLOAD && workload && !o->device_vram) continue;
+        add_fig(t, r->key, NULL, r->table.head, (enum unit)r->table.unit, r->table.best);
+        t->fig[t->n_fig - 1].drop = r->table.drop;
+        if (r->low < 0) continue;
+        t->fig[t->n_fig - 1].low_key = rm_figures[r->low].key;
+        t->fig[t->n_fig - 1].high_key = rm_figures[r->high].key;
+    }
     json_t *want = json_array();
     if (o->n_phases)
         for (size_t k = 0; k < o->n_phases; k++)
@@ -670,7 +679,7 @@ static void text_runs(struct table *t)
         }
         const struct figure *f = &t->fig[g];
         x = new_col(c, &n, f->title, 1, f->phase ? 8 : -1, nr);
-        x->drop = f->phase ? 4 : !strcmp(f->key, "gpu_util_mean_pct") ? 1 : 0;
+        x->drop = f->phase ? 4 : f->drop;
         enum mark *m = calloc(nr ? nr : 1, sizeof *m);
         if (!m) abort();
         marks_of(f, rows, m);
