@@ -57,7 +57,7 @@ struct rm_stall_sampler {
     uint64_t cg_prev[3];
     int cg_have[3]; /* cg_prev holds a total */
     char buf[4096];
-    char dents[8192];
+    _Alignas(8) char dents[8192]; /* getdents64 records are 8-byte aligned */
 };
 
 /* Opens stall.csv in the session's folder and what it reads. 0, or -1 with the reason in err

@@ -153,9 +153,9 @@ static void cpu_starved(const struct rm_held_in *in, const struct gpu_set *low, 
     host_context(in, f, ctx, sizeof ctx, "; context: ");
     say(f,
         "CPU-starved: %s %s %.0f %% while its threads were runnable but waiting for a CPU "
-        "%.0f %% of the time they were runnable (%.1f threads waiting on average%s)",
-        gpu_names(in, low, b, sizeof b), busy_words(low), busy, in->wait_share * 100,
-        in->waiting_threads, ctx);
+        "%.0f %% of the phase (%.0f %% of the time they were runnable%s)",
+        gpu_names(in, low, b, sizeof b), busy_words(low), busy, in->waiting_threads * 100,
+        in->wait_share * 100, ctx);
 }
 
 static bool io_evidence(const struct rm_held_in *in)

@@ -27,7 +27,7 @@
 #define RM_HELD_MEM_PRESSURE_PCT 10.0  /* memory pressure (PSI some), % of time, at least */
 /* The workload's own stalls (stall.csv, issue 38). */
 #define RM_HELD_WAIT_SHARE 0.25      /* run-queue wait over run + wait, at least */
-#define RM_HELD_WAITING_THREADS 0.1  /* and run-queue wait seconds per second, at least */
+#define RM_HELD_WAITING_THREADS 0.25 /* and run-queue wait seconds per second of the phase */
 #define RM_HELD_BLOCKED_SHARE 0.3    /* samples with a thread in D state, at least */
 #define RM_HELD_BLKIO_SHARE 0.3      /* or blkio delay seconds per second, at least */
 #define RM_HELD_CG_PRESSURE_PCT 10.0 /* or its cgroup's io pressure (some), at least */
@@ -66,6 +66,8 @@ struct rm_held_in {
     double mem_total_mb;
     double io_pressure_pct;  /* PSI io "some", mean % (the io stream) */
     double mem_pressure_pct; /* PSI memory "some", mean % (the io stream) */
+    const struct rm_held_gpu *gpu;
+    size_t ngpu;
     /* The workload's own stalls (the stall stream); have_stall false: not recorded. */
     bool have_stall;
     double wait_share;      /* run-queue wait over run + wait, 0..1 */
@@ -74,8 +76,6 @@ struct rm_held_in {
     double blkio_per_s;     /* blkio delay seconds per second (NaN without delayacct) */
     double cg_io_pct;       /* its cgroup's io pressure some % (NaN without one) */
     double cg_mem_pct;      /* its cgroup's memory pressure some % */
-    const struct rm_held_gpu *gpu;
-    size_t ngpu;
 };
 
 #define RM_HELD_MAX_FIGURES 10
