@@ -87,6 +87,7 @@ int rm_stall_sampler_open(struct rm_stall_sampler *s, const struct rm_port *port
     find_cg_mount(s, sys_root);
     s->rootfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (s->rootfd >= 0) s->tree = rm_procfs_open(proc_root, why, sizeof why);
+    if (s->tree) rm_workload_reader_init(&s->workload, port, s->tree);
     if (!s->tree) {
         if (s->rootfd < 0) snprintf(why, sizeof why, "%s: %s", proc_root, strerror(errno));
         rm_port_set_health(port, RM_STREAM_STALL, RM_HEALTH_UNAVAILABLE, why, 0);
@@ -184,8 +185,8 @@ static void close_task(struct rm_stall_sampler *s, struct rm_stall_task *e)
         }
 }
 
-/* The cgroup of root: its pressure files opened (none for the root cgroup: its pressure is
- * the host's, which io.csv has). */
+/* The workload's cgroup v2: --cgroup's own folder, else root's (its "0::" line). Its pressure
+ * files opened; none for the root cgroup: its pressure is the host's, which io.csv has. */
 static void open_cgroup(struct rm_stall_sampler *s, int32_t root)
 {
     for (int i = 0; i < 3; i++) {
@@ -195,6 +196,16 @@ static void open_cgroup(struct rm_stall_sampler *s, int32_t root)
     }
     s->cgroup[0] = 0;
     char path[2 * PATH_MAX + 32];
+    const struct rm_workload *w = s->workload.w;
+    if (w && w->kind == RM_WORKLOAD_CGROUP && w->cgroup_version == 2) {
+        snprintf(s->cgroup, sizeof s->cgroup, "%s", w->cgroup);
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "%s/%s", s->cgroup, psi_files[i]);
+            s->cg_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
+        }
+        return;
+    }
+    if (root <= 0) return;
     snprintf(path, sizeof path, "%d/cgroup", (int)root);
     int fd = openat(s->rootfd, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
@@ -323,25 +334,28 @@ static void field_num(struct rm_stream *o, double v)
 
 void rm_stall_sampler_sample(struct rm_stall_sampler *s, int64_t mono)
 {
-    pid_t root = (pid_t)atomic_load(s->port->workload_pid);
-    if (root <= 0 || !s->tree) return;
-    int fresh = (int32_t)root != s->root;
+    if (!s->tree) return;
+    /* The workload's pids from the one provider (the command's tree, --pid's, --cgroup's). */
+    pid_t root = rm_workload_root(s->workload.w, (pid_t)atomic_load(s->port->workload_pid));
+    int32_t key = root > 0 ? (int32_t)root : RM_PROCFS_SET_KEY;
+    int fresh = key != s->root;
     if (fresh) {
         forget_threads(s);
-        s->root = (int32_t)root;
-        open_cgroup(s, s->root);
+        s->root = key;
+        open_cgroup(s, (int32_t)root);
     }
     struct rm_tree_sample t;
-    if (rm_procfs_tree_sample(s->tree, root, mono, &t) != 0) return;
+    if (rm_workload_sample(&s->workload, mono, -1, &t) != 0) return;
     size_t n = rm_procfs_tree_members(s->tree, s->members, s->cap_members);
     if (n > s->cap_members) {
         if (grow((void **)&s->members, &s->cap_members, n, sizeof *s->members) < 0) return;
         n = rm_procfs_tree_members(s->tree, s->members, s->cap_members);
     }
-    /* A root that started before the sampler began (a process attached to) has a past: its
-     * first sample is the baseline. One started since counts from its first tick. */
-    int baseline = 0;
-    for (size_t i = 0; fresh && i < n; i++)
+    /* A workload that started before the sampler began (a process attached to, a cgroup's)
+     * has a past: its first sample is the baseline. One started since counts from its first
+     * tick. */
+    int baseline = fresh && root <= 0;
+    for (size_t i = 0; fresh && root > 0 && i < n; i++)
         if (s->members[i].pid == (int32_t)root) baseline = s->members[i].starttime < s->begin_ticks;
     struct stall_counts c = {0};
     if (walk_threads(s, n, &c) < 0) return;
@@ -381,6 +395,7 @@ void rm_stall_sampler_stop(struct rm_stall_sampler *s)
         if (s->cg_fd[i] >= 0) close(s->cg_fd[i]);
     if (s->rootfd >= 0) close(s->rootfd);
     s->rootfd = -1;
+    if (s->tree) rm_workload_reader_fini(&s->workload);
     rm_procfs_close(s->tree);
     s->tree = NULL;
     free(s->members);

@@ -18,6 +18,7 @@
 
 #include "monitor/procfs.h"
 #include "monitor/stream.h"
+#include "monitor/workload.h"
 
 struct rm_port;
 struct rm_proc_sampler;
@@ -36,12 +37,14 @@ struct rm_stall_tid {
 struct rm_stall_sampler {
     const struct rm_port *port;
     struct rm_stream out;
-    int rootfd;             /* the /proc root */
-    struct rm_procfs *tree; /* the tree walk (the same as proc.csv's) */
+    int rootfd;                         /* the /proc root */
+    struct rm_procfs *tree;             /* the tree walk (the same as proc.csv's) */
+    struct rm_workload_reader workload; /* the workload's pids through tree (monitor/workload.h) */
     int64_t interval_ns, start_mono, slot, prev_mono;
     int begun;
     int delayacct;        /* kernel.task_delayacct was on at open */
-    int32_t root;         /* the tree's root of the previous sample (0: none yet) */
+    int32_t root;         /* the workload's root of the previous sample (0: none yet; a cgroup's:
+                             RM_PROCFS_SET_KEY) */
     uint64_t begin_ticks; /* when the schedule began, in ticks after boot (as starttime) */
     struct rm_tree_member *members;
     size_t cap_members;

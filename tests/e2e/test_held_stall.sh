@@ -117,7 +117,9 @@ check "neighbour: the workload's threads were never blocked" jq -e '.io_blocked_
 expect_eq "neighbour: a sleeping workload is held back by nothing" null "$h"
 
 # --- I/O-bound: O_DIRECT reads (no page cache) -------------------------------------------
-boosted "$RUNMON" record -q -o "$T/read" -i 0.2 -- "$RUNMON" phase read -- bash -c "$READS" reader "$T/big"
+# two readers: a sample finds one of them waiting for the disk more often than not
+boosted "$RUNMON" record -q -o "$T/read" -i 0.2 -- "$RUNMON" phase read -- \
+    bash -c 'bash -c "$1" r "$2" & bash -c "$1" r "$2"; wait' readers "$READS" "$T/big"
 expect_eq "reads: record exit 0" 0 $?
 S=$(session_dir "$T/read")
 st=$(stall "$S" read)
@@ -128,6 +130,30 @@ check "reads: its threads were blocked on I/O in 30 % of samples or more" \
     jq -e '.io_blocked_share >= 0.3' <<<"$st"
 check "reads: called I/O-bound by its own blocked time" \
     jq -e 'any(.[]; .rule == "io_bound" and .gpus == [0] and (.text | test("its threads were blocked on I/O in [0-9]+ % of samples")))' <<<"$h"
+
+# --- --cgroup (i38who's provider of the workload's pids): its own cgroup v2's pressure -------
+CG=/sys/fs/cgroup/unified/runmon-e2e-stall-$$
+if mkdir "$CG" 2>/dev/null; then
+    trap 'rmdir "$CG" 2>/dev/null; _t_cleanup' EXIT
+    start_hog 1
+    setsid bash -c 'echo $$ >"$1/cgroup.procs"; echo -19 >/proc/self/autogroup 2>/dev/null; exec taskset -c 1 python3 -c "$2"' \
+        w "$CG" "$BUSY" &
+    W=$!
+    track "$W"
+    sleep 0.3
+    boosted "$RUNMON" record -q -o "$T/cg" -i 0.2 --cgroup "$CG" -- sleep 2
+    expect_eq "cgroup: record exit 0" 0 $?
+    wait "$W"
+    stop_hog
+    S=$(session_dir "$T/cg")
+    st=$("$RUNMON" summary "$S" --format json | jq -c '.stall')
+    echo "# cgroup: $st"
+    check "cgroup: stall.csv names the cgroup" grep -q ",$CG," "$S/stall.csv"
+    check "cgroup: the workload's threads waited, and its own cgroup's cpu pressure says so" \
+        jq -e '.waiting_threads_mean >= 0.25 and .cgroup_cpu_some_pct >= 20' <<<"$st"
+else
+    ok "cgroup: # SKIP cannot make a cgroup v2 here"
+fi
 
 # --- an old session without stall.csv: the evidence is missing, the host not blamed ------
 cp -a "$T/nap" "$T/old"
