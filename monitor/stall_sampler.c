@@ -75,9 +75,9 @@ int rm_stall_sampler_open(struct rm_stall_sampler *s, const struct rm_port *port
         snprintf(err, errsz, "cannot write %s/stall.csv: %s", dir, strerror(errno));
         return -1;
     }
-    /* At most 512 fds (two a thread), and at most a quarter of RLIMIT_NOFILE. */
+    /* At most 2048 fds (two a thread: 1,024 threads), and at most a quarter of RLIMIT_NOFILE. */
     struct rlimit rl;
-    s->max_fds = 512;
+    s->max_fds = 2048;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         (rlim_t)s->max_fds > rl.rlim_cur / 4)
         s->max_fds = (int)(rl.rlim_cur / 4);
@@ -411,7 +411,7 @@ void rm_stall_sampler_stop(struct rm_stall_sampler *s)
 
 static bool row_wanted(const struct rm_proc_start *st)
 {
-    return st->with_command;
+    return st->with_command && !st->o->no_stall;
 }
 
 static int row_open(void *ctx, const struct rm_proc_start *st, char *err, size_t errsz)
