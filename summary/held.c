@@ -452,8 +452,9 @@ void rm_held_phase(json_t *row, const json_t *doc)
          * where the kernel has no /proc/pressure). */
         .io_pressure_pct = num_at(row, "io", "io_some_pct"),
         .mem_pressure_pct = num_at(row, "io", "memory_some_pct"),
-        .have_stall =
-            json_is_object(stall) && json_number_value(json_object_get(stall, "samples")) > 0,
+        /* A session with stall.csv: a phase no row of it overlaps has the object, all null,
+         * so nothing fires; that is not "not recorded". */
+        .have_stall = json_is_object(stall),
         .wait_share = num_at(stall, "run_queue_wait_share", NULL),
         .waiting_threads = num_at(stall, "waiting_threads_mean", NULL),
         .blocked_share = num_at(stall, "io_blocked_share", NULL),

@@ -404,6 +404,22 @@ static void phase_row(void **state)
     assert_true(json_number_value(json_object_get(figs, "sm_clock_max_mhz")) == 1980);
     assert_string_equal(json_string_value(json_object_get(figs, "sm_clock_max_source")),
                         "highest seen in the session");
+    /* a phase of a session with stall.csv that no row of it overlaps: nothing known, so
+     * nothing fires, and not "stalls_unknown" (the session recorded them) */
+    json_t *t = json_loads("{\"stall\":{\"samples\":0,\"run_queue_wait_share\":null},"
+                           "\"gpus\":[{\"index\":0,\"util_pct\":{\"mean\":5}}],"
+                           "\"proc\":{\"cpu_pct\":{\"mean\":50}},\"cpu\":{\"idle_pct\":"
+                           "{\"mean\":1}},\"io\":{\"io_some_pct\":50}}",
+                           0, &e);
+    assert_non_null(t);
+    rm_held_phase(t, doc);
+    assert_null(json_object_get(t, "held_back_by"));
+    json_object_del(t, "stall"); /* a session without stall.csv: said to be unknown */
+    rm_held_phase(t, doc);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(t, "held_back_by"), 0), "rule")),
+                        "stalls_unknown");
+    json_decref(t);
     /* clocks.max.sm recorded in the phase: that is the maximum */
     json_object_del(row, "held_back_by");
     json_object_set_new(json_array_get(json_object_get(row, "gpus"), 0), "sm_clock_max_mhz",
