@@ -409,19 +409,23 @@ void rm_stall_sampler_stop(struct rm_stall_sampler *s)
 
 /* ---- its row of monitor/proc_samplers.h ---------------------------------------------- */
 
+/* Without a workload the stream's row (RM_NEEDS_COMMAND) already has it disabled: then it
+ * opens nothing and never ticks. */
 static bool row_wanted(const struct rm_proc_start *st)
 {
-    return st->with_command && !st->o->no_stall;
+    return !st->o->no_stall;
 }
 
 static int row_open(void *ctx, const struct rm_proc_start *st, char *err, size_t errsz)
 {
+    if (!st->with_command) return 0;
     return rm_stall_sampler_open(ctx, st->port, st->o->proc_root, st->o->sys_root, err, errsz);
 }
 
 static int row_outs(void *ctx, struct rm_stream **out)
 {
     struct rm_stall_sampler *s = ctx;
+    if (!s->out.buf) return 0;
     out[0] = &s->out;
     return 1;
 }
@@ -443,6 +447,7 @@ static void row_begin(void *ctx, int64_t grid_mono)
 static int64_t row_due(const void *ctx)
 {
     const struct rm_stall_sampler *s = ctx;
+    if (!s->out.buf) return INT64_MAX; /* not opened: no workload */
     return s->start_mono + s->slot * s->interval_ns;
 }
 

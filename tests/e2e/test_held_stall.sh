@@ -65,6 +65,7 @@ boosted taskset -c 1 "$RUNMON" record -q -o "$T/same" -i 0.2 -- "$RUNMON" phase 
 expect_eq "same core: record exit 0" 0 $?
 stop_hog
 S=$(session_dir "$T/same")
+expect_eq "same core: the stall collector is healthy" healthy "$(jq -r '.collectors.stall.health' "$S/session.json")"
 check "same core: stall.csv was written with its header" \
     grep -q '^ts,interval_ms,procs,threads,runnable,blocked,run_ns,wait_ns,blkio_ms,cgroup,' "$S/stall.csv"
 st=$(stall "$S" work)

@@ -51,9 +51,12 @@ static void no_io_turns_off_io_only(void **state)
     assert_int_equal(rm_proc_samplers_off(&cmd), 0);
     o.no_io = 1;
     assert_int_equal(rm_proc_samplers_off(&cmd), 1u << RM_STREAM_IO);
-    /* without a command there is no workload whose stalls stall.csv would have */
+    /* without a command the stall stream is off by its row of the stream table
+     * (RM_NEEDS_COMMAND), not by the sampler's: its health says disabled either way */
     o.no_io = 0;
-    assert_int_equal(rm_proc_samplers_off(&(struct rm_proc_start){.o = &o}), 1u << RM_STREAM_STALL);
+    assert_int_equal(rm_proc_samplers_off(&(struct rm_proc_start){.o = &o}), 0);
+    o.no_stall = 1;
+    assert_int_equal(rm_proc_samplers_off(&cmd), 1u << RM_STREAM_STALL);
 }
 
 static void on_event(void *owner, const char *name, json_t *data)
