@@ -484,7 +484,7 @@ struct merged {
     struct gpu_totals tot;
     struct rm_apps_agg apps; /* every apps.csv file merged */
     bool have_apps;
-    bool own_gpus; /* the session's GPUs are the job's own (gpus_are_own) */
+    bool own_gpus;       /* the session's GPUs are the job's own (gpus_are_own) */
     struct rm_io_agg io; /* every io.csv file merged */
     bool have_io;
     size_t gpus; /* the GPUs the budget of phase rows x GPUs is shared by (at least 1) */
