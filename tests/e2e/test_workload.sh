@@ -205,6 +205,33 @@ else
         "$(awk -F, -v p="$inner" '$4 == p { print $8 }' "$s/apps.csv" | sort -u | paste -sd' ')"
     expect_eq "namespace outside: workload VRAM 3000 MiB" "3000" "$(smj "$s" .workload_peak_vram_mb)"
 
+    # runmon inside a PID namespace that still sees the host's /proc (a container with the
+    # host's procfs): its command's pid (ours) is mapped to the host's through NSpid, so the
+    # tree sampled is the command's, and the host pid pmon reports is placed in it.
+    : >"$APPS"
+    unshare --pid --fork "$RUNMON" record -q -o "$T/hv" -i 0.2 -- \
+        sh -c 'sleep 4; : >"$FAKE_SMI_APPS"; sleep 0.6' &
+    hv=$!
+    track "$hv"
+    cmd_host_pid() { # unshare -> runmon (pid 1 inside) -> the command, sh
+        local r
+        r=$(pgrep -P "$hv" | head -1) && pgrep -P "$r" -x sh
+    }
+    wait_for 'test -n "$(cmd_host_pid)"' 8
+    hcmd=$(cmd_host_pid)
+    echo "0 $hcmd C 1234 - - sh" >>"$APPS"
+    ns_cmd=$(awk '/^NSpid:/ { print $NF }' /proc/"$hcmd"/status)
+    wait "$hv"
+    expect_eq "namespace, host /proc: exit 0" 0 "$?"
+    s=$(session_dir "$T/hv")
+    expect_eq "namespace, host /proc: proc.csv's root is the command (its pid inside)" "$ns_cmd" \
+        "$(awk -F, 'NR > 1 { print $2 }' "$s/proc.csv" | sort -u)"
+    check "namespace, host /proc: the tree sampled is the command's (sh and sleep)" \
+        test "$(awk -F, 'NR > 1 { print $3 }' "$s/proc.csv" | sort -n | tail -1)" -ge 2
+    expect_eq "namespace, host /proc: the host pid is mapped to the workload" "1" \
+        "$(awk -F, -v p="$hcmd" '$4 == p { print $8 }' "$s/apps.csv" | sort -u | paste -sd' ')"
+    expect_eq "namespace, host /proc: workload VRAM 1234 MiB" "1234" "$(smj "$s" .workload_peak_vram_mb)"
+
     # runmon inside: the host pid of a GPU process does not exist there. Unattributed: the
     # workload's VRAM is unknown (null, "-"), never 0.
     sleep 60 &
