@@ -13,8 +13,63 @@
 #include <unistd.h>
 
 #include "monitor/apps_collector.h"
+#include "monitor/procfs_internal.h"
 
 #define CGROUP_DEPTH_MAX 32
+
+/* The NSpid line of PID/status (or "self/status") under proc_fd into ids (the pid in each
+ * namespace from the /proc tree's down to the process's own). How many, 0 when unreadable. */
+static int ns_pids(int proc_fd, const char *who, int32_t *ids, int max)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "%s/status", who);
+    int fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    const char *l = strstr(buf, "\nNSpid:");
+    if (!l) return 0;
+    int k = 0;
+    for (char *p = (char *)l + 7, *end; k < max; p = end) {
+        long v = strtol(p, &end, 10);
+        if (end == p) break;
+        ids[k++] = (int32_t)v;
+    }
+    return k;
+}
+
+struct view_scan {
+    int proc_fd, depth;
+    pid_t pid, found;
+};
+
+pid_t rm_pid_in_proc_view(int proc_fd, pid_t pid)
+{
+    int32_t me[32];
+    int depth = proc_fd >= 0 && pid > 0 ? ns_pids(proc_fd, "self", me, 32) : 0;
+    if (depth == 0 || me[depth - 1] != (int32_t)getpid()) return pid; /* no NSpid: as it is */
+    if (me[0] == (int32_t)getpid()) return pid; /* the tree is our own namespace's */
+    /* Another namespace's /proc (a container that sees the host's): the process whose NSpid
+     * ends with pid at our depth. */
+    int dfd = openat(proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0) close(dfd);
+        return 0;
+    }
+    pid_t found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        int32_t ids[32];
+        int k = ns_pids(proc_fd, e->d_name, ids, 32);
+        if (k == depth && ids[k - 1] == (int32_t)pid) found = ids[0];
+    }
+    closedir(d);
+    return found;
+}
 
 void rm_workload_reader_init(struct rm_workload_reader *r, const struct rm_port *port,
                              struct rm_procfs *procfs)
@@ -23,6 +78,7 @@ void rm_workload_reader_init(struct rm_workload_reader *r, const struct rm_port 
                                      .command = port ? port->workload_pid : NULL,
                                      .procfs = procfs,
                                      .self = (int32_t)getpid()};
+    if (procfs) r->self = (int32_t)rm_pid_in_proc_view(procfs->rootfd, getpid());
 }
 
 void rm_workload_reader_fini(struct rm_workload_reader *r)
@@ -127,7 +183,11 @@ int rm_workload_sample(struct rm_workload_reader *r, int64_t mono_ns, int64_t bo
                        struct rm_tree_sample *out)
 {
     pid_t command = r->command ? (pid_t)atomic_load(r->command) : 0;
-    pid_t root = rm_workload_root(r->w, command);
+    if (command > 0 && (command != r->cmd_ours || r->cmd_view <= 0)) { /* in the tree's view */
+        r->cmd_ours = command;
+        r->cmd_view = rm_pid_in_proc_view(r->procfs->rootfd, command);
+    }
+    pid_t root = rm_workload_root(r->w, command > 0 ? r->cmd_view : 0);
     /* Processes that ran before the recording: their first sample is the baseline. */
     if (r->w && r->w->kind != RM_WORKLOAD_CHILD) born_after_ns = -1;
     if (!has_cgroup(r->w))
@@ -149,7 +209,7 @@ size_t rm_workload_pids(struct rm_workload_reader *r, int64_t mono_ns, struct rm
 int rm_workload_contains(const struct rm_workload *w, pid_t command, int proc_fd, pid_t pid,
                          const char *name, size_t name_len)
 {
-    pid_t root = rm_workload_root(w, command);
+    pid_t root = rm_workload_root(w, command > 0 ? rm_pid_in_proc_view(proc_fd, command) : 0);
     int r = rm_pid_in_tree(proc_fd, pid, root, name, name_len, NULL);
     if (r != 0 || !has_cgroup(w)) return r;
     /* Not in the tree (or no tree): a member of the cgroup? */

@@ -35,12 +35,19 @@ struct rm_workload_reader {
     struct rm_procfs *procfs;    /* the sampler's own /proc handle (not owned) */
     int32_t *cg;                 /* the cgroup's pids, read each tick */
     size_t ncg, cgcap;
-    int32_t self; /* the recorder's pid */
+    int32_t self;             /* the recorder's pid, in the /proc tree's view */
+    pid_t cmd_ours, cmd_view; /* the command's pid in our namespace, and in the tree's */
 };
 
 void rm_workload_reader_init(struct rm_workload_reader *r, const struct rm_port *port,
                              struct rm_procfs *procfs);
 void rm_workload_reader_fini(struct rm_workload_reader *r);
+
+/* A pid of our PID namespace (a child we forked) as the /proc tree at proc_fd names it: the
+ * same pid, unless that tree is another namespace's procfs (runmon in a container that sees
+ * the host's /proc, where the driver's pids live): then the process whose /proc/PID/status
+ * NSpid line ends with pid at our depth, found by a scan (0: none). */
+pid_t rm_pid_in_proc_view(int proc_fd, pid_t pid);
 
 /* The root of the workload's tree now: the command (child, slurm_step), the attached process
  * (pid), 0 when there is none (cgroup, or not started, or ended). */

@@ -27,9 +27,14 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
         json_decref(ses);
         return NULL;
     }
-    static const char *const keys[] = {
-        "session", "gpu_util_mean_pct", "workload_peak_vram_mb", "peak_vram_mb", "totals", "params",
-        "sweep"};
+    static const char *const keys[] = {"session",
+                                       "gpu_util_mean_pct",
+                                       "workload_peak_vram_mb",
+                                       "peak_vram_mb",
+                                       "totals",
+                                       "params",
+                                       "sweep",
+                                       "workload_vram_basis"};
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_t *sum = access(path, R_OK) == 0
                       ? rm_json_pick_file(path, keys, sizeof keys / sizeof keys[0])
@@ -55,6 +60,8 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
                         wl                  ? json_string("workload")
                         : json_is_number(g) ? json_string("gpu")
                                             : json_null());
+    if (json_is_string(json_object_get(sum, "workload_vram_basis"))) /* assumed, unattributed */
+        copy_key(row, sum, "workload_vram_basis");
     copy_key(row, json_object_get(sum, "totals"), "energy_wh");
     copy_key(row, json_object_get(sum, "totals"), "energy_wh_low");
     copy_key(row, json_object_get(sum, "totals"), "energy_wh_high");

@@ -79,6 +79,7 @@ static void add_summary(json_t *row, const char *sink)
                                         "params",
                                         "gpus[].name",
                                         "framework_peak_mb",
+                                        "workload_vram_basis",
                                         "phases[].path,total_seconds,folded_paths",
                                         "session"};
     json_t *s = rm_session_summary_pick(sink, rm_jget_str(row, "session_id"), extra,
@@ -96,6 +97,10 @@ static void add_summary(json_t *row, const char *sink)
                         num_copy(json_object_get(json_object_get(s, "session"), "interval_s")));
     json_object_set_new(row, "workload_peak_vram_mb",
                         num_copy(json_object_get(s, "workload_peak_vram_mb")));
+    /* "assumed" or "unattributed" where GPU memory had no process runmon could place */
+    const json_t *basis = json_object_get(s, "workload_vram_basis");
+    if (json_is_string(basis))
+        json_object_set_new(row, "workload_vram_basis", json_copy((json_t *)basis));
     json_object_set_new(row, "device_peak_vram_mb", num_copy(json_object_get(s, "peak_vram_mb")));
     json_object_set_new(row, "framework_peak_mb",
                         num_copy(json_object_get(json_object_get(s, "framework_peak_mb"), "max")));
