@@ -673,7 +673,7 @@ fi
 # and the ratio (goal: at most 1.2x).
 if want stall; then
     NT=${BENCH_STALL_THREADS:-1000}
-    section "stall sampler: one sample over a tree of $NT threads (schedstat + stat each)"
+    section "stall sampler: one sample over a tree of $NT sleeping threads (schedstat each; stat of those not asleep)"
     build_bench bench_stall
     mkdir -p "$B/bench-stall"
     eval "$("$BUILD/bench/bench_stall" "$B/bench-stall" "${BENCH_STALL_ITERS:-100}" "$NT" | awk '{ print $1 "=" $2 }')"

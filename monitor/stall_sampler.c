@@ -245,6 +245,16 @@ struct stall_counts {
     uint64_t run_ns, wait_ns, blkio;
 };
 
+/* Whether a thread asleep (not R, not D) at the previous sample has not run since: then it
+ * is asleep still (a thread must run to block in D, and its blkio delay grows only in D), so
+ * its stat need not be read; most threads of a large pool are so. One woken but not yet run
+ * counts as asleep rather than runnable for this sample. */
+static bool still_asleep(const struct rm_stall_task *prev, uint64_t run, uint64_t wait)
+{
+    return prev && prev->state && prev->state != 'R' && prev->state != 'D' && run == prev->run_ns &&
+           wait == prev->wait_ns;
+}
+
 /* Reads a thread into e (its previous self, when the last sample had it, in prev) and adds
  * its growth to c. */
 static void read_task(struct rm_stall_sampler *s, const struct rm_stall_tid *t,
@@ -261,11 +271,16 @@ static void read_task(struct rm_stall_sampler *s, const struct rm_stall_tid *t,
         c->unreadable++;
         return;
     }
-    n = read_task_file(s, t, "stat", &e->stat_fd);
-    if (n <= 0 || rm_parse_task_stat(s->buf, (size_t)n, &st) < 0) {
-        c->unreadable++;
-        return;
+    if (still_asleep(prev, run, wait)) {
+        st = (struct rm_task_stat){.state = prev->state, .blkio_ticks = prev->blkio};
+    } else {
+        n = read_task_file(s, t, "stat", &e->stat_fd);
+        if (n <= 0 || rm_parse_task_stat(s->buf, (size_t)n, &st) < 0) {
+            c->unreadable++;
+            return;
+        }
     }
+    e->state = st.state;
     c->threads++;
     c->runnable += st.state == 'R';
     c->blocked += st.state == 'D';

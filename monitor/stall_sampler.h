@@ -28,6 +28,7 @@ struct rm_stall_task {
     int32_t tid, pid;
     int sched_fd, stat_fd; /* -1: past the fd budget, opened and closed per sample */
     uint64_t run_ns, wait_ns, blkio;
+    char state; /* at the previous sample; 0: not read */
 };
 
 struct rm_stall_tid {
