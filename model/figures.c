@@ -89,6 +89,9 @@ const struct rm_run_figure rm_run_figures[RM_RUN_FIG_COUNT] = {
     [RM_RUN_JAX_PEAK] = {"jax_peak_bytes_mb", "MiB", 3},
     /* apps.csv: the largest VRAM the workload's own processes held on one GPU */
     [RM_RUN_WORKLOAD_PEAK_VRAM] = {"workload_peak_vram_mb", "MiB", 3},
+    /* how that figure is known where some GPU memory has no process runmon can place (another
+     * PID namespace): "assumed" (counted as the workload's) or "unattributed" (null) */
+    [RM_RUN_WORKLOAD_VRAM_BASIS] = {"workload_vram_basis", "", 0, true},
     /* the run log's framework lines: {"name", "by_device", "max", "reserved_by_device"} */
     [RM_RUN_FRAMEWORK_PEAK] = {"framework_peak_mb", "MiB", 3},
 };

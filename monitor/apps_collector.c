@@ -14,6 +14,7 @@
 #include "model/streams.h"
 #include "monitor/procfs.h"
 #include "monitor/smi_collectors.h"
+#include "monitor/workload.h"
 
 static const char *const apps_cols[] = {"gpu",     "uuid",   "pid",        "process",
                                         "vram_mb", "sm_pct", "in_workload"};
@@ -117,8 +118,8 @@ static int in_workload(struct rm_apps_ctx *a, pid_t pid, const char *name, size_
     for (int i = 0; i < a->ncache; i++)
         if (a->cache[i].pid == pid && a->cache[i].starttime == st.starttime)
             return a->cache[i].in_workload; /* once in the workload, always: it may be orphaned */
-    pid_t root = (pid_t)atomic_load(a->port->workload_pid);
-    int r = rm_pid_in_tree(a->proc_fd, pid, root, NULL, 0, NULL);
+    int r = rm_workload_contains(a->port->workload, (pid_t)atomic_load(a->port->workload_pid),
+                                 a->proc_fd, pid, NULL, 0);
     if (r < 0) return -1;
     int slot = a->ncache < RM_APPS_CACHE ? a->ncache++ : a->next_evict++ % RM_APPS_CACHE;
     a->cache[slot] = (struct rm_apps_pid){pid, st.starttime, r};
