@@ -46,9 +46,9 @@ static json_int_t jint(const json_t *o, const char *k)
 }
 
 /* ---- one read of a session folder ---------------------------------------------------
- * Recovery and rebuilding look at a session folder once: its names and, for its segment
- * files and the files that mark a session folder, their lstat. Everything after (temp files
- * removed, stray segments adopted, sizes and pruned marks from the disk) reads that. */
+ * Recovery and rebuilding look at a session folder once: its names, and each segment file's
+ * lstat. Everything after (temp files removed, stray segments adopted, the active files
+ * settled, sizes and pruned marks from the disk, whether it is a session's) reads that. */
 
 struct fentry {
     char *name;

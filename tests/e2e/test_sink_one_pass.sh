@@ -10,7 +10,9 @@ export PATH="$FAKEBIN:$PATH" FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_GPU
 command -v strace >/dev/null || { ok "# SKIP strace missing"; done_testing; }
 trace() { # OUT CMD...: the opens, directory reads and fsyncs of CMD, descriptors named (-y)
     local out=$1; shift
-    strace -f -qq -y -e trace=open,openat,getdents64,fsync -o "$out" "$@"
+    # LeakSanitizer cannot run under ptrace; the rest of ASan can.
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+        strace -f -qq -y -e trace=open,openat,getdents64,fsync -o "$out" "$@"
 }
 # The times folder $2 was opened to be read: its directory opens (by path, or relative to the
 # sink's folder) less those that only fsync it (after a file in it was replaced).
