@@ -133,18 +133,26 @@ int rm_sweep_fig_at(int at)
     return -1;
 }
 
+/* The figure output `in` (RM_FIG_IN_TEXT or RM_FIG_IN_REPORT) shows at place pos of
+ * column col (the report's table: one figure per column, col 0, pos its column), or -1. */
+static int fig_at(unsigned in, int col, int pos)
+{
+    for (int f = 0; f < RM_FIG_COUNT; f++) {
+        const struct rm_figure *r = &rm_figures[f];
+        if (!(r->shown & in)) continue;
+        int c = in == RM_FIG_IN_TEXT ? r->text.col : 0;
+        int p = in == RM_FIG_IN_TEXT ? r->text.pos : r->report.at;
+        if (c == col && p == pos) return f;
+    }
+    return -1;
+}
+
 int rm_fig_report_at(int at)
 {
-    for (int f = 0; f < RM_FIG_COUNT; f++)
-        if ((rm_figures[f].shown & RM_FIG_IN_REPORT) && rm_figures[f].report.at == at) return f;
-    return -1;
+    return fig_at(RM_FIG_IN_REPORT, 0, at);
 }
 
 int rm_fig_text_at(int col, int pos)
 {
-    for (int f = 0; f < RM_FIG_COUNT; f++)
-        if ((rm_figures[f].shown & RM_FIG_IN_TEXT) && rm_figures[f].text.col == col &&
-            rm_figures[f].text.pos == pos)
-            return f;
-    return -1;
+    return fig_at(RM_FIG_IN_TEXT, col, pos);
 }
