@@ -326,7 +326,7 @@ static bool threads_known(const struct rm_stall_sampler *s, size_t i)
     return s->members[i].num_threads > 0 && (int64_t)s->known[i] == s->members[i].num_threads;
 }
 
-/* The tree's threads now into s->tids (unsorted): those of a member whose threads are known
+/* The tree's threads now into s->tids, sorted by tid: those of a member whose threads are known
  * from cur, the others listed from its task directory. Their count, or -1 (out of memory). */
 static long gather_tids(struct rm_stall_sampler *s, size_t nmembers)
 {
@@ -344,8 +344,10 @@ static long gather_tids(struct rm_stall_sampler *s, size_t nmembers)
         if (i >= 0 && threads_known(s, (size_t)i))
             s->tids[n++] = (struct rm_stall_tid){s->cur[k].tid, s->cur[k].pid, 1};
     }
+    size_t from_cur = n; /* in cur's order: sorted by tid */
     for (size_t i = 0; i < nmembers; i++)
         if (!threads_known(s, i) && list_tasks(s, s->members[i].pid, &n) < 0) return -1;
+    if (n > from_cur) qsort(s->tids, n, sizeof *s->tids, cmp_tid);
     return (long)n;
 }
 
@@ -356,7 +358,6 @@ static long walk_threads(struct rm_stall_sampler *s, size_t nmembers, struct sta
     long got = gather_tids(s, nmembers);
     if (got < 0) return -1;
     size_t n = (size_t)got;
-    qsort(s->tids, n, sizeof *s->tids, cmp_tid);
     if (grow((void **)&s->next, &s->cap_tasks, n, sizeof *s->next) < 0) return -1;
     /* next and cur share one capacity: cur grows beside it. */
     void *p = realloc(s->cur, s->cap_tasks * sizeof *s->cur);
