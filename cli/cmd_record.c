@@ -352,6 +352,10 @@ static const struct record_option record_options[] = {
     {"io-net-lo", 0, NULL, "io.csv also counts the loopback interface (lo)", .apply = set_flag,
      .at = AT(procs.io_net_lo)},
     {"no-io", 0, NULL, "no I/O sampler (no io.csv)", .apply = set_flag, .at = AT(procs.no_io)},
+    {"no-stall", 0, NULL,
+     "no stall sampler (no stall.csv: held back by then\n"
+     "says the workload's own stalls are unknown)",
+     .apply = set_flag, .at = AT(procs.no_stall)},
     {"nvidia-smi", 0, "PATH", "the nvidia-smi to run (default: nvidia-smi on PATH)",
      .apply = set_text, .at = AT(nvidia_smi)},
     {"warning-threshold", 0, "PCT", "  GPU memory use that raises a warning event (default %g)",

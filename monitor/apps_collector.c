@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/rm_time.h"
 #include "model/dmon_text.h"
 #include "model/streams.h"
@@ -62,12 +63,8 @@ static int read_pid_stat(int proc_fd, pid_t pid, struct rm_pid_stat *st, char *c
 {
     char path[32], buf[1024];
     snprintf(path, sizeof path, "%d/stat", (int)pid);
-    int fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    ssize_t n = rm_read_head(proc_fd, path, buf, sizeof buf);
     if (n <= 0 || rm_parse_pid_stat(buf, (size_t)n, st) != 0) return -1;
-    buf[n] = '\0';
     /* comm is between the first '(' and the last ')'. */
     char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
     if (comm && cap) {

@@ -487,6 +487,8 @@ struct merged {
     bool own_gpus;       /* the session's GPUs are the job's own (gpus_are_own) */
     struct rm_io_agg io; /* every io.csv file merged */
     bool have_io;
+    struct rm_stall_agg stall; /* every stall.csv file merged */
+    bool have_stall;
     size_t gpus; /* the GPUs the budget of phase rows x GPUs is shared by (at least 1) */
     size_t rows; /* phase paths with a row of their own: the budget / gpus */
 };
@@ -731,6 +733,14 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
             free(f->io);
             f->io = NULL;
         }
+        if (f->stall) {
+            if (!m->have_stall) rm_stall_init(&m->stall, m->nph);
+            m->have_stall = true;
+            rm_stall_merge(&m->stall, f->stall);
+            rm_stall_free(f->stall);
+            free(f->stall);
+            f->stall = NULL;
+        }
         /* Merged: the file's own copy of its phases is not needed again, so at most one
          * file's phases are held beside the sources' (thousands of phases cost megabytes). */
         rm_file_agg_drop_phases(f);
@@ -756,6 +766,7 @@ static void merged_free(struct merged *m)
     free(m->phost);
     if (m->have_apps) rm_apps_free(&m->apps);
     if (m->have_io) rm_io_free(&m->io);
+    if (m->have_stall) rm_stall_free(&m->stall);
     rm_source_free(&m->q);
     rm_source_free(&m->d);
 }
@@ -1142,6 +1153,7 @@ struct other_row {
     struct rm_stat *work;       /* [final GPU] */
     struct rm_host_stats host;
     struct rm_io_acc io;
+    struct rm_stall_acc stall;
 };
 
 static void other_row_init(struct other_row *o, size_t nfg)
@@ -1190,6 +1202,7 @@ static void fold_row(struct other_row *o, struct merged *m, size_t p)
     }
     const struct rm_io_acc *io = m->have_io ? rm_io_phase(&m->io, p) : NULL;
     if (io) rm_io_acc_merge(&o->io, io);
+    if (m->have_stall && p < m->stall.nph) rm_stall_acc_merge(&o->stall, &m->stall.ph[p]);
 }
 
 /* A phase whose windows are on average shorter than RM_SHORT_PHASE_WINDOWS sensor windows or
@@ -1278,7 +1291,7 @@ static void phase_energy(json_t *po, const json_t *gpus)
 
 /* One row of "phases": the run log's lines of ph, its GPUs' figures, its host's. */
 static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph, bool other,
-                          json_t *gpus, const struct rm_host_stats *host, json_t *io)
+                          json_t *gpus, const struct rm_host_stats *host, json_t *io, json_t *stall)
 {
     json_t *po = json_object();
     const char *slash = strrchr(ph->path, '/');
@@ -1308,7 +1321,8 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
     if (ph->fw) json_object_set_new(po, fw->key, framework_json(ph->fw, fw->dec));
     json_object_set_new(po, "cpu", host_json(host, false));
     json_object_set_new(po, "proc", host_json(host, true));
-    if (io) json_object_set_new(po, "io", io); /* only for a session with io.csv */
+    if (io) json_object_set_new(po, "io", io);          /* only for a session with io.csv */
+    if (stall) json_object_set_new(po, "stall", stall); /* only with stall.csv */
     return po;
 }
 
@@ -1339,7 +1353,8 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
                 rm_unpack_host_stats(m->phost[p], &h);
                 emit_row(s, doc, phases,
                          phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL), &h,
-                                    m->have_io ? rm_io_acc_json(rm_io_phase(&m->io, p)) : NULL));
+                                    m->have_io ? rm_io_acc_json(rm_io_phase(&m->io, p)) : NULL,
+                                    m->have_stall ? rm_stall_acc_json(&m->stall.ph[p]) : NULL));
                 shown++;
             } else {
                 fold_row(&o, m, p);
@@ -1359,7 +1374,8 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
         fold_row(&o, m, s->rl.other);
         emit_row(s, doc, phases,
                  phase_json(s, &s->rl.phases[s->rl.other], true, phase_gpus(s, m, s->rl.other, &o),
-                            &o.host, m->have_io ? rm_io_acc_json(&o.io) : NULL));
+                            &o.host, m->have_io ? rm_io_acc_json(&o.io) : NULL,
+                            m->have_stall ? rm_stall_acc_json(&o.stall) : NULL));
     }
     other_row_free(&o);
 }
@@ -1531,6 +1547,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     if (procs) json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "totals", build_totals(&m));
     if (m.have_io) json_object_set_new(o, "io", rm_io_run_json(&m.io)); /* sessions with io.csv */
+    if (m.have_stall) json_object_set_new(o, "stall", rm_stall_acc_json(&m.stall.run));
     /* Every key before "phases" is whole before the first row: a streaming writer has
      * written them by then (report/output.h). */
     long worst = gpu_coverage(gpus, sess_s);

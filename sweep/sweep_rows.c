@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "model/figures.h"
 #include "runlog/kvargs.h"
 #include "sink/index.h"
 #include "sweep/sessions_rows.h"
@@ -78,7 +79,6 @@ static void add_summary(json_t *row, const char *sink)
     static const char *const extra[] = {"sweep",
                                         "params",
                                         "gpus[].name",
-                                        "framework_peak_mb",
                                         "workload_vram_basis",
                                         "phases[].path,total_seconds,folded_paths",
                                         "session"};
@@ -90,20 +90,17 @@ static void add_summary(json_t *row, const char *sink)
     json_object_set_new(row, "gpu_count", num_copy(json_object_get(tot, "gpu_count")));
     /* The energy's error bar (docs/ENERGY.md): the table calls two runs different only when
      * their bars do not overlap. */
-    json_object_set_new(row, "energy_wh_low", num_copy(json_object_get(tot, "energy_wh_low")));
-    json_object_set_new(row, "energy_wh_high", num_copy(json_object_get(tot, "energy_wh_high")));
+    rm_session_row_set_bars(row, s);
     /* Its sampling interval: times closer than it are not told apart (the times' noise). */
     json_object_set_new(row, "interval_s",
                         num_copy(json_object_get(json_object_get(s, "session"), "interval_s")));
-    json_object_set_new(row, "workload_peak_vram_mb",
-                        num_copy(json_object_get(s, "workload_peak_vram_mb")));
+    /* The sweep table's figures beyond the listing's (model/figures.h, rm_sweep_figures). */
+    for (int f = 0; f < RM_SWEEP_FIG_COUNT; f++)
+        if (!(rm_sweep_figures[f].in & RM_SWEEP_IN_LISTING)) rm_session_row_set_figure(row, f, s);
     /* "assumed" or "unattributed" where GPU memory had no process runmon could place */
     const json_t *basis = json_object_get(s, "workload_vram_basis");
     if (json_is_string(basis))
         json_object_set_new(row, "workload_vram_basis", json_copy((json_t *)basis));
-    json_object_set_new(row, "device_peak_vram_mb", num_copy(json_object_get(s, "peak_vram_mb")));
-    json_object_set_new(row, "framework_peak_mb",
-                        num_copy(json_object_get(json_object_get(s, "framework_peak_mb"), "max")));
     json_t *ph = json_object();
     size_t i;
     const json_t *p;

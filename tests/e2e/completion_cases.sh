@@ -59,7 +59,7 @@ completion_cases() {
     _case_eq "summary --gpu-csv completes files" "gpu.csv" runmon summary --gpu-csv g
     _case_has "summary's PATH is a file or a folder" "gpu.csv out.d other.txt" runmon summary ''
     _case_eq "sessions' DIR is a folder" "out.d" runmon sessions ''
-    _case_eq "record's --no- options" "--no-apps --no-gpu --no-io" runmon record --no-
+    _case_eq "record's --no- options" "--no-apps --no-gpu --no-io --no-stall" runmon record --no-
     _case_eq "log's subcommands" "event phase" runmon log ''
     _case_eq "nothing after log's subcommand" "" runmon log --file x.jsonl phase ''
     _case_eq "--sort fields" "duration energy start status util vram" runmon sessions "$sink" --sort ''
