@@ -18,6 +18,10 @@
 
 #define RM_METRIC_NAME_MAX 128
 #define RM_METRIC_NAME_BAD_CHARS "/:=<>,"
+/* The most values one metric line carries, and objectives one objective line (or a command
+ * line) names. */
+#define RM_METRIC_LINE_MAX 256
+#define RM_OBJECTIVES_MAX 64
 
 /* 0 when name is a valid metric name; else -1 and a one-line reason in err (errsz > 0). */
 int rm_metric_name_check(const char *name, char *err, size_t errsz);
