@@ -667,7 +667,7 @@ fi
 # ---- Python module --------------------------------------------------------------------------
 if want python; then
     N=${BENCH_PYTHON_LINES:-50000}
-    section "python: runmon.phase and runmon.event ($N lines per case)"
+    section "python: runmon.phase, runmon.event and runmon.metric ($N lines per case)"
     eval "$(PYTHONPATH=python python3 bench/bench_python.py --kv "$N")"
     echo "  (python $python_version; each case appends to its own O_APPEND file; best of $rounds interleaved rounds)"
     figure "runmon.event(\"step\", i=i)" "$event_lines_per_s" "lines/s"
@@ -677,6 +677,9 @@ if want python; then
     figure "floor: bare os.write of a prebuilt line" "$bare_lines_per_s" "lines/s"
     figure "floor: os.write of the phase's own 2 lines" "$bare_phase_lines_per_s" "lines/s"
     figure "phase / those 2 bare writes (goal <= 10)" "$phase_vs_bare" "x"
+    figure "runmon.metric(step=i, loss=..., acc=...)" "$metric_lines_per_s" "lines/s"
+    figure "floor: os.write of the metric's own line" "$bare_metric_lines_per_s" "lines/s"
+    figure "metric line / 2 bare writes of it (goal <= 10)" "$metric_vs_bare" "x"
     ratio "runmon.event / os.write + flock" "$event_lines_per_s" "$bare_flock_lines_per_s"
     ratio "runmon.phase / os.write + flock" "$phase_lines_per_s" "$bare_flock_lines_per_s"
     ratio "runmon.event / bare os.write" "$event_lines_per_s" "$bare_lines_per_s"
