@@ -2,7 +2,7 @@
  * wider than their card, time labels that would overlap hidden, tables sorted by a click on a
  * header (numbers by their data-v, missing values last; a second click reverses), the legend's
  * runs hidden and shown by a click, and a self-check the tests read back (data-ok). */
-#include "report/sweep_internal.h"
+#include "sweep/sweep_internal.h"
 
 /* clang-format off */
 const char rm_sweep_css[] =
