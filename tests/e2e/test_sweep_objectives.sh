@@ -96,4 +96,13 @@ for bad in "--objective acc" "--objective acc:up" "--cost watts" "--target loss<
 done
 err=$("$RUNMON" sessions "$K" --objective acc:max 2>&1 >/dev/null); rc=$?
 expect_eq "--objective without --summary: exit 2" 2 "$rc"
+
+# report --sweep: the same options, the rows judged before the page.
+"$RUNMON" report --sweep lrs "$K" --objective acc:max --cost vram --target 'acc>=0.9' -o "$T/p.html" >/dev/null
+expect_eq "report --sweep --objective: exit 0, a page" "0 yes" "$? $([ -s "$T/p.html" ] && echo yes)"
+err=$("$RUNMON" report --sweep lrs "$K" --objective tput:max -o "$T/q.html" 2>&1 >/dev/null); rc=$?
+expect_eq "report --sweep, an objective naming no logged metric: exit 2" 2 "$rc"
+expect_match "... with the metric names that exist" "runmon report: --objective tput:max: no run logged metric 'tput' \(the runs' metrics: loss, acc\)" "$err"
+err=$("$RUNMON" report "$K" --objective acc:max 2>&1 >/dev/null); rc=$?
+expect_eq "report of one session with --objective: exit 2" 2 "$rc"
 done_testing
