@@ -1,8 +1,8 @@
 /* `runmon sessions DIR... [--format text|json|csv] [--summary] [--sweep NAME] [--sort FIELD]
  * [--phase PATH]... [--group-by PARAM[,PARAM...]] [--wide] [--device-vram] [--rebuild]`:
  * the options, --help, and the calls. Opening the sink runs recovery (dead recorders'
- * sessions become "interrupted"), and rebuilds a lost index; the listing and the sweep table
- * are written by sweep/sessions_out.h. */
+ * sessions become "interrupted"), and rebuilds a lost index, once per command; the listing is
+ * written by sweep/sessions_out.h, the sweep table by sweep/sweep_out.h. */
 #include "cli/cmd_sessions.h"
 
 #include <getopt.h>
@@ -17,6 +17,7 @@
 #include "sink/sink.h"
 #include "sweep/sessions_out.h"
 #include "sweep/sessions_rows.h"
+#include "sweep/sweep_out.h"
 
 static void usage(FILE *out)
 {
@@ -227,7 +228,6 @@ int rm_cmd_sessions(int argc, char **argv)
         sinks = found;
         n_sinks = 1;
     }
-    const char *dir = sinks[0];
     if (rm_sinks_open(sinks, n_sinks, rebuild, err, sizeof err) < 0) {
         fputs("runmon sessions: ", stderr);
         rm_fput_safe(stderr, err);
@@ -236,27 +236,41 @@ int rm_cmd_sessions(int argc, char **argv)
     }
     const char *cols = getenv("COLUMNS");
     int columns = cols && atoi(cols) > 0 ? atoi(cols) : 100;
-    struct rm_sessions_opts o = {
-        .dir = dir,
-        .format = !strcmp(format, "csv")    ? RM_SESSIONS_CSV
-                  : !strcmp(format, "json") ? RM_SESSIONS_JSON
-                                            : RM_SESSIONS_TEXT,
-        .sweep = summary,
-        .sort_by = sort_by,
-        .sinks = sinks,
-        .n_sinks = n_sinks,
-        .sweep_name = sweep,
-        .phases = phases,
-        .n_phases = n_phases,
-        .judge = judge,
-        .group_by = group_by,
-        .wide = wide,
-        .device_vram = device_vram,
-        .columns = columns,
-        /* CSV on a terminal is read by a person there: escaped as the text output is. */
-        .csv_escape = (isatty(STDOUT_FILENO) ? RM_CSV_TERM : 0) | (csv_safe ? RM_CSV_SAFE : 0),
-    };
-    if (rm_sessions_print(stdout, &o, err, sizeof err) < 0) {
+    enum rm_sessions_format fmt = !strcmp(format, "csv")    ? RM_SESSIONS_CSV
+                                  : !strcmp(format, "json") ? RM_SESSIONS_JSON
+                                                            : RM_SESSIONS_TEXT;
+    /* CSV on a terminal is read by a person there: escaped as the text output is. */
+    int csv_escape = (isatty(STDOUT_FILENO) ? RM_CSV_TERM : 0) | (csv_safe ? RM_CSV_SAFE : 0);
+    int rc;
+    if (summary) {
+        struct rm_sweep_opts o = {
+            .sinks = sinks,
+            .n_sinks = n_sinks,
+            .format = fmt,
+            .sort_by = sort_by,
+            .csv_escape = csv_escape,
+            .sweep_name = sweep,
+            .phases = phases,
+            .n_phases = n_phases,
+            .judge = judge,
+            .group_by = group_by,
+            .wide = wide,
+            .device_vram = device_vram,
+            .columns = columns,
+        };
+        rc = rm_sweep_table_print(stdout, &o, err, sizeof err);
+    } else {
+        struct rm_sessions_opts o = {
+            .dir = sinks[0],
+            .format = fmt,
+            .sort_by = sort_by,
+            .csv_escape = csv_escape,
+            .sweep_name = sweep,
+            .columns = columns,
+        };
+        rc = rm_sessions_print(stdout, &o, err, sizeof err);
+    }
+    if (rc < 0) {
         fputs("runmon sessions: ", stderr);
         rm_fput_safe(stderr, err);
         fputc('\n', stderr);

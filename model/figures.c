@@ -93,6 +93,43 @@ const struct rm_run_figure rm_run_figures[RM_RUN_FIG_COUNT] = {
     [RM_RUN_FRAMEWORK_PEAK] = {"framework_peak_mb", "MiB", 3},
 };
 
+/* A sweep figure read from a headline figure, or from "totals"; then its sweep column. */
+#define FROM_RUN(f, m) .from = RM_SWEEP_RUN, .fig = RM_RUN_##f, .member = (m), .low = -1, .high = -1
+#define FROM_TOTALS(f, l, h) .from = RM_SWEEP_TOTALS, .fig = RM_FIG_##f, .low = (l), .high = (h)
+#define COLUMN(a, h, u, b, s, d) .table = {(a), (h), RM_SWEEP_##u, (b), RM_SWEEP_##s, (d)}
+
+enum { LIST = RM_SWEEP_IN_LISTING, TABLE = RM_SWEEP_IN_TABLE };
+
+const struct rm_sweep_figure rm_sweep_figures[RM_SWEEP_FIG_COUNT] = {
+    /* the session's duration_s, which the index's row already has */
+    [RM_SWEEP_DURATION] = {"duration_s", .from = RM_SWEEP_INDEX, .fig = -1, .low = -1, .high = -1,
+                           .sort = "duration", .in = TABLE,
+                           COLUMN(1, "DURATION", SECONDS, -1, ALWAYS, 0)},
+    [RM_SWEEP_UTIL_MEAN] = {"gpu_util_mean_pct", FROM_RUN(UTIL_MEAN, NULL), .sort = "util",
+                            .in = LIST | TABLE, COLUMN(2, "UTIL %", PCT, +1, ALWAYS, 1)},
+    /* the listing's one VRAM figure: the workload's when recorded, else the devices' */
+    [RM_SWEEP_PEAK_VRAM] = {"peak_vram_mb", .from = RM_SWEEP_OWN, .fig = -1,
+                            .src_key = "peak_vram_source", .low = -1, .high = -1, .sort = "vram",
+                            .in = LIST},
+    [RM_SWEEP_ENERGY] = {"energy_wh", FROM_TOTALS(ENERGY, RM_FIG_ENERGY_LOW, RM_FIG_ENERGY_HIGH),
+                         .sort = "energy", .in = LIST | TABLE,
+                         COLUMN(6, "ENERGY", WH, -1, ALWAYS, 0)},
+    [RM_SWEEP_WORKLOAD_VRAM] = {"workload_peak_vram_mb", FROM_RUN(WORKLOAD_PEAK_VRAM, NULL),
+                                .in = TABLE, COLUMN(3, "WORKLOAD VRAM", MIB, -1, IF_ANY, 0)},
+    [RM_SWEEP_DEVICE_VRAM] = {"device_peak_vram_mb", FROM_RUN(PEAK_VRAM, NULL), .in = TABLE,
+                              COLUMN(4, "DEVICE VRAM", MIB, -1, IF_NO_WORKLOAD, 0)},
+    [RM_SWEEP_FRAMEWORK_PEAK] = {"framework_peak_mb", FROM_RUN(FRAMEWORK_PEAK, "max"), .in = TABLE,
+                                 COLUMN(5, "FRAMEWORK PEAK", MIB, -1, IF_ANY, 0)},
+};
+
+int rm_sweep_fig_at(int at)
+{
+    for (int f = 0; f < RM_SWEEP_FIG_COUNT; f++)
+        if ((rm_sweep_figures[f].in & RM_SWEEP_IN_TABLE) && rm_sweep_figures[f].table.at == at)
+            return f;
+    return -1;
+}
+
 int rm_fig_report_at(int at)
 {
     for (int f = 0; f < RM_FIG_COUNT; f++)

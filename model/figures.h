@@ -151,4 +151,68 @@ int rm_fig_report_at(int at);
 /* The figure in text column col at place pos (from 1), or -1 when none. */
 int rm_fig_text_at(int col, int pos);
 
+/* ---- the sweep table's and the sessions listing's figures ------------------------------ */
+
+/* The figures of a session that `runmon sessions` (the listing's held rows, --sort, CSV) and
+ * its sweep table (--summary) compare, in the order sweep/ sets them on a row: each a row key
+ * (its name in the rows, the JSON and the CSV) read from the summary figure it names, or
+ * computed by sweep/sessions_rows.c (RM_SWEEP_OWN), and, for the sweep table, its column:
+ * place, header, unit, the best end, when it is shown. docs/ARCHITECTURE.md, "A column of the
+ * sweep table and listing". */
+enum rm_sweep_fig {
+    RM_SWEEP_DURATION,
+    RM_SWEEP_UTIL_MEAN,
+    RM_SWEEP_PEAK_VRAM,
+    RM_SWEEP_ENERGY,
+    RM_SWEEP_WORKLOAD_VRAM,
+    RM_SWEEP_DEVICE_VRAM,
+    RM_SWEEP_FRAMEWORK_PEAK,
+    RM_SWEEP_FIG_COUNT
+};
+
+/* Where a row's value comes from: the session's own (its index line: nothing to read), a
+ * headline figure of summary.json (rm_run_figures[fig], or its member), a figure of its
+ * "totals" (rm_figures[fig]: the GPUs' sum), or a computation of its own (sweep/sessions_rows.c's
+ * own_figure, a switch over enum rm_sweep_fig). */
+enum rm_sweep_from { RM_SWEEP_INDEX, RM_SWEEP_RUN, RM_SWEEP_TOTALS, RM_SWEEP_OWN };
+
+/* How the sweep table's text writes a value: a time, a percentage, MiB (GiB from 1024),
+ * Wh (kWh from 1000). */
+enum rm_sweep_unit { RM_SWEEP_SECONDS, RM_SWEEP_PCT, RM_SWEEP_MIB, RM_SWEEP_WH };
+
+/* When the sweep table shows a column: always; when a run has a value; the devices' VRAM
+ * when no run has the workload's (RM_SWEEP_WORKLOAD_VRAM), or with --device-vram. */
+enum rm_sweep_show { RM_SWEEP_ALWAYS, RM_SWEEP_IF_ANY, RM_SWEEP_IF_NO_WORKLOAD };
+
+enum {
+    RM_SWEEP_IN_LISTING = 1u << 0, /* the listing's figures (rm_session_row_set_figures) */
+    RM_SWEEP_IN_TABLE = 1u << 1,   /* a column of the sweep table */
+};
+
+struct rm_sweep_figure {
+    const char *key; /* its row key */
+    enum rm_sweep_from from;
+    int fig;              /* RM_RUN_* (RM_SWEEP_RUN), RM_FIG_* (RM_SWEEP_TOTALS); else -1 */
+    const char *member;   /* RM_SWEEP_RUN: the member of that figure's object ("max"), or NULL */
+    const char *src_key;  /* RM_SWEEP_OWN: the key naming where its value came from, or NULL */
+    const char *sort;     /* its `sessions --sort` name, or NULL */
+    int low, high;        /* its error bar: RM_FIG_* of the same "totals" (row keys alike); -1 */
+    unsigned in;          /* RM_SWEEP_IN_* */
+    struct {              /* RM_SWEEP_IN_TABLE: */
+        int at;           /* its column among the figures, from 1 */
+        const char *head; /* its header */
+        enum rm_sweep_unit unit;
+        int best; /* the best end: -1 the least, +1 the most */
+        enum rm_sweep_show show;
+        int drop; /* when the text leaves it out for room: 0 never, then 1 first (as RERUN) */
+    } table;
+};
+extern const struct rm_sweep_figure rm_sweep_figures[RM_SWEEP_FIG_COUNT];
+
+/* Sweep figure X's row key: RM_SWEEP_KEY(ENERGY). */
+#define RM_SWEEP_KEY(x) (rm_sweep_figures[RM_SWEEP_##x].key)
+
+/* The sweep figure at column at (from 1), or -1 past the last. */
+int rm_sweep_fig_at(int at);
+
 #endif

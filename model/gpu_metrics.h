@@ -1,8 +1,8 @@
 /* The ONE table of per-GPU metrics: what each is called in nvidia-smi --query-gpu (with its
- * aliases), in dmon's header, in runmon's JSON, and its unit. The summary's readers, the live
- * collectors and the Prometheus export all map columns through it, and keep a valid bitmask
- * (bit m set = metric m present in this sample), so "not supported" is never a 0 (nvtop's
- * rule).
+ * aliases), in dmon's header, in runmon's JSON, its unit, and its Prometheus family. The
+ * summary's readers, the live collectors and the Prometheus export all map columns through it, and
+ * keep a valid bitmask (bit m set = metric m present in this sample), so "not supported" is never a
+ * 0 (nvtop's rule).
  */
 #ifndef RUNMON_MODEL_GPU_METRICS_H
 #define RUNMON_MODEL_GPU_METRICS_H
@@ -30,8 +30,19 @@ struct rm_gpu_metric_def {
     const char *query_alias;    /* another spelling nvidia-smi accepts, or NULL */
     const char *dmon_column[2]; /* dmon header names (the first a driver prints), or NULL */
     const char *unit;           /* nvidia-smi's unit */
+    struct {                    /* its Prometheus gauge, per GPU (report/prom.c), or name NULL: */
+        const char *name;       /* the family, in a base unit */
+        const char *help;
+        double scale; /* unit -> the family's base unit */
+    } prom;
 };
 extern const struct rm_gpu_metric_def rm_gpu_metrics[RM_GM_COUNT];
+
+/* The per-GPU Prometheus families that are no metric of the table: the energy counter (power
+ * integrated; report/prom.c's exposition and record/export_push.c's push) and its error bar. */
+#define RM_PROM_GPU_ENERGY "runmon_gpu_energy_joules_total"
+#define RM_PROM_GPU_ENERGY_LOW "runmon_gpu_energy_low_joules"
+#define RM_PROM_GPU_ENERGY_HIGH "runmon_gpu_energy_high_joules"
 
 /* The metric a --query-gpu column name feeds (aliases included; s need not be terminated),
  * or -1. */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/rm_time.h"
+#include "model/gpu_metrics.h"
 #include "record/exporter.h"
 #include "record/http.h"
 #include "report/prom.h"
@@ -255,11 +256,11 @@ static long append_final(struct push *p, long n, const struct rm_snapshot *snap)
         const struct rm_latest_gpu *g = &snap->latest.gpu[i];
         if (!g->valid || !g->energy_valid) continue;
         if (!headed++)
-            PUT("# HELP runmon_gpu_energy_joules_total GPU energy since the recording started "
+            PUT("# HELP " RM_PROM_GPU_ENERGY " GPU energy since the recording started "
                 "(power.draw integrated over the gpu rows).\n"
-                "# TYPE runmon_gpu_energy_joules_total counter\n");
+                "# TYPE " RM_PROM_GPU_ENERGY " counter\n");
         const char *uuid = g->uuid[0] ? g->uuid : snap->gpu_uuid[i] ? snap->gpu_uuid[i] : "";
-        PUT("runmon_gpu_energy_joules_total{gpu=\"%d\",uuid=\"", i);
+        PUT(RM_PROM_GPU_ENERGY "{gpu=\"%d\",uuid=\"", i);
         if (rm_prom_escape(b, cap, &len, uuid) < 0) return -1;
         PUT("\",");
         LABELS_END();

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/energy.h"
+#include "model/gpu_metrics.h"
 #include "model/streams.h"
 #include "model/values.h"
 
@@ -88,28 +89,6 @@ static void value(struct out *o, double v)
         put(o, "} %.9g\n", v);
 }
 
-struct gpu_metric {
-    const char *name, *help;
-    int field;    /* RM_GM_* or -1 for energy */
-    double scale; /* nvidia-smi unit -> base unit */
-};
-
-static const struct gpu_metric gpu_metrics[] = {
-    {"runmon_gpu_utilization_ratio", "GPU utilization (utilization.gpu), 0 to 1.", RM_GM_UTIL,
-     0.01},
-    {"runmon_gpu_memory_utilization_ratio",
-     "GPU memory controller utilization (utilization.memory), 0 to 1.", RM_GM_MEMUTIL, 0.01},
-    {"runmon_gpu_memory_used_bytes", "GPU memory in use (memory.used).", RM_GM_VRAM_USED,
-     1048576.0},
-    {"runmon_gpu_memory_total_bytes", "GPU memory in all (memory.total).", RM_GM_VRAM_TOTAL,
-     1048576.0},
-    {"runmon_gpu_power_watts", "GPU power draw (power.draw).", RM_GM_POWER, 1.0},
-    {"runmon_gpu_temperature_celsius", "GPU core temperature (temperature.gpu).", RM_GM_TEMP, 1.0},
-    {"runmon_gpu_sm_clock_hertz", "GPU SM clock (clocks.current.sm).", RM_GM_SMCLK, 1e6},
-    {"runmon_gpu_memory_clock_hertz", "GPU memory clock (clocks.current.memory).", RM_GM_MEMCLK,
-     1e6},
-};
-
 static int gpu_shown(const struct rm_prom_input *in, int i)
 {
     const struct rm_latest_gpu *g = &in->latest->gpu[i];
@@ -132,12 +111,11 @@ static void gpu_labels(struct out *o, const char *name, const struct rm_prom_inp
 /* The energy counter's error bar (docs/ENERGY.md): gauges, as a bound may move either way. */
 static void render_energy_bar(struct out *o, const struct rm_prom_input *in)
 {
-    static const char *const names[] = {"runmon_gpu_energy_low_joules",
-                                        "runmon_gpu_energy_high_joules"};
+    static const char *const names[] = {RM_PROM_GPU_ENERGY_LOW, RM_PROM_GPU_ENERGY_HIGH};
     static const char *const helps[] = {
-        ("Low end of the error bar of runmon_gpu_energy_joules_total (sampling, sensor lag and "
+        ("Low end of the error bar of " RM_PROM_GPU_ENERGY " (sampling, sensor lag and "
          "duty cycle; docs/ENERGY.md)."),
-        ("High end of the error bar of runmon_gpu_energy_joules_total (sampling, sensor lag and "
+        ("High end of the error bar of " RM_PROM_GPU_ENERGY " (sampling, sensor lag and "
          "duty cycle; docs/ENERGY.md).")};
     for (int k = 0; k < 2; k++) {
         int headed = 0;
@@ -175,24 +153,26 @@ static void render_gpus(struct out *o, const struct rm_prom_input *in)
 {
     if (!subject_up(in, RM_SUBJECT_GPUS))
         return; /* degraded or off: its metrics are removed, not left stale */
-    for (size_t m = 0; m < sizeof gpu_metrics / sizeof *gpu_metrics; m++) {
-        const struct gpu_metric *gm = &gpu_metrics[m];
+    /* One gauge per metric of model/gpu_metrics.h that names its family, in table order. */
+    for (int m = 0; m < RM_GM_COUNT; m++) {
+        const struct rm_gpu_metric_def *gm = &rm_gpu_metrics[m];
+        if (!gm->prom.name) continue;
         int headed = 0;
         for (int i = 0; i < RM_MAX_GPUS; i++) {
-            if (!gpu_shown(in, i) || !isfinite(in->latest->gpu[i].v[gm->field])) continue;
-            if (!headed++) family(o, gm->name, "gauge", gm->help);
-            gpu_labels(o, gm->name, in, i);
-            value(o, in->latest->gpu[i].v[gm->field] * gm->scale);
+            if (!gpu_shown(in, i) || !isfinite(in->latest->gpu[i].v[m])) continue;
+            if (!headed++) family(o, gm->prom.name, "gauge", gm->prom.help);
+            gpu_labels(o, gm->prom.name, in, i);
+            value(o, in->latest->gpu[i].v[m] * gm->prom.scale);
         }
     }
     int headed = 0;
     for (int i = 0; i < RM_MAX_GPUS; i++) {
         if (!gpu_shown(in, i) || !in->latest->gpu[i].energy_valid) continue;
         if (!headed++)
-            family(o, "runmon_gpu_energy_joules_total", "counter",
+            family(o, RM_PROM_GPU_ENERGY, "counter",
                    "GPU energy since the recording started: power.draw integrated over time; "
                    "gaps longer than 3 sampling intervals are not bridged.");
-        gpu_labels(o, "runmon_gpu_energy_joules_total", in, i);
+        gpu_labels(o, RM_PROM_GPU_ENERGY, in, i);
         value(o, in->latest->gpu[i].energy_j);
     }
     render_energy_bar(o, in);

@@ -7,10 +7,9 @@
 
 #include "base/json.h"
 #include "base/termsafe.h"
+#include "model/figures.h"
 #include "sink/index.h"
 #include "sweep/sessions_rows.h"
-#include "sweep/sweep_out.h"
-#include "sweep/sweep_rows.h"
 
 #define MAX_COLS 32
 
@@ -19,7 +18,7 @@ struct out {
     FILE *f;
     const struct rm_sessions_opts *o;
     int figures;  /* the rows carry summary.json's figures */
-    json_t *held; /* the rows held for sorting or the sweep table; NULL: streamed */
+    json_t *held; /* the rows held for sorting; NULL: streamed */
     const json_t *counters;
     size_t rows;
     int marked;          /* a row's status carries the mark of files its end could not write */
@@ -293,7 +292,7 @@ static void mark_note(FILE *f, int marked)
 /* ---- CSV: a column is its JSON key ---- */
 
 struct csv_col {
-    const char *key; /* the header, and the held row's key */
+    const char *key; /* the header, and the held row's key; NULL: the listing's figures */
     int figure;      /* only with summary.json's figures */
     /* A streamed row's cell (from its index record); a held row's is its value by key. */
     void (*rec)(struct out *w, const struct rm_session_row *r);
@@ -384,26 +383,47 @@ static const struct csv_col csv_cols[] = {
     {"exit_code",         0, rec_exit},
     {"files",             0, rec_files},
     {"bytes",             0, rec_bytes},
-    {"gpu_util_mean_pct", 1, NULL},
-    {"peak_vram_mb",      1, NULL},
-    {"peak_vram_source",  1, NULL},
-    {"energy_wh",         1, NULL},
+    {NULL,                1, NULL}, /* the listing's figures: figure_col */
     {"command",           0, rec_command},
     {"signal",            0, rec_signal},
 };
 // clang-format on
 
+/* The k-th of the listing's figure columns (model/figures.h's rm_sweep_figures flagged
+ * RM_SWEEP_IN_LISTING, in order: each row's key, then its src_key), or NULL past the last. */
+static const char *figure_col(size_t k)
+{
+    for (int f = 0; f < RM_SWEEP_FIG_COUNT; f++) {
+        const struct rm_sweep_figure *r = &rm_sweep_figures[f];
+        if (!(r->in & RM_SWEEP_IN_LISTING)) continue;
+        if (k-- == 0) return r->key;
+        if (r->src_key && k-- == 0) return r->src_key;
+    }
+    return NULL;
+}
+
 static void csv_header(struct out *w)
 {
-    for (size_t c = 0; c < NCOLS(csv_cols); c++)
-        if (w->figures || !csv_cols[c].figure) fprintf(w->f, "%s%s", c ? "," : "", csv_cols[c].key);
+    const char *key;
+    for (size_t c = 0; c < NCOLS(csv_cols); c++) {
+        if (!w->figures && csv_cols[c].figure) continue;
+        if (csv_cols[c].key) fprintf(w->f, "%s%s", c ? "," : "", csv_cols[c].key);
+        for (size_t k = 0; !csv_cols[c].key && (key = figure_col(k)); k++)
+            fprintf(w->f, ",%s", key);
+    }
     fputc('\n', w->f);
 }
 
 static void csv_row(struct out *w, const struct rm_session_row *r)
 {
+    const char *key;
     for (size_t c = 0; c < NCOLS(csv_cols); c++) {
         if (!w->figures && csv_cols[c].figure) continue;
+        for (size_t k = 0; !csv_cols[c].key && (key = figure_col(k)); k++) {
+            fputc(',', w->f);
+            csv_value(w, json_object_get(r->obj, key));
+        }
+        if (!csv_cols[c].key) continue;
         if (c) fputc(',', w->f);
         if (r->obj)
             csv_value(w, json_object_get(r->obj, csv_cols[c].key));
@@ -605,29 +625,15 @@ static void on_row(void *ctx, const struct rm_session_row *row)
     if (o) json_array_append_new(w->held, o);
 }
 
-static int print_sweep(FILE *f, const struct rm_sessions_opts *o, char *err, size_t errsz)
-{
-    struct rm_sweep s;
-    const char *const one[] = {o->dir};
-    if (rm_sweep_load(o->n_sinks ? o->sinks : one, o->n_sinks ? o->n_sinks : 1, o->sweep_name, &s,
-                      err, errsz) < 0)
-        return -1;
-    if (o->sort_by) rm_session_rows_sort(s.rows, o->sort_by);
-    int rc = rm_sweep_print(f, o, &s, err, errsz);
-    rm_sweep_free(&s);
-    return rc;
-}
-
 int rm_sessions_print(FILE *f, const struct rm_sessions_opts *o, char *err, size_t errsz)
 {
-    if (o->sweep) return print_sweep(f, o, err, errsz);
     struct out w = {.f = f, .o = o};
     /* The figures when the sort needs them. */
     w.figures = rm_session_sort_needs_figures(o->sort_by);
     json_t *tot = NULL;
     if (rm_totals_load(o->dir, &tot) != 0) tot = rm_totals_new();
     w.counters = json_object_get(tot, "counters");
-    /* Sorting and the sweep table need every row; the plain listing streams the index. */
+    /* Sorting needs every row; the plain listing streams the index. */
     w.held = w.figures || o->sort_by ? json_array() : NULL;
     text_widths_init(w.width);
     int rc = 0;

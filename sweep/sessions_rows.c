@@ -11,6 +11,7 @@
 #include "base/jsonpick.h"
 #include "base/rm_time.h"
 #include "base/termsafe.h"
+#include "model/figures.h"
 #include "sink/names.h"
 
 struct walk {
@@ -133,19 +134,35 @@ json_t *rm_session_row_json(const struct rm_session_row *row)
     return o;
 }
 
-/* Only these members: a summary.json of thousands of phase rows is scanned, not loaded. */
-static const char *const figure_keys[] = {"gpu_util_mean_pct", "workload_peak_vram_mb",
-                                          "peak_vram_mb", "totals"};
-#define N_FIGURE_KEYS (sizeof figure_keys / sizeof figure_keys[0])
+/* The top-level member of summary.json that sweep figure f is read from, or NULL. */
+static const char *figure_member(int f)
+{
+    const struct rm_sweep_figure *r = &rm_sweep_figures[f];
+    return r->from == RM_SWEEP_RUN      ? rm_run_figures[r->fig].key
+           : r->from == RM_SWEEP_TOTALS ? "totals"
+                                        : NULL;
+}
+
+size_t rm_session_figure_members(const char **keys, size_t cap)
+{
+    size_t n = 0;
+    for (int f = 0; f < RM_SWEEP_FIG_COUNT; f++) {
+        const char *m = figure_member(f);
+        int dup = !m;
+        for (size_t k = 0; k < n && !dup; k++)
+            dup = !strcmp(keys[k], m);
+        if (!dup && n < cap) keys[n++] = m;
+    }
+    return n;
+}
 
 json_t *rm_session_summary_pick(const char *dir, const char *id, const char *const *extra,
                                 size_t n_extra)
 {
     char path[4096];
-    const char *keys[N_FIGURE_KEYS + 16];
-    size_t n = 0;
-    for (size_t k = 0; k < N_FIGURE_KEYS; k++)
-        keys[n++] = figure_keys[k];
+    /* Only these members: a summary.json of thousands of phase rows is scanned, not loaded. */
+    const char *keys[RM_SWEEP_FIG_COUNT + 16];
+    size_t n = rm_session_figure_members(keys, RM_SWEEP_FIG_COUNT);
     for (size_t k = 0; k < n_extra && n < sizeof keys / sizeof keys[0]; k++)
         keys[n++] = extra[k];
     if (!*id || strchr(id, '/') ||
@@ -154,24 +171,64 @@ json_t *rm_session_summary_pick(const char *dir, const char *id, const char *con
     return rm_json_pick_file(path, keys, n);
 }
 
+const json_t *rm_session_figure_in(const json_t *s, int f)
+{
+    const struct rm_sweep_figure *r = &rm_sweep_figures[f];
+    const json_t *v = json_object_get(s, figure_member(f) ? figure_member(f) : "");
+    if (r->from == RM_SWEEP_RUN && r->member) v = json_object_get(v, r->member);
+    if (r->from == RM_SWEEP_TOTALS) v = json_object_get(v, rm_figures[r->fig].key);
+    return json_is_number(v) ? v : NULL;
+}
+
+/* RM_SWEEP_PEAK_VRAM: the workload's own VRAM when recorded, else the devices'. */
+static void own_peak_vram(json_t *e, const struct rm_sweep_figure *r, const json_t *s)
+{
+    const json_t *w = rm_session_figure_in(s, RM_SWEEP_WORKLOAD_VRAM),
+                 *v = rm_session_figure_in(s, RM_SWEEP_DEVICE_VRAM);
+    json_object_set_new(e, r->key, w || v ? json_copy((json_t *)(w ? w : v)) : json_null());
+    json_object_set_new(e, r->src_key,
+                        w   ? json_string("workload")
+                        : v ? json_string("gpu")
+                            : json_null());
+}
+
+/* The computations of the rows of their own (RM_SWEEP_OWN), by their enum rm_sweep_fig. */
+static void (*const own_figures[RM_SWEEP_FIG_COUNT])(json_t *, const struct rm_sweep_figure *,
+                                                     const json_t *) = {
+    [RM_SWEEP_PEAK_VRAM] = own_peak_vram,
+};
+
+void rm_session_row_set_figure(json_t *e, int f, const json_t *s)
+{
+    const struct rm_sweep_figure *r = &rm_sweep_figures[f];
+    if (r->from == RM_SWEEP_INDEX) return; /* the row has it */
+    /* (an own row without its computation is null: tests/unit/test_figures.c fails) */
+    if (r->from == RM_SWEEP_OWN && own_figures[f]) {
+        own_figures[f](e, r, s);
+        return;
+    }
+    const json_t *v = rm_session_figure_in(s, f);
+    json_object_set_new(e, r->key, v ? json_copy((json_t *)v) : json_null());
+}
+
+void rm_session_row_set_bars(json_t *e, const json_t *s)
+{
+    const json_t *tot = json_object_get(s, "totals");
+    for (int f = 0; f < RM_SWEEP_FIG_COUNT; f++) {
+        const struct rm_sweep_figure *r = &rm_sweep_figures[f];
+        if (r->low < 0) continue;
+        const char *lo = rm_figures[r->low].key, *hi = rm_figures[r->high].key;
+        const json_t *l = json_object_get(tot, lo), *h = json_object_get(tot, hi);
+        json_object_set_new(e, lo, json_is_number(l) ? json_copy((json_t *)l) : json_null());
+        json_object_set_new(e, hi, json_is_number(h) ? json_copy((json_t *)h) : json_null());
+    }
+}
+
 void rm_session_row_set_figures(json_t *e, const json_t *s)
 {
-    json_t *u = json_object_get(s, "gpu_util_mean_pct");
-    json_t *w = json_object_get(s, "workload_peak_vram_mb"),
-           *v = json_object_get(s, "peak_vram_mb");
-    json_t *en = json_object_get(json_object_get(s, "totals"), "energy_wh");
-    const char *src = NULL;
-    if (json_is_number(w))
-        v = w, src = "workload";
-    else if (json_is_number(v))
-        src = "gpu";
-    else
-        v = NULL;
     json_object_set_new(e, "has_summary", json_boolean(s != NULL));
-    json_object_set_new(e, "gpu_util_mean_pct", json_is_number(u) ? json_copy(u) : json_null());
-    json_object_set_new(e, "peak_vram_mb", v ? json_copy(v) : json_null());
-    json_object_set_new(e, "peak_vram_source", src ? json_string(src) : json_null());
-    json_object_set_new(e, "energy_wh", json_is_number(en) ? json_copy(en) : json_null());
+    for (int f = 0; f < RM_SWEEP_FIG_COUNT; f++)
+        if (rm_sweep_figures[f].in & RM_SWEEP_IN_LISTING) rm_session_row_set_figure(e, f, s);
 }
 
 void rm_session_rows_add_figures(const char *dir, json_t *rows)
@@ -198,9 +255,18 @@ const char *rm_session_sort_field(const char *name)
     return NULL;
 }
 
+/* The listing's figure sorted by field (its row's sort name), or -1. */
+static int sort_figure(const char *field)
+{
+    for (int f = 0; field && f < RM_SWEEP_FIG_COUNT; f++)
+        if (rm_sweep_figures[f].sort && !strcmp(rm_sweep_figures[f].sort, field)) return f;
+    return -1;
+}
+
 int rm_session_sort_needs_figures(const char *field)
 {
-    return field && (!strcmp(field, "util") || !strcmp(field, "vram") || !strcmp(field, "energy"));
+    int f = sort_figure(field);
+    return f >= 0 && rm_sweep_figures[f].from != RM_SWEEP_INDEX;
 }
 
 struct held {
@@ -226,10 +292,7 @@ static int cmp_rows(const void *a, const void *b, void *arg)
     } else if (!strcmp(by, "status")) {
         c = strcmp(rm_jget_str(x->e, "status"), rm_jget_str(y->e, "status"));
     } else {
-        const char *k = !strcmp(by, "duration") ? "duration_s"
-                        : !strcmp(by, "util")   ? "gpu_util_mean_pct"
-                        : !strcmp(by, "vram")   ? "peak_vram_mb"
-                                                : "energy_wh";
+        const char *k = rm_sweep_figures[sort_figure(by)].key;
         double p = num(x->e, k), q = num(y->e, k);
         if (isnan(p) != isnan(q))
             c = isnan(p) ? 1 : -1;

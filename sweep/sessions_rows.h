@@ -37,15 +37,29 @@ int rm_session_rows_each(const char *dir, rm_session_row_fn fn, void *ctx, int *
  * files, bytes, and unwritten when there is any. A new reference, or NULL. */
 json_t *rm_session_row_json(const struct rm_session_row *row);
 
-/* Adds each row's figures from DIR/ID/summary.json: has_summary, gpu_util_mean_pct,
- * peak_vram_mb (summary.json's workload_peak_vram_mb when not null, else its peak_vram_mb),
- * peak_vram_source ("workload", "gpu" or null), energy_wh (totals.energy_wh); null where the
- * session has no summary.json (running, interrupted) or no such figure. */
+/* Adds each row's figures from DIR/ID/summary.json: has_summary, then the listing's figures
+ * (model/figures.h's rm_sweep_figures flagged RM_SWEEP_IN_LISTING, in table order:
+ * gpu_util_mean_pct, peak_vram_mb (summary.json's workload_peak_vram_mb when not null, else
+ * its peak_vram_mb) and peak_vram_source ("workload", "gpu" or null), energy_wh
+ * (totals.energy_wh)); null where the session has no summary.json (running, interrupted) or
+ * no such figure. */
 void rm_session_rows_add_figures(const char *dir, json_t *rows);
 /* The members of DIR/ID/summary.json that the figures come from, and the extra ones named
  * (at most 16), read without a tree of the rest (base/jsonpick.h); NULL when there is none. */
 json_t *rm_session_summary_pick(const char *dir, const char *id, const char *const *extra,
                                 size_t n_extra);
+/* The top-level members of summary.json that rm_sweep_figures are read from, each once, into
+ * keys (at most cap); their count. */
+size_t rm_session_figure_members(const char **keys, size_t cap);
+/* Sweep figure f's value in a summary.json (picked) when it is a number, else NULL (read
+ * from the summary: RM_SWEEP_RUN, RM_SWEEP_TOTALS; NULL for the others). */
+const json_t *rm_session_figure_in(const json_t *picked, int f);
+/* Sets row's sweep figure f (enum rm_sweep_fig) from picked: its key (and its src_key), null
+ * when picked has none; nothing for an RM_SWEEP_INDEX figure (the row has it). */
+void rm_session_row_set_figure(json_t *row, int f, const json_t *picked);
+/* Sets the ends of the error bars of row's figures that have one (energy_wh_low and
+ * energy_wh_high: summary.json's totals), null where picked has none. */
+void rm_session_row_set_bars(json_t *row, const json_t *picked);
 /* Sets row's figures (as rm_session_rows_add_figures) from picked (NULL: no summary.json). */
 void rm_session_row_set_figures(json_t *row, const json_t *picked);
 

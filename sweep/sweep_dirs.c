@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "base/jsonpick.h"
+#include "model/figures.h"
+#include "sweep/sessions_rows.h"
 #include "sweep/sweep_internal.h"
 #include "sweep/sweep_rows.h"
 
@@ -27,19 +29,11 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
         json_decref(ses);
         return NULL;
     }
-    static const char *const keys[] = {"session",
-                                       "gpu_util_mean_pct",
-                                       "workload_peak_vram_mb",
-                                       "peak_vram_mb",
-                                       "totals",
-                                       "params",
-                                       "sweep",
-                                       "metrics",
-                                       "objectives"};
+    const char *keys[RM_SWEEP_FIG_COUNT + 5] = {"session", "params", "sweep", "metrics",
+                                                "objectives"};
+    size_t n_keys = 5 + rm_session_figure_members(keys + 5, RM_SWEEP_FIG_COUNT);
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_t *sum = access(path, R_OK) == 0
-                      ? rm_json_pick_file(path, keys, sizeof keys / sizeof keys[0])
-                      : NULL;
+    json_t *sum = access(path, R_OK) == 0 ? rm_json_pick_file(path, keys, n_keys) : NULL;
     json_t *row = json_object();
     json_object_set_new(row, "session_dir", json_string(dir));
     copy_key(row, ses, "session_id");
@@ -51,19 +45,8 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
     copy_key(row, ses, "command");
     copy_key(row, ses, "exit_code");
     copy_key(row, ses, "signal");
-    json_object_set_new(row, "has_summary", json_boolean(sum != NULL));
-    copy_key(row, sum, "gpu_util_mean_pct");
-    json_t *w = json_object_get(sum, "workload_peak_vram_mb");
-    json_t *g = json_object_get(sum, "peak_vram_mb");
-    bool wl = json_is_number(w);
-    json_object_set(row, "peak_vram_mb", wl ? w : json_is_number(g) ? g : json_null());
-    json_object_set_new(row, "peak_vram_source",
-                        wl                  ? json_string("workload")
-                        : json_is_number(g) ? json_string("gpu")
-                                            : json_null());
-    copy_key(row, json_object_get(sum, "totals"), "energy_wh");
-    copy_key(row, json_object_get(sum, "totals"), "energy_wh_low");
-    copy_key(row, json_object_get(sum, "totals"), "energy_wh_high");
+    rm_session_row_set_figures(row, sum);
+    rm_session_row_set_bars(row, sum);
     /* record --sweep/--param (session.json) over the run log's params lines (the summary's). */
     if (json_is_string(json_object_get(ses, "sweep")))
         copy_key(row, ses, "sweep");

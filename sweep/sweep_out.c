@@ -7,7 +7,9 @@
 
 #include "base/json.h"
 #include "base/termsafe.h"
+#include "model/figures.h"
 #include "sink/index.h"
+#include "sweep/sessions_rows.h"
 
 #define MAX_COLS 64
 #define MAX_FIGS 32  /* figures: 6 and the phase columns */
@@ -17,7 +19,12 @@
 
 /* ---- the figures: what is compared between runs ---- */
 
-enum unit { U_SECONDS, U_PCT, U_MIB, U_WH };
+enum unit {
+    U_SECONDS = RM_SWEEP_SECONDS,
+    U_PCT = RM_SWEEP_PCT,
+    U_MIB = RM_SWEEP_MIB,
+    U_WH = RM_SWEEP_WH
+};
 
 /* A figure of a row: key (a row key, or a phase's path under phase_seconds), its title, its
  * unit, and which end is the best (-1 least, +1 most). */
@@ -30,6 +37,7 @@ struct figure {
     int best;
     /* Its error bar's row keys (energy), or NULL: runs whose bars overlap are not told apart. */
     const char *low_key, *high_key;
+    int drop; /* its row's table.drop (model/figures.h) */
 };
 
 /* How a row's value of a figure is marked: the best, or tied for the best (not told apart
@@ -38,7 +46,7 @@ enum mark { M_NONE, M_BEST, M_TIED };
 
 struct table {
     FILE *f;
-    const struct rm_sessions_opts *o;
+    const struct rm_sweep_opts *o;
     const struct rm_sweep *s;
     struct figure fig[MAX_COLS];
     size_t n_fig;
@@ -112,19 +120,21 @@ static void json_array_extend_new(json_t *a, json_t *more)
 
 static void choose_figures(struct table *t)
 {
-    const struct rm_sessions_opts *o = t->o;
-    int workload = any_value(t->s, "workload_peak_vram_mb");
+    const struct rm_sweep_opts *o = t->o;
+    int workload = any_value(t->s, RM_SWEEP_KEY(WORKLOAD_VRAM));
     t->vram = workload ? "workload" : "device";
-    add_fig(t, "duration_s", NULL, "DURATION", U_SECONDS, -1);
-    add_fig(t, "gpu_util_mean_pct", NULL, "UTIL %", U_PCT, +1);
-    if (workload) add_fig(t, "workload_peak_vram_mb", NULL, "WORKLOAD VRAM", U_MIB, -1);
-    if (!workload || o->device_vram)
-        add_fig(t, "device_peak_vram_mb", NULL, "DEVICE VRAM", U_MIB, -1);
-    if (any_value(t->s, "framework_peak_mb"))
-        add_fig(t, "framework_peak_mb", NULL, "FRAMEWORK PEAK", U_MIB, -1);
-    add_fig(t, "energy_wh", NULL, "ENERGY", U_WH, -1);
-    t->fig[t->n_fig - 1].low_key = "energy_wh_low";
-    t->fig[t->n_fig - 1].high_key = "energy_wh_high";
+    /* The columns of model/figures.h's rm_sweep_figures, in their order, each when it shows. */
+    int f;
+    for (int at = 1; (f = rm_sweep_fig_at(at)) >= 0; at++) {
+        const struct rm_sweep_figure *r = &rm_sweep_figures[f];
+        if (r->table.show == RM_SWEEP_IF_ANY && !any_value(t->s, r->key)) continue;
+        if (r->table.show == RM_SWEEP_IF_NO_WORKLOAD && workload && !o->device_vram) continue;
+        add_fig(t, r->key, NULL, r->table.head, (enum unit)r->table.unit, r->table.best);
+        t->fig[t->n_fig - 1].drop = r->table.drop;
+        if (r->low < 0) continue;
+        t->fig[t->n_fig - 1].low_key = rm_figures[r->low].key;
+        t->fig[t->n_fig - 1].high_key = rm_figures[r->high].key;
+    }
     json_t *want = json_array();
     if (o->n_phases)
         for (size_t k = 0; k < o->n_phases; k++)
@@ -730,7 +740,7 @@ static void text_runs(struct table *t)
         }
         const struct figure *f = &t->fig[g];
         x = new_col(c, &n, f->title, 1, f->phase ? 8 : -1, nr);
-        x->drop = f->phase ? 4 : !strcmp(f->key, "gpu_util_mean_pct") ? 1 : 0;
+        x->drop = f->phase ? 4 : f->drop;
         enum mark *m = calloc(nr ? nr : 1, sizeof *m);
         if (!m) abort();
         marks_of(f, rows, m);
@@ -1265,16 +1275,15 @@ static void json_doc(struct table *t, const json_t *groups)
     }
     free(m);
     json_t *sinks = json_array(), *figs = json_array();
-    size_t n_sinks = t->o->n_sinks ? t->o->n_sinks : 1;
-    for (size_t k = 0; k < n_sinks; k++)
-        json_array_append_new(sinks, rm_jstr(t->o->n_sinks ? t->o->sinks[k] : t->o->dir));
+    for (size_t k = 0; k < t->o->n_sinks; k++)
+        json_array_append_new(sinks, rm_jstr(t->o->sinks[k]));
     for (size_t k = 0; k < t->n_fig; k++)
         json_array_append_new(figs, rm_jstr(t->fig[k].key));
     json_t *tot = NULL;
-    if (rm_totals_load(t->o->dir, &tot) != 0) tot = NULL;
+    if (rm_totals_load(t->o->sinks[0], &tot) != 0) tot = NULL;
     json_t *d =
         json_pack("{s:s,s:i,s:o,s:o,s:o,s:O,s:b,s:i,s:o,s:O,s:s,s:o}", "format", "runmon-sessions",
-                  "schema_version", 1, "sink_dir", rm_jstr(t->o->dir), "sinks", sinks, "sweep",
+                  "schema_version", 1, "sink_dir", rm_jstr(t->o->sinks[0]), "sinks", sinks, "sweep",
                   t->o->sweep_name ? rm_jstr(t->o->sweep_name) : json_null(), "param_names",
                   s->param_names, "params_inferred", s->params_inferred, "hosts", s->n_hosts,
                   "figures", figs, "phases", t->phases, "vram", t->vram, "sessions", rows);
@@ -1336,7 +1345,7 @@ static int group_keys(struct table *t, char *err, size_t errsz)
     }
 }
 
-int rm_sweep_print(FILE *f, const struct rm_sessions_opts *o, const struct rm_sweep *s, char *err,
+int rm_sweep_print(FILE *f, const struct rm_sweep_opts *o, const struct rm_sweep *s, char *err,
                    size_t errsz)
 {
     struct table t = {.f = f, .o = o, .s = s};
@@ -1375,4 +1384,14 @@ int rm_sweep_print(FILE *f, const struct rm_sessions_opts *o, const struct rm_sw
     json_decref(t.gkeys);
     json_decref(t.judged);
     return 0;
+}
+
+int rm_sweep_table_print(FILE *f, const struct rm_sweep_opts *o, char *err, size_t errsz)
+{
+    struct rm_sweep s;
+    if (rm_sweep_load(o->sinks, o->n_sinks, o->sweep_name, &s, err, errsz) < 0) return -1;
+    if (o->sort_by) rm_session_rows_sort(s.rows, o->sort_by);
+    int rc = rm_sweep_print(f, o, &s, err, errsz);
+    rm_sweep_free(&s);
+    return rc;
 }

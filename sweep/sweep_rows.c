@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "model/figures.h"
 #include "runlog/kvargs.h"
 #include "sink/index.h"
 #include "sweep/sessions_rows.h"
@@ -75,14 +76,9 @@ static json_t *num_copy(const json_t *v)
 static void add_summary(json_t *row, const char *sink)
 {
     /* Of the GPUs and phase rows only what the table shows: a scan, not a tree. */
-    static const char *const extra[] = {"sweep",
-                                        "params",
-                                        "gpus[].name",
-                                        "framework_peak_mb",
-                                        "phases[].path,total_seconds,folded_paths",
-                                        "session",
-                                        "metrics",
-                                        "objectives"};
+    static const char *const extra[] = {
+        "sweep",   "params",  "gpus[].name", "phases[].path,total_seconds,folded_paths",
+        "session", "metrics", "objectives"};
     json_t *s = rm_session_summary_pick(sink, rm_jget_str(row, "session_id"), extra,
                                         sizeof extra / sizeof extra[0]);
     rm_session_row_set_figures(row, s);
@@ -91,16 +87,13 @@ static void add_summary(json_t *row, const char *sink)
     json_object_set_new(row, "gpu_count", num_copy(json_object_get(tot, "gpu_count")));
     /* The energy's error bar (docs/ENERGY.md): the table calls two runs different only when
      * their bars do not overlap. */
-    json_object_set_new(row, "energy_wh_low", num_copy(json_object_get(tot, "energy_wh_low")));
-    json_object_set_new(row, "energy_wh_high", num_copy(json_object_get(tot, "energy_wh_high")));
+    rm_session_row_set_bars(row, s);
     /* Its sampling interval: times closer than it are not told apart (the times' noise). */
     json_object_set_new(row, "interval_s",
                         num_copy(json_object_get(json_object_get(s, "session"), "interval_s")));
-    json_object_set_new(row, "workload_peak_vram_mb",
-                        num_copy(json_object_get(s, "workload_peak_vram_mb")));
-    json_object_set_new(row, "device_peak_vram_mb", num_copy(json_object_get(s, "peak_vram_mb")));
-    json_object_set_new(row, "framework_peak_mb",
-                        num_copy(json_object_get(json_object_get(s, "framework_peak_mb"), "max")));
+    /* The sweep table's figures beyond the listing's (model/figures.h, rm_sweep_figures). */
+    for (int f = 0; f < RM_SWEEP_FIG_COUNT; f++)
+        if (!(rm_sweep_figures[f].in & RM_SWEEP_IN_LISTING)) rm_session_row_set_figure(row, f, s);
     json_t *ph = json_object();
     size_t i;
     const json_t *p;

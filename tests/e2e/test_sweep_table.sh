@@ -73,6 +73,14 @@ expect_eq "  (sweep a's is)" 1 "$(grep -c 'summary.json' "$T/opens.txt")"
 expect_eq "sessions --summary: the sink opened once" 1 "$(grep -c '\.manifest\.lock' "$T/opens.txt")"
 strace -f -e trace=open,openat -o "$T/opens2.txt" "$RUNMON_REL" report --sweep a "$W" -o "$T/a.html" >/dev/null 2>&1
 expect_eq "report --sweep: the sink opened once" 1 "$(grep -c '\.manifest\.lock' "$T/opens2.txt")"
+# The plain listing (its own options since the sweep table has its own) opens it once too,
+# and reads no summary.json unless its --sort needs their figures.
+strace -f -e trace=open,openat -o "$T/opens3.txt" "$RUNMON_REL" sessions "$W" --sweep a --format json >"$T/l.json"
+expect_eq "sessions --sweep a: its one session" 1 "$(jq '.sessions | length' "$T/l.json")"
+expect_eq "sessions: the sink opened once" 1 "$(grep -c '\.manifest\.lock' "$T/opens3.txt")"
+expect_eq "sessions: no summary.json read" 0 "$(grep -c 'summary.json' "$T/opens3.txt")"
+strace -f -e trace=open,openat -o "$T/opens4.txt" "$RUNMON_REL" sessions "$W" --sort energy --format json >/dev/null
+expect_eq "sessions --sort energy: the sink opened once" 1 "$(grep -c '\.manifest\.lock' "$T/opens4.txt")"
 
 # Issue 11 §4: the text summary fits 100 columns (every golden text output).
 check "golden text summaries: no line over 100 columns" \

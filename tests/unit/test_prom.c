@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/gpu_metrics.h"
 #include "monitor/phase_follow.h"
 #include "report/prom.h"
 
@@ -411,11 +412,42 @@ static void phase_follow_tracks_open_phases(void **state)
     rmdir(dir);
 }
 
+/* Issue 37: the per-GPU gauges are model/gpu_metrics.h's prom column: each named family is
+ * in the exposition once, a gauge with its help, its value the metric scaled to its base
+ * unit; names are unique and runmon_gpu_*. */
+static void gpu_families_come_from_the_metric_table(void **state)
+{
+    (void)state;
+    struct rm_prom_input in = base_input();
+    fill_gpu(0, 99 * S);
+    const char *t = render(&in);
+    check_complete(t);
+    int named = 0;
+    for (int m = 0; m < RM_GM_COUNT; m++) {
+        const struct rm_gpu_metric_def *g = &rm_gpu_metrics[m];
+        if (!g->prom.name) continue;
+        named++;
+        assert_int_equal(strncmp(g->prom.name, "runmon_gpu_", 11), 0);
+        assert_true(g->prom.help && g->prom.help[0] && g->prom.scale > 0);
+        for (int k = 0; k < m; k++)
+            if (rm_gpu_metrics[k].prom.name)
+                assert_string_not_equal(rm_gpu_metrics[k].prom.name, g->prom.name);
+        char b[256];
+        snprintf(b, sizeof b, "# HELP %s %s\n# TYPE %s gauge\n", g->prom.name, g->prom.help,
+                 g->prom.name);
+        assert_int_equal(count(t, b), 1);
+        snprintf(b, sizeof b, "%s{gpu=\"0\"", g->prom.name);
+        assert_int_equal(count(t, b), 1);
+    }
+    assert_int_equal(named, RM_GM_COUNT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(escape_label_values),
         cmocka_unit_test(all_families_have_help_and_type),
+        cmocka_unit_test(gpu_families_come_from_the_metric_table),
         cmocka_unit_test(missing_values_are_omitted),
         cmocka_unit_test(degraded_collector_metrics_are_removed),
         cmocka_unit_test(energy_integrates_power_without_bridging_gaps),
