@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,144 @@ int rm_write_all(int fd, const void *data, size_t len)
         len -= (size_t)n;
     }
     return 0;
+}
+
+ssize_t rm_read_full(int fd, void *buf, size_t cap)
+{
+    char *p = buf;
+    size_t n = 0;
+    while (n < cap) {
+        ssize_t r = read(fd, p + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    return (ssize_t)n;
+}
+
+/* path opened for reading if it is a regular file: O_NONBLOCK, so that a FIFO without a
+ * writer is refused rather than waited for. The descriptor (and its stat), or -1 with errno. */
+static int open_regular(int dirfd, const char *path, struct stat *st)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int e = 0;
+    if (fstat(fd, st) < 0)
+        e = errno;
+    else if (!S_ISREG(st->st_mode))
+        e = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+    if (e) {
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+static ssize_t read_failed(const char *path, size_t max, char *err, size_t errsz)
+{
+    int e = errno;
+    if (err && errsz) {
+        if (e == EFBIG)
+            snprintf(err, errsz, "%s: larger than %zu bytes", path, max);
+        else if (e == EINVAL)
+            snprintf(err, errsz, "%s: not a regular file", path);
+        else
+            snprintf(err, errsz, "%s: %s", path, strerror(e));
+    }
+    errno = e;
+    return -1;
+}
+
+/* Grows *buf to hold more than n + 1 bytes, up to max + 2 (a byte past max tells a file too
+ * large; one more for the NUL). 0, or -1 with errno. */
+static int grow_for(char **buf, size_t *cap, size_t n, size_t max)
+{
+    if (*cap > n + 1) return 0;
+    size_t want = *cap < 4096 ? 4096 : *cap * 2;
+    size_t limit = max > SIZE_MAX - 2 ? SIZE_MAX : max + 2;
+    if (want > limit) want = limit;
+    if (want <= *cap) {
+        errno = EFBIG;
+        return -1;
+    }
+    char *nb = realloc(*buf, want);
+    if (!nb) return -1;
+    *buf = nb;
+    *cap = want;
+    return 0;
+}
+
+/* fd read to its end into *buf (see rm_read_file_at), said: the size its stat gave. */
+static ssize_t read_to_end(int fd, size_t said, size_t max, char **buf, size_t *cap)
+{
+    /* Sized from the stat, read to the end all the same (a /proc file's size is 0). */
+    if (said < max && grow_for(buf, cap, said, max) < 0) return -1;
+    size_t n = 0;
+    for (;;) {
+        if (grow_for(buf, cap, n, max) < 0) return -1;
+        ssize_t r = rm_read_full(fd, *buf + n, *cap - 1 - n);
+        if (r < 0) return -1;
+        n += (size_t)r;
+        if (n > max) {
+            errno = EFBIG;
+            return -1;
+        }
+        if (n < *cap - 1) break; /* the end: rm_read_full stops short only there */
+    }
+    (*buf)[n] = '\0';
+    return (ssize_t)n;
+}
+
+ssize_t rm_read_file_at(int dirfd, const char *path, size_t max, char **buf, size_t *cap, char *err,
+                        size_t errsz)
+{
+    struct stat st;
+    int fd = open_regular(dirfd, path, &st);
+    if (fd < 0) return read_failed(path, max, err, errsz);
+    ssize_t n = read_to_end(fd, st.st_size > 0 ? (size_t)st.st_size : 0, max, buf, cap);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return n < 0 ? read_failed(path, max, err, errsz) : n;
+}
+
+char *rm_read_file(const char *path, size_t max, size_t *len, char *err, size_t errsz)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n = rm_read_file_at(AT_FDCWD, path, max, &buf, &cap, err, errsz);
+    if (n < 0) {
+        int e = errno;
+        free(buf);
+        errno = e;
+        return NULL;
+    }
+    *len = (size_t)n;
+    return buf;
+}
+
+ssize_t rm_read_head(int dirfd, const char *path, char *buf, size_t cap)
+{
+    struct stat st;
+    if (cap == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = open_regular(dirfd, path, &st);
+    if (fd < 0) return -1;
+    ssize_t n = rm_read_full(fd, buf, cap - 1);
+    int e = errno;
+    close(fd);
+    if (n < 0) {
+        errno = e;
+        return -1;
+    }
+    buf[n] = '\0';
+    return n;
 }
 
 int rm_short_write_errno(off_t at, size_t len)

@@ -44,6 +44,30 @@ int rm_path_is_special(const char *path);
 /* write() the whole buffer, resuming after EINTR and short writes. 0, or -1 with errno. */
 int rm_write_all(int fd, const void *data, size_t len);
 
+/* read() into buf until end of file or cap bytes, resuming after EINTR and short reads (a
+ * pipe, a /proc file handed out a page at a time). The bytes read (cap: there may be more),
+ * or -1 with errno. */
+ssize_t rm_read_full(int fd, void *buf, size_t cap);
+
+/* The whole file at path (relative to dirfd; AT_FDCWD: the working directory) into *buf,
+ * grown with realloc as needed (*cap its size; NULL and 0 to start), NUL-terminated. Read to
+ * its end whatever its size said: a /proc file says 0, a file growing while read gives what
+ * it held when the read reached its end. Only regular files (/proc's are): a directory is
+ * refused with EISDIR, a FIFO, device or socket with EINVAL (never waiting for a writer), a
+ * file of more than max bytes with EFBIG. The length, or -1 with errno set and, when err is
+ * not NULL, "PATH: why" written there (the buffer is kept for the next call). */
+ssize_t rm_read_file_at(int dirfd, const char *path, size_t max, char **buf, size_t *cap, char *err,
+                        size_t errsz);
+
+/* rm_read_file_at into new memory: the bytes (malloc'd, NUL-terminated, *len of them), or
+ * NULL with errno and err. */
+char *rm_read_file(const char *path, size_t max, size_t *len, char *err, size_t errsz);
+
+/* The first bytes of the regular file at path (relative to dirfd), at most cap - 1 of them,
+ * into buf, NUL-terminated: a /proc/<pid>/stat, a file's head. Refuses what rm_read_file_at
+ * refuses but a large file. The length, or -1 with errno. */
+ssize_t rm_read_head(int dirfd, const char *path, char *buf, size_t cap);
+
 /* Why a write of len bytes at offset `at` of a regular file stopped short without an errno:
  * EFBIG when it would cross the file-size limit (RLIMIT_FSIZE, `ulimit -f`), else ENOSPC.
  * Learned without writing again (past the limit, a write raises SIGXFSZ). */

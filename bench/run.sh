@@ -664,6 +664,61 @@ PY
     ratio "io.csv / cpu.csv time" "$io_ms" "$cpu_ms"
 fi
 
+# ---- The stall sampler (issue 38) ------------------------------------------------------------
+# One stall sample over a tree of BENCH_STALL_THREADS threads (default 1,000) against the
+# proc.csv walk of the same tree and a bare pread of its 2 x threads files, in the same run;
+# then two recorders at once in the same window (the same load on a shared machine), 8 fake
+# GPUs at -i 1 beside a workload of as many sleeping threads: one with --no-stall, one with the
+# sampler on. Their own CPU (schedstat over their threads, children excluded) after a warm-up,
+# and the ratio (goal: at most 1.2x).
+if want stall; then
+    NT=${BENCH_STALL_THREADS:-1000}
+    section "stall sampler: one sample over a tree of $NT sleeping threads (schedstat each; stat of those not asleep)"
+    build_bench bench_stall
+    mkdir -p "$B/bench-stall"
+    eval "$("$BUILD/bench/bench_stall" "$B/bench-stall" "${BENCH_STALL_ITERS:-100}" "$NT" | awk '{ print $1 "=" $2 }')"
+    figure "stall sample, $threads threads ($kept_fds fds kept) (CPU)" "$stall_sample_us" "us/sample"
+    figure "  baseline: the proc.csv tree walk, same tree" "$tree_walk_us" "us/sample"
+    figure "  floor: bare pread of the 2 x $threads files" "$bare_preads_us" "us/sample"
+    ratio "stall sample / tree walk" "$stall_sample_us" "$tree_walk_us"
+    ratio "stall sample / floor" "$stall_sample_us" "$bare_preads_us"
+
+    WARM=${BENCH_STALL_WARMUP:-3} SSECS=${BENCH_STALL_SECONDS:-20}
+    section "record: cost of the stall sampler (8 fake GPUs, -i 1, a workload of $NT threads, $SSECS s window, both at once)"
+    echo "  (2 shared cores: figures vary from run to run; compare within one run)"
+    WORK="import threading, time
+ev = threading.Event()
+ts = [threading.Thread(target=ev.wait) for _ in range($NT - 1)]
+for t in ts: t.start()
+time.sleep($((WARM + SSECS + 20)))
+ev.set()"
+    declare -A spid=()
+    for l in off on; do
+        mkdir -p "$B/stall-$l-state"
+        opt=()
+        [ $l = off ] && opt=(--no-stall)
+        env PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_VARY=1 FAKE_SMI_STATE_DIR="$B/stall-$l-state" \
+            FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
+            "$BUILD/runmon" record -q -o "$B/stall-$l" "${opt[@]}" -- python3 -c "$WORK" &
+        spid[$l]=$!
+    done
+    sleep "$WARM"
+    declare -A sc0 sc1
+    for l in off on; do read -r sc0[$l] _ < <(snap "${spid[$l]}"); done
+    t0=$(now_ns)
+    sleep "$SSECS"
+    for l in off on; do read -r sc1[$l] _ < <(snap "${spid[$l]}"); done
+    t1=$(now_ns)
+    secs=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+    for l in off on; do kill -INT "${spid[$l]}"; wait "${spid[$l]}" || true; done
+    off_ns=$((sc1[off] - sc0[off])) on_ns=$((sc1[on] - sc0[on]))
+    figure "--no-stall: runmon itself: CPU ($secs s)" "$(pct "$off_ns" "$secs")" "% of one core"
+    figure "stall on:   runmon itself: CPU ($secs s)" "$(pct "$on_ns" "$secs")" "% of one core"
+    goal "runmon CPU, stall on / --no-stall" "$(awk -v a="$on_ns" -v b="$off_ns" 'BEGIN { printf "%.2f", a / b }')" 1.2 "x"
+    st=$(find "$B/stall-on" -mindepth 2 -maxdepth 2 -name stall.csv ! -path '*/latest/*')
+    figure "stall.csv rows (threads in the last)" "$(($(wc -l <"$st") - 1)) ($(tail -n 1 "$st" | cut -d, -f4))" "rows"
+fi
+
 # ---- Python module --------------------------------------------------------------------------
 if want python; then
     N=${BENCH_PYTHON_LINES:-50000}

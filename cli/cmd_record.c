@@ -16,6 +16,7 @@
 #include "monitor/gpu_collectors.h"
 #include "monitor/io_sampler.h"
 #include "monitor/proc_samplers.h"
+#include "monitor/workload.h"
 #include "record/http.h"
 #include "record/recorder.h"
 #include "runlog/kvargs.h"
@@ -200,6 +201,8 @@ struct record_option {
 };
 
 static int want_parents; /* --parents: create the folders above -o DIR too */
+/* --pid and --cgroup as given: checked once every option is read (monitor/workload.h). */
+static const char *pid_arg, *cgroup_arg;
 
 static void *field(const struct record_option *r, struct rm_record_opts *o)
 {
@@ -287,6 +290,13 @@ static int set_param(const struct record_option *r, const char *v, struct rm_rec
     return add_param(v) < 0 ? -1 : 0;
 }
 
+static int set_workload(const struct record_option *r, const char *v, struct rm_record_opts *o)
+{
+    (void)o;
+    *(r->name[0] == 'p' ? &pid_arg : &cgroup_arg) = v;
+    return 0;
+}
+
 static void usage(FILE *out);
 
 static int show_help(const struct record_option *r, const char *v, struct rm_record_opts *o)
@@ -342,6 +352,10 @@ static const struct record_option record_options[] = {
     {"io-net-lo", 0, NULL, "io.csv also counts the loopback interface (lo)", .apply = set_flag,
      .at = AT(procs.io_net_lo)},
     {"no-io", 0, NULL, "no I/O sampler (no io.csv)", .apply = set_flag, .at = AT(procs.no_io)},
+    {"no-stall", 0, NULL,
+     "no stall sampler (no stall.csv: held back by then\n"
+     "says the workload's own stalls are unknown)",
+     .apply = set_flag, .at = AT(procs.no_stall)},
     {"nvidia-smi", 0, "PATH", "the nvidia-smi to run (default: nvidia-smi on PATH)",
      .apply = set_text, .at = AT(nvidia_smi)},
     {"warning-threshold", 0, "PCT", "  GPU memory use that raises a warning event (default %g)",
@@ -431,6 +445,14 @@ static const struct record_option record_options[] = {
      "is kept as a number, anything else as a string. KEY and\n"
      "VALUE at most 1 KiB, no control characters, each KEY once",
      .apply = set_param},
+    {"pid", 0, "PID",
+     "record a running process and its tree (no COMMAND) until it exits\n"
+     "or Ctrl-C; its exit status is unknown to runmon",
+     .apply = set_workload},
+    {"cgroup", 0, "PATH",
+     "the workload is the processes of this cgroup (v1 or v2) and of the\n"
+     "cgroups below it, read each tick (a container, a SLURM step)",
+     .apply = set_workload},
     {"quiet", 'q', NULL, "print no summary, no notes and no status line", .apply = set_flag,
      .at = AT(quiet)},
     {"help", 'h', NULL, "this text", .apply = show_help},
@@ -532,6 +554,28 @@ static int apply_option(int c, char **argv, struct rm_record_opts *o)
     return -1;
 }
 
+/* --pid or --cgroup: who the workload is, checked before anything is made. 0, or -1 with the
+ * reason printed. */
+static int check_workload(struct rm_record_opts *o)
+{
+    char err[PATH_MAX + 256];
+    const char *why = pid_arg && cgroup_arg ? "--pid and --cgroup: give one of them"
+                      : pid_arg && o->command
+                          ? "--pid records a running process: give no COMMAND with it"
+                          : NULL;
+    if (!why && pid_arg &&
+        rm_workload_attach_pid(&o->workload, o->procs.proc_root, pid_arg, err, sizeof err) < 0)
+        why = err;
+    if (!why && cgroup_arg &&
+        rm_workload_attach_cgroup(&o->workload, cgroup_arg, err, sizeof err) < 0)
+        why = err;
+    if (!why) return 0;
+    fputs("runmon record: ", stderr);
+    rm_fput_safe(stderr, why);
+    fputc('\n', stderr);
+    return -1;
+}
+
 /* What no single option can check: thresholds in order, the command, --duration. */
 static int check_args(int argc, char **argv, struct rm_record_opts *o)
 {
@@ -570,7 +614,7 @@ static int check_args(int argc, char **argv, struct rm_record_opts *o)
     o->procs.proc_root = root && *root ? root : "/proc";
     const char *sys = getenv("RUNMON_SYS_ROOT");
     o->procs.sys_root = sys && *sys ? sys : "/sys";
-    return 0;
+    return check_workload(o);
 }
 
 static int parse_args(int argc, char **argv, struct rm_record_opts *o)
@@ -591,6 +635,7 @@ static int parse_args(int argc, char **argv, struct rm_record_opts *o)
                                  .retention_total_mb = RM_SINK_DEFAULT_RETENTION_TOTAL_MB,
                                  .kill_grace_s = RM_DEFAULT_KILL_GRACE_S};
     want_parents = 0;
+    pid_arg = cgroup_arg = NULL;
     json_decref(params);
     params = NULL;
     free(params_text);

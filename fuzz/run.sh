@@ -19,6 +19,7 @@ for bin in "$BUILD"/fuzz/fuzz_*; do
     fuzz_runlog) seeds=(fixtures/summary/*/runlog.jsonl fixtures/sessions/*/runlog.jsonl fuzz/seeds/runlog_*.jsonl) ;;
     fuzz_apps) seeds=(fixtures/sessions/*/apps.csv fixtures/captures/apps/pmon-*.txt fixtures/captures/apps/*apps*.csv) ;;
     fuzz_io) seeds=(fixtures/sessions/*/io.csv) ;;
+    fuzz_stall) seeds=(fixtures/sessions/*/stall.csv) ;;
     fuzz_index) seeds=(fixtures/golden/sink/index.jsonl) ;;
     *) seeds=() ;;
     esac

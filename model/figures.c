@@ -89,6 +89,9 @@ const struct rm_run_figure rm_run_figures[RM_RUN_FIG_COUNT] = {
     [RM_RUN_JAX_PEAK] = {"jax_peak_bytes_mb", "MiB", 3},
     /* apps.csv: the largest VRAM the workload's own processes held on one GPU */
     [RM_RUN_WORKLOAD_PEAK_VRAM] = {"workload_peak_vram_mb", "MiB", 3},
+    /* how that figure is known where some GPU memory has no process runmon can place (another
+     * PID namespace): "assumed" (counted as the workload's) or "unattributed" (null) */
+    [RM_RUN_WORKLOAD_VRAM_BASIS] = {"workload_vram_basis", "", 0, true},
     /* the run log's framework lines: {"name", "by_device", "max", "reserved_by_device"} */
     [RM_RUN_FRAMEWORK_PEAK] = {"framework_peak_mb", "MiB", 3},
 };
@@ -130,18 +133,26 @@ int rm_sweep_fig_at(int at)
     return -1;
 }
 
+/* The figure output `in` (RM_FIG_IN_TEXT or RM_FIG_IN_REPORT) shows at place pos of
+ * column col (the report's table: one figure per column, col 0, pos its column), or -1. */
+static int fig_at(unsigned in, int col, int pos)
+{
+    for (int f = 0; f < RM_FIG_COUNT; f++) {
+        const struct rm_figure *r = &rm_figures[f];
+        if (!(r->shown & in)) continue;
+        int c = in == RM_FIG_IN_TEXT ? r->text.col : 0;
+        int p = in == RM_FIG_IN_TEXT ? r->text.pos : r->report.at;
+        if (c == col && p == pos) return f;
+    }
+    return -1;
+}
+
 int rm_fig_report_at(int at)
 {
-    for (int f = 0; f < RM_FIG_COUNT; f++)
-        if ((rm_figures[f].shown & RM_FIG_IN_REPORT) && rm_figures[f].report.at == at) return f;
-    return -1;
+    return fig_at(RM_FIG_IN_REPORT, 0, at);
 }
 
 int rm_fig_text_at(int col, int pos)
 {
-    for (int f = 0; f < RM_FIG_COUNT; f++)
-        if ((rm_figures[f].shown & RM_FIG_IN_TEXT) && rm_figures[f].text.col == col &&
-            rm_figures[f].text.pos == pos)
-            return f;
-    return -1;
+    return fig_at(RM_FIG_IN_TEXT, col, pos);
 }

@@ -131,6 +131,7 @@ enum rm_run_fig {
     RM_RUN_CPU_IDLE_MEAN,
     RM_RUN_JAX_PEAK,
     RM_RUN_WORKLOAD_PEAK_VRAM,
+    RM_RUN_WORKLOAD_VRAM_BASIS,
     RM_RUN_FRAMEWORK_PEAK,
     RM_RUN_FIG_COUNT
 };
@@ -139,6 +140,7 @@ struct rm_run_figure {
     const char *key;  /* its member of the document */
     const char *unit; /* "" for a name or an object */
     int dec;          /* its decimals in summary.json */
+    bool omit_null;   /* left out of the document when null (a caveat, absent when none) */
 };
 extern const struct rm_run_figure rm_run_figures[RM_RUN_FIG_COUNT];
 

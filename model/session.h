@@ -11,6 +11,7 @@
 
 #include "model/job.h"
 #include "model/streams.h"
+#include "model/workload.h"
 
 #define RM_MAX_GPUS 64
 
@@ -73,7 +74,8 @@ struct rm_session {
      * throttle reasons' mask) gave a value on some GPU, so the default fields record it. */
     unsigned clock_supported;
     struct rm_gpu_choice gpu_choice;
-    struct rm_job job; /* the batch job it runs in (job.known 0: none) */
+    struct rm_job job;           /* the batch job it runs in (job.known 0: none) */
+    struct rm_workload workload; /* who the workload is: session.json's "workload" */
     struct rm_collector_health collectors[RM_STREAM_COUNT]; /* by stream: one collector each */
     int64_t max_sample_lateness_ns; /* the CPU sampler's worst distance from its schedule */
     uint64_t cpu_samples;

@@ -79,6 +79,19 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
                       .drawn = true,
                       .subject = RM_SUBJECT_IO,
                       .influx = false},
+    [RM_STREAM_STALL] = {.name = "stall",
+                         .stem = "stall",
+                         .kind = RM_INPUT_STALL_CSV,
+                         .what = "/proc/PID/task/TID/schedstat and stat, the workload's cgroup",
+                         .needs = RM_NEEDS_COMMAND,
+                         .option = "stall-csv",
+                         .option_help = "a stall.csv (the workload's run-queue wait, blocked "
+                                        "threads, its cgroup's pressure)",
+                         .guess = RM_GUESS_PREFIX,
+                         .chart = "io",
+                         .drawn = false,
+                         .subject = RM_SUBJECT_STALLS,
+                         .influx = false},
 };
 
 const struct rm_input_def rm_input_defs[RM_INPUT_COUNT] = {
@@ -92,6 +105,7 @@ const struct rm_input_def rm_input_defs[RM_INPUT_COUNT] = {
     [RM_INPUT_PMON_TEXT] = {"pmon_text", RM_STREAM_APPS, true},
     [RM_INPUT_COMPUTE_APPS] = {"compute_apps_csv", RM_STREAM_APPS, false},
     [RM_INPUT_ACCOUNTED_APPS] = {"accounted_apps_csv", RM_STREAM_APPS, false},
+    [RM_INPUT_STALL_CSV] = {"stall_csv", RM_STREAM_STALL, false},
 };
 
 int rm_stream_of_subject(enum rm_stream_subject part)

@@ -22,6 +22,7 @@ enum rm_input_kind {
     RM_INPUT_PMON_TEXT,      /* nvidia-smi pmon's own output */
     RM_INPUT_COMPUTE_APPS,   /* nvidia-smi --query-compute-apps CSV */
     RM_INPUT_ACCOUNTED_APPS, /* nvidia-smi --query-accounted-apps CSV (one row per life) */
+    RM_INPUT_STALL_CSV,      /* runmon's stall.csv (the workload's own stalls) */
     RM_INPUT_COUNT
 };
 
@@ -33,6 +34,7 @@ enum rm_stream_id {
     RM_STREAM_PROC,
     RM_STREAM_APPS,
     RM_STREAM_IO,
+    RM_STREAM_STALL,
     RM_STREAM_COUNT
 };
 
@@ -60,6 +62,7 @@ enum rm_stream_subject {
     RM_SUBJECT_TREE,      /* the command's process tree: resident memory, CPU */
     RM_SUBJECT_PROCESSES, /* the workload's processes on the GPUs */
     RM_SUBJECT_IO,        /* disks, network, pressure stalls, the tree's read/write bytes */
+    RM_SUBJECT_STALLS,    /* the workload's threads: run-queue wait, blocked on I/O, its cgroup */
     RM_SUBJECT_COUNT
 };
 

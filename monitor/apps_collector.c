@@ -9,11 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/rm_time.h"
 #include "model/dmon_text.h"
 #include "model/streams.h"
 #include "monitor/procfs.h"
 #include "monitor/smi_collectors.h"
+#include "monitor/workload.h"
 
 static const char *const apps_cols[] = {"gpu",     "uuid",   "pid",        "process",
                                         "vram_mb", "sm_pct", "in_workload"};
@@ -61,12 +63,8 @@ static int read_pid_stat(int proc_fd, pid_t pid, struct rm_pid_stat *st, char *c
 {
     char path[32], buf[1024];
     snprintf(path, sizeof path, "%d/stat", (int)pid);
-    int fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
+    ssize_t n = rm_read_head(proc_fd, path, buf, sizeof buf);
     if (n <= 0 || rm_parse_pid_stat(buf, (size_t)n, st) != 0) return -1;
-    buf[n] = '\0';
     /* comm is between the first '(' and the last ')'. */
     char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
     if (comm && cap) {
@@ -117,8 +115,8 @@ static int in_workload(struct rm_apps_ctx *a, pid_t pid, const char *name, size_
     for (int i = 0; i < a->ncache; i++)
         if (a->cache[i].pid == pid && a->cache[i].starttime == st.starttime)
             return a->cache[i].in_workload; /* once in the workload, always: it may be orphaned */
-    pid_t root = (pid_t)atomic_load(a->port->workload_pid);
-    int r = rm_pid_in_tree(a->proc_fd, pid, root, NULL, 0, NULL);
+    int r = rm_workload_contains(a->port->workload, (pid_t)atomic_load(a->port->workload_pid),
+                                 a->proc_fd, pid, NULL, 0);
     if (r < 0) return -1;
     int slot = a->ncache < RM_APPS_CACHE ? a->ncache++ : a->next_evict++ % RM_APPS_CACHE;
     a->cache[slot] = (struct rm_apps_pid){pid, st.starttime, r};

@@ -26,6 +26,7 @@ int rm_cpu_sampler_open(struct rm_cpu_sampler *s, const struct rm_port *port, co
     s->interval_ns = (int64_t)llround(port->interval_s * 1e9);
     s->procfs = rm_procfs_open(proc_root, err, errsz);
     if (!s->procfs) return -1;
+    rm_workload_reader_init(&s->workload, port, s->procfs);
     const char *dir = port->sess->dir;
     if (rm_stream_open(&s->cpu, dir, RM_STREAM_CPU) < 0 ||
         rm_stream_header(&s->cpu, cpu_cols, (int)(sizeof cpu_cols / sizeof *cpu_cols)) < 0) {
@@ -46,6 +47,30 @@ static void put_pct(struct rm_stream *st, const char *cpu, const struct rm_cpu_p
     double v[] = {p->usr, p->nice, p->sys, p->iowait, p->irq, p->softirq, p->steal, p->idle};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         rm_stream_field_double(st, v[i], 2);
+}
+
+/* proc.csv's row: the workload's processes (monitor/workload.h). */
+static void proc_row(struct rm_cpu_sampler *s, int64_t ts, const struct rm_tree_sample *t)
+{
+    pid_t root = rm_workload_root(s->workload.w, (pid_t)atomic_load(s->port->workload_pid));
+    rm_stream_begin_row(&s->proc, ts);
+    if (root > 0)
+        rm_stream_field_u64(&s->proc, (uint64_t)root);
+    else /* a cgroup has no root: unknown, never 0 */
+        rm_stream_field(&s->proc, "", 0);
+    rm_stream_field_u64(&s->proc, (uint64_t)t->nprocs);
+    rm_stream_field_double(&s->proc, (double)t->rss_bytes / (1024.0 * 1024.0), 2);
+    rm_stream_field_double(&s->proc, t->cpu_pct, 2);
+    rm_stream_end_row(&s->proc);
+    rm_stream_flush(&s->proc);
+    if (s->port->latest) { /* for the exporters */
+        pthread_mutex_lock(s->port->lock);
+        s->port->latest->proc_valid = t->nprocs > 0;
+        s->port->latest->proc_ts_ns = ts;
+        s->port->latest->proc_rss_bytes = (double)t->rss_bytes;
+        s->port->latest->proc_cpu_ratio = t->cpu_pct / 100.0;
+        pthread_mutex_unlock(s->port->lock);
+    }
 }
 
 /* *no_root_ns: the last sample time at which no command ran (-1: unknown), the baseline of
@@ -94,28 +119,12 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono, int64_t *no_root_ns)
         }
         pthread_mutex_unlock(s->port->lock);
     }
-    pid_t root = (pid_t)atomic_load(s->port->workload_pid);
-    if (root <= 0) *no_root_ns = mono;
-    if (root > 0 && s->proc.fd >= 0) {
-        struct rm_tree_sample t;
-        if (rm_procfs_tree_sample_since(s->procfs, root, mono, *no_root_ns, &t) == 0) {
-            rm_stream_begin_row(&s->proc, ts);
-            rm_stream_field_u64(&s->proc, (uint64_t)root);
-            rm_stream_field_u64(&s->proc, (uint64_t)t.nprocs);
-            rm_stream_field_double(&s->proc, (double)t.rss_bytes / (1024.0 * 1024.0), 2);
-            rm_stream_field_double(&s->proc, t.cpu_pct, 2);
-            rm_stream_end_row(&s->proc);
-            rm_stream_flush(&s->proc);
-            if (s->port->latest) { /* for the exporters */
-                pthread_mutex_lock(s->port->lock);
-                s->port->latest->proc_valid = t.nprocs > 0;
-                s->port->latest->proc_ts_ns = ts;
-                s->port->latest->proc_rss_bytes = (double)t.rss_bytes;
-                s->port->latest->proc_cpu_ratio = t.cpu_pct / 100.0;
-                pthread_mutex_unlock(s->port->lock);
-            }
-        }
-    }
+    if (s->proc.fd < 0) return;
+    struct rm_tree_sample t;
+    if (rm_workload_sample(&s->workload, mono, *no_root_ns, &t) != 0)
+        *no_root_ns = mono; /* no workload now: the baseline of its first row */
+    else
+        proc_row(s, ts, &t);
 }
 
 void rm_cpu_sampler_begin(struct rm_cpu_sampler *s, int64_t now)
@@ -161,6 +170,7 @@ void rm_cpu_sampler_stop(struct rm_cpu_sampler *s)
 {
     rm_stream_close(&s->cpu);
     if (s->proc.buf) rm_stream_close(&s->proc);
+    rm_workload_reader_fini(&s->workload);
     rm_procfs_close(s->procfs);
     s->procfs = NULL;
 }

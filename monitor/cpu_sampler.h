@@ -9,6 +9,7 @@
 
 #include "monitor/procfs.h"
 #include "monitor/stream.h"
+#include "monitor/workload.h"
 
 struct rm_port;
 struct rm_proc_sampler;
@@ -24,7 +25,8 @@ struct rm_cpu_sampler {
     int64_t started_mono_ns; /* when rm_cpu_sampler_begin ran: before the command existed */
     /* The schedule: slot k is due at start_mono_ns + k x interval_ns. */
     int64_t start_mono_ns, slot, worst_late_ns;
-    int64_t no_root_ns; /* the last sample time at which no command ran */
+    int64_t no_root_ns;                 /* the last sample time at which no command ran */
+    struct rm_workload_reader workload; /* the workload's pids (monitor/workload.h) */
     struct rm_cpu_pct percpu[RM_MAX_CPUS];
     int cpu_ids[RM_MAX_CPUS];
 };

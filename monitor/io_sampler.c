@@ -77,6 +77,7 @@ int rm_io_sampler_open(struct rm_io_sampler *s, const struct rm_port *port,
         if (o->with_tree) {
             s->tree = rm_procfs_open(o->proc_root, why, sizeof why);
             if (!s->tree) note_part(s, "tree", why);
+            rm_workload_reader_init(&s->workload, port, s->tree);
         }
     }
     if (!opened && !s->tree) {
@@ -351,15 +352,17 @@ static int reaped_inside(const struct rm_io_sampler *s, const struct rm_io_pid *
  * when it was reaped outside the tree (the command itself, by runmon; an orphan). */
 static void sample_tree(struct rm_io_sampler *s, int64_t mono, int64_t ts)
 {
-    pid_t root = (pid_t)atomic_load(s->port->workload_pid);
-    if (root <= 0 || !s->tree) return;
-    if ((int32_t)root != s->root) {
-        s->root = (int32_t)root;
+    if (!s->tree) return;
+    /* A new root (or the cgroup, which has none) starts a new history. */
+    pid_t root = rm_workload_root(s->workload.w, (pid_t)atomic_load(s->port->workload_pid));
+    int32_t key = root > 0 ? (int32_t)root : RM_PROCFS_SET_KEY;
+    if (key != s->root) {
+        s->root = key;
         s->npids = 0;
         s->gone_read = s->gone_write = s->last_read = s->last_write = 0;
     }
     struct rm_tree_sample t;
-    if (rm_procfs_tree_sample(s->tree, root, mono, &t) != 0) return;
+    if (rm_workload_sample(&s->workload, mono, -1, &t) != 0) return;
     size_t n = rm_procfs_tree_members(s->tree, s->members, s->cap);
     if (n > s->cap) {
         if (grow_tree(s, n) < 0) return;
@@ -526,6 +529,7 @@ void rm_io_sampler_stop(struct rm_io_sampler *s)
             close(*fds[i]);
             *fds[i] = -1;
         }
+    rm_workload_reader_fini(&s->workload);
     rm_procfs_close(s->tree);
     s->tree = NULL;
     free(s->members);

@@ -15,6 +15,7 @@
 #include "monitor/io_parse.h"
 #include "monitor/procfs.h"
 #include "monitor/stream.h"
+#include "monitor/workload.h"
 
 struct rm_port;
 struct rm_proc_sampler;
@@ -56,7 +57,8 @@ struct rm_io_sampler {
     struct rm_stream io;
     int rootfd; /* the /proc root */
     int disk_fd, net_fd, psi_fd[3];
-    struct rm_procfs *tree; /* NULL without a command */
+    struct rm_procfs *tree;             /* NULL without a command */
+    struct rm_workload_reader workload; /* the workload's pids through tree (monitor/workload.h) */
     int64_t interval_ns;
     int begun;                /* the baseline row is taken: stop takes the last one */
     int64_t start_mono, slot; /* the schedule: slot k is due at start_mono + k x interval_ns */

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 
 #include "model/session.h"
+#include "model/workload.h"
 #include "monitor/latest.h"
 
 struct rm_clock;
@@ -31,8 +32,11 @@ struct rm_port {
     struct rm_latest *latest; /* the latest values, for exporters; NULL: no exporter is on */
     atomic_int *stop;         /* set once the session ends */
     atomic_int *workload_pid; /* 0 until the command runs, and after it ended */
-    double interval_s;        /* the sampling interval */
-    int quiet;                /* no notes on stderr */
+    /* Who the workload is (--pid, --cgroup, a SLURM step); NULL: the command's tree. Its pids
+     * come from monitor/workload.h, never from workload_pid alone. */
+    const struct rm_workload *workload;
+    double interval_s; /* the sampling interval */
+    int quiet;         /* no notes on stderr */
     /* The clock the workers read and wait by (base/clock.h); NULL: the system's. */
     const struct rm_clock *clock;
 };

@@ -7,9 +7,11 @@
 #include "base/rm_time.h"
 #include "monitor/cpu_sampler.h"
 #include "monitor/io_sampler.h"
+#include "monitor/stall_sampler.h"
 
 /* In the order they open and, at a slot they share, sample. */
-const struct rm_proc_sampler *const rm_proc_samplers[] = {&rm_cpu_sampler_row, &rm_io_sampler_row};
+const struct rm_proc_sampler *const rm_proc_samplers[] = {&rm_cpu_sampler_row, &rm_io_sampler_row,
+                                                          &rm_stall_sampler_row};
 const int rm_proc_nsamplers = (int)(sizeof rm_proc_samplers / sizeof *rm_proc_samplers);
 
 static bool wanted(const struct rm_proc_sampler *r, const struct rm_proc_start *st)

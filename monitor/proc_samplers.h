@@ -19,6 +19,7 @@
 struct rm_proc_opts {
     int per_cpu;           /* --per-cpu: also a cpu.csv row per CPU */
     int no_io;             /* --no-io: no I/O sampler (io.csv) */
+    int no_stall;          /* --no-stall: no stall sampler (stall.csv) */
     int io_net_lo;         /* --io-net-lo: io.csv also has the loopback interface */
     double io_interval_s;  /* --io-interval: the I/O sampler's own period (default 1 s) */
     const char *proc_root; /* RUNMON_PROC_ROOT, default /proc */

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "monitor/procfs_internal.h"
 
 #define STATBUF_MAX (16u << 20)
@@ -17,21 +18,11 @@ ssize_t rm_procfs_slurp(struct rm_procfs *p, const char *path, char *buf, size_t
 {
     int fd = openat(p->rootfd, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
-    size_t n = 0;
-    while (n < cap) {
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(fd);
-            errno = e;
-            return -1;
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-    }
+    ssize_t n = rm_read_full(fd, buf, cap);
+    int e = errno;
     close(fd);
-    return (ssize_t)n;
+    errno = e;
+    return n;
 }
 
 /* Re-reads a kept-open /proc file from offset 0: seq_file restarts its output there, so

@@ -117,6 +117,17 @@ int rm_procfs_tree_sample(struct rm_procfs *p, pid_t root, int64_t mono_ns,
 int rm_procfs_tree_sample_since(struct rm_procfs *p, pid_t root, int64_t mono_ns,
                                 int64_t born_after_ns, struct rm_tree_sample *out);
 
+/* The same over a set of processes: root's tree (root <= 0: none) and the pids listed (a
+ * cgroup's members, in any order, repeats allowed), less the recorder's own processes (self,
+ * and its children other than root: the nvidia-smi collectors). Members' stat files stay
+ * open as for a tree, but the set is re-read every sample (the list changes without a pid
+ * being allocated). An empty set is a sample of 0 processes. Returns 0, or -1 (out of
+ * memory). rm_procfs_tree_members lists the members afterwards. */
+#define RM_PROCFS_SET_KEY (-1)
+int rm_procfs_set_sample(struct rm_procfs *p, pid_t root, const int32_t *pids, size_t n,
+                         int32_t self, int64_t mono_ns, int64_t born_after_ns,
+                         struct rm_tree_sample *out);
+
 /* One member of the tree, as the last sample found it. */
 struct rm_tree_member {
     int32_t pid, ppid;

@@ -501,38 +501,10 @@ int rm_procfs_tree_sample(struct rm_procfs *p, pid_t root, int64_t mono_ns,
     return rm_procfs_tree_sample_since(p, root, mono_ns, -1, out);
 }
 
-int rm_procfs_tree_sample_since(struct rm_procfs *p, pid_t root, int64_t mono_ns,
-                                int64_t born_after_ns, struct rm_tree_sample *out)
+/* The members in cur become the sample: RSS summed, ticks since the previous sample (see the
+ * top of this file), the table kept for the next. */
+static void account(struct rm_procfs *p, int64_t mono_ns, struct rm_tree_sample *out)
 {
-    *out = (struct rm_tree_sample){.cpu_pct = NAN};
-    if (root <= 0 || root > INT32_MAX) return 1;
-    if (p->tree_root != (int32_t)root) reset_tree(p, (int32_t)root);
-    if (!p->tree_have_prev && born_after_ns >= 0 && born_after_ns < mono_ns) {
-        /* A root that did not run at born_after_ns: an empty tree then, so every member's
-         * ticks count as new (below) and the first row covers the command's first interval. */
-        p->tree_have_prev = 1;
-        p->tree_prev_ns = born_after_ns;
-    }
-    p->gen++;
-    p->cur_n = 0;
-    uint64_t last_pid = 0;
-    int have_last_pid = p->walk_mode == RM_WALK_AUTO && read_last_pid(p, &last_pid) == 0;
-    int r = -1;
-    if (have_last_pid && p->tree_have_prev && p->last_pid_valid && last_pid == p->last_pid)
-        r = refresh_members(p);
-    if (r != 0) {
-        p->gen++;
-        r = walk(p, (int32_t)root);
-        if (r) {
-            drop_cur(p);
-            if (r == 1) reset_tree(p, (int32_t)root);
-            return r;
-        }
-        /* Read before the walk: a fork during it changes the value and forces the next. */
-        p->last_pid = last_pid;
-        p->last_pid_valid = have_last_pid;
-    }
-
     uint64_t rss_pages = 0;
     for (size_t i = 0; i < p->cur_n; i++) {
         const struct rm_pid_stat *s = &p->cur[i];
@@ -578,6 +550,87 @@ int rm_procfs_tree_sample_since(struct rm_procfs *p, pid_t root, int64_t mono_ns
     p->cur_n = 0;
     p->tree_prev_ns = mono_ns;
     p->tree_have_prev = 1;
+}
+
+/* A new key (root) starts a new history; a first sample told when the workload did not run
+ * yet counts every member's ticks as spent since then. */
+static void begin_sample(struct rm_procfs *p, int32_t key, int64_t mono_ns, int64_t born_after_ns)
+{
+    if (p->tree_root != key) reset_tree(p, key);
+    if (!p->tree_have_prev && born_after_ns >= 0 && born_after_ns < mono_ns) {
+        /* A root that did not run at born_after_ns: an empty tree then, so every member's
+         * ticks count as new (below) and the first row covers the command's first interval. */
+        p->tree_have_prev = 1;
+        p->tree_prev_ns = born_after_ns;
+    }
+    p->gen++;
+    p->cur_n = 0;
+}
+
+int rm_procfs_tree_sample_since(struct rm_procfs *p, pid_t root, int64_t mono_ns,
+                                int64_t born_after_ns, struct rm_tree_sample *out)
+{
+    *out = (struct rm_tree_sample){.cpu_pct = NAN};
+    if (root <= 0 || root > INT32_MAX) return 1;
+    begin_sample(p, (int32_t)root, mono_ns, born_after_ns);
+    uint64_t last_pid = 0;
+    int have_last_pid = p->walk_mode == RM_WALK_AUTO && read_last_pid(p, &last_pid) == 0;
+    int r = -1;
+    if (have_last_pid && p->tree_have_prev && p->last_pid_valid && last_pid == p->last_pid)
+        r = refresh_members(p);
+    if (r != 0) {
+        p->gen++;
+        r = walk(p, (int32_t)root);
+        if (r) {
+            drop_cur(p);
+            if (r == 1) reset_tree(p, (int32_t)root);
+            return r;
+        }
+        /* Read before the walk: a fork during it changes the value and forces the next. */
+        p->last_pid = last_pid;
+        p->last_pid_valid = have_last_pid;
+    }
+    account(p, mono_ns, out);
+    return 0;
+}
+
+/* Whether a listed pid is the recorder's own: itself, or a child of it other than root (an
+ * nvidia-smi collector, the status line's watcher). */
+static int recorders_own(const struct rm_pid_stat *st, int32_t self, int32_t root)
+{
+    return self > 0 && (st->pid == self || (st->ppid == self && st->pid != root));
+}
+
+int rm_procfs_set_sample(struct rm_procfs *p, pid_t root, const int32_t *pids, size_t n,
+                         int32_t self, int64_t mono_ns, int64_t born_after_ns,
+                         struct rm_tree_sample *out)
+{
+    *out = (struct rm_tree_sample){.cpu_pct = NAN};
+    begin_sample(p, RM_PROCFS_SET_KEY, mono_ns, born_after_ns);
+    p->last_pid_valid = 0;
+    if (root > 0 && root <= INT32_MAX) {
+        int r = walk(p, (int32_t)root);
+        if (r < 0) {
+            drop_cur(p);
+            return -1;
+        }
+        if (r == 1) drop_cur(p); /* the root is gone: the listed pids alone */
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (pids[i] <= 0 || set_has(p, pids[i])) continue;
+        struct rm_pid_stat st;
+        int fd;
+        if (read_member(p, pids[i], &st, &fd)) continue; /* left since the list was read */
+        if (recorders_own(&st, self, (int32_t)root)) {
+            release(p, fd);
+            continue;
+        }
+        if (push(p, &st, fd)) {
+            drop_cur(p);
+            return -1;
+        }
+    }
+    account(p, mono_ns, out);
     return 0;
 }
 

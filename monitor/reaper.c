@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fileio.h"
 #include "monitor/procfs.h"
 
 /* A walk stops growing here: a fork bomb is cut to this many per round, and the caller's
@@ -40,31 +41,14 @@ int rm_reaper_enable(void)
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
+/* A children or stat file larger than this is not one /proc writes (WALK_MAX pids of a
+ * children file take well under 1 MiB). */
+#define WALK_FILE_MAX (16u << 20)
+
 /* The whole file into w->buf (NUL-terminated), growing it. Its length, or -1 with errno. */
 static ssize_t slurp(struct walk *w, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    size_t n = 0;
-    for (;;) {
-        if (n + 1 >= w->bufcap) {
-            w->bufcap = w->bufcap ? w->bufcap * 2 : 4096;
-            w->buf = rm_xrealloc(w->buf, w->bufcap);
-        }
-        ssize_t r = read(fd, w->buf + n, w->bufcap - n - 1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            int e = errno;
-            close(fd);
-            errno = e;
-            return -1;
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-    }
-    close(fd);
-    w->buf[n] = '\0';
-    return (ssize_t)n;
+    return rm_read_file_at(AT_FDCWD, path, WALK_FILE_MAX, &w->buf, &w->bufcap, NULL, 0);
 }
 
 /* The pids of a children file ("12 34 "), queued. -1 when the file cannot be read. */

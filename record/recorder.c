@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@
 #include "monitor/sampler_thread.h"
 #include "monitor/smi_collectors.h"
 #include "monitor/ticker.h"
+#include "monitor/workload.h"
 #include "record/end_summary.h"
 #include "record/exporters.h"
 #include "runlog/runlog.h"
@@ -98,6 +100,7 @@ static void port_init(struct rm_recorder *r)
                                .latest = &r->latest,
                                .stop = &r->stop,
                                .workload_pid = &r->workload_pid,
+                               .workload = &r->opts.workload,
                                .interval_s = r->opts.interval_s,
                                .quiet = r->opts.quiet};
 }
@@ -275,6 +278,12 @@ static void stop_gpu(struct supervisor *s)
     s->ncols = 0;
 }
 
+/* Whether processes are recorded as the workload: a command, --pid, --cgroup, a step. */
+static bool has_workload(const struct rm_record_opts *o)
+{
+    return o->command || o->workload.kind != RM_WORKLOAD_CHILD;
+}
+
 /* Creates DIR/<id>/ and fills the session's identity. */
 static int open_session(struct rm_recorder *rec, char *err, size_t errsz)
 {
@@ -283,6 +292,12 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errsz)
     s->started_ns = rm_now_realtime_ns();
     rm_this_host(s->host, sizeof s->host); /* RUNMON_HOSTNAME, else gethostname */
     rm_job_from_env(&s->job, env_lookup);
+    /* Inside a SLURM step, ranks slurmstepd started are outside the command's tree: the
+     * step's cgroup holds them (monitor/workload.h). */
+    if (rec->opts.workload.kind == RM_WORKLOAD_CHILD)
+        (void)rm_workload_find_slurm_step(&rec->opts.workload, rec->opts.procs.proc_root,
+                                          env_lookup);
+    s->workload = rec->opts.workload;
     rm_session_make_id(s->id, sizeof s->id, s->started_ns, s->host, s->pid);
     if (snprintf(s->dir, sizeof s->dir, "%s/%s", rec->opts.output_dir, s->id) >=
         (int)sizeof s->dir) {
@@ -309,7 +324,7 @@ static int open_session(struct rm_recorder *rec, char *err, size_t errsz)
     s->warn_pct = rec->opts.warn_pct;
     s->crit_pct = rec->opts.crit_pct;
     rm_session_init_collectors(
-        s, !rec->opts.no_gpu, rec->opts.command != NULL,
+        s, !rec->opts.no_gpu, has_workload(&rec->opts),
         rm_smi_collectors_off(&(struct rm_smi_start){.no_apps = rec->opts.no_apps}) |
             rm_proc_samplers_off(&(struct rm_proc_start){.o = &rec->opts.procs}));
     char path[PATH_MAX + 16];
@@ -476,7 +491,7 @@ static int start_workers(struct rm_recorder *rec, struct workers *w)
                                 .retention_total_mb = o->retention_total_mb};
     rec->sink = rm_sink_open(&sc, &rec->port, err, sizeof err);
     if (!rec->sink && !o->quiet) fprintf(stderr, "runmon record: no sink manifest: %s\n", err);
-    struct rm_proc_start ps = {.port = &rec->port, .o = &o->procs, .with_command = o->command};
+    struct rm_proc_start ps = {.port = &rec->port, .o = &o->procs, .with_command = has_workload(o)};
     int opened = rm_proc_set_open(&w->procs, &ps, err, sizeof err);
     struct rm_stream *files[RM_PROC_SET_MAX * RM_PROC_MAX_OUTS];
     int nfiles = rm_proc_set_streams(&w->procs, files, RM_PROC_SET_MAX * RM_PROC_MAX_OUTS);
@@ -608,6 +623,34 @@ static int reap_command(struct rm_recorder *rec, struct workload *w)
     return rm_exit_code_from_status(ws);
 }
 
+/* --pid: a pidfd of the attached process, checked to be the one attached to (its start
+ * time), so its exit wakes the loop; -1 where the kernel has none (< 5.3: then it is looked
+ * at once a second) or it is gone already (*gone set). */
+static int watch_attached(const struct rm_recorder *rec, int *gone)
+{
+    const struct rm_workload *wl = &rec->opts.workload;
+    int fd = (int)syscall(SYS_pidfd_open, wl->pid, 0);
+    *gone = !rm_workload_alive(wl, rec->opts.procs.proc_root);
+    if (*gone && fd >= 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* The attached process ended: said in session.json (its exit status stays unknown). */
+static void attached_ended(struct rm_recorder *rec)
+{
+    pthread_mutex_lock(&rec->lock);
+    rec->sess.workload.ended = 1;
+    pthread_mutex_unlock(&rec->lock);
+    if (!rec->opts.quiet)
+        fprintf(stderr,
+                "runmon record: process %d exited; its exit status is unknown (runmon is not "
+                "its parent)\n",
+                (int)rec->opts.workload.pid);
+}
+
 /* Runs the command (if any) and waits for its end, a signal or --duration, passing signals
  * on to the command. Returns the session's exit status; *stop_sig gets the signal that
  * stopped a command (0 when none). */
@@ -634,12 +677,21 @@ static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
                            : 0;
     int stopping = !rec->opts.command ? 0 : !w.running;
     int pidfd_stuck = 0; /* the pidfd said exited but the reap failed (traced): poll instead */
+    int attached = -1, attached_gone = 0; /* --pid: the process recorded */
+    if (rec->opts.workload.kind == RM_WORKLOAD_PID) {
+        attached = watch_attached(rec, &attached_gone);
+        if (attached_gone) stopping = 1;
+    }
     while (!stopping) {
         /* Blocks until a signal (SIGCHLD included: an exit, a stop), the command's exit (its
          * pidfd), --duration or an exporter's due time; a stop is watched closely, and a
          * command whose exit cannot be seen by its pidfd once a second. */
         int watch = w.running && w.child.pidfd >= 0 && !pidfd_stuck;
-        int timeout = w.stop_sig ? 50 : w.running && !watch ? 1000 : INT_MAX; /* INT_MAX: none */
+        int timeout = w.stop_sig ? 50
+                      : (w.running && !watch) || (attached < 0 && !rec->opts.command &&
+                                                  rec->opts.workload.kind == RM_WORKLOAD_PID)
+                          ? 1000
+                          : INT_MAX; /* INT_MAX: none */
         if (deadline) {
             int64_t left = deadline - rm_now_monotonic_ns();
             if (left <= 0) break;
@@ -649,7 +701,8 @@ static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
         timeout = rm_exporters_timeout_ms(&rec->exporters, rm_now_monotonic_ns(), timeout);
         if (timeout == INT_MAX) timeout = -1;
         struct pollfd p[2 + RM_EXPORTERS_MAX] = {
-            {.fd = sfd, .events = POLLIN}, {.fd = watch ? w.child.pidfd : -1, .events = POLLIN}};
+            {.fd = sfd, .events = POLLIN},
+            {.fd = watch ? w.child.pidfd : attached, .events = POLLIN}};
         int n = rm_exporters_pollfds(&rec->exporters, p + 2, RM_EXPORTERS_MAX);
         poll(p, (nfds_t)(2 + n), timeout);
         rm_exporters_poll(&rec->exporters, rm_now_monotonic_ns(), p + 2, n);
@@ -673,10 +726,17 @@ static int run_until_done(struct rm_recorder *rec, int sfd, int *stop_sig)
             if (code != -1) status = code;
             if (code == -1 && (p[1].revents & POLLIN)) pidfd_stuck = 1;
         }
-        if (chld) rm_reaper_reap(w.running ? w.child.pid : 0);     /* orphans it adopted */
+        if (chld) rm_reaper_reap(w.running ? w.child.pid : 0); /* orphans it adopted */
+        if (rec->opts.workload.kind == RM_WORKLOAD_PID && !rec->opts.command &&
+            (attached >= 0 ? (p[1].revents & POLLIN) != 0
+                           : !rm_workload_alive(&rec->opts.workload, rec->opts.procs.proc_root)))
+            attached_gone = 1;
+        if (attached_gone) break;
         if (rec->opts.command && !w.running && !w.stop_sig) break; /* what it left runs on */
         if (w.stop_sig && stop_step(rec, &w)) break;
     }
+    if (attached >= 0) close(attached);
+    if (attached_gone) attached_ended(rec);
     take_terminal(&w);
     if (w.running) /* a command that does not die even of SIGKILL: never leave it unwatched */
         rm_child_release(&w.child);
@@ -723,6 +783,11 @@ static void finish_session(struct rm_recorder *rec, struct workers *w, int statu
     json_object_set_new(d, "exit_code",
                         s->exit_code >= 0 ? json_integer(s->exit_code) : json_null());
     json_object_set_new(d, "signal", s->stop_signal ? json_integer(s->stop_signal) : json_null());
+    if (s->workload.kind == RM_WORKLOAD_PID) { /* attached: its exit status is never known */
+        json_object_set_new(d, "workload_pid", json_integer(s->workload.pid));
+        json_object_set_new(d, "workload_exited", json_boolean(s->workload.ended));
+        json_object_set_new(d, "exit_status_known", json_false());
+    }
     json_object_set_new(d, "duration_s",
                         json_real(rm_ns_to_seconds_ms(s->ended_ns - s->started_ns)));
     recorder_event(rec, "session_end", d);
@@ -747,6 +812,12 @@ int rm_record_check(const struct rm_record_opts *opts)
 int rm_record_run(const struct rm_record_opts *opts)
 {
     if (rm_record_check(opts) < 0) return 2;
+    if (opts->workload.kind == RM_WORKLOAD_PID &&
+        !rm_workload_alive(&opts->workload, opts->procs.proc_root)) {
+        fprintf(stderr, "runmon record: --pid %d: the process exited before recording started\n",
+                (int)opts->workload.pid);
+        return 2;
+    }
     struct rm_recorder *rec = calloc(1, sizeof *rec);
     struct workers *w = calloc(1, sizeof *w);
     if (!rec || !w) {

@@ -11,6 +11,7 @@
 #ifndef RUNMON_RECORD_RECORDER_H
 #define RUNMON_RECORD_RECORDER_H
 
+#include "model/workload.h"
 #include "monitor/proc_samplers.h"
 
 #define RM_DEFAULT_WARN_PCT 90.0
@@ -34,6 +35,9 @@ struct rm_record_opts {
     double warn_pct, crit_pct;
     double duration_s; /* 0: until a signal (or the command's end) */
     char *const *command;
+    /* Who the workload is (--pid, --cgroup; zero: the command's tree, or the SLURM step's
+     * cgroup where the recorder finds one): monitor/workload.h. */
+    struct rm_workload workload;
     const char *sweep;         /* --sweep NAME, or NULL */
     const char *params_json;   /* --param KEY=VALUE as one JSON object's text, or NULL */
     const char *prom_textfile; /* --prom-textfile PATH, NULL: no export */

@@ -327,6 +327,24 @@ static void print_unplaced_processes(FILE *out, const json_t *s)
 }
 
 /* The workload's own processes (apps.csv), when the session had the per-process collector. */
+/* A GPU's workload VRAM, with its basis where some memory has no process runmon can place:
+ * unattributed ("-", never 0) or assumed the workload's (summary/build.c). */
+static void print_workload_vram(FILE *out, const json_t *g)
+{
+    const char *basis = json_string_value(json_object_get(g, "workload_vram_basis"));
+    fprintf(out, "  GPU %s: workload VRAM peak ", fmt(g, "index", 0));
+    if (basis && !strcmp(basis, "unattributed"))
+        fprintf(out, "- (%s MiB on GPU %s unattributed: processes not in runmon's PID namespace)",
+                fmt(g, "unknown_vram_mb.peak", 0), fmt(g, "index", 0));
+    else
+        fprintf(out, "%s MiB, mean %s MiB", fmt(g, "workload_vram_mb.peak", 0),
+                fmt(g, "workload_vram_mb.mean", 1));
+    if (basis && !strcmp(basis, "assumed"))
+        fprintf(out, " (assumed the workload's: processes not in runmon's PID namespace, on the "
+                     "job's own GPU with no other process seen)");
+    fprintf(out, "; other processes peak %s MiB\n", fmt(g, "other_vram_mb.peak", 0));
+}
+
 static void print_processes(FILE *out, const json_t *gpus)
 {
     size_t i;
@@ -339,12 +357,7 @@ static void print_processes(FILE *out, const json_t *gpus)
     json_array_foreach(gpus, i, g)
     {
         print_process_rows(out, json_object_get(g, "processes"));
-        if (json_is_object(json_object_get(g, "workload_vram_mb")))
-            fprintf(out,
-                    "  GPU %s: workload VRAM peak %s MiB, mean %s MiB; other processes peak %s "
-                    "MiB\n",
-                    fmt(g, "index", 0), fmt(g, "workload_vram_mb.peak", 0),
-                    fmt(g, "workload_vram_mb.mean", 1), fmt(g, "other_vram_mb.peak", 0));
+        if (json_is_object(json_object_get(g, "workload_vram_mb"))) print_workload_vram(out, g);
     }
 }
 

@@ -32,6 +32,13 @@ static void gpu_line(FILE *o, const json_t *g)
     rm_report_num(o, rm_report_get(g, "workload_vram_mb.mean"), 1, " MiB", 1);
     fprintf(o, "; other processes peak ");
     rm_report_num(o, rm_report_get(g, "other_vram_mb.peak"), 0, " MiB", 1);
+    const char *basis = json_string_value(rm_report_get(g, "workload_vram_basis"));
+    if (basis)
+        fprintf(o, " (%s)",
+                !strcmp(basis, "assumed")
+                    ? "assumed the workload's: processes runmon cannot place, on the job's own "
+                      "GPU with no other process"
+                    : "unattributed: processes runmon cannot place, another PID namespace");
     const json_t *u = rm_report_get(g, "unknown_vram_mb.peak");
     if (json_is_number(u) && json_number_value(u) > 0) {
         fprintf(o, "; processes not known to be the workload's peak ");

@@ -93,11 +93,17 @@ void rm_report_write_cards(struct report *r)
     fprintf(o, "</div><div class=\"sub\" id=\"sub-peak-vram\">the GPUs' memory used by "
                "every process (nvidia-smi)</div></div>");
     const json_t *wp = rm_report_get(s, RM_RUN_KEY(WORKLOAD_PEAK_VRAM));
-    if (json_is_number(wp)) { /* apps.csv: what the workload's own processes held */
+    const char *basis = json_string_value(rm_report_get(s, RM_RUN_KEY(WORKLOAD_VRAM_BASIS)));
+    if (json_is_number(wp) || basis) { /* apps.csv: what the workload's own processes held */
         card(o, "Workload peak VRAM");
-        rm_report_num(o, wp, 1, " GiB", 1024);
-        fprintf(o, "</div><div class=\"sub\" id=\"sub-workload-vram\">the recorded command's "
-                   "own processes only (0: they held no GPU memory)</div></div>");
+        rm_report_num(o, wp, 1, " GiB", 1024); /* "-" when unattributed, never 0 */
+        fprintf(o, "</div><div class=\"sub\" id=\"sub-workload-vram\">%s</div></div>",
+                !basis ? "the recorded command's own processes only (0: they held no GPU memory)"
+                : !strcmp(basis, "assumed")
+                    ? "assumed the workload's: GPU memory of processes runmon cannot place "
+                      "(another PID namespace), on the job's own GPUs with no other process"
+                    : "unattributed: GPU memory is held by processes runmon cannot place "
+                      "(another PID namespace)");
     }
     card(o, "Mean GPU utilization");
     rm_report_num(o, rm_report_get(s, RM_RUN_KEY(UTIL_MEAN)), 1, " %", 1);

@@ -59,11 +59,7 @@ int rm_pid_exists(long long pid)
      * left must go when its session is recovered, the only time anything looks. */
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%lld/stat", pid);
-    FILE *f = fopen(path, "re");
-    if (!f) return 1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
+    if (rm_read_head(AT_FDCWD, path, buf, sizeof buf) < 0) return 1;
     const char *rp = strrchr(buf, ')'); /* the name may hold ')' */
     return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
 }
@@ -95,12 +91,7 @@ static int64_t process_start_ns(long long pid)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%lld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = '\0';
+    if (rm_read_head(AT_FDCWD, path, buf, sizeof buf) <= 0) return 0;
     const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
     if (!p) return 0;
     /* after the name: state (field 3) ... starttime (field 22) */

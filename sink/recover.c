@@ -1,7 +1,10 @@
 /* Opening a sink: the lock, migration of a 0.1.0 manifest.json, rebuilding the index and
  * totals from the session folders, and recovery of sessions whose recorder died. Only
  * migration and rebuilding read every session folder; the everyday open reads the index's
- * header and sink.json, whose size does not grow with the number of sessions. */
+ * header and sink.json, whose size does not grow with the number of sessions. An open reads
+ * first, then mends (rm_sink_open_index: totals_locked, then mend_locked), and a session
+ * folder it looks at is opened and listed once (struct folder): its temp files, stray
+ * segments, sizes and missing sealed segments all come from that one listing. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -42,15 +45,138 @@ static json_int_t jint(const json_t *o, const char *k)
     return json_integer_value(json_object_get(o, k));
 }
 
-/* A segment entry for a file found on disk. Sealed ones get their aggregate (one scan). */
-static json_t *segment_from_disk(const char *sdir, const char *sid, const char *name, int k,
-                                 int sealed, double interval_s)
-{
-    char path[FPATH];
-    snprintf(path, sizeof path, "%s/%s", sdir, name);
+/* ---- one read of a session folder ---------------------------------------------------
+ * Recovery and rebuilding look at a session folder once: its names, and each segment file's
+ * lstat. Everything after (temp files removed, stray segments adopted, the active files
+ * settled, sizes and pruned marks from the disk, whether it is a session's) reads that. */
+
+struct fentry {
+    char *name;
+    int k, sealed;      /* a segment file's stream and kind (k < 0: no segment name) */
+    unsigned char type; /* readdir's d_type */
+    int stated;         /* st holds its lstat (segment files only; marks when of unknown type) */
     struct stat st;
-    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) return NULL; /* no link is adopted */
-    char err[512];
+};
+
+struct folder {
+    int fd;     /* the session folder (never through a link), or -1 */
+    int listed; /* v holds every name in it (else nothing can be said gone) */
+    struct fentry *v;
+    size_t n;
+};
+
+/* The names a folder's read tells regular files by (their d_type; else an lstat). */
+static int is_mark(const char *name)
+{
+    return !strcmp(name, "session.json") || !strcmp(name, "state.json") ||
+           !strcmp(name, RM_RECORDER_LOCK);
+}
+
+static int cmp_fentry(const void *a, const void *b)
+{
+    return strcmp(((const struct fentry *)a)->name, ((const struct fentry *)b)->name);
+}
+
+static void folder_close(struct folder *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->v[i].name);
+    free(f->v);
+    if (f->fd >= 0) close(f->fd);
+    *f = (struct folder){.fd = -1};
+}
+
+/* Session folder id (a name checked as one) of the sink open as sink_fd. */
+static int open_session_at(int sink_fd, const char *id)
+{
+    if (!rm_valid_session_id(id)) {
+        errno = EINVAL;
+        return -1;
+    }
+    return openat(sink_fd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Reads session folder id of sink_dir once (sorted by name), through sink_fd when it is
+ * not -1 (a rebuild opens the sink's folder once). 0; or -1 with errno when it cannot be
+ * opened (gone, a link, no folder: f is then empty, fd -1). */
+static int folder_read(struct folder *f, int sink_fd, const char *sink_dir, const char *id)
+{
+    *f = (struct folder){.fd = sink_fd >= 0 ? open_session_at(sink_fd, id)
+                                            : rm_sink_open_session_dir(sink_dir, id)};
+    if (f->fd < 0) return -1;
+    int dup_fd = dup(f->fd);
+    DIR *dp = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    if (!dp) {
+        if (dup_fd >= 0) close(dup_fd);
+        return 0; /* opened, not listed */
+    }
+    size_t cap = 0;
+    for (;;) {
+        errno = 0;
+        struct dirent *de = readdir(dp);
+        if (!de) {
+            f->listed = errno == 0; /* the end, not an error */
+            break;
+        }
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        if (f->n == cap) {
+            size_t nc = cap ? cap * 2 : 32;
+            struct fentry *nv = realloc(f->v, nc * sizeof *nv);
+            if (!nv) break;
+            f->v = nv;
+            cap = nc;
+        }
+        struct fentry *e = &f->v[f->n];
+        *e = (struct fentry){.name = strdup(de->d_name), .k = -1, .type = de->d_type};
+        if (!e->name) break;
+        if (!rm_segment_parse_name(e->name, &e->k, &e->sealed)) e->k = -1;
+        if ((e->k >= 0 || (de->d_type == DT_UNKNOWN && is_mark(e->name))) &&
+            fstatat(f->fd, e->name, &e->st, AT_SYMLINK_NOFOLLOW) == 0)
+            e->stated = 1;
+        f->n++;
+    }
+    closedir(dp);
+    if (f->n) qsort(f->v, f->n, sizeof *f->v, cmp_fentry);
+    return 0;
+}
+
+static struct fentry *folder_get(const struct folder *f, const char *name)
+{
+    struct fentry key = {.name = (char *)name};
+    return f->n ? bsearch(&key, f->v, f->n, sizeof *f->v, cmp_fentry) : NULL;
+}
+
+/* name may be in the folder: it was listed there, or the folder could not be listed. */
+static int folder_may_hold(const struct folder *f, const char *name)
+{
+    return !f->listed || folder_get(f, name) != NULL;
+}
+
+/* name is in the folder as a regular file (not a link). */
+static int folder_has_file(const struct folder *f, const char *name)
+{
+    const struct fentry *e = folder_get(f, name);
+    return e && (e->stated ? S_ISREG(e->st.st_mode) : e->type == DT_REG);
+}
+
+/* A session folder: it holds session.json or state.json, or only the recorder's lock file
+ * (a recorder killed before its first document). */
+static int folder_is_session(const struct folder *f)
+{
+    return folder_has_file(f, "session.json") || folder_has_file(f, "state.json") ||
+           folder_has_file(f, RM_RECORDER_LOCK);
+}
+
+/* A segment entry for a file found on disk. Sealed ones get their aggregate (one scan). */
+static json_t *segment_from_disk(const char *sdir, const char *sid, const struct fentry *fe,
+                                 double interval_s)
+{
+    const char *name = fe->name;
+    int k = fe->k, sealed = fe->sealed;
+    const struct stat st = fe->st;
+    if (!fe->stated || !S_ISREG(st.st_mode)) return NULL; /* no link is adopted */
+    char path[FPATH], err[512];
+    snprintf(path, sizeof path, "%s/%s", sdir, name);
     json_t *agg =
         rm_summary_segment_from_file(rm_stream_defs[k].kind, path, interval_s, err, sizeof err);
     json_t *f = json_object_get(agg, "first_ns"), *l = json_object_get(agg, "last_ns");
@@ -68,8 +194,10 @@ static json_t *segment_from_disk(const char *sdir, const char *sid, const char *
     return seg;
 }
 
-static json_t *load_session_doc(const char *sdir)
+/* session.json, when the folder (f, read) may hold one: NULL when not, or not a JSON object. */
+static json_t *load_session_doc(const struct folder *f, const char *sdir)
 {
+    if (!folder_may_hold(f, "session.json")) return NULL;
     char path[FPATH];
     snprintf(path, sizeof path, "%s/session.json", sdir);
     json_t *d = json_load_file(path, 0, NULL);
@@ -86,36 +214,33 @@ static double interval_of(const json_t *doc)
     return json_is_number(iv) ? json_number_value(iv) : 0;
 }
 
-/* Adds the segment files of one session folder that doc does not list yet. */
-static int adopt_files(json_t *doc, const char *sdir, const char *sid)
+/* Adds the segment files of one session folder (f, read) that doc does not list yet. */
+static int adopt_files(json_t *doc, const struct folder *f, const char *sdir, const char *sid)
 {
-    DIR *dp = opendir(sdir);
-    if (!dp) return 0;
     int changed = 0;
-    struct dirent *de;
-    while ((de = readdir(dp))) {
-        int k, sealed;
-        if (!rm_segment_parse_name(de->d_name, &k, &sealed)) continue;
-        if (rm_manifest_find_segment(doc, sid, de->d_name)) continue;
-        json_t *seg = segment_from_disk(sdir, sid, de->d_name, k, sealed, interval_of(doc));
+    for (size_t i = 0; i < f->n; i++) {
+        const struct fentry *fe = &f->v[i];
+        if (fe->k < 0 || rm_manifest_find_segment(doc, sid, fe->name)) continue;
+        json_t *seg = segment_from_disk(sdir, sid, fe, interval_of(doc));
         if (seg) {
             rm_manifest_put_segment(doc, seg);
             changed++;
         }
     }
-    closedir(dp);
     return changed;
 }
 
-/* Sealed segments doc lists as on disk whose file is gone: marked pruned (pruned_at: now).
- * Retention deletes a file before it marks the owner's state.json, and a recorder that
- * cannot write that file (a file-size limit) leaves the mark unwritten; a rebuild that
- * trusted the entry would count bytes no longer on disk. Only names of sealed segments
- * (no '/'), looked up in the session's folder without following a link. */
-static int mark_missing_pruned(json_t *doc, const char *sdir, const char *sid)
+/* Each unpruned segment of session sid that doc lists, as its folder (f, read) has it, in
+ * one walk: its bytes the file's size (a state.json's figure is never trusted over the
+ * file: a size that is no number of bytes would list as 0 B); a sealed one whose file is
+ * gone marked pruned (pruned_at: now). Retention deletes a file before it marks the owner's
+ * state.json, and a recorder that cannot write that file (a file-size limit) leaves the mark
+ * unwritten; a rebuild that trusted the entry would count bytes no longer on disk. Names that
+ * are no segment file's are left alone; nothing is followed through a link. Returns how many
+ * changed. */
+static int segments_from_disk(json_t *doc, const struct folder *f, const char *sid)
 {
-    int dfd = open(sdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) return 0;
+    if (!f->listed) return 0;
     int changed = 0;
     size_t i;
     json_t *s;
@@ -123,68 +248,41 @@ static int mark_missing_pruned(json_t *doc, const char *sdir, const char *sid)
     {
         const char *file = rm_jget_str(s, "file");
         int k, sealed;
-        struct stat st;
-        if (strcmp(rm_jget_str(s, "state"), "sealed") ||
-            strcmp(rm_jget_str(s, "session_id"), sid) ||
-            json_is_true(json_object_get(s, "pruned")) ||
-            !rm_segment_parse_name(file, &k, &sealed) || !sealed ||
-            fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
-            continue;
-        json_object_set_new(s, "pruned", json_true());
-        json_object_set_new(s, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
-        changed++;
-    }
-    close(dfd);
-    return changed;
-}
-
-/* Each unpruned segment of session sid that doc lists, as the disk has it: its bytes the
- * file's size (a state.json's figure is never trusted over the file: a size that is no
- * number of bytes would list as 0 B), a sealed one whose file is gone marked pruned (another
- * recorder's retention, or one whose mark never got written). Names that are no segment
- * file's are left alone; nothing is followed through a link. Returns how many changed. */
-static int sizes_from_disk(json_t *doc, const char *sdir, const char *sid)
-{
-    int changed = mark_missing_pruned(doc, sdir, sid);
-    int dfd = open(sdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) return changed;
-    size_t i;
-    json_t *s;
-    json_array_foreach(json_object_get(doc, "segments"), i, s)
-    {
-        const char *file = rm_jget_str(s, "file");
-        int k, sealed;
-        struct stat st;
         if (strcmp(rm_jget_str(s, "session_id"), sid) ||
-            json_is_true(json_object_get(s, "pruned")) ||
-            !rm_segment_parse_name(file, &k, &sealed) ||
-            fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            json_is_true(json_object_get(s, "pruned")) || !rm_segment_parse_name(file, &k, &sealed))
             continue;
+        const struct fentry *fe = folder_get(f, file);
+        if (!fe) { /* gone */
+            if (!sealed || strcmp(rm_jget_str(s, "state"), "sealed")) continue;
+            json_object_set_new(s, "pruned", json_true());
+            json_object_set_new(s, "pruned_at", rm_jts_or_null(rm_now_realtime_ns()));
+            changed++;
+            continue;
+        }
+        if (!fe->stated || !S_ISREG(fe->st.st_mode)) continue;
         json_t *b = json_object_get(s, "bytes");
-        if (json_is_integer(b) && json_integer_value(b) == (json_int_t)st.st_size) continue;
-        json_object_set_new(s, "bytes", json_integer((json_int_t)st.st_size));
+        if (json_is_integer(b) && json_integer_value(b) == (json_int_t)fe->st.st_size) continue;
+        json_object_set_new(s, "bytes", json_integer((json_int_t)fe->st.st_size));
         changed++;
     }
-    close(dfd);
     return changed;
 }
 
 int rm_sink_doc_from_disk(const char *sink_dir, json_t *doc)
 {
     const char *sid = rm_jget_str(rm_state_session(doc), "session_id");
-    char sdir[SPATH], why[PATH_MAX + 512];
-    if (!rm_sink_session_ok(sink_dir, sid, why, sizeof why)) return 0;
-    snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, sid);
-    return sizes_from_disk(doc, sdir, sid);
+    struct folder f; /* not opened (nothing changes) when sid is no folder of the sink's */
+    folder_read(&f, -1, sink_dir, sid);
+    int changed = segments_from_disk(doc, &f, sid);
+    folder_close(&f);
+    return changed;
 }
 
-/* A session document from session.json alone (no state.json yet). */
-static json_t *doc_from_session_json(const char *sdir, const char *id)
+/* A session document from session.json (sj, may be NULL) alone (no state.json yet). */
+static json_t *doc_from_session_json(const json_t *sj, const char *id)
 {
-    json_t *sj = load_session_doc(sdir);
     if (!sj) return NULL;
     json_t *e = rm_manifest_session_entry(sj);
-    json_decref(sj);
     json_object_set_new(e, "session_id", json_string(id));
     json_t *doc = rm_manifest_new();
     rm_manifest_put_session(doc, e);
@@ -216,32 +314,33 @@ static json_t *doc_minimal(const char *id, const json_t *known)
     return doc;
 }
 
-/* The recorder is dead, so its active files are final: each one's bytes are taken from the
- * disk, and with trim its torn last line is cut first. Returns the time of the last write
- * to the session's files (epoch ns; 0 when there is none). */
-static int64_t settle_files(const char *sdir, json_t *doc, int trim)
+/* The recorder is dead, so its active files (in folder f, read) are final: each one's bytes
+ * are taken from the disk, and with trim its torn last line is cut first (f then holds the
+ * new size). Returns the time of the last write to the session's files (epoch ns; 0 when
+ * there is none). */
+static int64_t settle_files(struct folder *f, json_t *doc, int trim)
 {
     const char *sid = rm_jget_str(rm_state_session(doc), "session_id");
     int64_t last = 0;
-    char path[FPATH];
     struct stat st;
     for (int k = 0; k < RM_STREAM_COUNT; k++) {
         char file[32];
         snprintf(file, sizeof file, "%s.csv", rm_stream_defs[k].name);
+        struct fentry *fe = folder_get(f, file);
+        if (!fe || !fe->stated || !S_ISREG(fe->st.st_mode)) continue;
         json_t *seg = rm_manifest_find_segment(doc, sid, file);
-        snprintf(path, sizeof path, "%s/%s", sdir, file);
-        int fd = open(path, (trim ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+        int fd = openat(f->fd, file, (trim ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) continue;
         if (trim) rm_file_trim_torn(fd);
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+            fe->st = st;
             if (seg) json_object_set_new(seg, "bytes", json_integer((json_int_t)st.st_size));
             int64_t t = (int64_t)st.st_mtim.tv_sec * RM_NS_PER_SEC + st.st_mtim.tv_nsec;
             if (t > last) last = t;
         }
         close(fd);
     }
-    snprintf(path, sizeof path, "%s/runlog.jsonl", sdir);
-    if (stat(path, &st) == 0) {
+    if (f->fd >= 0 && fstatat(f->fd, "runlog.jsonl", &st, 0) == 0) {
         int64_t t = (int64_t)st.st_mtim.tv_sec * RM_NS_PER_SEC + st.st_mtim.tv_nsec;
         if (t > last) last = t;
     }
@@ -355,19 +454,15 @@ static int temp_name(const char *name, long long *pid)
     return 0;
 }
 
-/* Removes the temp files that writers now dead left in the session's folder, and those its
- * recorder (rec_pid) left in the sink's own folder. A temp file of a live pid is left. */
-static void remove_stray_temps(const char *sink_dir, const char *sid, long long rec_pid)
+/* Removes the temp files that writers now dead left in the session's folder (f, read), and
+ * those its recorder (rec_pid) left in the sink's own folder. A temp file of a live pid is
+ * left. */
+static void remove_stray_temps(const char *sink_dir, const struct folder *f, long long rec_pid)
 {
-    int sfd = rm_sink_open_session_dir(sink_dir, sid);
-    DIR *dp = sfd >= 0 ? fdopendir(sfd) : NULL;
-    if (!dp && sfd >= 0) close(sfd);
-    struct dirent *de;
     long long pid;
-    while (dp && (de = readdir(dp)))
-        if (temp_name(de->d_name, &pid) && !rm_pid_exists(pid))
-            (void)unlinkat(dirfd(dp), de->d_name, 0);
-    if (dp) closedir(dp);
+    for (size_t i = 0; i < f->n; i++)
+        if (temp_name(f->v[i].name, &pid) && !rm_pid_exists(pid))
+            (void)unlinkat(f->fd, f->v[i].name, 0);
     if (rec_pid <= 0 || rm_pid_exists(rec_pid)) return;
     static const char *const sink_temps[] = {"sink.json.tmp", ".index.jsonl.tmp",
                                              ".latest.tmp"}; /* of 0.2.0 too */
@@ -380,11 +475,9 @@ static void remove_stray_temps(const char *sink_dir, const char *sid, long long 
 
 /* The lock file of a dead recorder (sink/liveness.h): unlocked, empty, no use to anyone once
  * state.json says how the session ended. */
-static void drop_claim(const char *sdir)
+static void drop_claim(const struct folder *f)
 {
-    char path[FPATH];
-    snprintf(path, sizeof path, "%s/%s", sdir, RM_RECORDER_LOCK);
-    (void)unlink(path);
+    if (f->fd >= 0) (void)unlinkat(f->fd, RM_RECORDER_LOCK, 0);
 }
 
 /* Ends session id, whose recorder is dead. Its status is decided (decide_end); with write,
@@ -399,33 +492,34 @@ static void drop_claim(const char *sdir)
 static json_t *finish_dead(const char *sink_dir, json_t *tot, const char *id, const json_t *known,
                            int write)
 {
-    char sdir[SPATH], why[PATH_MAX + 512];
+    char sdir[SPATH];
     snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, id);
     json_t *running = json_object_get(tot, "running");
     json_t *run = json_object_get(running, id);
-    struct stat st;
-    if (!rm_sink_session_ok(sink_dir, id, why, sizeof why) || lstat(sdir, &st) != 0) {
+    /* The folder, read once: gone, a link or no folder leaves nothing of the session. */
+    struct folder f;
+    if (folder_read(&f, -1, sink_dir, id) < 0 && errno != EACCES) {
         if (write && run) json_object_del(running, id); /* nothing left of it */
         return NULL;
     }
     json_t *newest = rm_index_newest(sink_dir, id, run ? jint(run, "index_at") : 0);
-    json_t *doc = NULL;
-    if (rm_state_load(sink_dir, id, &doc) != 0 && !(doc = doc_from_session_json(sdir, id)))
+    json_t *sj = load_session_doc(&f, sdir), *doc = NULL;
+    if ((!folder_may_hold(&f, "state.json") || rm_state_load(sink_dir, id, &doc) != 0) &&
+        !(doc = doc_from_session_json(sj, id)))
         doc = doc_minimal(id, newest ? newest : known ? known : run);
     json_t *e = rm_state_session(doc);
-    int64_t last = settle_files(sdir, doc, write && run);
-    sizes_from_disk(doc, sdir, id);
-    json_t *sj = load_session_doc(sdir);
+    int64_t last = settle_files(&f, doc, write && run);
+    segments_from_disk(doc, &f, id);
     const char *event = decide_end(e, newest, sj, last);
     if (write) {
-        if (run) adopt_files(doc, sdir, id);
+        if (run) adopt_files(doc, &f, sdir, id);
         if (sj && strcmp(rm_jget_str(sj, "status"), rm_jget_str(e, "status")))
             mend_session_json(sdir, sj, e);
         if (rm_state_save(sink_dir, id, doc) < 0)
             fprintf(stderr, "runmon: cannot write %s/state.json: %s\n", sdir, strerror(errno));
         else
-            drop_claim(sdir); /* the session says how it ended: the dead claim goes */
-        remove_stray_temps(sink_dir, id, jint(e, "pid"));
+            drop_claim(&f); /* the session says how it ended: the dead claim goes */
+        remove_stray_temps(sink_dir, &f, jint(e, "pid"));
         json_t *now = rm_index_line(doc, event ? event : "updated");
         /* The index says how it ended, but not what is left: a segment another recorder's
          * retention pruned after the end line was written. */
@@ -458,10 +552,26 @@ static json_t *finish_dead(const char *sink_dir, json_t *tot, const char *id, co
     json_decref(newest);
     json_decref(sj);
     json_decref(doc);
+    folder_close(&f);
     return line;
 }
 
-/* Session folders under sink_dir (those holding session.json or state.json), by name. */
+/* Whether the entry id of the sink's folder that is no session folder of its own (a link, a
+ * file) would pass for one through the link: then it is said to be ignored. */
+static int looks_like_session(const char *sink_dir, const char *id)
+{
+    static const char *const marks[] = {"session.json", "state.json", RM_RECORDER_LOCK};
+    for (size_t m = 0; m < sizeof marks / sizeof *marks; m++) {
+        char path[SPATH];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s/%s", sink_dir, id, marks[m]);
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) return 1;
+    }
+    return 0;
+}
+
+/* The candidate session folders under sink_dir: folders (no link) named as a session, by
+ * name. Whether each is one (folder_is_session) is seen when it is read (rebuild_one). */
 static char **list_sessions(const char *sink_dir, size_t *n)
 {
     *n = 0;
@@ -472,20 +582,11 @@ static char **list_sessions(const char *sink_dir, size_t *n)
     struct dirent *de;
     while ((de = readdir(dp))) {
         if (!strcmp(de->d_name, "latest") || !rm_valid_session_id(de->d_name)) continue;
-        char path[SPATH];
-        struct stat st;
-        /* session.json or state.json; or only the recorder's lock file (killed before its
-         * first document) */
-        static const char *const marks[] = {"session.json", "state.json", RM_RECORDER_LOCK};
-        size_t m = 0;
-        for (; m < sizeof marks / sizeof *marks; m++) {
-            snprintf(path, sizeof path, "%s/%s/%s", sink_dir, de->d_name, marks[m]);
-            if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) break;
-        }
-        if (m == sizeof marks / sizeof *marks) continue;
+        if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN && de->d_type != DT_LNK) continue;
         char why[PATH_MAX + 512];
-        if (!rm_sink_session_ok(sink_dir, de->d_name, why, sizeof why)) {
-            fprintf(stderr, "runmon: %s, ignored\n", why);
+        if (!rm_sink_session_ok_at(dirfd(dp), sink_dir, de->d_name, why, sizeof why)) {
+            if (looks_like_session(sink_dir, de->d_name))
+                fprintf(stderr, "runmon: %s, ignored\n", why);
             continue;
         }
         if (*n == cap) {
@@ -501,19 +602,20 @@ static char **list_sessions(const char *sink_dir, size_t *n)
     return v ? v : calloc(1, sizeof *v);
 }
 
-/* One session of a rebuild: its document (state.json, else the old manifest's entries, else
- * session.json), stray files adopted, counted into the totals and written to the index. */
-static void rebuild_one(const char *sink_dir, const char *id, const json_t *old, json_t *tot,
-                        struct rm_index_out *out)
+/* rebuild_one of a session folder (f, read). */
+static void rebuild_read(const char *sink_dir, const char *id, const struct folder *f,
+                         const json_t *old, json_t *tot, struct rm_index_out *out)
 {
     char sdir[SPATH];
     snprintf(sdir, sizeof sdir, "%s/%s", sink_dir, id);
     json_t *doc = NULL;
     long ignored = rm_sink_ignored_entries();
     int changed = 0;
-    if (rm_state_load(sink_dir, id, &doc) != 0) {
+    if (!folder_may_hold(f, "state.json") || rm_state_load(sink_dir, id, &doc) != 0) {
         json_t *oe = old ? rm_manifest_find_session(old, id) : NULL;
-        doc = doc_from_session_json(sdir, id);
+        json_t *sj = load_session_doc(f, sdir);
+        doc = doc_from_session_json(sj, id);
+        json_decref(sj);
         if (!doc && !oe) {
             /* Only the lock file: a recorder starting now, or one killed before it wrote
              * session.json (this host's, by the id's form). */
@@ -559,9 +661,9 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
         }
         changed = 1;
     }
-    remove_stray_temps(sink_dir, id, 0);
-    changed += adopt_files(doc, sdir, id);
-    changed += sizes_from_disk(doc, sdir, id);
+    remove_stray_temps(sink_dir, f, 0);
+    changed += adopt_files(doc, f, sdir, id);
+    changed += segments_from_disk(doc, f, id);
     changed += rm_sink_ignored_entries() != ignored; /* entries dropped: gone from the file */
     if (changed && rm_state_save(sink_dir, id, doc) < 0)
         fprintf(stderr, "runmon: cannot write %s/state.json: %s\n", sdir, strerror(errno));
@@ -586,6 +688,21 @@ static void rebuild_one(const char *sink_dir, const char *id, const json_t *old,
     rm_index_out_put(out, line);
     json_decref(line);
     json_decref(doc);
+}
+
+/* One session of a rebuild, its folder read once: its document (state.json, else the old
+ * manifest's entries, else session.json), stray files adopted, counted into the totals and
+ * written to the index. A folder that is no session's (folder_is_session) is passed over. */
+static void rebuild_one(int sink_fd, const char *sink_dir, const char *id, const json_t *old,
+                        json_t *tot, struct rm_index_out *out)
+{
+    struct folder f;
+    if (folder_read(&f, sink_fd, sink_dir, id) < 0 || !folder_is_session(&f)) {
+        folder_close(&f);
+        return;
+    }
+    rebuild_read(sink_dir, id, &f, old, tot, out);
+    folder_close(&f);
 }
 
 /* A 0.1.0 manifest.json, when there is a readable one. */
@@ -624,23 +741,25 @@ static int rebuild(const char *sink_dir, const char *own_id)
         errno = e;
         return -1;
     }
-    /* The manifest's order first (the order `runmon sessions` printed), then the others. */
+    /* The manifest's order first (the order `runmon sessions` printed), then the others.
+     * Each folder is read once, through the sink's folder opened once; list_sessions
+     * checked every name it gives. */
+    int sink_fd = open(sink_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(old, "sessions"), i, e)
     {
         const char *id = rm_jget_str(e, "session_id");
-        char why[PATH_MAX + 512];
-        if ((!own_id || strcmp(id, own_id)) && bsearch(&id, ids, n, sizeof *ids, rm_cmp_cstr) &&
-            rm_sink_session_ok(sink_dir, id, why, sizeof why))
-            rebuild_one(sink_dir, id, old, tot, &out);
+        if ((!own_id || strcmp(id, own_id)) && bsearch(&id, ids, n, sizeof *ids, rm_cmp_cstr))
+            rebuild_one(sink_fd, sink_dir, id, old, tot, &out);
     }
     for (i = 0; i < n; i++) {
         if ((!old || !rm_manifest_find_session(old, ids[i])) && (!own_id || strcmp(ids[i], own_id)))
-            rebuild_one(sink_dir, ids[i], old, tot, &out);
+            rebuild_one(sink_fd, sink_dir, ids[i], old, tot, &out);
         free(ids[i]);
     }
     free(ids);
+    if (sink_fd >= 0) close(sink_fd);
     json_object_set_new(json_object_get(tot, "index"), "lines", json_integer(out.lines));
     /* The totals first: an index committed beside the old totals would pass for a sink in
      * order; new totals beside a broken index are rebuilt again at the next open. */
@@ -769,13 +888,14 @@ json_t *rm_sink_settle(const char *sink_dir, const struct rm_index_rec *r)
     return line;
 }
 
-/* The index's first line is an index header. */
+/* 1 when the index's first line is an index header; 0 when it is not, or the index cannot
+ * be read; -1 when there is no index. */
 static int index_ok(const char *sink_dir)
 {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/index.jsonl", sink_dir);
     FILE *f = fopen(path, "re");
-    if (!f) return 0;
+    if (!f) return errno == ENOENT ? -1 : 0;
     char buf[4096];
     int ok = 0;
     if (fgets(buf, sizeof buf, f)) {
@@ -785,6 +905,19 @@ static int index_ok(const char *sink_dir)
     }
     fclose(f);
     return ok;
+}
+
+/* Whether the sink's folder holds one of a sink's own files (the index first: an everyday
+ * open looks no further). */
+static int sink_file_exists(const char *sink_dir)
+{
+    static const char *const names[] = {"index.jsonl", "sink.json", "manifest.json"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/%s", sink_dir, names[i]);
+        if (access(path, F_OK) == 0) return 1;
+    }
+    return 0;
 }
 
 static int any_session_folder(const char *sink_dir)
@@ -994,18 +1127,18 @@ static int totals_locked(const char *sink_dir, int lk, int force_rebuild, const 
                          json_t **tot, char *err, size_t errsz)
 {
     *tot = NULL;
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/index.jsonl", sink_dir);
-    int have_index = access(path, F_OK) == 0;
-    snprintf(path, sizeof path, "%s/manifest.json", sink_dir);
-    int have_manifest = access(path, F_OK) == 0;
-    if (!force_rebuild && index_ok(sink_dir) && rm_totals_load(sink_dir, tot) == 0) return 0;
+    /* The index's header and sink.json, each read once: all an everyday open looks at. */
+    int index = index_ok(sink_dir);
+    if (!force_rebuild && index == 1 && rm_totals_load(sink_dir, tot) == 0) return 0;
     json_decref(*tot);
     *tot = NULL;
-    if (have_index && !index_ok(sink_dir))
+    if (index == 0)
         fprintf(stderr, "runmon: %s/index.jsonl: not a runmon sink index, rebuilding it\n",
                 sink_dir);
     if (lk < 0) {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/manifest.json", sink_dir);
+        int have_manifest = access(path, F_OK) == 0, have_index = index >= 0;
         snprintf(err, errsz, "%s: the sink index needs %s but the sink cannot be written", sink_dir,
                  have_manifest && !have_index ? "migrating" : "rebuilding");
         return -1;
@@ -1067,6 +1200,27 @@ void rm_sink_finish_pruning(const char *sink_dir, json_t *tot, const char *own_i
     json_decref(list);
 }
 
+/* Under the lock, the totals read: what a killed writer left is finished (a pruning round,
+ * a torn index line, sessions whose recorder died: ended gets their ids), and sink.json is
+ * written when anything changed (ignored: entries the confinement rule dropped, which go
+ * from the file now, warned and counted once). */
+static void mend_locked(const char *sink_dir, json_t *tot, int ignored, json_t *ended)
+{
+    int changed = ignored;
+    if (json_array_size(json_object_get(tot, "pruning"))) { /* a pruner killed midway */
+        rm_sink_finish_pruning(sink_dir, tot, NULL, NULL);
+        changed++;
+    }
+    changed += mend_torn_tail(sink_dir, tot);
+    changed += recover(sink_dir, tot, ended);
+    if (!changed) return;
+    rm_index_maybe_compact(sink_dir, tot);
+    if (rm_totals_save(sink_dir, tot) < 0) {
+        fprintf(stderr, "runmon: cannot write %s/sink.json: %s\n", sink_dir, strerror(errno));
+        json_array_clear(ended); /* still running in the totals: the next open */
+    }
+}
+
 int rm_sinks_open(const char *const *sinks, size_t n, int force_rebuild, char *err, size_t errsz)
 {
     for (size_t k = 0; k < n; k++) {
@@ -1086,39 +1240,14 @@ int rm_sink_open_index(const char *sink_dir, int force_rebuild, const char *own_
         snprintf(err, errsz, "%s: %s", sink_dir, errno ? strerror(errno) : "not a directory");
         return -1;
     }
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/index.jsonl", sink_dir);
-    int have_index = access(path, F_OK) == 0;
-    snprintf(path, sizeof path, "%s/manifest.json", sink_dir);
-    int have_manifest = access(path, F_OK) == 0;
-    snprintf(path, sizeof path, "%s/sink.json", sink_dir);
-    int have_totals = access(path, F_OK) == 0;
-    if (!have_index && !have_manifest && !have_totals && !force_rebuild &&
-        !any_session_folder(sink_dir))
-        return 1;
+    if (!force_rebuild && !sink_file_exists(sink_dir) && !any_session_folder(sink_dir)) return 1;
     int lk = rm_sink_lock(sink_dir); /* -1 on a read-only sink: read it as it is */
     if (lk >= 0) remove_sink_temps(sink_dir);
     json_t *tot = NULL, *ended = json_array();
     long ignored = rm_sink_ignored_entries();
+    /* Read (the index's header and sink.json; every folder only when rebuilding), then mend. */
     int rc = totals_locked(sink_dir, lk, force_rebuild, own_id, &tot, err, errsz);
-    if (rc == 0 && lk >= 0) {
-        /* Entries the confinement rule ignored go from the file now: warned and counted once. */
-        int changed = rm_sink_ignored_entries() != ignored;
-        if (json_array_size(json_object_get(tot, "pruning"))) { /* a pruner killed midway */
-            rm_sink_finish_pruning(sink_dir, tot, NULL, NULL);
-            changed++;
-        }
-        changed += mend_torn_tail(sink_dir, tot);
-        changed += recover(sink_dir, tot, ended);
-        if (changed) {
-            rm_index_maybe_compact(sink_dir, tot);
-            if (rm_totals_save(sink_dir, tot) < 0) {
-                fprintf(stderr, "runmon: cannot write %s/sink.json: %s\n", sink_dir,
-                        strerror(errno));
-                json_array_clear(ended); /* still running in the totals: the next open */
-            }
-        }
-    }
+    if (rc == 0 && lk >= 0) mend_locked(sink_dir, tot, rm_sink_ignored_entries() != ignored, ended);
     json_decref(tot);
     rm_sink_unlock(lk);
     write_due_summaries(sink_dir, ended);

@@ -94,6 +94,28 @@ static json_t *job_json(const struct rm_job *j)
     return o;
 }
 
+/* How the workload was defined (model/workload.h). */
+static json_t *workload_json(const struct rm_workload *w)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "kind", json_string(rm_workload_kind_names[w->kind]));
+    if (w->kind == RM_WORKLOAD_PID) {
+        json_object_set_new(o, "pid", json_integer(w->pid));
+        /* runmon is not its parent: the kernel tells it no exit status */
+        json_object_set_new(o, "exit_status_known", json_false());
+        json_object_set_new(o, "exited", json_boolean(w->ended));
+    }
+    if (w->kind == RM_WORKLOAD_CGROUP || w->kind == RM_WORKLOAD_SLURM_STEP) {
+        json_object_set_new(o, "cgroup", rm_jstr(w->cgroup));
+        json_object_set_new(o, "cgroup_version", json_integer(w->cgroup_version));
+    }
+    if (w->kind == RM_WORKLOAD_SLURM_STEP) {
+        json_object_set_new(o, "job_id", rm_jstr(w->job_id));
+        json_object_set_new(o, "step_id", rm_jstr(w->step_id));
+    }
+    return o;
+}
+
 static json_t *choice_json(const struct rm_gpu_choice *c)
 {
     json_t *o = json_object();
@@ -156,6 +178,7 @@ json_t *rm_session_to_json(const struct rm_session *s)
     json_object_set_new(o, "gpus", gpus);
     json_object_set_new(o, "gpu_selection", choice_json(&s->gpu_choice));
     json_object_set_new(o, "job", job_json(&s->job));
+    json_object_set_new(o, "workload", workload_json(&s->workload));
     json_object_set_new(o, "driver_version",
                         s->driver_version[0] ? rm_jstr(s->driver_version) : json_null());
     json_object_set_new(o, "power", power_json(s));

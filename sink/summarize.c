@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/json.h"
 #include "model/streams.h"
 #include "sink/index.h"
@@ -36,25 +37,19 @@ static int runlog_has_phases(const char *path)
     return found;
 }
 
-/* A file with at least one line after its header (the engine refuses files without data). */
+/* A file with at least one line after its header (the engine refuses files without data).
+ * Its first 8 KiB are looked at; the byte read past them says whether there is more. */
 static int has_rows(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char b[8192];
-    ssize_t n = read(fd, b, sizeof b);
-    struct stat st;
-    int ok = 0;
-    if (n > 0 && fstat(fd, &st) == 0) {
-        char *nl = memchr(b, '\n', (size_t)n);
-        ok = nl ? st.st_size > (nl - b) + 1 : 0;
-        if (ok) { /* something beyond the header: at least one whole line? */
-            char *nl2 = memchr(nl + 1, '\n', (size_t)(n - (nl + 1 - b)));
-            ok = nl2 != NULL || st.st_size > n;
-        }
-    }
-    close(fd);
-    return ok;
+    enum { LOOK = 8192 };
+    char b[LOOK + 2];
+    ssize_t n = rm_read_head(AT_FDCWD, path, b, sizeof b);
+    if (n <= 0) return 0;
+    size_t m = (size_t)n > LOOK ? LOOK : (size_t)n;
+    char *nl = memchr(b, '\n', m);
+    if (!nl || n <= (nl - b) + 1) return 0;
+    /* something beyond the header: at least one whole line? */
+    return memchr(nl + 1, '\n', m - (size_t)(nl + 1 - b)) != NULL || (size_t)n > m;
 }
 
 static int cmp_seg_file(const void *a, const void *b)

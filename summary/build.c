@@ -484,8 +484,11 @@ struct merged {
     struct gpu_totals tot;
     struct rm_apps_agg apps; /* every apps.csv file merged */
     bool have_apps;
+    bool own_gpus;       /* the session's GPUs are the job's own (gpus_are_own) */
     struct rm_io_agg io; /* every io.csv file merged */
     bool have_io;
+    struct rm_stall_agg stall; /* every stall.csv file merged */
+    bool have_stall;
     size_t gpus; /* the GPUs the budget of phase rows x GPUs is shared by (at least 1) */
     size_t rows; /* phase paths with a row of their own: the budget / gpus */
 };
@@ -730,6 +733,14 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
             free(f->io);
             f->io = NULL;
         }
+        if (f->stall) {
+            if (!m->have_stall) rm_stall_init(&m->stall, m->nph);
+            m->have_stall = true;
+            rm_stall_merge(&m->stall, f->stall);
+            rm_stall_free(f->stall);
+            free(f->stall);
+            f->stall = NULL;
+        }
         /* Merged: the file's own copy of its phases is not needed again, so at most one
          * file's phases are held beside the sources' (thousands of phases cost megabytes). */
         rm_file_agg_drop_phases(f);
@@ -755,11 +766,51 @@ static void merged_free(struct merged *m)
     free(m->phost);
     if (m->have_apps) rm_apps_free(&m->apps);
     if (m->have_io) rm_io_free(&m->io);
+    if (m->have_stall) rm_stall_free(&m->stall);
     rm_source_free(&m->q);
     rm_source_free(&m->d);
 }
 
 /* ---- the workload's own processes (apps.csv) -------------------------------------- */
+
+/* How a GPU's workload VRAM is known where none of its memory was placed in the workload but
+ * some is held by processes runmon cannot place (host pids seen from inside a container):
+ * taken as the workload's (assumed) when the job's GPUs are its own and no other process
+ * was seen there, else unattributed: unknown, never 0. A GPU where some of the workload's
+ * processes were placed keeps that figure (the rest stays in unknown_vram_mb). */
+enum wl_basis { WL_ATTRIBUTED, WL_ASSUMED, WL_UNATTRIBUTED };
+static const char *const wl_basis_names[] = {"attributed", "assumed", "unattributed"};
+
+/* Whether the session's GPUs are the job's own: chosen by CUDA_VISIBLE_DEVICES, SLURM's or
+ * NVIDIA_VISIBLE_DEVICES (session.json's gpu_selection.by), not every GPU of the node. */
+static bool gpus_are_own(const json_t *session)
+{
+    const char *by =
+        json_string_value(json_object_get(json_object_get(session, "gpu_selection"), "by"));
+    return by && *by && strcmp(by, "--all-gpus") != 0;
+}
+
+static enum wl_basis gpu_basis(const struct merged *m, int g)
+{
+    const struct rm_apps_gpu *a = &m->apps.gpu[g];
+    if (!a->workload.n || !(st_max(&a->unknown) > 0) || st_max(&a->workload) > 0)
+        return WL_ATTRIBUTED;
+    return m->own_gpus && !(st_max(&a->other) > 0) ? WL_ASSUMED : WL_UNATTRIBUTED;
+}
+
+/* GPU g's workload VRAM per sample by its basis; NULL when unattributed. */
+static const struct rm_stat *workload_stat(const struct merged *m, int g)
+{
+    switch (gpu_basis(m, g)) {
+    case WL_ATTRIBUTED:
+        return &m->apps.gpu[g].workload;
+    case WL_ASSUMED: /* nothing placed there: each sample's unknown sum is the workload's */
+        return &m->apps.gpu[g].unknown;
+    case WL_UNATTRIBUTED:
+        break;
+    }
+    return NULL;
+}
 
 static json_t *peak_mean(const struct rm_stat *st)
 {
@@ -809,7 +860,12 @@ static void add_apps_to_gpus(json_t *gpus, const struct merged *m)
         int k = json_is_integer(ix) ? (int)json_integer_value(ix) : -1;
         if (k < 0 || k >= RM_APPS_MAX_GPUS || !m->apps.gpu[k].seen) continue;
         const struct rm_apps_gpu *a = &m->apps.gpu[k];
-        json_object_set_new(g, "workload_vram_mb", peak_mean(&a->workload));
+        static const struct rm_stat none = {0};
+        const struct rm_stat *w = workload_stat(m, k);
+        json_object_set_new(g, "workload_vram_mb", peak_mean(w ? w : &none));
+        if (gpu_basis(m, k) != WL_ATTRIBUTED)
+            json_object_set_new(g, "workload_vram_basis",
+                                json_string(wl_basis_names[gpu_basis(m, k)]));
         json_object_set_new(g, "other_vram_mb",
                             json_pack("{s:o}", "peak", jnum(st_max(&a->other), 3)));
         json_object_set_new(g, "unknown_vram_mb",
@@ -842,15 +898,46 @@ static json_t *unplaced_processes(const struct merged *m, const json_t *gpus)
     return all;
 }
 
-/* The largest workload VRAM on any one GPU, or null without apps.csv. */
+/* The largest workload VRAM on any one GPU, or null without apps.csv or when a GPU's is
+ * unattributed (unknown, never 0). */
 static json_t *workload_peak(const struct merged *m, int dec)
 {
     double peak = NAN;
-    for (int g = 0; m->have_apps && g < RM_APPS_MAX_GPUS; g++)
-        if (m->apps.gpu[g].seen && m->apps.gpu[g].workload.n &&
-            (isnan(peak) || m->apps.gpu[g].workload.max > peak))
-            peak = m->apps.gpu[g].workload.max;
+    for (int g = 0; m->have_apps && g < RM_APPS_MAX_GPUS; g++) {
+        const struct rm_stat *w = m->apps.gpu[g].seen ? workload_stat(m, g) : NULL;
+        if (m->apps.gpu[g].seen && m->apps.gpu[g].workload.n && !w) return json_null();
+        if (w && w->n && (isnan(peak) || w->max > peak)) peak = w->max;
+    }
     return jnum(peak, dec);
+}
+
+/* The worst basis over the GPUs: "unattributed", "assumed", or null (every process placed). */
+static json_t *workload_basis(const struct merged *m)
+{
+    enum wl_basis worst = WL_ATTRIBUTED;
+    for (int g = 0; m->have_apps && g < RM_APPS_MAX_GPUS; g++)
+        if (m->apps.gpu[g].seen && gpu_basis(m, g) > worst) worst = gpu_basis(m, g);
+    return worst == WL_ATTRIBUTED ? json_null() : json_string(wl_basis_names[worst]);
+}
+
+/* data_quality's note per GPU whose workload VRAM is not plainly attributed. */
+static void note_workload_basis(const struct merged *m, json_t *notes)
+{
+    for (int g = 0; m->have_apps && g < RM_APPS_MAX_GPUS; g++) {
+        if (!m->apps.gpu[g].seen) continue;
+        enum wl_basis b = gpu_basis(m, g);
+        if (b == WL_ATTRIBUTED) continue;
+        char t[400];
+        snprintf(t, sizeof t,
+                 b == WL_ASSUMED
+                     ? "GPU %d: %.0f MiB held by processes runmon cannot place (not in its PID "
+                       "namespace) counted as the workload's (assumed): the job's GPUs are its "
+                       "own and no other process was seen on it"
+                     : "GPU %d: %.0f MiB held by processes runmon cannot place (not in its PID "
+                       "namespace): the workload's VRAM there is unattributed (null)",
+                 g, st_max(&m->apps.gpu[g].unknown));
+        json_array_append_new(notes, json_string(t));
+    }
 }
 
 /* {"name", "by_device": {"0": MiB}, "max", "reserved_by_device"} or null. */
@@ -978,6 +1065,8 @@ static json_t *run_figure(enum rm_run_fig k, const struct rm_summary *s, const s
         return jnum(s->rl.has_jax ? s->rl.jax_peak_bytes / 1048576.0 : NAN, dec);
     case RM_RUN_WORKLOAD_PEAK_VRAM:
         return workload_peak(m, dec);
+    case RM_RUN_WORKLOAD_VRAM_BASIS:
+        return workload_basis(m);
     case RM_RUN_FRAMEWORK_PEAK:
         return framework_json(s->rl.fw, dec);
     case RM_RUN_FIG_COUNT:
@@ -990,9 +1079,13 @@ static json_t *run_figure(enum rm_run_fig k, const struct rm_summary *s, const s
  * rm_run_figures in order. */
 static void build_headline(json_t *o, const struct rm_summary *s, const struct merged *m)
 {
-    for (int k = 0; k < RM_RUN_FIG_COUNT; k++)
-        json_object_set_new(o, rm_run_figures[k].key,
-                            run_figure((enum rm_run_fig)k, s, m, rm_run_figures[k].dec));
+    for (int k = 0; k < RM_RUN_FIG_COUNT; k++) {
+        json_t *v = run_figure((enum rm_run_fig)k, s, m, rm_run_figures[k].dec);
+        if (rm_run_figures[k].omit_null && json_is_null(v))
+            json_decref(v);
+        else
+            json_object_set_new(o, rm_run_figures[k].key, v);
+    }
 }
 
 static json_t *build_totals(const struct merged *m)
@@ -1060,6 +1153,7 @@ struct other_row {
     struct rm_stat *work;       /* [final GPU] */
     struct rm_host_stats host;
     struct rm_io_acc io;
+    struct rm_stall_acc stall;
 };
 
 static void other_row_init(struct other_row *o, size_t nfg)
@@ -1108,6 +1202,7 @@ static void fold_row(struct other_row *o, struct merged *m, size_t p)
     }
     const struct rm_io_acc *io = m->have_io ? rm_io_phase(&m->io, p) : NULL;
     if (io) rm_io_acc_merge(&o->io, io);
+    if (m->have_stall && p < m->stall.nph) rm_stall_acc_merge(&o->stall, &m->stall.ph[p]);
 }
 
 /* A phase whose windows are on average shorter than RM_SHORT_PHASE_WINDOWS sensor windows or
@@ -1150,6 +1245,8 @@ static json_t *phase_gpus(const struct rm_summary *s, struct merged *m, size_t p
         json_t *gj = gpu_json(g->index, uuid, name, pci, qs, ds, short_s, &win, NULL);
         if (gpu_has_apps(m, g) && (o || p < m->apps.nph)) {
             static const struct rm_stat none = {0};
+            /* a phase's share of memory no process was placed for is not kept: unknown */
+            if (gpu_basis(m, g->index) != WL_ATTRIBUTED) w = NULL;
             json_object_set_new(gj, "workload_vram_mb", peak_mean(w ? w : &none));
         }
         json_array_append_new(pg, gj);
@@ -1194,7 +1291,7 @@ static void phase_energy(json_t *po, const json_t *gpus)
 
 /* One row of "phases": the run log's lines of ph, its GPUs' figures, its host's. */
 static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph, bool other,
-                          json_t *gpus, const struct rm_host_stats *host, json_t *io)
+                          json_t *gpus, const struct rm_host_stats *host, json_t *io, json_t *stall)
 {
     json_t *po = json_object();
     const char *slash = strrchr(ph->path, '/');
@@ -1226,7 +1323,8 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
     if (metrics) json_object_set_new(po, "metrics", metrics); /* a phase with metric lines */
     json_object_set_new(po, "cpu", host_json(host, false));
     json_object_set_new(po, "proc", host_json(host, true));
-    if (io) json_object_set_new(po, "io", io); /* only for a session with io.csv */
+    if (io) json_object_set_new(po, "io", io);          /* only for a session with io.csv */
+    if (stall) json_object_set_new(po, "stall", stall); /* only with stall.csv */
     return po;
 }
 
@@ -1257,7 +1355,8 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
                 rm_unpack_host_stats(m->phost[p], &h);
                 emit_row(s, doc, phases,
                          phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL), &h,
-                                    m->have_io ? rm_io_acc_json(rm_io_phase(&m->io, p)) : NULL));
+                                    m->have_io ? rm_io_acc_json(rm_io_phase(&m->io, p)) : NULL,
+                                    m->have_stall ? rm_stall_acc_json(&m->stall.ph[p]) : NULL));
                 shown++;
             } else {
                 fold_row(&o, m, p);
@@ -1279,7 +1378,8 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
         fold_row(&o, m, s->rl.other);
         emit_row(s, doc, phases,
                  phase_json(s, &s->rl.phases[s->rl.other], true, phase_gpus(s, m, s->rl.other, &o),
-                            &o.host, m->have_io ? rm_io_acc_json(&o.io) : NULL));
+                            &o.host, m->have_io ? rm_io_acc_json(&o.io) : NULL,
+                            m->have_stall ? rm_stall_acc_json(&o.stall) : NULL));
     }
     other_row_free(&o);
 }
@@ -1445,6 +1545,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     if (rc) return rc;
     struct merged m;
     merge_sources(s, &m);
+    m.own_gpus = gpus_are_own(s->session);
 
     json_t *o = json_object();
     json_object_set_new(o, "format", json_string("runmon-summary"));
@@ -1461,6 +1562,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     if (procs) json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "totals", build_totals(&m));
     if (m.have_io) json_object_set_new(o, "io", rm_io_run_json(&m.io)); /* sessions with io.csv */
+    if (m.have_stall) json_object_set_new(o, "stall", rm_stall_acc_json(&m.stall.run));
     /* Every key before "phases" is whole before the first row: a streaming writer has
      * written them by then (report/output.h). */
     long worst = gpu_coverage(gpus, sess_s);
@@ -1470,6 +1572,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_object_set_new(o, "collectors", collectors_json(s->session, &s->rl, tally.present));
     json_object_set_new(o, "alerts", build_alerts(s));
     note_phase_cap(s, &m, tally.notes);
+    note_workload_basis(&m, tally.notes);
     size_t k;
     json_t *g;
     json_array_foreach(gpus, k, g) if (json_is_true(json_object_get(g, "mig_instance")))

@@ -79,6 +79,8 @@ void rm_file_agg_free(struct file_agg *f)
     free(f->apps);
     if (f->io) rm_io_free(f->io);
     free(f->io);
+    if (f->stall) rm_stall_free(f->stall);
+    free(f->stall);
     free(f);
 }
 
@@ -444,6 +446,36 @@ void rm_file_add_io_row(struct file_agg *f, const struct rm_io_row *row)
      * io.csv has no GPU rows: the file's span buffer is free). */
     struct io_span_ctx c = {f, &iv};
     rm_phase_spans(f->rl, &f->spans, iv.t0, NAN, iv.t1, NAN, 0, add_io_span, &c);
+}
+
+struct stall_span_ctx {
+    struct file_agg *f;
+    const struct rm_stall_row *row;
+};
+
+static void add_stall_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j,
+                           const struct rm_energy_bar *bar)
+{
+    (void)kind, (void)j, (void)bar;
+    struct stall_span_ctx *c = ctx;
+    if (phase < c->f->stall->nph)
+        rm_stall_acc_add(&c->f->stall->ph[phase], c->row, (double)ns / (double)c->row->dt_ns);
+}
+
+void rm_file_add_stall_row(struct file_agg *f, const struct rm_stall_row *row)
+{
+    if (!f->stall) {
+        f->stall = rm_xrealloc(NULL, sizeof *f->stall);
+        rm_stall_init(f->stall, f->rl ? f->rl->nphases : 0);
+    }
+    f->rows++;
+    note_time(f, row->t_ns);
+    rm_stall_acc_add(&f->stall->run, row, 1);
+    if (!f->rl || !f->rl->nwin) return;
+    /* The row's interval to each phase by the share of it the phase's windows cover. */
+    struct stall_span_ctx c = {f, row};
+    rm_phase_spans(f->rl, &f->spans, row->t_ns - row->dt_ns, NAN, row->t_ns, NAN, 0, add_stall_span,
+                   &c);
 }
 
 void rm_file_close_apps(struct file_agg *f)

@@ -21,6 +21,7 @@
 #include "summary/sample.h"
 #include "summary/smi_apps.h"
 #include "summary/spans.h"
+#include "summary/stallcsv.h"
 #include "summary/stats.h"
 
 #define RM_GPU_KEY_MAX 80
@@ -79,11 +80,13 @@ struct file_agg {
         struct rm_hostcsv host;
         struct rm_appscsv apps;
         struct rm_iocsv io;
+        struct rm_stallcsv stall;
         struct rm_pmon_map pmon;
         struct rm_smi_apps_csv smi_apps;
     } * parser;
-    struct rm_apps_agg *apps; /* per-process figures, from apps rows */
-    struct rm_io_agg *io;     /* I/O figures, from io rows */
+    struct rm_apps_agg *apps;   /* per-process figures, from apps rows */
+    struct rm_io_agg *io;       /* I/O figures, from io rows */
+    struct rm_stall_agg *stall; /* the workload's own stalls, from stall rows */
     const char *gpu_fields, *gpu_fields_src;
     int gpu_count; /* session.json's GPUs: rows without identity, time or name cycle by it */
     bool group_open, group_has_power;
@@ -158,6 +161,8 @@ void rm_file_add_host_sample(struct file_agg *f, const struct rm_host_sample *s,
 void rm_file_add_app_row(struct file_agg *f, const struct rm_app_row *row);
 /* One io.csv row: its interval into the file's I/O figures and the phases holding its end. */
 void rm_file_add_io_row(struct file_agg *f, const struct rm_io_row *row);
+/* One stall.csv row: its interval's growth into the run and the phases its time overlaps. */
+void rm_file_add_stall_row(struct file_agg *f, const struct rm_stall_row *row);
 /* Closes the last apps sample (at the end of the file). */
 void rm_file_close_apps(struct file_agg *f);
 /* Closes the open sample group (its summed power) and opens the next. */

@@ -25,6 +25,12 @@
 #define RM_HELD_IDLE_SHARE 0.5         /* samples with utilization 0, at least */
 #define RM_HELD_MEM_USED_RATIO 0.95    /* host memory used at peak over total, at least */
 #define RM_HELD_MEM_PRESSURE_PCT 10.0  /* memory pressure (PSI some), % of time, at least */
+/* The workload's own stalls (stall.csv, issue 38). */
+#define RM_HELD_WAIT_SHARE 0.25      /* run-queue wait over run + wait, at least */
+#define RM_HELD_WAITING_THREADS 0.25 /* and run-queue wait seconds per second of the phase */
+#define RM_HELD_BLOCKED_SHARE 0.3    /* samples with a thread in D state, at least */
+#define RM_HELD_BLKIO_SHARE 0.3      /* or blkio delay seconds per second, at least */
+#define RM_HELD_CG_PRESSURE_PCT 10.0 /* or its cgroup's io pressure (some), at least */
 
 enum rm_held_rule {
     RM_HELD_INPUT_BOUND,
@@ -32,6 +38,9 @@ enum rm_held_rule {
     RM_HELD_THERMAL_CAPPED,
     RM_HELD_IDLE_GPU,
     RM_HELD_HOST_MEMORY,
+    RM_HELD_CPU_STARVED,    /* its threads waited for a CPU */
+    RM_HELD_IO_BOUND,       /* its threads blocked on I/O */
+    RM_HELD_STALLS_UNKNOWN, /* the host was busy, the workload's own stalls not recorded */
     RM_HELD_RULES
 };
 
@@ -59,9 +68,18 @@ struct rm_held_in {
     double mem_pressure_pct; /* PSI memory "some", mean % (the io stream) */
     const struct rm_held_gpu *gpu;
     size_t ngpu;
+    /* The workload's own stalls (the stall stream); have_stall false: not recorded. */
+    bool have_stall;
+    double wait_share;      /* run-queue wait over run + wait, 0..1 */
+    double waiting_threads; /* run-queue wait seconds per second */
+    double blocked_share;   /* samples with a thread in D state, 0..1 */
+    double blkio_per_s;     /* blkio delay seconds per second (NaN without delayacct) */
+    double cg_io_pct;       /* its cgroup's io pressure some % (NaN without one) */
+    double cg_mem_pct;      /* its cgroup's memory pressure some % */
 };
 
-#define RM_HELD_MAX_FIGURES 8
+#define RM_HELD_MAX_FIGURES 10
+#define RM_HELD_MAX_GPUS 64 /* GPUs listed in one finding (more are counted) */
 
 struct rm_held_figure {
     const char *name;
@@ -69,19 +87,25 @@ struct rm_held_figure {
     const char *text; /* set: the figure is this string, not value */
 };
 
+/* One finding of a phase: a rule, the GPUs it applies to, its figures (a GPU's figures are the
+ * first listed GPU's, or the highest GPU busy of those listed). */
 struct rm_held_finding {
     enum rm_held_rule rule;
-    int gpu; /* the GPU's index; -1: the host's (or an unknown index) */
-    char text[192];
+    int gpu; /* the first GPU's index; -1: the host's (or an unknown index) */
+    int gpus[RM_HELD_MAX_GPUS];
+    size_t ngpus; /* may exceed RM_HELD_MAX_GPUS: only the first are listed */
+    char text[320];
     size_t nfig;
     struct rm_held_figure fig[RM_HELD_MAX_FIGURES];
 };
 
-/* The findings of in's figures into out (at most max), GPU by GPU in order, the host's last;
- * returns how many there are (may exceed max: the rest were not written). */
+/* The findings of in's figures into out (at most max): one per rule that fires, listing the
+ * GPUs it applies to, the host's after the GPUs'; returns how many there are (may exceed
+ * max: the rest were not written). */
 size_t rm_held_rules(const struct rm_held_in *in, struct rm_held_finding *out, size_t max);
 
-/* {"rule","gpu","text","figures":{...}}; "gpu" is null for the host's. */
+/* {"rule","gpu","gpus","text","figures":{...}}; "gpu" (the first of "gpus") is null and
+ * "gpus" empty for the host's. */
 json_t *rm_held_finding_json(const struct rm_held_finding *f);
 
 /* Reads the figures of a phase row ("gpus", "proc", "cpu") and of the document's whole-run

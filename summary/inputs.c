@@ -217,6 +217,24 @@ static int read_io_row(struct file_agg *f, const struct rm_csv_row *row, bool ad
     return rc;
 }
 
+/* ---- stall.csv: the workload's own stalls (each row one interval's growth) ------------ */
+
+static void reset_stall(struct file_agg *f)
+{
+    rm_stallcsv_init(&f->parser->stall);
+}
+
+static int read_stall_row(struct file_agg *f, const struct rm_csv_row *row, bool add, int64_t *t)
+{
+    struct rm_stall_row r;
+    int rc = rm_stallcsv_row(&f->parser->stall, row, &r);
+    if (rc == 1) {
+        *t = r.t_ns;
+        if (add) rm_file_add_stall_row(f, &r);
+    }
+    return rc;
+}
+
 /* ---- the table: adding an input kind is one reader above and one line here ------------ */
 
 static const struct rm_input_reader readers[RM_INPUT_COUNT] = {
@@ -266,6 +284,11 @@ static const struct rm_input_reader readers[RM_INPUT_COUNT] = {
                          .reset = reset_io,
                          .row = read_io_row,
                          .own_spacing = true},
+    /* Its rows are intervals of their own; a sealed segment is read while on disk. */
+    [RM_INPUT_STALL_CSV] = {.kind = RM_INPUT_STALL_CSV,
+                            .reset = reset_stall,
+                            .row = read_stall_row,
+                            .own_spacing = true},
     /* nvidia-smi's own per-process outputs are read as apps.csv is (summary/smi_apps.h). */
     [RM_INPUT_PMON_TEXT] = {.kind = RM_INPUT_PMON_TEXT,
                             .reset = reset_pmon,

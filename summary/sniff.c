@@ -1,6 +1,7 @@
 #include "summary/sniff.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "base/fileio.h"
 #include "model/dmon_text.h"
 #include "model/streams.h"
 #include "summary/smi_apps.h"
@@ -244,11 +246,13 @@ int rm_sniff_apps_kind(const char *buf, size_t len)
 static char *read_head(const char *path, size_t *got)
 {
     enum { HEAD = 64 * 1024 };
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = malloc(HEAD);
-    *got = buf ? fread(buf, 1, HEAD, f) : 0;
-    fclose(f);
+    char *buf = malloc(HEAD + 1);
+    ssize_t n = buf ? rm_read_head(AT_FDCWD, path, buf, HEAD + 1) : -1;
+    if (n < 0) {
+        free(buf);
+        return NULL;
+    }
+    *got = (size_t)n;
     return buf;
 }
 

@@ -29,9 +29,9 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
         json_decref(ses);
         return NULL;
     }
-    const char *keys[RM_SWEEP_FIG_COUNT + 5] = {"session", "params", "sweep", "metrics",
-                                                "objectives"};
-    size_t n_keys = 5 + rm_session_figure_members(keys + 5, RM_SWEEP_FIG_COUNT);
+    const char *keys[RM_SWEEP_FIG_COUNT + 6] = {
+        "session", "params", "sweep", "workload_vram_basis", "metrics", "objectives"};
+    size_t n_keys = 6 + rm_session_figure_members(keys + 6, RM_SWEEP_FIG_COUNT);
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_t *sum = access(path, R_OK) == 0 ? rm_json_pick_file(path, keys, n_keys) : NULL;
     json_t *row = json_object();
@@ -47,6 +47,8 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
     copy_key(row, ses, "signal");
     rm_session_row_set_figures(row, sum);
     rm_session_row_set_bars(row, sum);
+    if (json_is_string(json_object_get(sum, "workload_vram_basis"))) /* assumed, unattributed */
+        copy_key(row, sum, "workload_vram_basis");
     /* record --sweep/--param (session.json) over the run log's params lines (the summary's). */
     if (json_is_string(json_object_get(ses, "sweep")))
         copy_key(row, ses, "sweep");

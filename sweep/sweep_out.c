@@ -90,6 +90,26 @@ static int any_value(const struct rm_sweep *s, const char *k)
     return 0;
 }
 
+/* Whether some run's workload VRAM is assumed or unattributed (summary.json's
+ * workload_vram_basis): then the column shows it ("-", "assumed"), never a 0. */
+static int any_basis(const struct rm_sweep *s)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(s->rows, i,
+                       e) if (json_is_string(json_object_get(e, "workload_vram_basis"))) return 1;
+    return 0;
+}
+
+/* " assumed" after a run's WORKLOAD VRAM counted on assumption, else "". */
+static const char *basis_suffix(const struct figure *g, const json_t *row)
+{
+    const char *b = json_string_value(json_object_get(row, "workload_vram_basis"));
+    return g->row_key && !strcmp(g->row_key, "workload_peak_vram_mb") && b && !strcmp(b, "assumed")
+               ? " assumed"
+               : "";
+}
+
 /* The phases every run has, in the first run's order, top-level ones only (--phase picks
  * others). */
 static json_t *common_phases(const struct rm_sweep *s)
@@ -121,7 +141,7 @@ static void json_array_extend_new(json_t *a, json_t *more)
 static void choose_figures(struct table *t)
 {
     const struct rm_sweep_opts *o = t->o;
-    int workload = any_value(t->s, RM_SWEEP_KEY(WORKLOAD_VRAM));
+    int workload = any_value(t->s, RM_SWEEP_KEY(WORKLOAD_VRAM)) || any_basis(t->s);
     t->vram = workload ? "workload" : "device";
     /* The columns of model/figures.h's rm_sweep_figures, in their order, each when it shows. */
     int f;
@@ -749,7 +769,8 @@ static void text_runs(struct table *t)
         {
             char v[64];
             const char *mark = m[i] == M_BEST ? "*" : m[i] == M_TIED ? "=" : "";
-            snprintf(b, sizeof b, "%s%s", fig_bar_text(v, sizeof v, f, e), mark);
+            snprintf(b, sizeof b, "%s%s%s", fig_bar_text(v, sizeof v, f, e), basis_suffix(f, e),
+                     mark);
             x->cells[i] = strdup(b);
             if (!x->short_cells) continue;
             snprintf(b, sizeof b, "%s%s", fig_text(v, sizeof v, f->unit, fig_value(f, e)), mark);
@@ -1064,6 +1085,10 @@ static void notes_body(struct table *t, FILE *f, int grouped)
     if (!strcmp(t->vram, "workload"))
         fputs("WORKLOAD VRAM: the recorded command's own processes (nvidia-smi pmon), max over\n"
               "  GPUs: the summary's workload_peak_vram_mb\n",
+              f);
+    if (!strcmp(t->vram, "workload") && any_basis(s))
+        fputs("  -: GPU memory held by processes runmon could not place (another PID namespace),\n"
+              "  unattributed; assumed: counted as the workload's, the job's GPUs being its own\n",
               f);
     if (!strcmp(t->vram, "device") || t->o->device_vram)
         fputs("DEVICE VRAM: all use of the GPU (nvidia-smi memory.used), max over GPUs: the\n"

@@ -99,6 +99,29 @@ static void num_cell(FILE *o, double v, int dec, const char *cls)
             cls ? "\"" : "", v, dec, v);
 }
 
+/* How a run's peak VRAM is to be read where its workload's was not plainly attributed
+ * (summary.json's workload_vram_basis): counted on assumption, or unattributed (the value is
+ * then the GPU's memory used by every process). "" otherwise. */
+static const char *vram_basis_text(const json_t *row)
+{
+    const char *b = json_string_value(json_object_get(row, "workload_vram_basis"));
+    if (!b) return "";
+    return !strcmp(b, "assumed") ? " assumed the workload's"
+                                 : " all processes' (the workload's unattributed)";
+}
+
+/* The runs table's peak VRAM cell (GiB), with its basis. */
+static void vram_cell(FILE *o, const json_t *row)
+{
+    double v = num_of(row, "peak_vram_mb") / 1024;
+    const char *basis = vram_basis_text(row);
+    if (!*basis || !isfinite(v)) {
+        num_cell(o, v, 2, NULL);
+        return;
+    }
+    fprintf(o, "<td data-v=\"%.10g\">%.2f<span class=\"note\">%s</span></td>", v, v, basis);
+}
+
 /* An energy cell: the value (sorted by it), its error bar as "±H" (the larger of its two
  * sides, the exact ends in the title) and "~" for a short phase (summary.json short_phase). */
 static void energy_cell(FILE *o, double v, double lo, double hi, bool short_phase)
@@ -266,7 +289,7 @@ static void write_table(struct page *p)
         esc(o, gpu ? gpu : p->runs[r].gpu);
         fputs("</td>", o);
         num_cell(o, num_of(row, "gpu_util_mean_pct"), 1, NULL);
-        num_cell(o, num_of(row, "peak_vram_mb") / 1024, 2, NULL);
+        vram_cell(o, row);
         energy_cell(o, num_of(row, "energy_wh"), num_of(row, "energy_wh_low"),
                     num_of(row, "energy_wh_high"), false);
         fputs("<td class=\"t\"><code>", o);
@@ -318,8 +341,8 @@ static void write_bars(struct page *p, const char *id, const char *title, const 
         else if (lo && isfinite(lo[r]) && !isfinite(hi[r])) /* the bar's top unknown */
             fprintf(o, "%.*f &#177;? %s", dec, v[r], unit);
         else if (!strcmp(id, "b-vram") && scale[r] > 0)
-            fprintf(o, "%.*f / %.*f %s (%.0f%%)", dec, v[r], dec, scale[r], unit,
-                    100 * v[r] / scale[r]);
+            fprintf(o, "%.*f / %.*f %s (%.0f%%)%s", dec, v[r], dec, scale[r], unit,
+                    100 * v[r] / scale[r], vram_basis_text(p->runs[r].row));
         else
             fprintf(o, "%.*f %s", dec, v[r], unit);
         fputs("</span></div>\n", o);

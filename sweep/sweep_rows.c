@@ -76,9 +76,14 @@ static json_t *num_copy(const json_t *v)
 static void add_summary(json_t *row, const char *sink)
 {
     /* Of the GPUs and phase rows only what the table shows: a scan, not a tree. */
-    static const char *const extra[] = {
-        "sweep",   "params",  "gpus[].name", "phases[].path,total_seconds,folded_paths",
-        "session", "metrics", "objectives"};
+    static const char *const extra[] = {"sweep",
+                                        "params",
+                                        "gpus[].name",
+                                        "workload_vram_basis",
+                                        "phases[].path,total_seconds,folded_paths",
+                                        "session",
+                                        "metrics",
+                                        "objectives"};
     json_t *s = rm_session_summary_pick(sink, rm_jget_str(row, "session_id"), extra,
                                         sizeof extra / sizeof extra[0]);
     rm_session_row_set_figures(row, s);
@@ -94,6 +99,10 @@ static void add_summary(json_t *row, const char *sink)
     /* The sweep table's figures beyond the listing's (model/figures.h, rm_sweep_figures). */
     for (int f = 0; f < RM_SWEEP_FIG_COUNT; f++)
         if (!(rm_sweep_figures[f].in & RM_SWEEP_IN_LISTING)) rm_session_row_set_figure(row, f, s);
+    /* "assumed" or "unattributed" where GPU memory had no process runmon could place */
+    const json_t *basis = json_object_get(s, "workload_vram_basis");
+    if (json_is_string(basis))
+        json_object_set_new(row, "workload_vram_basis", json_copy((json_t *)basis));
     json_t *ph = json_object();
     size_t i;
     const json_t *p;

@@ -42,7 +42,7 @@ for name in $names; do
     rm -rf "$dir"
     mkdir -p "$dir/src"
     # The sources a build needs, as they are in the working tree.
-    (cd "$root" && tar -cf - Makefile VERSION base model runlog monitor summary sink report record cli) |
+    (cd "$root" && tar -cf - Makefile VERSION base model runlog monitor summary sink report sweep record cli) |
         tar -xf - -C "$dir/src"
     if ! patch -s -d "$dir/src" -p1 <"$here/mutants/$name.patch" >"$dir/patch.log" 2>&1; then
         echo "mutant $name: the patch does not apply ($dir/patch.log): not caught"

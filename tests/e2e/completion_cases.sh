@@ -59,7 +59,7 @@ completion_cases() {
     _case_eq "summary --gpu-csv completes files" "gpu.csv" runmon summary --gpu-csv g
     _case_has "summary's PATH is a file or a folder" "gpu.csv out.d other.txt" runmon summary ''
     _case_eq "sessions' DIR is a folder" "out.d" runmon sessions ''
-    _case_eq "record's --no- options" "--no-apps --no-gpu --no-io" runmon record --no-
+    _case_eq "record's --no- options" "--no-apps --no-gpu --no-io --no-stall" runmon record --no-
     _case_eq "log's subcommands" "event metric objective phase" runmon log ''
     _case_eq "log metric's --step" "--step" runmon log --file x.jsonl metric --st
     _case_eq "nothing after log metric" "" runmon log metric ''

@@ -47,6 +47,13 @@ wait_for() {
     done
     return 0
 }
+# boosted CMD...: CMD in a new session, so a new scheduler autogroup, given the highest weight
+# (nice -19 on /proc/self/autogroup, as root; else as it is): on the shared test machine the
+# other sessions' work then barely takes CPU time from it, so figures that measure a workload's
+# waiting for a CPU see only what the test set up.
+boosted() {
+    setsid -w bash -c 'echo -19 >/proc/self/autogroup 2>/dev/null; exec "$@"' boosted "$@"
+}
 # Remember a background pid so the script never leaves it behind.
 track() { _t_children+=("$1"); }
 # --- helpers for recorded sessions -------------------------------------------------------

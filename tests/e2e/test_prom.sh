@@ -124,7 +124,7 @@ for g in 0 1; do
         END { exit !(("runmon_gpu_energy_low_joules" in v) && v["runmon_gpu_energy_low_joules"] <= v["runmon_gpu_energy_joules_total"] &&
                      v["runmon_gpu_energy_joules_total"] <= v["runmon_gpu_energy_high_joules"]) }' "$T/live.prom"
 done
-expect_eq "all six collectors up (apps: the per-process collector; io: disks, network)" "gpu=1 dmon=1 cpu=1 proc=1 apps=1 io=1" \
+expect_eq "all seven collectors up (apps: the per-process collector; io: disks, network; stall: the workload's own stalls)" "gpu=1 dmon=1 cpu=1 proc=1 apps=1 io=1 stall=1" \
     "$(sed -n 's/^runmon_collector_up{collector="\([a-z]*\)".*} \([01]\)$/\1=\2/p' "$PROM" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "every family has HELP and TYPE" \
     "$(grep -v '^#' "$PROM" | sed 's/[{ ].*//' | sort -u)" \

@@ -62,7 +62,8 @@ static void nothing_fires(void **state)
         .index = 0, .util_mean = NAN, .idle_share = NAN, .smclk_mean = NAN, .smclk_max = NAN};
     for (int k = 0; k < RM_THR_REASONS; k++)
         n.thr_share[k] = NAN;
-    struct rm_held_in none = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, &n, 1};
+    struct rm_held_in none = {NAN, NAN,   NAN, NAN, NAN, NAN, NAN, &n,
+                              1,   false, NAN, NAN, NAN, NAN, NAN, NAN};
     assert_int_equal(run(&none, f), 0);
     none.ngpu = 0;
     assert_int_equal(run(&none, f), 0);
@@ -92,20 +93,36 @@ static void input_bound(void **state)
     assert_true(figure(&f[0], "host_cpu_busy_pct") == 30);
     assert_string_equal(f[0].text, "input-bound: GPU 0 busy 50 % while the CPU was saturated (the "
                                    "workload at 90 % of one core, the host 30 % busy)");
-    /* the host's CPUs all busy, the workload getting less than a core of them */
+    /* The host's CPUs all busy while the workload used some: not the reason by itself
+     * (issue 38). Without the workload's own stalls that is said to be unknown ... */
     in.proc_cpu_pct = 60;
     in.host_cpu_busy_pct = RM_HELD_HOST_BUSY_PCT;
     assert_int_equal(run(&in, f), 1);
-    assert_int_equal(f[0].rule, RM_HELD_INPUT_BOUND);
-    assert_string_equal(f[0].text, "input-bound: GPU 0 busy 50 % while the CPU was saturated (the "
-                                   "workload at 60 % of one core, the host 90 % busy)");
-    in.proc_cpu_pct = RM_HELD_CPU_COMPETING_PCT; /* still competing for the CPU */
-    assert_int_equal(run(&in, f), 1);
-    assert_int_equal(f[0].rule, RM_HELD_INPUT_BOUND);
-    /* a workload that sleeps, or whose CPU is unknown, is not held back by a busy host */
-    in.proc_cpu_pct = 9.99;
+    assert_int_equal(f[0].rule, RM_HELD_STALLS_UNKNOWN);
+    assert_string_equal(rm_held_rule_id(f[0].rule), "stalls_unknown");
+    assert_string_equal(f[0].text,
+                        "not known: GPU 0 busy 50 % with the host 90 % busy, host io pressure "
+                        "0 %, but this session recorded no stall.csv: whether the workload itself "
+                        "waited for a CPU or for I/O is not known");
+    /* ... and with them, a workload that did not wait is not held back by the host: its
+     * GPU idled while it worked */
+    in.have_stall = true;
+    in.wait_share = 0.1;
+    in.waiting_threads = 0.05;
+    in.blocked_share = 0;
+    in.blkio_per_s = in.cg_io_pct = in.cg_mem_pct = NAN;
     assert_int_equal(run(&in, f), 1);
     assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
+    /* a workload that sleeps is held back by nothing, whatever the host did */
+    in.proc_cpu_pct = 9.99;
+    in.io_pressure_pct = 80;
+    assert_int_equal(run(&in, f), 0);
+    in.have_stall = false;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_STALLS_UNKNOWN);
+    in.io_pressure_pct = 0;
+    assert_int_equal(run(&in, f), 0);
+    /* the workload's CPU unknown (a lone gpu.csv): the idle rule as before */
     in.proc_cpu_pct = NAN;
     assert_int_equal(run(&in, f), 1);
     assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
@@ -121,24 +138,132 @@ static void input_bound(void **state)
     g.util_mean = RM_HELD_BUSY_LOW_PCT; /* not below */
     assert_int_equal(run(&in, f), 1);
     assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
-    /* io pressure alone, the CPU unknown */
+    /* host io pressure alone, the CPU unknown: unknown, never input-bound */
     g.util_mean = 10;
     in.proc_cpu_pct = NAN;
     in.io_pressure_pct = RM_HELD_IO_PRESSURE_PCT;
     in.cores = NAN;
     assert_int_equal(run(&in, f), 1);
-    assert_int_equal(f[0].rule, RM_HELD_INPUT_BOUND);
+    assert_int_equal(f[0].rule, RM_HELD_STALLS_UNKNOWN);
     assert_true(figure(&f[0], "io_pressure_pct") == 10);
-    assert_true(figure(&f[0], "cores") == -12345);
-    assert_string_equal(f[0].text, "input-bound: GPU 0 busy 10 % while io pressure was 10 %");
     in.io_pressure_pct = 9.99;
     assert_int_equal(run(&in, f), 1);
     assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
-    /* GPU busy unknown: no input-bound */
+    /* GPU busy unknown: no input side */
     g.util_mean = NAN;
     in.io_pressure_pct = 50;
     assert_int_equal(run(&in, f), 1);
     assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
+}
+
+/* The workload's own stalls (issue 38): run-queue wait, blocked threads, its cgroup. */
+static struct rm_held_in stalled(const struct rm_held_gpu *g, size_t n)
+{
+    struct rm_held_in in = host(g, n);
+    in.have_stall = true;
+    in.wait_share = 0;
+    in.waiting_threads = 0;
+    in.blocked_share = 0;
+    in.blkio_per_s = in.cg_io_pct = in.cg_mem_pct = NAN;
+    in.host_cpu_busy_pct = 97;
+    in.io_pressure_pct = 12;
+    return in;
+}
+
+static void own_stalls(void **state)
+{
+    (void)state;
+    struct rm_held_finding f[8];
+    struct rm_held_gpu g = busy_gpu();
+    g.util_mean = 3;
+    g.idle_share = 0.9;
+    struct rm_held_in in = stalled(&g, 1);
+    in.wait_share = RM_HELD_WAIT_SHARE;
+    in.waiting_threads = 0.41;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_CPU_STARVED);
+    assert_string_equal(rm_held_rule_id(f[0].rule), "cpu_starved");
+    assert_true(figure(&f[0], "run_queue_wait_share") == 0.25);
+    assert_true(figure(&f[0], "host_cpu_busy_pct") == 97); /* context */
+    assert_string_equal(f[0].text,
+                        "CPU-starved: GPU 0 busy 3 % while its threads were runnable but waiting "
+                        "for a CPU 41 % of the phase (25 % of the time they were runnable; "
+                        "context: the host 97 % busy, host io pressure 12 %)");
+    /* starved also takes the place of input-bound: it says why the core was not enough */
+    in.proc_cpu_pct = 95;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_CPU_STARVED);
+    in.proc_cpu_pct = 40;
+    in.wait_share = 0.2499;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
+    in.wait_share = 0.9; /* a share of almost nothing: a sleeper's few wakeups */
+    in.waiting_threads = 0.2499;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
+    in.waiting_threads = 0;
+    /* blocked on I/O: in samples, by delay accounting, by its cgroup's io pressure */
+    in.blocked_share = RM_HELD_BLOCKED_SHARE;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_IO_BOUND);
+    assert_string_equal(f[0].text, "I/O-bound: GPU 0 busy 3 % while its threads were blocked on "
+                                   "I/O in 30 % of samples; context: the host 97 % busy, host io "
+                                   "pressure 12 %");
+    in.blocked_share = 0.2999;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
+    in.blkio_per_s = RM_HELD_BLKIO_SHARE;
+    in.cg_io_pct = 4;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_IO_BOUND);
+    assert_true(figure(&f[0], "blkio_delay_per_s") == 0.3);
+    assert_string_equal(f[0].text, "I/O-bound: GPU 0 busy 3 % while its threads were blocked on "
+                                   "I/O in 30 % of samples; blkio delay 0.30 s a second; its "
+                                   "cgroup's io pressure 4 %; context: the host 97 % busy, host "
+                                   "io pressure 12 %");
+    in.blkio_per_s = NAN;
+    in.cg_io_pct = RM_HELD_CG_PRESSURE_PCT;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_IO_BOUND);
+    /* a busy GPU: its workload's stalls held nothing back */
+    g.util_mean = 80;
+    g.idle_share = 0;
+    assert_int_equal(run(&in, f), 0);
+}
+
+/* One finding per rule and phase, listing the GPUs it applies to. */
+static void one_per_phase(void **state)
+{
+    (void)state;
+    struct rm_held_finding f[8];
+    struct rm_held_gpu g[8];
+    for (int i = 0; i < 8; i++) {
+        g[i] = busy_gpu();
+        g[i].index = i == 7 ? 9 : i;
+        g[i].util_mean = 2 + i;
+        g[i].idle_share = 0.6;
+    }
+    struct rm_held_in in = stalled(g, 8);
+    in.proc_cpu_pct = 120;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_INPUT_BOUND);
+    assert_int_equal(f[0].ngpus, 8);
+    assert_int_equal(f[0].gpu, 0);
+    assert_int_equal(f[0].gpus[7], 9);
+    assert_true(figure(&f[0], "gpu_busy_pct") == 9); /* the highest of them */
+    assert_string_equal(f[0].text, "input-bound: GPUs 0-6, 9 busy at most 9 % while the CPU was "
+                                   "saturated (the workload at 120 % of one core, the host 97 % "
+                                   "busy)");
+    in.proc_cpu_pct = 40;
+    assert_int_equal(run(&in, f), 1);
+    assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
+    assert_string_equal(f[0].text, "idle GPU: GPUs 0-6, 9 ran no kernel in at least 60 % of "
+                                   "samples");
+    json_t *j = rm_held_finding_json(&f[0]);
+    char *txt = json_dumps(json_object_get(j, "gpus"), JSON_COMPACT);
+    assert_string_equal(txt, "[0,1,2,3,4,5,6,9]");
+    free(txt);
+    json_decref(j);
 }
 
 static void capped(void **state)
@@ -229,10 +354,14 @@ static void idle_and_memory(void **state)
     in.mem_used_peak_mb = 5;
     assert_int_equal(run(&in, f), 0);
     in.mem_total_mb = NAN;
+    /* the host's memory pressure alone is no reason (issue 38); its cgroup's is */
     in.mem_pressure_pct = RM_HELD_MEM_PRESSURE_PCT;
+    assert_int_equal(run(&in, f), 0);
+    in.cg_mem_pct = RM_HELD_MEM_PRESSURE_PCT;
     assert_int_equal(run(&in, f), 1);
-    assert_string_equal(f[0].text, "host memory pressure: memory pressure 10 %");
-    in.mem_pressure_pct = 9.99;
+    assert_string_equal(f[0].text, "host memory pressure: its cgroup's memory pressure 10 %, "
+                                   "memory pressure 10 %");
+    in.cg_mem_pct = 9.99;
     assert_int_equal(run(&in, f), 0);
 }
 
@@ -243,9 +372,11 @@ static void more_than_max(void **state)
     for (int i = 0; i < 3; i++)
         g[i].index = i, g[i].idle_share = 1;
     struct rm_held_in in = host(g, 3);
-    struct rm_held_finding f[2];
-    assert_int_equal(rm_held_rules(&in, f, 2), 3); /* counted, two written */
-    assert_int_equal(f[1].gpu, 1);
+    in.mem_used_peak_mb = in.mem_total_mb;
+    struct rm_held_finding f[1];
+    assert_int_equal(rm_held_rules(&in, f, 1), 2); /* counted, one written */
+    assert_int_equal(f[0].rule, RM_HELD_IDLE_GPU);
+    assert_int_equal(f[0].ngpus, 3);
 }
 
 static void phase_row(void **state)
@@ -273,6 +404,22 @@ static void phase_row(void **state)
     assert_true(json_number_value(json_object_get(figs, "sm_clock_max_mhz")) == 1980);
     assert_string_equal(json_string_value(json_object_get(figs, "sm_clock_max_source")),
                         "highest seen in the session");
+    /* a phase of a session with stall.csv that no row of it overlaps: nothing known, so
+     * nothing fires, and not "stalls_unknown" (the session recorded them) */
+    json_t *t = json_loads("{\"stall\":{\"samples\":0,\"run_queue_wait_share\":null},"
+                           "\"gpus\":[{\"index\":0,\"util_pct\":{\"mean\":5}}],"
+                           "\"proc\":{\"cpu_pct\":{\"mean\":50}},\"cpu\":{\"idle_pct\":"
+                           "{\"mean\":1}},\"io\":{\"io_some_pct\":50}}",
+                           0, &e);
+    assert_non_null(t);
+    rm_held_phase(t, doc);
+    assert_null(json_object_get(t, "held_back_by"));
+    json_object_del(t, "stall"); /* a session without stall.csv: said to be unknown */
+    rm_held_phase(t, doc);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(t, "held_back_by"), 0), "rule")),
+                        "stalls_unknown");
+    json_decref(t);
     /* clocks.max.sm recorded in the phase: that is the maximum */
     json_object_del(row, "held_back_by");
     json_object_set_new(json_array_get(json_object_get(row, "gpus"), 0), "sm_clock_max_mhz",
@@ -300,6 +447,7 @@ int main(void)
         cmocka_unit_test(nothing_fires), cmocka_unit_test(input_bound),
         cmocka_unit_test(capped),        cmocka_unit_test(idle_and_memory),
         cmocka_unit_test(more_than_max), cmocka_unit_test(phase_row),
+        cmocka_unit_test(own_stalls),    cmocka_unit_test(one_per_phase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

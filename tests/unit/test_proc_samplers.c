@@ -40,15 +40,23 @@ static void every_row_is_complete(void **state)
     assert_true(seen & 1u << RM_STREAM_CPU);
     assert_true(seen & 1u << RM_STREAM_PROC);
     assert_true(seen & 1u << RM_STREAM_IO);
+    assert_true(seen & 1u << RM_STREAM_STALL);
 }
 
 static void no_io_turns_off_io_only(void **state)
 {
     (void)state;
     struct rm_proc_opts o = {0};
-    assert_int_equal(rm_proc_samplers_off(&(struct rm_proc_start){.o = &o}), 0);
+    struct rm_proc_start cmd = {.o = &o, .with_command = true};
+    assert_int_equal(rm_proc_samplers_off(&cmd), 0);
     o.no_io = 1;
-    assert_int_equal(rm_proc_samplers_off(&(struct rm_proc_start){.o = &o}), 1u << RM_STREAM_IO);
+    assert_int_equal(rm_proc_samplers_off(&cmd), 1u << RM_STREAM_IO);
+    /* without a command the stall stream is off by its row of the stream table
+     * (RM_NEEDS_COMMAND), not by the sampler's: its health says disabled either way */
+    o.no_io = 0;
+    assert_int_equal(rm_proc_samplers_off(&(struct rm_proc_start){.o = &o}), 0);
+    o.no_stall = 1;
+    assert_int_equal(rm_proc_samplers_off(&cmd), 1u << RM_STREAM_STALL);
 }
 
 static void on_event(void *owner, const char *name, json_t *data)
@@ -111,6 +119,16 @@ static void open_tick_stop(int no_io, int with_command, const char *want_files)
     snprintf(path, sizeof path, "%s/cpu.csv", dir);
     assert_int_equal(stat(path, &sb), 0);
     assert_true(sb.st_size > 100); /* the header and the samples, flushed at the stop */
+    if (with_command) { /* this process is the workload: a row a slot but the baseline's */
+        snprintf(path, sizeof path, "%s/stall.csv", dir);
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        int lines = 0;
+        for (int c; (c = fgetc(f)) != EOF;)
+            lines += c == '\n';
+        fclose(f);
+        assert_true(lines >= 4); /* the header, three ticks and the stop's row */
+    }
     char cmd[160];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
@@ -119,9 +137,9 @@ static void open_tick_stop(int no_io, int with_command, const char *want_files)
 static void a_set_opens_ticks_and_stops(void **state)
 {
     (void)state;
-    open_tick_stop(0, 1, "cpu proc io");
+    open_tick_stop(0, 1, "cpu proc io stall");
     open_tick_stop(0, 0, "cpu io");
-    open_tick_stop(1, 1, "cpu proc");
+    open_tick_stop(1, 1, "cpu proc stall");
 }
 
 /* A sampler that cannot open (no /proc there): -1 with the reason, no file for the sink, and

@@ -1,0 +1,3 @@
+#include "model/workload.h"
+
+const char *const rm_workload_kind_names[] = {"child", "pid", "cgroup", "slurm_step"};
