@@ -9,6 +9,10 @@ parameters (lr, batch) and a command `python3 train.py --lr LR --batch B`, summa
 its figures scaled alike. One index.jsonl line per run is appended (as gen_sink.py does).
 --samples N writes the template's GPU rows N times over, at the same times (N times the
 samples to stream: the page's size and memory must not follow them).
+--metric-lines N gives each run N metric lines (loss and acc, steps 0..N-1) in its run log
+and their statistics in summary.json "metrics" (as the summary makes them), and the
+objective line acc:max loss:min:best: the sweep table's objectives (issue 39). The run log is
+written once and hard-linked with --link (N lines x COUNT runs would be gigabytes).
 """
 import argparse
 import json
@@ -41,6 +45,39 @@ def scale_gpu_csv(src, dst, f, repeat):
         fo.write("\n".join(out) + "\n")
 
 
+OBJECTIVES = [{"metric": "acc", "goal": "max", "pick": "last"},
+              {"metric": "loss", "goal": "min", "pick": "best"}]
+
+
+def loss_at(step, f=1.0):
+    return 2.0 * f / (1 + step / 100.0)
+
+
+def write_metric_runlog(src, dst, n, started_at):
+    """The template's run log, then n metric lines and the objective line."""
+    shutil.copyfile(src, dst)
+    with open(dst, "a") as fo:
+        fo.write('{"ts":"%s","type":"objective","objectives":%s,"pid":1}\n'
+                 % (started_at, json.dumps(OBJECTIVES, separators=(",", ":"))))
+        for step in range(n):
+            loss = loss_at(step)
+            fo.write('{"ts":"%s","type":"metric","step":%d,"values":{"loss":%r,"acc":%r},'
+                     '"pid":1}\n' % (started_at, step, loss, 1 - loss / 2))
+
+
+def metric_stats(n, f, duration):
+    """summary.json's statistics of the run's n lines (its values scaled by f: runs differ)."""
+    last = loss_at(n - 1, f)
+    t = 1.8e9
+    end = t + (duration or 1)
+    return {
+        "loss": {"last": last, "min": last, "max": loss_at(0, f), "count": n, "first_step": 0,
+                 "last_step": n - 1, "first_t": t, "last_t": end},
+        "acc": {"last": 1 - last / 2, "min": 1 - loss_at(0, f) / 2, "max": 1 - last / 2,
+                "count": n, "first_step": 0, "last_step": n - 1, "first_t": t, "last_t": end},
+    }
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--template", required=True, help="a recorded session folder")
@@ -51,6 +88,7 @@ def main():
     ap.add_argument("--link", action="store_true", help="hard-link the unchanged files")
     ap.add_argument("--samples", type=int, default=1, help="repeat the GPU rows N times")
     ap.add_argument("--first", type=int, default=0, help="the first run's number (ids differ)")
+    ap.add_argument("--metric-lines", type=int, default=0, help="metric lines per run")
     a = ap.parse_args()
 
     with open(os.path.join(a.template, "session.json")) as f:
@@ -67,6 +105,7 @@ def main():
         with open(ip, "w") as f:
             f.write('{"format":"runmon-sink-index","schema_version":1,"created_at":null}\n')
     lines = []
+    shared_runlog = None  # with --link: the run log with metric lines, written once
     for i in range(a.first, a.first + a.count):
         lr = round(0.1 / (1 + i), 6)
         batch = 32 * (1 + i % 4)
@@ -83,6 +122,13 @@ def main():
                 continue
             if n.startswith("gpu") and n.endswith(".csv"):
                 scale_gpu_csv(s, os.path.join(d, n), f, a.samples)
+            elif n == "runlog.jsonl" and a.metric_lines:
+                dst = os.path.join(d, n)
+                if a.link and shared_runlog:
+                    os.link(shared_runlog, dst)
+                else:
+                    write_metric_runlog(s, dst, a.metric_lines, ses.get("started_at"))
+                    shared_runlog = dst
             elif a.link:
                 os.link(s, os.path.join(d, n))
             else:
@@ -110,6 +156,9 @@ def main():
                     t[k] = t[k] * f
             if isinstance(y["session"].get("duration_s"), (int, float)):
                 y["session"]["duration_s"] = round(y["session"]["duration_s"] * (0.8 + 0.04 * (i % 10)), 3)
+            if a.metric_lines:
+                y["metrics"] = metric_stats(a.metric_lines, f, y["session"].get("duration_s"))
+                y["objectives"] = OBJECTIVES
             with open(os.path.join(d, "summary.json"), "w") as fo:
                 json.dump(y, fo)
         lines.append(json.dumps({
