@@ -6,7 +6,7 @@ Run i is a real session folder: the template's CSV segments and run log copied (
 with --link), its gpu.csv's memory.used, utilization.gpu and power.draw scaled by a factor of
 the run (so each run draws its own line), session.json with the id, the sweep's name, the
 parameters (lr, batch) and a command `python3 train.py --lr LR --batch B`, summary.json with
-its figures scaled alike. One index.jsonl line per run is appended (as gen_sink.py does).
+its figures scaled alike; the run log's `metric` values are scaled by the same factor. One index.jsonl line per run is appended (as gen_sink.py does).
 --samples N writes the template's GPU rows N times over, at the same times (N times the
 samples to stream: the page's size and memory must not follow them).
 """
@@ -39,6 +39,29 @@ def scale_gpu_csv(src, dst, f, repeat):
             out.append(",".join(c))
     with open(dst, "w") as fo:
         fo.write("\n".join(out) + "\n")
+
+
+def has_metrics(path):
+    with open(path, "rb") as fi:
+        return b'"type":"metric"' in fi.read()
+
+
+def scale_metrics(src, dst, f):
+    """The run log's `metric` lines with each value times f (each run draws its own curve)."""
+    out = []
+    with open(src) as fi:
+        for line in fi:
+            if '"type":"metric"' in line and line.endswith("\n"):
+                try:
+                    j = json.loads(line)
+                    j["values"] = {k: v * f if isinstance(v, (int, float)) else v
+                                   for k, v in j.get("values", {}).items()}
+                    line = json.dumps(j, separators=(",", ":")) + "\n"
+                except (ValueError, AttributeError):
+                    pass
+            out.append(line)
+    with open(dst, "w") as fo:
+        fo.writelines(out)
 
 
 def main():
@@ -83,6 +106,8 @@ def main():
                 continue
             if n.startswith("gpu") and n.endswith(".csv"):
                 scale_gpu_csv(s, os.path.join(d, n), f, a.samples)
+            elif n == "runlog.jsonl" and has_metrics(s):
+                scale_metrics(s, os.path.join(d, n), f)
             elif a.link:
                 os.link(s, os.path.join(d, n))
             else:
