@@ -1,6 +1,6 @@
 # runmon — build, test, demo, bench, fuzz, install.
 # Sources are discovered by directory, so adding a module needs no Makefile edit:
-#   base/ model/ runlog/ monitor/ summary/ sink/ report/ record/
+#   base/ model/ runlog/ monitor/ summary/ sink/ report/ sweep/ record/
 #                              -> librunmon.a (the layers, lowest first: docs/ARCHITECTURE.md)
 #   cli/                       -> the runmon binary (main + one file per command)
 #   tests/unit/test_*.c        -> one cmocka binary each (ASan+UBSan)
@@ -38,7 +38,7 @@ REL_CFLAGS  := $(WARN) $(INCS) -O2 -g $(CPPFLAGS) $(CFLAGS)
 ASAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TEST_CFLAGS := $(WARN) $(INCS) -O1 -g $(ASAN_FLAGS) $(CFLAGS)
 
-LAYERS    := base model runlog monitor summary sink report record
+LAYERS    := base model runlog monitor summary sink report sweep record
 LIB_SRCS  := $(sort $(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 CLI_SRCS  := $(sort $(wildcard cli/*.c))
 HDRS      := $(foreach d,$(LAYERS) cli,$(wildcard $(d)/*.h))

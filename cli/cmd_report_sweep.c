@@ -7,10 +7,10 @@
 #include "base/fileio.h"
 #include "base/termsafe.h"
 #include "cli/cmd_report_sweep.h"
-#include "report/sweep_page.h"
-#include "report/sweep_rows.h"
 #include "sink/index.h"
 #include "sink/sink.h"
+#include "sweep/sweep_page.h"
+#include "sweep/sweep_rows.h"
 
 static int fail(const char *msg)
 {

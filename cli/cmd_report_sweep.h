@@ -1,5 +1,5 @@
 /* `runmon report --sweep NAME [SINK...]` and `runmon report S1 S2 ...`: the page that compares
- * the runs (report/sweep_page.h). */
+ * the runs (sweep/sweep_page.h). */
 #ifndef RUNMON_CLI_CMD_REPORT_SWEEP_H
 #define RUNMON_CLI_CMD_REPORT_SWEEP_H
 

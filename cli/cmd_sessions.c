@@ -2,7 +2,7 @@
  * [--phase PATH]... [--group-by PARAM[,PARAM...]] [--wide] [--device-vram] [--rebuild]`:
  * the options, --help, and the calls. Opening the sink runs recovery (dead recorders'
  * sessions become "interrupted"), and rebuilds a lost index; the listing and the sweep table
- * are written by report/sessions_out.h. */
+ * are written by sweep/sessions_out.h. */
 #include "cli/cmd_sessions.h"
 
 #include <getopt.h>
@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "base/termsafe.h"
-#include "report/sessions_out.h"
-#include "report/sessions_rows.h"
 #include "sink/index.h"
 #include "sink/sink.h"
+#include "sweep/sessions_out.h"
+#include "sweep/sessions_rows.h"
 
 static void usage(FILE *out)
 {

@@ -4,12 +4,12 @@
 # Then the same for what the built objects call (nm over $BUILD/rel/LAYER/*.o, the objects
 # of this tree's sources; make all builds them): no object uses a symbol defined in a layer
 # above its own; within summary/, no file uses one of a file above it in SUMMARY_ORDER (the
-# engine's one-way order); and the offline side (summary/, sink/ and report/ but for the
-# live sink thread) uses nothing of monitor/.
+# engine's one-way order); and the offline side (summary/, sink/, report/ and sweep/ but for
+# the live sink thread) uses nothing of monitor/.
 # Prints TAP: one line per layer, one for files outside any layer, three for the objects.
 set -u
 cd "$(dirname "$0")/.."
-LAYERS=(base model runlog monitor summary sink report record cli)
+LAYERS=(base model runlog monitor summary sink report sweep record cli)
 # summary/'s files, lowest first: each may use only those before it.
 SUMMARY_ORDER=(stats sample pack csvread gpucsv dmon_read hostcsv apps smi_apps iocsv runlog_read segments spans
     fileagg inputs sniff period scan chunks segagg pool merge held build summary)
@@ -87,7 +87,7 @@ report=$(awk -v layers="${LAYERS[*]}" -v sorder="${SUMMARY_ORDER[*]}" -v live="$
             if (lo == "summary" && ld == "summary" && (file[d] in srank) && (file[o] in srank) &&
                 srank[file[d]] > srank[file[o]])
                 print "order " o ".o calls " s " of " d ".c (up the file order)"
-            if ((lo == "summary" || lo == "sink" || lo == "report") && !(o in islive) && ld == "monitor")
+            if ((lo == "summary" || lo == "sink" || lo == "report" || lo == "sweep") && !(o in islive) && ld == "monitor")
                 print "offline " o ".o calls " s " of " d ".c (the offline side uses no monitor/)"
         }
         for (o in file)
@@ -105,5 +105,5 @@ verdict layer "objects call only their own layer and layers below"
 n=$((n + 1))
 verdict order "summary/'s files call only files below them in SUMMARY_ORDER"
 n=$((n + 1))
-verdict offline "the offline side (summary/, sink/, report/; not ${LIVE[*]}) calls nothing of monitor/"
+verdict offline "the offline side (summary/, sink/, report/, sweep/; not ${LIVE[*]}) calls nothing of monitor/"
 echo "1..$n"

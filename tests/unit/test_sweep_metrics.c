@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "model/objective.h"
-#include "report/sweep_internal.h"
+#include "sweep/sweep_internal.h"
 
 static char dir[64];
 

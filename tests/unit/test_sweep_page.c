@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "report/sweep_page.h"
-#include "report/sweep_rows.h"
+#include "sweep/sweep_page.h"
+#include "sweep/sweep_rows.h"
 
 static json_t *row(int i, double lr, const char *opt, int rerun)
 {

@@ -1,4 +1,4 @@
-/* The sweep table of `runmon sessions --summary`: the runs of report/sweep_rows.h written as
+/* The sweep table of `runmon sessions --summary`: the runs of sweep/sweep_rows.h written as
  * text (every line fitted to the terminal: values cut, then columns left out, the session id
  * cut last; the best value of each figure marked), CSV or JSON (complete: docs/FORMATS.md,
  * "The sweep table"), one row per run or, with group_by, one per value of a parameter or
@@ -8,8 +8,8 @@
 
 #include <stdio.h>
 
-#include "report/sessions_out.h"
-#include "report/sweep_rows.h"
+#include "sweep/sessions_out.h"
+#include "sweep/sweep_rows.h"
 
 /* Writes the table of s (loaded from o->sinks) as o says. 0, or -1 with err (an unknown or
  * repeated --group-by parameter). */

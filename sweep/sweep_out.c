@@ -1,4 +1,4 @@
-#include "report/sweep_out.h"
+#include "sweep/sweep_out.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/sweep_internal.h"
+#include "sweep/sweep_internal.h"
 
 static void esc(FILE *o, const char *s)
 {

@@ -1,5 +1,5 @@
 /* The rows of `runmon sessions`: one per session of a sink's index, as the listing shows it
- * (report/sessions_out.h formats them). Each session is read from its newest index line, a
+ * (sweep/sessions_out.h formats them). Each session is read from its newest index line, a
  * dead recorder's session settled as recovery would end it, a running one's files and bytes
  * taken from its state.json. A row is either the index record itself (the plain listing,
  * streamed: no JSON tree per row) or, when rows must be held (sorting, the sweep table), a

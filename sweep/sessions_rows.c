@@ -1,4 +1,4 @@
-#include "report/sessions_rows.h"
+#include "sweep/sessions_rows.h"
 
 #include <fcntl.h>
 #include <math.h>

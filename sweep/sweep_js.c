@@ -4,7 +4,7 @@
  * runs hidden and shown by a click, Pareto points nudged 8 px apart and named on a tap, the
  * parallel coordinates' ranges dragged on an axis, and a self-check the tests read back
  * (data-ok). */
-#include "report/sweep_internal.h"
+#include "sweep/sweep_internal.h"
 
 /* clang-format off */
 const char rm_sweep_css[] =

@@ -1,13 +1,13 @@
 /* The rows of `runmon report S1 S2 ...`: one per session folder, as the sweep table holds them,
  * and parameter columns inferred from the commands where no run stored any
- * (rm_sweep_infer_params, report/sweep_rows.h). */
+ * (rm_sweep_infer_params, sweep/sweep_rows.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/jsonpick.h"
-#include "report/sweep_internal.h"
-#include "report/sweep_rows.h"
+#include "sweep/sweep_internal.h"
+#include "sweep/sweep_rows.h"
 
 /* ---- rows -------------------------------------------------------------------------------- */
 

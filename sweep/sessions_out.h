@@ -1,12 +1,12 @@
 /* `runmon sessions` written out: the listing of a sink's sessions as text, CSV or JSON, and
  * the sweep table (--summary: each session's figures from its summary.json). The rows come
- * from report/sessions_rows.h. The plain listing streams the index (constant memory); a
+ * from sweep/sessions_rows.h. The plain listing streams the index (constant memory); a
  * sorted listing and the sweep table hold every row.
  *
  * Text and CSV are tables of column descriptors in sessions_out.c, so a column is one entry:
  * a text column (listing_cols) is a title, an alignment, its widest and narrowest widths and
  * a cell function; every line of the text fits `columns` (the listing reads the index twice:
- * the cells' widths, then the rows; the sweep table: report/sweep_out.c); a CSV column (csv_cols)
+ * the cells' widths, then the rows; the sweep table: sweep/sweep_out.c); a CSV column (csv_cols)
  * is the JSON key a held row's value is read by, and a cell function for a streamed index record.
  * The text escapes what the sessions recorded (a command line, a host: base/termsafe.h), and so
  * does CSV written to a terminal; JSON, and CSV to a file or a pipe, keep it exact. */
@@ -25,7 +25,7 @@ struct rm_sessions_opts {
     const char *sort_by; /* a field of rm_session_sort_fields, or NULL: the index's order */
     int csv_escape;      /* how CSV fields are written: base/termsafe.h's RM_CSV_TERM (escaped as
                             text is: it goes to a terminal), RM_CSV_SAFE (--csv-safe) */
-    /* The sweep table's (report/sweep_out.h): */
+    /* The sweep table's (sweep/sweep_out.h): */
     const char *const *sinks;  /* the sinks of the sweep (dir is the first) */
     size_t n_sinks;            /* 0: dir alone */
     const char *sweep_name;    /* --sweep NAME: its runs only (the plain listing too) */

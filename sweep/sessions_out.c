@@ -1,4 +1,4 @@
-#include "report/sessions_out.h"
+#include "sweep/sessions_out.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -7,10 +7,10 @@
 
 #include "base/json.h"
 #include "base/termsafe.h"
-#include "report/sessions_rows.h"
-#include "report/sweep_out.h"
-#include "report/sweep_rows.h"
 #include "sink/index.h"
+#include "sweep/sessions_rows.h"
+#include "sweep/sweep_out.h"
+#include "sweep/sweep_rows.h"
 
 #define MAX_COLS 32
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "model/objective.h"
-#include "report/sweep_internal.h"
 #include "summary/runlog_read.h"
+#include "sweep/sweep_internal.h"
 
 /* Steps start one apart, times a millisecond apart (the run log's precision). */
 static const double first_width[SW_METRIC_AXES] = {1, 1e-3};

@@ -11,11 +11,11 @@
 #include "base/rm_time.h"
 #include "model/gpu_metrics.h"
 #include "model/streams.h"
-#include "report/sweep_internal.h"
 #include "summary/csvread.h"
 #include "summary/gpucsv.h"
 #include "summary/sample.h"
 #include "summary/segments.h"
+#include "sweep/sweep_internal.h"
 
 #define SAMPLE_GPUS 64
 

@@ -1,6 +1,6 @@
 /* The runs of a sweep: the sessions of one or more sinks that share a sweep name (or every
  * session), each with its parameters and its figures, ready for the sweep table
- * (report/sessions_out.h) and the sweep comparison page. Offline: the sinks' indexes and
+ * (sweep/sessions_out.h) and the sweep comparison page. Offline: the sinks' indexes and
  * each session's summary.json, read without a tree of their samples.
  *
  * A session's sweep and parameters: the index line's "sweep" and "params" (runmon record

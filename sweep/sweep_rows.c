@@ -1,13 +1,13 @@
-#include "report/sweep_rows.h"
+#include "sweep/sweep_rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
-#include "report/sessions_rows.h"
 #include "runlog/kvargs.h"
 #include "sink/index.h"
+#include "sweep/sessions_rows.h"
 
 /* ---- one sink's rows ---- */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/sweep_internal.h"
+#include "sweep/sweep_internal.h"
 
 /* Ten colours told apart on white (Tableau 10), then five dash styles: run i draws in colour
  * i % 10 with dash i / 10, so 50 runs have 50 different lines. */

@@ -1,4 +1,4 @@
-/* Private to the sweep page (report/sweep_page.h is its API):
+/* Private to the sweep page (sweep/sweep_page.h is its API):
  *
  *   sweep_runs.c   each run's folder: session.json (GPU totals, times), gpu.csv streamed into
  *                  the run's VRAM, utilization and power series, summary.json's phases
@@ -20,7 +20,7 @@
 #include "model/objective.h"
 #include "model/pareto.h"
 #include "report/report.h"
-#include "report/sweep_page.h"
+#include "sweep/sweep_page.h"
 
 /* The overlaid series: the sum of the run's GPUs' memory used (MiB), the mean of their
  * utilization (%), the sum of their power (W), one value per sample of all GPUs. */
