@@ -6,7 +6,8 @@ Run i is a real session folder: the template's CSV segments and run log copied (
 with --link), its gpu.csv's memory.used, utilization.gpu and power.draw scaled by a factor of
 the run (so each run draws its own line), session.json with the id, the sweep's name, the
 parameters (lr, batch) and a command `python3 train.py --lr LR --batch B`, summary.json with
-its figures scaled alike; the run log's `metric` values are scaled by the same factor. One index.jsonl line per run is appended (as gen_sink.py does).
+its figures scaled alike; the run log's `metric` values are scaled by the same factor (and
+summary.json's "metrics" are those of the scaled lines). One index.jsonl line per run is appended (as gen_sink.py does).
 --samples N writes the template's GPU rows N times over, at the same times (N times the
 samples to stream: the page's size and memory must not follow them).
 """
@@ -47,8 +48,9 @@ def has_metrics(path):
 
 
 def scale_metrics(src, dst, f):
-    """The run log's `metric` lines with each value times f (each run draws its own curve)."""
-    out = []
+    """The run log's `metric` lines with each value times f (each run draws its own curve).
+    Returns the statistics of the lines written, as summary.json's "metrics" keeps them."""
+    out, stats = [], {}
     with open(src) as fi:
         for line in fi:
             if '"type":"metric"' in line and line.endswith("\n"):
@@ -57,11 +59,18 @@ def scale_metrics(src, dst, f):
                     j["values"] = {k: v * f if isinstance(v, (int, float)) else v
                                    for k, v in j.get("values", {}).items()}
                     line = json.dumps(j, separators=(",", ":")) + "\n"
+                    for k, v in j["values"].items():
+                        if not isinstance(v, (int, float)):
+                            continue
+                        st = stats.setdefault(k, {"last": v, "min": v, "max": v, "count": 0})
+                        st["last"], st["count"] = v, st["count"] + 1
+                        st["min"], st["max"] = min(st["min"], v), max(st["max"], v)
                 except (ValueError, AttributeError):
                     pass
             out.append(line)
     with open(dst, "w") as fo:
         fo.writelines(out)
+    return stats
 
 
 def main():
@@ -99,6 +108,7 @@ def main():
         if os.path.exists(d):
             continue
         os.mkdir(d)
+        metrics = None
         for n in sorted(os.listdir(a.template)):
             s = os.path.join(a.template, n)
             if n in ("session.json", "summary.json", "state.json", "report.html") or \
@@ -107,7 +117,7 @@ def main():
             if n.startswith("gpu") and n.endswith(".csv"):
                 scale_gpu_csv(s, os.path.join(d, n), f, a.samples)
             elif n == "runlog.jsonl" and has_metrics(s):
-                scale_metrics(s, os.path.join(d, n), f)
+                metrics = scale_metrics(s, os.path.join(d, n), f)
             elif a.link:
                 os.link(s, os.path.join(d, n))
             else:
@@ -135,6 +145,8 @@ def main():
                     t[k] = t[k] * f
             if isinstance(y["session"].get("duration_s"), (int, float)):
                 y["session"]["duration_s"] = round(y["session"]["duration_s"] * (0.8 + 0.04 * (i % 10)), 3)
+            if metrics is not None:  # the run's metrics as the scaled run log has them
+                y["metrics"] = metrics
             with open(os.path.join(d, "summary.json"), "w") as fo:
                 json.dump(y, fo)
         lines.append(json.dumps({

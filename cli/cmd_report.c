@@ -8,6 +8,7 @@
 #include "base/fileio.h"
 #include "base/termsafe.h"
 #include "cli/cmd_report_sweep.h"
+#include "model/objective.h"
 #include "report/report.h"
 #include "sink/sink.h"
 
@@ -17,7 +18,8 @@ static void usage(FILE *out)
         out,
         "usage: runmon report [PATH] [--session ID] [-o FILE]\n"
         "       runmon report SESSION SESSION... [-o FILE]\n"
-        "       runmon report --sweep NAME [SINK...] [-o FILE]\n\n"
+        "       runmon report --sweep NAME [SINK...] [-o FILE]\n"
+        "       (comparing runs: [--objective METRIC:min|max[:best]]... [--cost NAME])\n\n"
         "Write a self-contained HTML report of a recorded session: timelines of GPU\n"
         "utilization, VRAM, power and temperature, host CPU and memory and the command's\n"
         "RSS on one time axis, with the run's phases, alerts and collector outages marked,\n"
@@ -35,12 +37,21 @@ static void usage(FILE *out)
         "run's start (a legend naming each run by its parameters; a click hides a run),\n"
         "and each phase's time, VRAM peak and energy per run. Up to 50 runs are drawn, in\n"
         "10 colours x 5 dash styles; more get the table and the bars only. Parameters are\n"
-        "those recorded (--param), else the command-line arguments that differ.\n\n"
+        "those recorded (--param), else the command-line arguments that differ.\n"
+        "With objectives (--objective, else the runs' `runmon log objective` lines): a\n"
+        "Pareto chart per objective against the cost, the front drawn; always the metric\n"
+        "curves the runs logged (`runmon log metric`) by step and by time, and parallel\n"
+        "coordinates of the parameters, objectives and costs (drag an axis to filter).\n\n"
         "options:\n"
         "  --session ID   the session to report in a sink directory (latest: where\n"
         "                 PATH/latest points; or any unique end of an id, as a\n"
         "                 listing cut to fit shows it)\n"
         "  --sweep NAME   compare the runs of sweep NAME in the SINKs given (default: as PATH)\n"
+        "  --objective METRIC:min|max[:best]\n"
+        "                 comparing runs: judge them by METRIC's last (or best) value\n"
+        "                 (repeatable; a metric no run logged is an error)\n"
+        "  --cost NAME    comparing runs: what the objectives are weighed against: energy\n"
+        "                 (default), duration, vram or gpu_hours\n"
         "  -o FILE        where to write (default: <session folder>/report.html; comparing\n"
         "                 runs: ./sweep.html); written through a temporary file renamed\n"
         "                 into place\n"
@@ -50,18 +61,33 @@ static void usage(FILE *out)
         "path or a session without data.\n");
 }
 
-enum { OPT_SESSION = 256, OPT_SWEEP };
+/* A bad --objective or --cost: its message (which quotes it safely), exit 2. */
+static int bad_arg(const char *msg)
+{
+    fputs("runmon report: ", stderr);
+    rm_fput_safe(stderr, msg);
+    fputc('\n', stderr);
+    return 2;
+}
+
+enum { OPT_SESSION = 256, OPT_SWEEP, OPT_OBJECTIVE, OPT_COST };
 
 int rm_cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"session", required_argument, NULL, OPT_SESSION},
         {"sweep", required_argument, NULL, OPT_SWEEP},
+        {"objective", required_argument, NULL, OPT_OBJECTIVE},
+        {"cost", required_argument, NULL, OPT_COST},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *outfile = NULL, *session_id = NULL, *sweep = NULL;
+    struct rm_objective objs[RM_OBJECTIVES_MAX];
+    struct rm_sweep_page_opts judge = {.objectives = objs};
+    bool judged = false;
+    char perr[512];
     int c;
     optind = 1;
     opterr = 0;
@@ -79,6 +105,19 @@ int rm_cmd_report(int argc, char **argv)
         case OPT_SWEEP:
             sweep = optarg;
             break;
+        case OPT_OBJECTIVE:
+            judged = true;
+            if (judge.n_objectives == RM_OBJECTIVES_MAX) {
+                fprintf(stderr, "runmon report: more than %d --objective\n", RM_OBJECTIVES_MAX);
+                return 2;
+            }
+            if (rm_objective_parse(optarg, &objs[judge.n_objectives++], perr, sizeof perr))
+                return bad_arg(perr);
+            break;
+        case OPT_COST:
+            judged = true;
+            if (rm_cost_parse(optarg, &judge.cost, perr, sizeof perr)) return bad_arg(perr);
+            break;
         default:
             if (optopt && optopt < 256)
                 fprintf(stderr, "runmon report: bad option -%c (see 'runmon report --help')\n",
@@ -91,6 +130,11 @@ int rm_cmd_report(int argc, char **argv)
     }
     if (outfile && !*outfile) {
         fprintf(stderr, "runmon report: -o needs a file name\n");
+        return 2;
+    }
+    if (judged && !sweep && argc - optind <= 1) {
+        fprintf(stderr, "runmon report: --objective and --cost judge the runs compared: with "
+                        "--sweep or several PATHs\n");
         return 2;
     }
     if (sweep || argc - optind > 1) {
@@ -113,9 +157,9 @@ int rm_cmd_report(int argc, char **argv)
                 return 2;
             }
             char *one[] = {(char *)found};
-            return rm_report_sweep_main(sweep, one, 1, outfile);
+            return rm_report_sweep_main(sweep, one, 1, outfile, &judge);
         }
-        return rm_report_sweep_main(sweep, argv + optind, (size_t)(argc - optind), outfile);
+        return rm_report_sweep_main(sweep, argv + optind, (size_t)(argc - optind), outfile, &judge);
     }
     char dir[4096], err[1024] = "", def[4200];
     const char *path = optind < argc ? argv[optind] : rm_default_sink_path(1, err, sizeof err);

@@ -52,7 +52,8 @@ static int write_page(const json_t *rows, const struct rm_sweep_page_opts *opts,
 }
 
 /* Session folders (each a folder, or a sink's latest) compared on one page. */
-static int from_paths(char *const *paths, size_t n, const char *outfile)
+static int from_paths(char *const *paths, size_t n, const char *outfile,
+                      const struct rm_sweep_page_opts *judge)
 {
     char **dirs = calloc(n, sizeof *dirs);
     char err[1024] = "";
@@ -67,7 +68,8 @@ static int from_paths(char *const *paths, size_t n, const char *outfile)
             rc = 1;
     }
     json_t *names = NULL, *rows = NULL;
-    struct rm_sweep_page_opts opts = {0};
+    struct rm_sweep_page_opts opts = {
+        .objectives = judge->objectives, .n_objectives = judge->n_objectives, .cost = judge->cost};
     if (!rc) {
         rows = rm_sweep_rows_from_dirs((const char *const *)dirs, n, &names, &opts.params_inferred,
                                        &opts.n_hosts, err, sizeof err);
@@ -101,7 +103,8 @@ static void default_out(char *buf, size_t cap, const char *sink, const char *nam
 }
 
 /* The runs of sweep NAME in the sinks given (default '.'). */
-static int from_sweep(const char *name, char *const *sinks, size_t n, const char *outfile)
+static int from_sweep(const char *name, char *const *sinks, size_t n, const char *outfile,
+                      const struct rm_sweep_page_opts *judge)
 {
     static const char *const here[] = {"."};
     const char *const *list = n ? (const char *const *)sinks : here;
@@ -129,7 +132,10 @@ static int from_sweep(const char *name, char *const *sinks, size_t n, const char
         struct rm_sweep_page_opts opts = {.name = name,
                                           .param_names = s.param_names,
                                           .params_inferred = s.params_inferred,
-                                          .n_hosts = s.n_hosts > 0 ? (size_t)s.n_hosts : 1};
+                                          .n_hosts = s.n_hosts > 0 ? (size_t)s.n_hosts : 1,
+                                          .objectives = judge->objectives,
+                                          .n_objectives = judge->n_objectives,
+                                          .cost = judge->cost};
         char def[4400];
         default_out(def, sizeof def, list[0], name);
         rc = write_page(s.rows, &opts, outfile ? outfile : def);
@@ -138,8 +144,9 @@ static int from_sweep(const char *name, char *const *sinks, size_t n, const char
     return rc;
 }
 
-int rm_report_sweep_main(const char *sweep, char *const *paths, size_t npaths, const char *outfile)
+int rm_report_sweep_main(const char *sweep, char *const *paths, size_t npaths, const char *outfile,
+                         const struct rm_sweep_page_opts *judge)
 {
-    if (sweep) return from_sweep(sweep, paths, npaths, outfile);
-    return from_paths(paths, npaths, outfile);
+    if (sweep) return from_sweep(sweep, paths, npaths, outfile, judge);
+    return from_paths(paths, npaths, outfile, judge);
 }

@@ -46,7 +46,8 @@ struct sweep_mseries {
 
 struct sweep_metric {
     char *name;
-    uint64_t count; /* finite values read */
+    uint64_t count;        /* finite values read */
+    double last, min, max; /* the statistics the summary keeps (for a summary without them) */
     struct sweep_mseries by[SW_METRIC_AXES];
 };
 
@@ -70,7 +71,8 @@ struct sweep_run {
     struct sweep_metric *metrics; /* RM_SWEEP_METRICS_PER_RUN slots, nmetrics used */
     size_t nmetrics;
     uint64_t metric_lines, metrics_dropped; /* lines read; values of names past the slots */
-    bool general_only; /* every metric line through jansson (tests: the fast reader agrees) */
+    bool general_only;      /* every metric line through jansson (tests: the fast reader agrees) */
+    json_t *log_objectives; /* the run log's objective lines' objectives, in order, or NULL */
 };
 
 /* Reads run's folder: the GPU total always; with series, the series and the phases. */

@@ -121,7 +121,8 @@ const char rm_sweep_js[] =
     "var l=Math.max(0,Math.min(pa.clientWidth-t.offsetWidth,x+10)),tp=y+10+t.offsetHeight>pa.clientHeight?y-10-t.offsetHeight:y+10;\n"
     "t.style.left=l+'px';t.style.top=tp+'px';});});\n"
     /* Parallel coordinates: dragging along an axis keeps the runs whose value lies in the range
-     * (every range dragged at once); a tap clears that axis. The kept runs' lines, table rows
+     * (every range dragged at once; an end within 2 % of the axis' end reaches it); a tap clears
+     * that axis. The kept runs' lines, table rows
      * and Pareto points stay; <body data-pc-kept> lists them. */
     "[].forEach.call(document.querySelectorAll('.pcw'),function(w){\n"
     "var br={},paths=[].slice.call(w.querySelectorAll('svg.pcs path'));\n"
@@ -138,7 +139,7 @@ const char rm_sweep_js[] =
     "ax.addEventListener('pointerdown',function(e){y0=at(e);if(ax.setPointerCapture)ax.setPointerCapture(e.pointerId);e.preventDefault();});\n"
     "ax.addEventListener('pointermove',function(e){if(y0===null)return;var y=at(e);show(Math.min(y0,y),Math.max(y0,y));});\n"
     "ax.addEventListener('pointerup',function(e){if(y0===null)return;var y=at(e),lo=Math.min(y0,y),hi=Math.max(y0,y);y0=null;\n"
-    "if(hi-lo<1){delete br[a];b.hidden=true;}else{br[a]=[lo,hi];show(lo,hi);}apply();});});});\n"
+    "if(lo<2)lo=0;if(hi>98)hi=100;if(hi-lo<1){delete br[a];b.hidden=true;}else{br[a]=[lo,hi];show(lo,hi);}apply();});});});\n"
     "var n=0,bad=0;[].forEach.call(document.querySelectorAll('svg.chart'),function(s){\n"
     "var w=0;[].forEach.call(s.querySelectorAll('polyline'),function(p){var bb=p.getBBox();if(bb.width>w)w=bb.width;});\n"
     "if(w>0)n++;else bad++;});\n"

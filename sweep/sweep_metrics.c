@@ -258,10 +258,23 @@ static int fast_line(const char *line, size_t len, struct mline *ml)
 
 /* ---- the general reader ---------------------------------------------------------------- */
 
-static int tree_line(const char *line, size_t len, struct mline *ml)
+/* An objective line's objectives appended to the run's (the Pareto chart's objectives when
+ * neither the command line nor summary.json names any). */
+static void objective_line(struct sweep_run *run, const json_t *j)
+{
+    const json_t *obs = json_object_get(j, "objectives");
+    if (!json_is_array(obs)) return;
+    if (!run->log_objectives) run->log_objectives = json_array();
+    if (json_array_size(run->log_objectives) < RM_OBJECTIVES_MAX)
+        json_array_extend(run->log_objectives, (json_t *)obs);
+}
+
+static int tree_line(struct sweep_run *run, const char *line, size_t len, struct mline *ml)
 {
     json_t *j = json_loadb(line, len, JSON_DECODE_INT_AS_REAL, NULL);
     const json_t *type = json_object_get(j, "type"), *vals = json_object_get(j, "values");
+    if (json_is_string(type) && !strcmp(json_string_value(type), "objective"))
+        objective_line(run, j);
     if (!json_is_string(type) || strcmp(json_string_value(type), "metric") ||
         !json_is_object(vals)) {
         json_decref(j);
@@ -296,7 +309,7 @@ static void metric_line(struct sweep_run *run, const char *line, size_t len, dou
         ml->step = ml->t = NAN;
         ml->nv = 0;
         ml->too_many = false;
-        rc = tree_line(line, len, ml);
+        rc = tree_line(run, line, len, ml);
     }
     if (rc != 1 || ml->too_many) return;
     /* Without a step: the line's order among the run's metric lines. */
@@ -308,6 +321,10 @@ static void metric_line(struct sweep_run *run, const char *line, size_t len, dou
         if (rm_metric_name_check(ml->val[i].name, err, sizeof err)) continue;
         struct sweep_metric *m = metric_of(run, ml->val[i].name);
         if (!m) continue;
+        double v = ml->val[i].v;
+        m->last = v;
+        if (!m->count || v < m->min) m->min = v;
+        if (!m->count || v > m->max) m->max = v;
         series_add(&m->by[SW_BY_STEP], step, ml->val[i].v);
         if (isfinite(x_t)) series_add(&m->by[SW_BY_TIME], x_t, ml->val[i].v);
         m->count++;
@@ -344,5 +361,7 @@ void rm_sweep_metrics_free(struct sweep_run *run)
         free(run->metrics[i].name);
     free(run->metrics);
     run->metrics = NULL;
+    json_decref(run->log_objectives);
+    run->log_objectives = NULL;
     run->nmetrics = 0;
 }

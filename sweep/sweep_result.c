@@ -28,6 +28,7 @@ static double round_step(double span, int n)
  * A metric's scale starts where its values do (an accuracy of 0.85-0.87 fills the chart). */
 static void round_range(double vmin, double vmax, double *lo, double *hi, double *step)
 {
+    bool positive = vmin >= 0;
     if (!(vmax > vmin)) {
         double d = vmin != 0 ? fabs(vmin) / 2 : 1;
         vmin -= d, vmax += d;
@@ -35,6 +36,7 @@ static void round_range(double vmin, double vmax, double *lo, double *hi, double
     *step = round_step(vmax - vmin, 4);
     *lo = floor(vmin / *step + 1e-9) * *step;
     *hi = ceil(vmax / *step - 1e-9) * *step;
+    if (positive && *lo < 0) *lo = 0; /* values of 0 and more keep a scale from 0 */
     if (!(*hi > *lo)) *hi = *lo + *step;
 }
 
@@ -225,8 +227,9 @@ static double row_num(const json_t *row, const char *key)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* The objectives of the runs' objective lines (summary.json "objectives"), each metric once
- * (the first run's word wins), in order of first appearance. */
+/* The objectives of the runs' objective lines (summary.json "objectives", else those the page
+ * read in the run log), each metric once (the first run's word wins), in order of first
+ * appearance. */
 static size_t logged_objectives(const struct sweep_run *runs, size_t n, struct rm_objective *out,
                                 size_t cap)
 {
@@ -234,7 +237,9 @@ static size_t logged_objectives(const struct sweep_run *runs, size_t n, struct r
     for (size_t r = 0; r < n && k < cap; r++) {
         size_t i;
         json_t *o;
-        json_array_foreach(runs[r].summary_objectives, i, o)
+        const json_t *obs = json_array_size(runs[r].summary_objectives) ? runs[r].summary_objectives
+                                                                        : runs[r].log_objectives;
+        json_array_foreach(obs, i, o)
         {
             const char *m = json_string_value(json_object_get(o, "metric"));
             const char *g = json_string_value(json_object_get(o, "goal"));
@@ -253,12 +258,22 @@ static size_t logged_objectives(const struct sweep_run *runs, size_t n, struct r
     return k;
 }
 
-/* Run r's statistics of metric name from its summary.json "metrics" (count 0: none). */
+/* Run r's statistics of metric name from its summary.json "metrics", else (a summary written
+ * before metrics) from the run log the page read; count 0: none. */
 static void metric_stat(const struct sweep_run *run, const char *name, struct rm_metric_stat *s)
 {
     rm_metric_stat_init(s);
     const json_t *m = json_object_get(run->summary_metrics, name);
-    if (!json_is_object(m)) return;
+    if (!json_is_object(m)) {
+        for (size_t i = 0; i < run->nmetrics && !run->summary_metrics; i++)
+            if (!strcmp(run->metrics[i].name, name)) {
+                s->count = run->metrics[i].count;
+                s->last = run->metrics[i].last;
+                s->min = run->metrics[i].min;
+                s->max = run->metrics[i].max;
+            }
+        return;
+    }
     const json_t *c = json_object_get(m, "count");
     s->count = json_is_integer(c) && json_integer_value(c) > 0 ? (uint64_t)json_integer_value(c)
                : json_is_number(json_object_get(m, "last"))    ? 1
@@ -277,18 +292,24 @@ static void logged_names(const struct sweep_run *runs, size_t n, char *buf, size
     for (size_t r = 0; r < n; r++) {
         const char *k;
         json_t *v;
-        json_object_foreach(runs[r].summary_metrics, k, v)
+        json_t *names = json_object();
+        json_object_update(names, runs[r].summary_metrics);
+        for (size_t i = 0; i < runs[r].nmetrics && !runs[r].summary_metrics; i++)
+            json_object_set_new(names, runs[r].metrics[i].name, json_true());
+        json_object_foreach(names, k, v)
         {
             if (json_object_get(seen, k)) continue;
             json_object_set_new(seen, k, json_true());
             int w = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", k);
             if (w < 0 || (size_t)w >= cap - len) {
                 snprintf(buf + (cap > 5 ? cap - 5 : 0), cap > 5 ? 5 : cap, "...");
+                json_decref(names);
                 json_decref(seen);
                 return;
             }
             len += (size_t)w;
         }
+        json_decref(names);
     }
     json_decref(seen);
     if (!len) snprintf(buf, cap, "none");
@@ -445,7 +466,6 @@ static void pareto_chart(FILE *o, const struct sweep_run *runs, size_t n, bool d
     double ylo, yhi, ystep, xlo, xhi, xstep;
     round_range(vmin, vmax, &ylo, &yhi, &ystep);
     round_range(cmin, cmax, &xlo, &xhi, &xstep);
-    if (xlo < 0 && cmin >= 0) xlo = 0; /* a cost is never below 0 */
     fputs("<div class=\"plot\"><div class=\"ya\">", o);
     int yt = (int)lround((yhi - ylo) / ystep), xt = (int)lround((xhi - xlo) / xstep);
     for (int t = yt; t >= 0; t--) {
