@@ -7,7 +7,8 @@ with --link), its gpu.csv's memory.used, utilization.gpu and power.draw scaled b
 the run (so each run draws its own line), session.json with the id, the sweep's name, the
 parameters (lr, batch) and a command `python3 train.py --lr LR --batch B`, summary.json with
 its figures scaled alike; the run log's `metric` values are scaled by the same factor (and
-summary.json's "metrics" are those of the scaled lines). One index.jsonl line per run is appended (as gen_sink.py does).
+summary.json's "metrics" are those of the scaled lines; with --link the run log is linked and
+only the statistics are scaled). One index.jsonl line per run is appended (as gen_sink.py does).
 --samples N writes the template's GPU rows N times over, at the same times (N times the
 samples to stream: the page's size and memory must not follow them).
 """
@@ -45,6 +46,19 @@ def scale_gpu_csv(src, dst, f, repeat):
 def has_metrics(path):
     with open(path, "rb") as fi:
         return b'"type":"metric"' in fi.read()
+
+
+def objectives_of(path):
+    """The run log's objective lines' objectives, as summary.json keeps them."""
+    out = []
+    with open(path) as fi:
+        for line in fi:
+            if '"type":"objective"' in line:
+                try:
+                    out += json.loads(line).get("objectives", [])
+                except ValueError:
+                    pass
+    return out
 
 
 def scale_metrics(src, dst, f):
@@ -99,6 +113,7 @@ def main():
         with open(ip, "w") as f:
             f.write('{"format":"runmon-sink-index","schema_version":1,"created_at":null}\n')
     lines = []
+    tstats = None
     for i in range(a.first, a.first + a.count):
         lr = round(0.1 / (1 + i), 6)
         batch = 32 * (1 + i % 4)
@@ -116,8 +131,16 @@ def main():
                 continue
             if n.startswith("gpu") and n.endswith(".csv"):
                 scale_gpu_csv(s, os.path.join(d, n), f, a.samples)
-            elif n == "runlog.jsonl" and has_metrics(s):
+            elif n == "runlog.jsonl" and has_metrics(s) and not a.link:
                 metrics = scale_metrics(s, os.path.join(d, n), f)
+            elif n == "runlog.jsonl" and has_metrics(s):
+                # Linked (a bench's 1,000 runs): the template's lines, the summary's
+                # statistics scaled as the lines would be.
+                os.link(s, os.path.join(d, n))
+                if tstats is None:
+                    tstats = scale_metrics(s, os.devnull, 1.0)
+                metrics = {k: dict(v, last=v["last"] * f, min=v["min"] * f, max=v["max"] * f)
+                           for k, v in tstats.items()}
             elif a.link:
                 os.link(s, os.path.join(d, n))
             else:
@@ -147,6 +170,7 @@ def main():
                 y["session"]["duration_s"] = round(y["session"]["duration_s"] * (0.8 + 0.04 * (i % 10)), 3)
             if metrics is not None:  # the run's metrics as the scaled run log has them
                 y["metrics"] = metrics
+                y.setdefault("objectives", objectives_of(os.path.join(a.template, "runlog.jsonl")))
             with open(os.path.join(d, "summary.json"), "w") as fo:
                 json.dump(y, fo)
         lines.append(json.dumps({

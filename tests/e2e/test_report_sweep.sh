@@ -89,7 +89,7 @@ want=$(jq -r '.phases | .[] | select(.energy_wh_low != null) | "\(.energy_wh) \(
 got=$(sed -n '/id="t-phases"/,/<\/section>/p' "$p" | grep 'data-run="0"' | grep -o '<td data-v="[^"]*" title="error bar[^>]*>.*</td>' | sed 's,</td>.*,</td>,')
 expect_eq "phase table: run 1's phases' energy with its bar (as its summary.json's)" "$want" "$got"
 # Issue 39 §3: the metric curves, by step and by time, a line per run in its colour and dash.
-expect_eq "metric charts: loss, then acc (the order of the run log)" "loss acc" "$(grep -o '<section class="panel metric" id="m-[0-9]*" data-metric="[^"]*"' "$p" | sed 's/.*data-metric="//; s/"//' | xargs)"
+expect_eq "metric charts: acc (the objective's) first, then loss" "acc loss" "$(grep -o '<section class="panel metric" id="m-[0-9]*" data-metric="[^"]*"' "$p" | sed 's/.*data-metric="//; s/"//' | xargs)"
 for m in loss acc; do
     sec=$(grep -o "<section class=\"panel metric\" id=\"m-[0-9]\" data-metric=\"$m\">.*</section>" "$p" | sed 's,</section>.*,,')
     expect_eq "$m: a chart by step and one by time" "step time" "$(grep -o 'data-metric-axis="[a-z]*"' <<<"$sec" | sed 's/.*="//; s/"//' | xargs)"
@@ -98,7 +98,7 @@ for m in loss acc; do
     check "$m: run 2 in run 2's colour" grep -q '<polyline data-run="1" stroke="#f28e2b" points=' <<<"$sec"
 done
 # Run 1's loss by step: 2.3 at step 0, the scale 0-3 (a round range): y = 100 - 100 x 2.3 / 3.
-expect_match "loss by step: run 1 starts at (0, 23.33)" '<polyline data-run="0" stroke="#4e79a7" points="0.0,23.33 52.6,' "$(grep -o '<section class="panel metric" id="m-0".*' "$p")"
+expect_match "loss by step: run 1 starts at (0, 23.33)" '<polyline data-run="0" stroke="#4e79a7" points="0.0,23.33 52.6,' "$(grep -o '<section class="panel metric" id="m-1" data-metric="loss".*' "$p")"
 # Issue 39 §3: the Pareto chart of the run log's objective (acc, its last value: 0.88, 1.26,
 # 1.64) against energy (each run costs more and achieves more: all three on the front).
 expect_eq "Pareto: one chart, of the run log's objective acc" '<section class="panel pareto" id="pareto-0" data-objective="acc">' "$(grep -o '<section class="panel pareto"[^>]*>' "$p")"
@@ -110,7 +110,7 @@ check "... the front drawn through them" grep -Eq '<polyline class="front" point
 check "... a point names its run by its parameters, value and cost" grep -Eq 'title="1 &#183; lr=0.1 opt=adam: acc 0.88, energy [0-9.]+ \([0-9.]+&#8211;[0-9.]+\) Wh, on the front"' <<<"$par"
 check "... the metric charts start with the objective's metric" test "$(grep -o 'data-metric="[^"]*"' "$p" | head -1)" = 'data-metric="acc"'
 # Parallel coordinates: the parameters, the objective, then the costs; a line per run.
-expect_eq "parallel coordinates: axes" "lr|opt|acc (max)|duration|peak VRAM|energy" "$(grep -o '<span class="pn"[^>]*>[^<]*' "$p" | sed 's/.*>//' | paste -sd'|')"
+expect_eq "parallel coordinates: axes" "lr|opt|acc (max)|duration|peak VRAM|energy" "$(grep -o '<span class="pn"[^>]*>[^<]*' "$p" | sed 's/.*>//; s/ $//' | paste -sd'|')"
 expect_eq "... a line per run" "0 1 2" "$(grep -o '<path data-run="[0-9]*"' "$p" | sed 's/.*="//; s/"//' | xargs)"
 check "... run 1's lr (0.1) at the top of its axis, its opt (one category) in the middle" grep -q '<path data-run="0" stroke="#4e79a7" data-y="0.00 50.00 ' "$p"
 # --objective and --cost on the command line win over the run log's objective.
@@ -271,7 +271,7 @@ bad=$(ls -d "$T/mbad"/2* | head -1)
 expect_eq "bad metric lines: exit 0" 0 "$rc"
 expect_eq "... no raw control byte on the page" 0 "$(grep -c $'\x1b' "$T/mbad.html")"
 expect_eq "... no chart of the key with control bytes, nor of the torn line" 0 "$(grep -Ec 'data-metric="(k|torn)' "$T/mbad.html")"
-expect_eq "... six charts at most: loss, acc, good, then the first of m0..m19 (none of the 1,000)" "loss acc good m0 m1 m2" "$(grep -o 'data-metric="[^"]*"' "$T/mbad.html" | sed 's/.*="//; s/"//' | xargs)"
+expect_eq "... six charts at most: acc (the objective), loss, good, then the first of m0..m19 (none of the 1,000)" "acc loss good m0 m1 m2" "$(grep -o 'data-metric="[^"]*"' "$T/mbad.html" | sed 's/.*="//; s/"//' | xargs)"
 
 # One sweep in two sinks written on two hosts: one page, a host column.
 python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/ha" --count 2 --host node-a >/dev/null
