@@ -11,6 +11,10 @@ summary.json's "metrics" are those of the scaled lines; with --link the run log 
 only the statistics are scaled). One index.jsonl line per run is appended (as gen_sink.py does).
 --samples N writes the template's GPU rows N times over, at the same times (N times the
 samples to stream: the page's size and memory must not follow them).
+--metric-lines N gives each run N metric lines (loss and acc, steps 0..N-1) in its run log
+and their statistics in summary.json "metrics" (as the summary makes them), and the
+objective line acc:max loss:min:best: the sweep table's objectives (issue 39). The run log is
+written once and hard-linked with --link (N lines x COUNT runs would be gigabytes).
 """
 import argparse
 import json
@@ -85,6 +89,37 @@ def scale_metrics(src, dst, f):
     with open(dst, "w") as fo:
         fo.writelines(out)
     return stats
+OBJECTIVES = [{"metric": "acc", "goal": "max", "pick": "last"},
+              {"metric": "loss", "goal": "min", "pick": "best"}]
+
+
+def loss_at(step, f=1.0):
+    return 2.0 * f / (1 + step / 100.0)
+
+
+def write_metric_runlog(src, dst, n, started_at):
+    """The template's run log, then n metric lines and the objective line."""
+    shutil.copyfile(src, dst)
+    with open(dst, "a") as fo:
+        fo.write('{"ts":"%s","type":"objective","objectives":%s,"pid":1}\n'
+                 % (started_at, json.dumps(OBJECTIVES, separators=(",", ":"))))
+        for step in range(n):
+            loss = loss_at(step)
+            fo.write('{"ts":"%s","type":"metric","step":%d,"values":{"loss":%r,"acc":%r},'
+                     '"pid":1}\n' % (started_at, step, loss, 1 - loss / 2))
+
+
+def metric_stats(n, f, duration):
+    """summary.json's statistics of the run's n lines (its values scaled by f: runs differ)."""
+    last = loss_at(n - 1, f)
+    t = 1.8e9
+    end = t + (duration or 1)
+    return {
+        "loss": {"last": last, "min": last, "max": loss_at(0, f), "count": n, "first_step": 0,
+                 "last_step": n - 1, "first_t": t, "last_t": end},
+        "acc": {"last": 1 - last / 2, "min": 1 - loss_at(0, f) / 2, "max": 1 - last / 2,
+                "count": n, "first_step": 0, "last_step": n - 1, "first_t": t, "last_t": end},
+    }
 
 
 def main():
@@ -97,6 +132,7 @@ def main():
     ap.add_argument("--link", action="store_true", help="hard-link the unchanged files")
     ap.add_argument("--samples", type=int, default=1, help="repeat the GPU rows N times")
     ap.add_argument("--first", type=int, default=0, help="the first run's number (ids differ)")
+    ap.add_argument("--metric-lines", type=int, default=0, help="metric lines per run")
     a = ap.parse_args()
 
     with open(os.path.join(a.template, "session.json")) as f:
@@ -114,6 +150,7 @@ def main():
             f.write('{"format":"runmon-sink-index","schema_version":1,"created_at":null}\n')
     lines = []
     tstats = None
+    shared_runlog = None  # with --link: the run log with metric lines, written once
     for i in range(a.first, a.first + a.count):
         lr = round(0.1 / (1 + i), 6)
         batch = 32 * (1 + i % 4)
@@ -131,6 +168,13 @@ def main():
                 continue
             if n.startswith("gpu") and n.endswith(".csv"):
                 scale_gpu_csv(s, os.path.join(d, n), f, a.samples)
+            elif n == "runlog.jsonl" and a.metric_lines:
+                dst = os.path.join(d, n)
+                if a.link and shared_runlog:
+                    os.link(shared_runlog, dst)
+                else:
+                    write_metric_runlog(s, dst, a.metric_lines, ses.get("started_at"))
+                    shared_runlog = dst
             elif n == "runlog.jsonl" and has_metrics(s) and not a.link:
                 metrics = scale_metrics(s, os.path.join(d, n), f)
             elif n == "runlog.jsonl" and has_metrics(s):
@@ -171,6 +215,9 @@ def main():
             if metrics is not None:  # the run's metrics as the scaled run log has them
                 y["metrics"] = metrics
                 y.setdefault("objectives", objectives_of(os.path.join(a.template, "runlog.jsonl")))
+            if a.metric_lines:
+                y["metrics"] = metric_stats(a.metric_lines, f, y["session"].get("duration_s"))
+                y["objectives"] = OBJECTIVES
             with open(os.path.join(d, "summary.json"), "w") as fo:
                 json.dump(y, fo)
         lines.append(json.dumps({

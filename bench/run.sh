@@ -667,7 +667,7 @@ fi
 # ---- Python module --------------------------------------------------------------------------
 if want python; then
     N=${BENCH_PYTHON_LINES:-50000}
-    section "python: runmon.phase and runmon.event ($N lines per case)"
+    section "python: runmon.phase, runmon.event and runmon.metric ($N lines per case)"
     eval "$(PYTHONPATH=python python3 bench/bench_python.py --kv "$N")"
     echo "  (python $python_version; each case appends to its own O_APPEND file; best of $rounds interleaved rounds)"
     figure "runmon.event(\"step\", i=i)" "$event_lines_per_s" "lines/s"
@@ -677,11 +677,55 @@ if want python; then
     figure "floor: bare os.write of a prebuilt line" "$bare_lines_per_s" "lines/s"
     figure "floor: os.write of the phase's own 2 lines" "$bare_phase_lines_per_s" "lines/s"
     figure "phase / those 2 bare writes (goal <= 10)" "$phase_vs_bare" "x"
+    figure "runmon.metric(step=i, loss=..., acc=...)" "$metric_lines_per_s" "lines/s"
+    figure "floor: os.write of the metric's own line" "$bare_metric_lines_per_s" "lines/s"
+    figure "metric line / 2 bare writes of it (goal <= 10)" "$metric_vs_bare" "x"
     ratio "runmon.event / os.write + flock" "$event_lines_per_s" "$bare_flock_lines_per_s"
     ratio "runmon.phase / os.write + flock" "$phase_lines_per_s" "$bare_flock_lines_per_s"
     ratio "runmon.event / bare os.write" "$event_lines_per_s" "$bare_lines_per_s"
     ratio "runmon.phase / bare os.write" "$phase_lines_per_s" "$bare_lines_per_s"
     [ "$write_failures" -eq 0 ] || { echo "bench: python write failures: $write_failures" >&2; exit 1; }
+fi
+
+# ---- Sweep objectives (issue 39) -------------------------------------------------------------
+# 1,000 runs with 10,000 metric lines each (bench/gen_sweep.py --metric-lines: each run's run
+# log holds them, its summary.json their statistics): `sessions --summary --objective` (goal:
+# under 1 s) and `report --sweep` judging the runs (goal: under 2 s, the page under 5 MB),
+# beside the same commands without objectives.
+if want sweep-objectives; then
+    section "sweep objectives: 1,000 runs x 10,000 metric lines (goals: sessions --objective < 1 s, report --sweep < 2 s and < 5 MB)"
+    J=$B/objectives
+    mkdir -p "$J"
+    PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=1 FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
+        "$BUILD/runmon" record -q -o "$J/tpl" -i 0.1 -- sh -c "'$BUILD/runmon' phase train -- sleep 1"
+    tpl=$(readlink -f "$J/tpl/latest")
+    python3 bench/gen_sweep.py --template "$tpl" --dest "$J/k" --count 1000 --link \
+        --metric-lines "${BENCH_METRIC_LINES:-10000}" >/dev/null
+    ob_best() { # CMD...: "seconds peak_kib" of the fastest of 3 runs
+        local i t0 t1 kib sec best=""
+        for ((i = 0; i < 3; i++)); do
+            t0=$(now_ns)
+            kib=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1)
+            t1=$(now_ns)
+            sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+            if [ -z "$best" ] || awk -v a="$sec" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+                best="$sec $kib"
+            fi
+        done
+        echo "$best"
+    }
+    base=$(ob_best "$BUILD/runmon" sessions "$J/k" --summary --sweep lr-sweep --format json)
+    obj=$(ob_best "$BUILD/runmon" sessions "$J/k" --summary --sweep lr-sweep --objective acc:max \
+        --objective loss:min:best --format json)
+    page=$(ob_best "$BUILD/runmon" report --sweep lr-sweep "$J/k" --objective acc:max -o "$J/k.html")
+    figure "sessions --summary --objective x2 (goal < 1 s)" "${obj% *}" "s"
+    figure "  peak RSS" "$(awk -v k="${obj#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
+    figure "baseline: sessions --summary" "${base% *}" "s"
+    ratio "with objectives / without" "${obj% *}" "${base% *}"
+    figure "report --sweep --objective (goal < 2 s)" "${page% *}" "s"
+    figure "  peak RSS" "$(awk -v k="${page#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
+    figure "  page (goal < 5 MB)" "$(awk -v b="$(stat -c %s "$J/k.html")" 'BEGIN { printf "%.2f", b / 1e6 }')" "MB"
+    rm -rf "$J"
 fi
 
 # ---- Summary --------------------------------------------------------------------------------

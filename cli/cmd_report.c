@@ -11,6 +11,7 @@
 #include "model/objective.h"
 #include "report/report.h"
 #include "sink/sink.h"
+#include "sweep/sweep_judge.h"
 
 static void usage(FILE *out)
 {
@@ -19,7 +20,8 @@ static void usage(FILE *out)
         "usage: runmon report [PATH] [--session ID] [-o FILE]\n"
         "       runmon report SESSION SESSION... [-o FILE]\n"
         "       runmon report --sweep NAME [SINK...] [-o FILE]\n"
-        "       (comparing runs: [--objective METRIC:min|max[:best]]... [--cost NAME])\n\n"
+        "                     [--objective METRIC:min|max[:best]]... [--cost COST]\n"
+        "                     [--target METRIC<=V|METRIC>=V]\n\n"
         "Write a self-contained HTML report of a recorded session: timelines of GPU\n"
         "utilization, VRAM, power and temperature, host CPU and memory and the command's\n"
         "RSS on one time axis, with the run's phases, alerts and collector outages marked,\n"
@@ -37,21 +39,18 @@ static void usage(FILE *out)
         "run's start (a legend naming each run by its parameters; a click hides a run),\n"
         "and each phase's time, VRAM peak and energy per run. Up to 50 runs are drawn, in\n"
         "10 colours x 5 dash styles; more get the table and the bars only. Parameters are\n"
-        "those recorded (--param), else the command-line arguments that differ.\n"
-        "With objectives (--objective, else the runs' `runmon log objective` lines): a\n"
-        "Pareto chart per objective against the cost, the front drawn; always the metric\n"
-        "curves the runs logged (`runmon log metric`) by step and by time, and parallel\n"
-        "coordinates of the parameters, objectives and costs (drag an axis to filter).\n\n"
+        "those recorded (--param), else the command-line arguments that differ.\n\n"
         "options:\n"
         "  --session ID   the session to report in a sink directory (latest: where\n"
         "                 PATH/latest points; or any unique end of an id, as a\n"
         "                 listing cut to fit shows it)\n"
         "  --sweep NAME   compare the runs of sweep NAME in the SINKs given (default: as PATH)\n"
-        "  --objective METRIC:min|max[:best]\n"
-        "                 comparing runs: judge them by METRIC's last (or best) value\n"
-        "                 (repeatable; a metric no run logged is an error)\n"
-        "  --cost NAME    comparing runs: what the objectives are weighed against: energy\n"
-        "                 (default), duration, vram or gpu_hours\n"
+        "  --objective METRIC:min|max[:best]  comparing runs: judge them by the metric's last\n"
+        "                 (or best) value (repeatable; default: the run logs' objective lines)\n"
+        "  --cost duration|energy|vram|gpu_hours  comparing runs: the Pareto front's cost\n"
+        "                 (default energy)\n"
+        "  --target METRIC<=V|METRIC>=V  comparing runs: the time and energy each run took to\n"
+        "                 reach it\n"
         "  -o FILE        where to write (default: <session folder>/report.html; comparing\n"
         "                 runs: ./sweep.html); written through a temporary file renamed\n"
         "                 into place\n"
@@ -61,16 +60,7 @@ static void usage(FILE *out)
         "path or a session without data.\n");
 }
 
-/* A bad --objective or --cost: its message (which quotes it safely), exit 2. */
-static int bad_arg(const char *msg)
-{
-    fputs("runmon report: ", stderr);
-    rm_fput_safe(stderr, msg);
-    fputc('\n', stderr);
-    return 2;
-}
-
-enum { OPT_SESSION = 256, OPT_SWEEP, OPT_OBJECTIVE, OPT_COST };
+enum { OPT_SESSION = 256, OPT_SWEEP, OPT_OBJECTIVE, OPT_COST, OPT_TARGET };
 
 int rm_cmd_report(int argc, char **argv)
 {
@@ -79,15 +69,14 @@ int rm_cmd_report(int argc, char **argv)
         {"sweep", required_argument, NULL, OPT_SWEEP},
         {"objective", required_argument, NULL, OPT_OBJECTIVE},
         {"cost", required_argument, NULL, OPT_COST},
+        {"target", required_argument, NULL, OPT_TARGET},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *outfile = NULL, *session_id = NULL, *sweep = NULL;
-    struct rm_objective objs[RM_OBJECTIVES_MAX];
-    struct rm_sweep_page_opts judge = {.objectives = objs};
-    bool judged = false;
-    char perr[512];
+    const char *objectives[RM_OBJECTIVES_MAX];
+    struct rm_judge_opts judge = {.objectives = objectives};
     int c;
     optind = 1;
     opterr = 0;
@@ -106,17 +95,17 @@ int rm_cmd_report(int argc, char **argv)
             sweep = optarg;
             break;
         case OPT_OBJECTIVE:
-            judged = true;
             if (judge.n_objectives == RM_OBJECTIVES_MAX) {
-                fprintf(stderr, "runmon report: more than %d --objective\n", RM_OBJECTIVES_MAX);
+                fprintf(stderr, "runmon report: at most %d --objective\n", RM_OBJECTIVES_MAX);
                 return 2;
             }
-            if (rm_objective_parse(optarg, &objs[judge.n_objectives++], perr, sizeof perr))
-                return bad_arg(perr);
+            objectives[judge.n_objectives++] = optarg;
             break;
         case OPT_COST:
-            judged = true;
-            if (rm_cost_parse(optarg, &judge.cost, perr, sizeof perr)) return bad_arg(perr);
+            judge.cost = optarg;
+            break;
+        case OPT_TARGET:
+            judge.target = optarg;
             break;
         default:
             if (optopt && optopt < 256)
@@ -132,9 +121,17 @@ int rm_cmd_report(int argc, char **argv)
         fprintf(stderr, "runmon report: -o needs a file name\n");
         return 2;
     }
-    if (judged && !sweep && argc - optind <= 1) {
-        fprintf(stderr, "runmon report: --objective and --cost judge the runs compared: with "
-                        "--sweep or several PATHs\n");
+    char jerr[600];
+    if (rm_judge_check(&judge, jerr, sizeof jerr) < 0) {
+        fputs("runmon report: ", stderr);
+        rm_fput_safe(stderr, jerr);
+        fputc('\n', stderr);
+        return 2;
+    }
+    if (!sweep && argc - optind <= 1 && (judge.n_objectives || judge.cost || judge.target)) {
+        fputs("runmon report: --objective, --cost and --target compare runs: with --sweep or "
+              "several PATHs\n",
+              stderr);
         return 2;
     }
     if (sweep || argc - optind > 1) {

@@ -153,6 +153,63 @@ void rm_metric_stat_add(struct rm_metric_stat *s, double v, int64_t step, double
     s->count++;
 }
 
+void rm_metric_stat_merge(struct rm_metric_stat *a, const struct rm_metric_stat *b)
+{
+    if (b->count == 0) return;
+    if (a->count == 0) {
+        *a = *b;
+        return;
+    }
+    if (b->min < a->min) a->min = b->min;
+    if (b->max > a->max) a->max = b->max;
+    if (!(b->first_t >= a->first_t)) { /* b seen first (or a's time unknown) */
+        a->first_step = b->first_step;
+        a->first_t = b->first_t;
+    }
+    if (!(b->last_t < a->last_t)) {
+        a->last = b->last;
+        a->last_step = b->last_step;
+        a->last_t = b->last_t;
+    }
+    a->count += b->count;
+}
+
+const struct rm_metric_field_def rm_metric_fields[RM_MF_FIELDS] = {
+    [RM_MF_LAST] = {"last", 'v'},
+    [RM_MF_MIN] = {"min", 'v'},
+    [RM_MF_MAX] = {"max", 'v'},
+    [RM_MF_COUNT] = {"count", 'i'},
+    [RM_MF_FIRST_STEP] = {"first_step", 'i'},
+    [RM_MF_LAST_STEP] = {"last_step", 'i'},
+    [RM_MF_FIRST_T] = {"first_t", 't'},
+    [RM_MF_LAST_T] = {"last_t", 't'},
+};
+
+double rm_metric_field_value(const struct rm_metric_stat *s, enum rm_metric_field f)
+{
+    switch (f) {
+    case RM_MF_LAST:
+        return s->last;
+    case RM_MF_MIN:
+        return s->min;
+    case RM_MF_MAX:
+        return s->max;
+    case RM_MF_COUNT:
+        return (double)s->count;
+    case RM_MF_FIRST_STEP:
+        return s->first_step < 0 ? NAN : (double)s->first_step;
+    case RM_MF_LAST_STEP:
+        return s->last_step < 0 ? NAN : (double)s->last_step;
+    case RM_MF_FIRST_T:
+        return s->first_t;
+    case RM_MF_LAST_T:
+        return s->last_t;
+    case RM_MF_FIELDS:
+        break;
+    }
+    return NAN;
+}
+
 double rm_objective_value(const struct rm_objective *o, const struct rm_metric_stat *s)
 {
     if (!s || s->count == 0) return NAN;

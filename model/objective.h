@@ -65,6 +65,31 @@ void rm_metric_stat_init(struct rm_metric_stat *s);
 /* Adds one value (finite) seen at step (-1: none) and time t (epoch seconds), in order. */
 void rm_metric_stat_add(struct rm_metric_stat *s, double v, int64_t step, double t);
 
+/* a and b of the same metric over different lines merged into a: the last value is the
+ * one seen later (b's on a tie), the first step the one seen earlier. */
+void rm_metric_stat_merge(struct rm_metric_stat *a, const struct rm_metric_stat *b);
+
+/* The statistics' keys in summary.json's "metrics" objects, in their order, and each one's
+ * value as a double (a step of -1 or a time unknown: NaN, written as null). Every output
+ * that shows a metric's statistics walks this table. */
+enum rm_metric_field {
+    RM_MF_LAST,
+    RM_MF_MIN,
+    RM_MF_MAX,
+    RM_MF_COUNT,
+    RM_MF_FIRST_STEP,
+    RM_MF_LAST_STEP,
+    RM_MF_FIRST_T,
+    RM_MF_LAST_T,
+    RM_MF_FIELDS
+};
+struct rm_metric_field_def {
+    const char *key;
+    char kind; /* 'v' a value (full precision), 'i' an integer, 't' epoch seconds (ms) */
+};
+extern const struct rm_metric_field_def rm_metric_fields[RM_MF_FIELDS];
+double rm_metric_field_value(const struct rm_metric_stat *s, enum rm_metric_field f);
+
 /* The objective's value of a metric: its last value, or with pick best its min or max by the
  * goal. NaN when the metric has no value (count 0 or NULL). */
 double rm_objective_value(const struct rm_objective *o, const struct rm_metric_stat *s);

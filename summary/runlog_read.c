@@ -20,6 +20,7 @@ void rm_runlog_init(struct rm_phase_index *r)
     r->collectors = json_object();
     r->alerts = json_array();
     r->params = json_object();
+    rm_metrics_init(&r->metrics);
 }
 
 void rm_runlog_free(struct rm_phase_index *r)
@@ -41,6 +42,11 @@ void rm_runlog_free(struct rm_phase_index *r)
     json_decref(r->alerts);
     json_decref(r->params);
     free(r->sweep);
+    rm_metrics_free(&r->metrics);
+    for (size_t i = 0; i < r->nfiles; i++)
+        free(r->files[i]);
+    free(r->files);
+    free(r->file_bytes);
     memset(r, 0, sizeof *r);
 }
 
@@ -542,6 +548,10 @@ static void apply_line(struct rm_phase_index *r, const struct line_fields *l, js
         }
     } else if (!strcmp(type, "params")) {
         on_params(r, line);
+    } else if (!strcmp(type, "metric")) {
+        rm_metrics_line(&r->metrics, line, t);
+    } else if (!strcmp(type, "objective")) {
+        rm_metrics_objective_line(&r->metrics, line);
     } else if (!strcmp(type, "event")) {
         const char *ev = str(line, "event");
         if (ev)
@@ -549,6 +559,20 @@ static void apply_line(struct rm_phase_index *r, const struct line_fields *l, js
         else
             r->garbage++;
     }
+}
+
+/* A line's time: its ts, else its t (epoch seconds); false when it has neither. */
+static bool line_time(const json_t *line, int64_t *t)
+{
+    json_t *ts = json_object_get(line, "ts"), *tn = json_object_get(line, "t");
+    if (json_is_string(ts) &&
+        !rm_parse_ts_checked(json_string_value(ts), json_string_length(ts), t))
+        return true;
+    if (json_is_number(tn) && json_number_value(tn) > 0 && json_number_value(tn) < RM_MAX_EPOCH_S) {
+        *t = (int64_t)llround(json_number_value(tn) * 1e9);
+        return true;
+    }
+    return false;
 }
 
 /* The general reader: the line as a jansson tree. */
@@ -561,13 +585,7 @@ static void json_line(struct rm_phase_index *r, const char *s, size_t len)
         return;
     }
     struct line_fields l;
-    json_t *ts = json_object_get(line, "ts"), *tn = json_object_get(line, "t");
-    if (json_is_string(ts) &&
-        !rm_parse_ts_checked(json_string_value(ts), json_string_length(ts), &l.t)) {
-    } else if (json_is_number(tn) && json_number_value(tn) > 0 &&
-               json_number_value(tn) < RM_MAX_EPOCH_S) {
-        l.t = (int64_t)llround(json_number_value(tn) * 1e9);
-    } else {
+    if (!line_time(line, &l.t)) {
         r->bad_time++;
         json_decref(line);
         return;
@@ -742,6 +760,8 @@ static bool fast_line(struct rm_phase_index *r, const char *s, size_t len)
     const struct fast_value *ty = &v[FK_TYPE];
     if (ty->kind == 's' && ty->len == 5 && !memcmp(ty->s, "event", 5)) return false;
     if (ty->kind == 's' && ty->len == 6 && !memcmp(ty->s, "params", 6)) return false;
+    if (ty->kind == 's' && ty->len == 6 && !memcmp(ty->s, "metric", 6)) return false;
+    if (ty->kind == 's' && ty->len == 9 && !memcmp(ty->s, "objective", 9)) return false;
     struct line_fields l;
     if (v[FK_TS].kind == 's' && !rm_parse_ts_checked(v[FK_TS].s, v[FK_TS].len, &l.t)) {
     } else if ((v[FK_T].kind == 'i' || v[FK_T].kind == 'r') && v[FK_T].num > 0 &&
@@ -790,9 +810,77 @@ static void line_cb(void *ctx, const char *line, size_t len, bool torn)
 int rm_runlog_read_file(struct rm_phase_index *r, const char *path, char *err, size_t errsz)
 {
     uint64_t longl = 0;
-    int rc = rm_read_lines(path, RM_RUNLOG_MAX_LINE, line_cb, r, NULL, &longl, err, errsz);
+    _Atomic uint64_t bytes = 0;
+    int rc = rm_read_lines(path, RM_RUNLOG_MAX_LINE, line_cb, r, &bytes, &longl, err, errsz);
     r->long_lines += longl;
+    if (rc == 0) {
+        size_t cap = r->nfiles;
+        r->files = rm_xgrow(r->files, &cap, r->nfiles + 1, sizeof *r->files);
+        cap = r->nfiles;
+        r->file_bytes = rm_xgrow(r->file_bytes, &cap, r->nfiles + 1, sizeof *r->file_bytes);
+        r->files[r->nfiles] = rm_xstrdup(path);
+        r->file_bytes[r->nfiles++] = bytes;
+    }
     return rc;
+}
+
+/* ---- the metrics of each phase: the metric lines read again ---------------------------- */
+
+struct phase_pass {
+    struct rm_phase_index *r;
+    uint64_t ordinal; /* the metric line's order, as the first reading counted it */
+    double t;
+    size_t hit[64], nhit; /* the phases holding this line (a phase once) */
+    bool more;            /* more phases than hit[] holds: the rest deduplicated slowly */
+};
+
+static void hit_phase(void *ctx, size_t phase)
+{
+    struct phase_pass *p = ctx;
+    for (size_t i = 0; i < p->nhit; i++)
+        if (p->hit[i] == phase) return;
+    if (p->nhit < sizeof p->hit / sizeof *p->hit) p->hit[p->nhit++] = phase;
+}
+
+static void phase_value(void *ctx, const char *name, double v, int64_t step)
+{
+    struct phase_pass *p = ctx;
+    struct rm_metrics *m = &p->r->metrics;
+    size_t id = rm_metrics_find(m, name);
+    if (id == RM_NO_METRIC) return;
+    for (size_t i = 0; i < p->nhit; i++)
+        rm_metrics_phase_add(m, p->hit[i], id, v, step, p->t);
+}
+
+static void phase_line(void *ctx, const char *s, size_t len, bool torn)
+{
+    struct phase_pass *p = ctx;
+    while (len && (s[len - 1] == '\r' || s[len - 1] == ' '))
+        len--;
+    if (torn || len == 0 || !memmem(s, len, "metric", 6)) return;
+    json_t *line = json_loadb(s, len, 0, NULL);
+    int64_t t;
+    const char *type = json_string_value(json_object_get(line, "type"));
+    if (json_is_object(line) && type && !strcmp(type, "metric") && line_time(line, &t)) {
+        p->nhit = 0;
+        rm_runlog_windows_at(p->r, t, hit_phase, p);
+        p->t = (double)t / 1e9;
+        uint64_t ordinal = p->ordinal++;
+        if (p->nhit) rm_metrics_values(line, ordinal, phase_value, p);
+    }
+    json_decref(line);
+}
+
+int rm_runlog_phase_metrics(struct rm_phase_index *r, char *err, size_t errsz)
+{
+    if (r->metrics.n == 0 || r->nwin == 0) return 0;
+    rm_metrics_phases(&r->metrics, r->nphases);
+    struct phase_pass p = {.r = r};
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (rm_read_lines_range(r->files[i], 0, r->file_bytes[i], RM_RUNLOG_MAX_LINE, phase_line,
+                                &p, NULL, NULL, err, errsz))
+            return -1;
+    return 0;
 }
 
 static int cmp_win(const void *a, const void *b)

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "sweep/sweep_judge.h"
+
 enum rm_sessions_format { RM_SESSIONS_TEXT, RM_SESSIONS_JSON, RM_SESSIONS_CSV };
 
 struct rm_sessions_opts {
@@ -31,10 +33,11 @@ struct rm_sessions_opts {
     const char *sweep_name;    /* --sweep NAME: its runs only (the plain listing too) */
     const char *const *phases; /* --phase PATH: these phases' columns (else those all share) */
     size_t n_phases;
-    const char *group_by; /* --group-by PARAM[,PARAM...], or NULL */
-    int wide;             /* --wide: nothing cut */
-    int device_vram;      /* --device-vram: the GPUs' peak VRAM beside the workload's */
-    int columns;          /* the text's width (COLUMNS, else 100) */
+    const char *group_by;       /* --group-by PARAM[,PARAM...], or NULL */
+    int wide;                   /* --wide: nothing cut */
+    int device_vram;            /* --device-vram: the GPUs' peak VRAM beside the workload's */
+    int columns;                /* the text's width (COLUMNS, else 100) */
+    struct rm_judge_opts judge; /* --objective, --cost, --target (sweep/sweep_judge.h) */
 };
 
 /* Writes the listing to out. 0, or -1 with err (the index could not be read). */

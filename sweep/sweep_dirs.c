@@ -27,9 +27,15 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
         json_decref(ses);
         return NULL;
     }
-    static const char *const keys[] = {
-        "session", "gpu_util_mean_pct", "workload_peak_vram_mb", "peak_vram_mb", "totals", "params",
-        "sweep"};
+    static const char *const keys[] = {"session",
+                                       "gpu_util_mean_pct",
+                                       "workload_peak_vram_mb",
+                                       "peak_vram_mb",
+                                       "totals",
+                                       "params",
+                                       "sweep",
+                                       "metrics",
+                                       "objectives"};
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_t *sum = access(path, R_OK) == 0
                       ? rm_json_pick_file(path, keys, sizeof keys / sizeof keys[0])
@@ -69,6 +75,10 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
         if (json_is_object(sp)) json_object_update(params, sp);
         json_object_set_new(row, "params", params);
     }
+    /* The run log's metrics and objectives (sweep/sweep_judge.h). */
+    if (json_is_object(json_object_get(sum, "metrics"))) copy_key(row, sum, "metrics");
+    if (json_is_array(json_object_get(sum, "objectives")))
+        json_object_set(row, "run_objectives", json_object_get(sum, "objectives"));
     json_decref(sum);
     json_decref(ses);
     return row;

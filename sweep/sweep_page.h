@@ -37,9 +37,11 @@ struct rm_sweep_page_opts {
     const json_t *param_names; /* array of strings: the parameter columns, in order; NULL: none */
     bool params_inferred;      /* the columns are command-line arguments that differ */
     size_t n_hosts;            /* distinct hosts: a host column when > 1 */
-    /* The Pareto charts' and the parallel coordinates' objectives (`--objective`, in order);
-     * none: the runs' objective lines (summary.json "objectives"); none there either: no
-     * Pareto chart, a note says how to get one. */
+    /* The Pareto charts' and the parallel coordinates' objectives, in order. None: the rows'
+     * own when sweep/sweep_judge.h judged them (`runmon report --objective/--cost`, or the run
+     * logs' objectives: each row's "objectives" and "cost"), else the runs' objective lines
+     * (summary.json "objectives"); none there either: no Pareto chart, a note says how to get
+     * one. */
     const struct rm_objective *objectives;
     size_t n_objectives;
     enum rm_cost cost; /* what the objectives are weighed against (`--cost`; energy: 0) */

@@ -315,10 +315,70 @@ static void logged_names(const struct sweep_run *runs, size_t n, char *buf, size
     if (!len) snprintf(buf, cap, "none");
 }
 
+/* Rows judged by sweep/sweep_judge.h (report --objective/--cost, or the run logs'
+ * objectives): each carries "objectives" [{objective, value, front, ...}] and "cost" {name,
+ * value, low, high}; the page shows what the table says. */
+static bool rows_judged(const struct sweep_run *runs, size_t n)
+{
+    for (size_t r = 0; r < n; r++)
+        if (json_array_size(json_object_get(runs[r].row, "objectives"))) return true;
+    return false;
+}
+
+static enum rm_front front_of(const json_t *o)
+{
+    const char *f = json_string_value(json_object_get(o, "front"));
+    return !f                         ? RM_FRONT_NO
+           : !strcmp(f, "on")         ? RM_FRONT_ON
+           : !strcmp(f, "within_bar") ? RM_FRONT_WITHIN_BAR
+                                      : RM_FRONT_NO;
+}
+
+static void from_judged_rows(struct sweep_result *res, const struct sweep_run *runs, size_t n)
+{
+    for (size_t r = 0; r < n && !res->nobj; r++) {
+        size_t i;
+        json_t *o;
+        json_array_foreach(json_object_get(runs[r].row, "objectives"), i, o)
+        {
+            char err[64];
+            const char *spec = json_string_value(json_object_get(o, "objective"));
+            if (spec && res->nobj < RM_SWEEP_MAX_OBJECTIVES &&
+                !rm_objective_parse(spec, &res->obj[res->nobj], err, sizeof err))
+                res->nobj++;
+        }
+        const char *cost =
+            json_string_value(json_object_get(json_object_get(runs[r].row, "cost"), "name"));
+        char err[64];
+        if (cost && rm_cost_parse(cost, &res->cost, err, sizeof err)) res->cost = RM_COST_ENERGY;
+    }
+    res->val = calloc(n * (res->nobj ? res->nobj : 1), sizeof *res->val);
+    res->front = calloc(n * (res->nobj ? res->nobj : 1), sizeof *res->front);
+    res->pts = calloc(n, sizeof *res->pts);
+    if (!res->val || !res->front || !res->pts) abort();
+    /* VRAM in GiB, as the page's bars give it. */
+    double div = res->cost == RM_COST_VRAM ? 1024 : 1;
+    for (size_t r = 0; r < n; r++) {
+        const json_t *row = runs[r].row, *c = json_object_get(row, "cost");
+        res->pts[r] = (struct rm_pareto_point){NAN, row_num(c, "value") / div,
+                                               row_num(c, "low") / div, row_num(c, "high") / div};
+        const json_t *obs = json_object_get(row, "objectives");
+        for (size_t k = 0; k < res->nobj; k++) {
+            const json_t *o = json_array_get(obs, k);
+            res->val[r * res->nobj + k] = row_num(o, "value");
+            res->front[r * res->nobj + k] = front_of(o);
+        }
+    }
+}
+
 int rm_sweep_result_init(struct sweep_result *res, const struct sweep_run *runs, size_t n,
                          const struct rm_sweep_page_opts *opts, char *err, size_t errsz)
 {
     memset(res, 0, sizeof *res);
+    if (!opts->n_objectives && rows_judged(runs, n)) {
+        from_judged_rows(res, runs, n);
+        return 0;
+    }
     res->cost = opts->cost;
     if (opts->n_objectives) {
         for (size_t i = 0; i < opts->n_objectives && res->nobj < RM_SWEEP_MAX_OBJECTIVES; i++)

@@ -113,7 +113,8 @@ check "... the metric charts start with the objective's metric" test "$(grep -o 
 expect_eq "parallel coordinates: axes" "lr|opt|acc (max)|duration|peak VRAM|energy" "$(grep -o '<span class="pn"[^>]*>[^<]*' "$p" | sed 's/.*>//; s/ $//' | paste -sd'|')"
 expect_eq "... a line per run" "0 1 2" "$(grep -o '<path data-run="[0-9]*"' "$p" | sed 's/.*="//; s/"//' | xargs)"
 check "... run 1's lr (0.1) at the top of its axis, its opt (one category) in the middle" grep -q '<path data-run="0" stroke="#4e79a7" data-y="0.00 50.00 ' "$p"
-# --objective and --cost on the command line win over the run log's objective.
+# --objective and --cost on the command line (the rows judged as the sweep table judges them,
+# sweep/sweep_judge.h) win over the run log's objective.
 "$RUNMON" report --sweep lr-sweep "$K" --objective loss:min:best --cost duration -o "$T/obj.html" >/dev/null; rc=$?
 expect_eq "--objective loss:min:best --cost duration: exit 0" 0 "$rc"
 expect_eq "... one chart: loss, its best value, against duration" 1 "$(grep -c '<section class="panel pareto" id="pareto-0" data-objective="loss"><h3>loss <span class="unit">(lower is better, best value)</span> against duration <span class="unit">(s)</span>' "$T/obj.html")"
@@ -121,13 +122,13 @@ expect_eq "... no other" 1 "$(grep -o '<section class="panel pareto"' "$T/obj.ht
 expect_eq "... no error bar on a duration" 0 "$(grep -c '<span class="eb"' "$T/obj.html")"
 "$RUNMON" report --sweep lr-sweep "$K" --objective nope:max -o "$T/nope.html" >"$T/out" 2>"$T/err"; rc=$?
 expect_eq "an objective no run logged: exit 2, nothing written" "2 no" "$rc $([ -e "$T/nope.html" ] && echo yes || echo no)"
-expect_eq "... naming the metrics logged" "runmon report: objective 'nope': no run logged the metric 'nope' (the runs' metrics: loss, acc)" "$(cat "$T/err")"
+expect_eq "... naming the metrics logged" "runmon report: --objective nope:max: no run logged metric 'nope' (the runs' metrics: loss, acc)" "$(cat "$T/err")"
 "$RUNMON" report --sweep lr-sweep "$K" --objective 'acc:up' 2>"$T/err"; rc=$?
 expect_match "a bad objective: exit 2, saying why" "^2 runmon report: .*acc:up" "$rc $(cat "$T/err")"
 "$RUNMON" report --sweep lr-sweep "$K" --cost joules 2>"$T/err"; rc=$?
-expect_match "a bad cost: exit 2, naming the costs" "^2 runmon report: cost 'joules': expected .*gpu_hours" "$rc $(cat "$T/err")"
+expect_match "a bad cost: exit 2, naming the costs" "^2 runmon report: --cost: cost 'joules': expected .*gpu_hours" "$rc $(cat "$T/err")"
 "$RUNMON" report "${S[0]}" --objective acc:max 2>"$T/err"; rc=$?
-expect_match "--objective with one session: exit 2" "^2 runmon report: --objective and --cost judge the runs compared" "$rc $(cat "$T/err")"
+expect_match "--objective with one session: exit 2" "^2 runmon report: --objective, --cost and --target compare runs" "$rc $(cat "$T/err")"
 expect_eq "self-contained: no http(s) reference" 0 "$(grep -Eci '(src|href)="(https?:)?//' "$p")"
 expect_eq "one script element" 1 "$(count '<script' "$p")"
 check "the legend rule is stated" grep -q '10 colours, then 5 dash styles: up to 50 runs' "$p"
@@ -242,6 +243,7 @@ for k in 1600 51200; do
     for x in 0 1; do cp -r "${S[$x]}" "$T/ml$k/"; done
     for d in "$T/ml$k"/2*/; do
         grep -Ev '"type":"(metric|objective)"' "$d/runlog.jsonl" >"$d/r" && mv "$d/r" "$d/runlog.jsonl"
+        jq -c 'del(.metrics, .objectives)' "$d/summary.json" >"$d/s" && mv "$d/s" "$d/summary.json"
         mlines "$d" "$k"
     done
     "$RUNMON" report "$T/ml$k"/2*/ -o "$T/ml$k.html" >/dev/null
