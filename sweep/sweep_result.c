@@ -52,8 +52,9 @@ static void axis_num(char *buf, size_t cap, double v, double step)
     else if (a != 0 && a < 1e-3)
         snprintf(buf, cap, "%.2g", v);
     else {
-        int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
-        if (dec > 6) dec = 6;
+        int dec = 0; /* the fewest decimals that write the step exactly (0.25: 2) */
+        while (dec < 6 && fabs(step * pow(10, dec) - round(step * pow(10, dec))) > 1e-6)
+            dec++;
         snprintf(buf, cap, "%.*f", dec, v);
     }
 }
