@@ -169,6 +169,15 @@ void rm_metrics_line(struct rm_metrics *m, const json_t *line, int64_t t)
     rm_metrics_values(line, ordinal, run_value, &c);
 }
 
+void rm_metrics_good_line(struct rm_metrics *m, size_t n, const char *const *names,
+                          const double *vals, int64_t step, int64_t t)
+{
+    uint64_t ordinal = m->lines++;
+    struct run_ctx c = {m, (double)t / 1e9};
+    for (size_t i = 0; i < n; i++)
+        run_value(&c, names[i], vals[i], step >= 0 ? step : (int64_t)ordinal);
+}
+
 /* The objectives of a line as [{"metric","goal","pick"}], or NULL when one is bad (*bad
  * then points at it). */
 static json_t *objectives_of(const json_t *line, const json_t **bad)

@@ -63,6 +63,11 @@ void rm_metrics_free(struct rm_metrics *m);
  * into the run's statistics. */
 void rm_metrics_line(struct rm_metrics *m, const json_t *line, int64_t t);
 
+/* A good metric line (every value good: the fast reader's) at time t: n values, step -1
+ * when it has none. The same as rm_metrics_line on its tree. */
+void rm_metrics_good_line(struct rm_metrics *m, size_t n, const char *const *names,
+                          const double *vals, int64_t step, int64_t t);
+
 /* An objective line: kept when good (a later one replaces it), else counted. */
 void rm_metrics_objective_line(struct rm_metrics *m, const json_t *line);
 
