@@ -214,7 +214,8 @@ def main():
                 y["session"]["duration_s"] = round(y["session"]["duration_s"] * (0.8 + 0.04 * (i % 10)), 3)
             if metrics is not None:  # the run's metrics as the scaled run log has them
                 y["metrics"] = metrics
-                y.setdefault("objectives", objectives_of(os.path.join(a.template, "runlog.jsonl")))
+                if not y.get("objectives"):  # a template summarized before objectives
+                    y["objectives"] = objectives_of(os.path.join(a.template, "runlog.jsonl"))
             if a.metric_lines:
                 y["metrics"] = metric_stats(a.metric_lines, f, y["session"].get("duration_s"))
                 y["objectives"] = OBJECTIVES
