@@ -6,7 +6,9 @@ Run i is a real session folder: the template's CSV segments and run log copied (
 with --link), its gpu.csv's memory.used, utilization.gpu and power.draw scaled by a factor of
 the run (so each run draws its own line), session.json with the id, the sweep's name, the
 parameters (lr, batch) and a command `python3 train.py --lr LR --batch B`, summary.json with
-its figures scaled alike. One index.jsonl line per run is appended (as gen_sink.py does).
+its figures scaled alike; the run log's `metric` values are scaled by the same factor (and
+summary.json's "metrics" are those of the scaled lines; with --link the run log is linked and
+only the statistics are scaled). One index.jsonl line per run is appended (as gen_sink.py does).
 --samples N writes the template's GPU rows N times over, at the same times (N times the
 samples to stream: the page's size and memory must not follow them).
 --metric-lines N gives each run N metric lines (loss and acc, steps 0..N-1) in its run log
@@ -45,6 +47,48 @@ def scale_gpu_csv(src, dst, f, repeat):
         fo.write("\n".join(out) + "\n")
 
 
+def has_metrics(path):
+    with open(path, "rb") as fi:
+        return b'"type":"metric"' in fi.read()
+
+
+def objectives_of(path):
+    """The run log's objective lines' objectives, as summary.json keeps them."""
+    out = []
+    with open(path) as fi:
+        for line in fi:
+            if '"type":"objective"' in line:
+                try:
+                    out += json.loads(line).get("objectives", [])
+                except ValueError:
+                    pass
+    return out
+
+
+def scale_metrics(src, dst, f):
+    """The run log's `metric` lines with each value times f (each run draws its own curve).
+    Returns the statistics of the lines written, as summary.json's "metrics" keeps them."""
+    out, stats = [], {}
+    with open(src) as fi:
+        for line in fi:
+            if '"type":"metric"' in line and line.endswith("\n"):
+                try:
+                    j = json.loads(line)
+                    j["values"] = {k: v * f if isinstance(v, (int, float)) else v
+                                   for k, v in j.get("values", {}).items()}
+                    line = json.dumps(j, separators=(",", ":")) + "\n"
+                    for k, v in j["values"].items():
+                        if not isinstance(v, (int, float)):
+                            continue
+                        st = stats.setdefault(k, {"last": v, "min": v, "max": v, "count": 0})
+                        st["last"], st["count"] = v, st["count"] + 1
+                        st["min"], st["max"] = min(st["min"], v), max(st["max"], v)
+                except (ValueError, AttributeError):
+                    pass
+            out.append(line)
+    with open(dst, "w") as fo:
+        fo.writelines(out)
+    return stats
 OBJECTIVES = [{"metric": "acc", "goal": "max", "pick": "last"},
               {"metric": "loss", "goal": "min", "pick": "best"}]
 
@@ -105,6 +149,7 @@ def main():
         with open(ip, "w") as f:
             f.write('{"format":"runmon-sink-index","schema_version":1,"created_at":null}\n')
     lines = []
+    tstats = None
     shared_runlog = None  # with --link: the run log with metric lines, written once
     for i in range(a.first, a.first + a.count):
         lr = round(0.1 / (1 + i), 6)
@@ -115,6 +160,7 @@ def main():
         if os.path.exists(d):
             continue
         os.mkdir(d)
+        metrics = None
         for n in sorted(os.listdir(a.template)):
             s = os.path.join(a.template, n)
             if n in ("session.json", "summary.json", "state.json", "report.html") or \
@@ -129,6 +175,16 @@ def main():
                 else:
                     write_metric_runlog(s, dst, a.metric_lines, ses.get("started_at"))
                     shared_runlog = dst
+            elif n == "runlog.jsonl" and has_metrics(s) and not a.link:
+                metrics = scale_metrics(s, os.path.join(d, n), f)
+            elif n == "runlog.jsonl" and has_metrics(s):
+                # Linked (a bench's 1,000 runs): the template's lines, the summary's
+                # statistics scaled as the lines would be.
+                os.link(s, os.path.join(d, n))
+                if tstats is None:
+                    tstats = scale_metrics(s, os.devnull, 1.0)
+                metrics = {k: dict(v, last=v["last"] * f, min=v["min"] * f, max=v["max"] * f)
+                           for k, v in tstats.items()}
             elif a.link:
                 os.link(s, os.path.join(d, n))
             else:
@@ -156,6 +212,10 @@ def main():
                     t[k] = t[k] * f
             if isinstance(y["session"].get("duration_s"), (int, float)):
                 y["session"]["duration_s"] = round(y["session"]["duration_s"] * (0.8 + 0.04 * (i % 10)), 3)
+            if metrics is not None:  # the run's metrics as the scaled run log has them
+                y["metrics"] = metrics
+                if not y.get("objectives"):  # a template summarized before objectives
+                    y["objectives"] = objectives_of(os.path.join(a.template, "runlog.jsonl"))
             if a.metric_lines:
                 y["metrics"] = metric_stats(a.metric_lines, f, y["session"].get("duration_s"))
                 y["objectives"] = OBJECTIVES
