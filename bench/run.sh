@@ -725,7 +725,7 @@ fi
 # ---- Python module --------------------------------------------------------------------------
 if want python; then
     N=${BENCH_PYTHON_LINES:-50000}
-    section "python: runmon.phase and runmon.event ($N lines per case)"
+    section "python: runmon.phase, runmon.event and runmon.metric ($N lines per case)"
     eval "$(PYTHONPATH=python python3 bench/bench_python.py --kv "$N")"
     echo "  (python $python_version; each case appends to its own O_APPEND file; best of $rounds interleaved rounds)"
     figure "runmon.event(\"step\", i=i)" "$event_lines_per_s" "lines/s"
@@ -735,11 +735,55 @@ if want python; then
     figure "floor: bare os.write of a prebuilt line" "$bare_lines_per_s" "lines/s"
     figure "floor: os.write of the phase's own 2 lines" "$bare_phase_lines_per_s" "lines/s"
     figure "phase / those 2 bare writes (goal <= 10)" "$phase_vs_bare" "x"
+    figure "runmon.metric(step=i, loss=..., acc=...)" "$metric_lines_per_s" "lines/s"
+    figure "floor: os.write of the metric's own line" "$bare_metric_lines_per_s" "lines/s"
+    figure "metric line / 2 bare writes of it (goal <= 10)" "$metric_vs_bare" "x"
     ratio "runmon.event / os.write + flock" "$event_lines_per_s" "$bare_flock_lines_per_s"
     ratio "runmon.phase / os.write + flock" "$phase_lines_per_s" "$bare_flock_lines_per_s"
     ratio "runmon.event / bare os.write" "$event_lines_per_s" "$bare_lines_per_s"
     ratio "runmon.phase / bare os.write" "$phase_lines_per_s" "$bare_lines_per_s"
     [ "$write_failures" -eq 0 ] || { echo "bench: python write failures: $write_failures" >&2; exit 1; }
+fi
+
+# ---- Sweep objectives (issue 39) -------------------------------------------------------------
+# 1,000 runs with 10,000 metric lines each (bench/gen_sweep.py --metric-lines: each run's run
+# log holds them, its summary.json their statistics): `sessions --summary --objective` (goal:
+# under 1 s) and `report --sweep` judging the runs (goal: under 2 s, the page under 5 MB),
+# beside the same commands without objectives.
+if want sweep-objectives; then
+    section "sweep objectives: 1,000 runs x 10,000 metric lines (goals: sessions --objective < 1 s, report --sweep < 2 s and < 5 MB)"
+    J=$B/objectives
+    mkdir -p "$J"
+    PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=1 FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
+        "$BUILD/runmon" record -q -o "$J/tpl" -i 0.1 -- sh -c "'$BUILD/runmon' phase train -- sleep 1"
+    tpl=$(readlink -f "$J/tpl/latest")
+    python3 bench/gen_sweep.py --template "$tpl" --dest "$J/k" --count 1000 --link \
+        --metric-lines "${BENCH_METRIC_LINES:-10000}" >/dev/null
+    ob_best() { # CMD...: "seconds peak_kib" of the fastest of 3 runs
+        local i t0 t1 kib sec best=""
+        for ((i = 0; i < 3; i++)); do
+            t0=$(now_ns)
+            kib=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1)
+            t1=$(now_ns)
+            sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+            if [ -z "$best" ] || awk -v a="$sec" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+                best="$sec $kib"
+            fi
+        done
+        echo "$best"
+    }
+    base=$(ob_best "$BUILD/runmon" sessions "$J/k" --summary --sweep lr-sweep --format json)
+    obj=$(ob_best "$BUILD/runmon" sessions "$J/k" --summary --sweep lr-sweep --objective acc:max \
+        --objective loss:min:best --format json)
+    page=$(ob_best "$BUILD/runmon" report --sweep lr-sweep "$J/k" --objective acc:max -o "$J/k.html")
+    figure "sessions --summary --objective x2 (goal < 1 s)" "${obj% *}" "s"
+    figure "  peak RSS" "$(awk -v k="${obj#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
+    figure "baseline: sessions --summary" "${base% *}" "s"
+    ratio "with objectives / without" "${obj% *}" "${base% *}"
+    figure "report --sweep --objective (goal < 2 s)" "${page% *}" "s"
+    figure "  peak RSS" "$(awk -v k="${page#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
+    figure "  page (goal < 5 MB)" "$(awk -v b="$(stat -c %s "$J/k.html")" 'BEGIN { printf "%.2f", b / 1e6 }')" "MB"
+    rm -rf "$J"
 fi
 
 # ---- Summary --------------------------------------------------------------------------------
@@ -984,7 +1028,8 @@ fi
 # 50 runs (every series and phase drawn) whose gpu.csv holds 1 x and 100 x the template's
 # samples (bench/gen_sweep.py --samples): the page's size and the memory must not follow the
 # samples. Baselines measured in the same run: `runmon report` of the template session (one
-# session's page) and `runmon sessions --summary --sweep` of the same 1,000 runs.
+# session's page) and `runmon sessions --summary --sweep` of the same 1,000 runs. Then runs
+# with 10,000 metric lines each (issue 39): 1,000 of them, and 50 whose run logs are drawn.
 if want sweep-page; then
     section "sweep page: report --sweep (goal: 1,000 runs under 2 s, memory independent of samples)"
     W=$B/sweep
@@ -1033,5 +1078,26 @@ if want sweep-page; then
     done
     ratio "50 runs: 100 x samples / 1 x: peak RSS" "$rss100" "$rss1"
     ratio "50 runs: 100 x samples / 1 x: time" "$sec100" "$sec1"
+    # Issue 39: runs that log 10,000 metric lines each (loss, acc) and an objective: 1,000 runs
+    # (goal: under 2 s, the page under 5 MB; the Pareto chart and parallel coordinates of every
+    # run from summary.json) and 50 drawn runs (each run log read for the metric curves).
+    cat >"$W/metrics.sh" <<'EOS'
+awk 'BEGIN { srand(); t0 = srand(); for (s = 0; s < 10000; s++)
+    printf "{\"ts\":\"x\",\"type\":\"metric\",\"step\":%d,\"values\":{\"loss\":%.6f,\"acc\":%.6f},\"pid\":1,\"t\":%.3f}\n",
+        s, 2 / (1 + s / 500) + (s % 7) / 100, 1 - 1 / (1 + s / 1000), t0 + s / 10000 }' >>"$RUNMON_RUNLOG"
+"$RUNMON_BIN" log objective acc:max
+"$RUNMON_BIN" phase train -- sleep 1
+EOS
+    PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=2 FAKE_SMI_VARY=1 RUNMON_BIN="$BUILD/runmon" \
+        FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" "$BUILD/runmon" record -q -o "$W/mtpl" -i 0.1 -- \
+        sh "$W/metrics.sh"
+    mtpl=$(readlink -f "$W/mtpl/latest")
+    for k in 1000 50; do
+        python3 bench/gen_sweep.py --template "$mtpl" --dest "$W/m$k" --count "$k" --link >/dev/null
+        r=$(sw_best "$BUILD/runmon" report --sweep lr-sweep "$W/m$k" -o "$W/m$k.html")
+        figure "report --sweep, $k runs x 10,000 metric lines$([ "$k" = 50 ] && echo ', drawn')" "${r% *}" "s"
+        figure "  peak RSS" "$(kib_mib "${r#* }")" "MiB"
+        figure "  page" "$(kib_mib $(($(stat -c %s "$W/m$k.html") / 1024)))" "MiB"
+    done
     rm -rf "$W"
 fi

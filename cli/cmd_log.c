@@ -20,16 +20,23 @@ extern char **environ;
 static const char log_usage[] =
     "usage: runmon log [--file PATH] phase NAME SECONDS [KEY=VALUE | KEY:=JSON ...]\n"
     "       runmon log [--file PATH] event TYPE [KEY=VALUE | KEY:=JSON ...]\n"
+    "       runmon log [--file PATH] metric [--step N] NAME=VALUE ...\n"
+    "       runmon log [--file PATH] objective METRIC:min|max[:last|best] ...\n"
     "\n"
-    "Append one line to the run log (JSONL): a completed phase and its duration, or an event.\n"
+    "Append one line to the run log (JSONL): a completed phase and its duration, an event,\n"
+    "metric values (finite numbers, at most 256 on a line, at step N >= 0 when given), or the\n"
+    "objectives the run is judged by (the sweep table's, when it is given none).\n"
     "\n"
     "  --file PATH   the run log; default: $RUNMON_RUNLOG\n"
+    "  --step N      a metric line's step, an integer >= 0\n"
     "  KEY=VALUE     numbers, true, false and null keep their JSON type; anything else is a "
     "string\n"
     "  KEY:=JSON     any JSON value, stored as given\n"
     "  -h, --help    this text\n"
     "\n"
     "A phase's fields go on the line itself; an event's go under \"data\".\n"
+    "A metric NAME is UTF-8 without control characters, none of / : = < > , and at most 127\n"
+    "bytes.\n"
     "Exit status: 0 written, 1 the write failed, 2 bad input (nothing written).\n";
 
 static const char phase_usage[] =
@@ -50,8 +57,10 @@ static const char phase_usage[] =
 /* Common options: [--file PATH | --file=PATH] [--help]; "--" ends them, and is left in place
  * when it is the command separator (keep_dashdash). Returns the index of the first
  * operand, -1 after --help (exit 0), -2 on a usage error. */
+static int parse_step(const char *s, long long *step);
+
 static int parse_opts(const char *cmd, const char *usage, int argc, char **argv, const char **file,
-                      bool keep_dashdash)
+                      bool keep_dashdash, long long *step)
 {
     int i = 1;
     for (; i < argc; i++) {
@@ -67,6 +76,13 @@ static int parse_opts(const char *cmd, const char *usage, int argc, char **argv,
             *file = argv[++i];
         } else if (!strncmp(a, "--file=", 7)) {
             *file = a + 7;
+        } else if (step && (!strcmp(a, "--step") || !strncmp(a, "--step=", 7))) {
+            const char *v = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : NULL;
+            if (!v) {
+                fprintf(stderr, "runmon %s: --step needs N\n", cmd);
+                return -2;
+            }
+            if (parse_step(v, step) < 0) return -2;
         } else if (!strcmp(a, "--")) {
             return keep_dashdash ? i : i + 1;
         } else if (a[0] == '-' && a[1]) {
@@ -90,19 +106,120 @@ static const char *resolve_file(const char *cmd, const char *file)
     return file;
 }
 
+/* Opens the run log and writes one line with write(log); the exit status. */
+static int write_one(const char *file, int (*write)(rm_runlog *, void *), void *ctx)
+{
+    /* Past RLIMIT_FSIZE, write() should fail with EFBIG rather than kill us. */
+    signal(SIGXFSZ, SIG_IGN);
+    rm_runlog *log = rm_runlog_open(file);
+    if (!log) {
+        fprintf(stderr, "runmon log: %s\n", rm_runlog_errmsg());
+        return 2;
+    }
+    int status = 0;
+    if (write(log, ctx) < 0) {
+        fprintf(stderr, "runmon log: %s\n", rm_runlog_errmsg());
+        status = 1;
+    }
+    if (rm_runlog_close(log) < 0 && status == 0) {
+        fprintf(stderr, "runmon log: %s\n", rm_runlog_errmsg());
+        status = 1;
+    }
+    return status;
+}
+
+struct args {
+    long long step;
+    int n;
+    const char *const *v;
+};
+
+static int write_metric(rm_runlog *log, void *ctx)
+{
+    const struct args *a = ctx;
+    return rm_runlog_metric_kv(log, a->step, a->n, a->v);
+}
+
+static int write_objective(rm_runlog *log, void *ctx)
+{
+    const struct args *a = ctx;
+    return rm_runlog_objective(log, a->n, a->v);
+}
+
+/* --step N: a decimal integer >= 0. */
+static int parse_step(const char *s, long long *step)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || errno || v < 0 || s[0] == '+' || s[0] == '-' || s[0] == ' ') {
+        fprintf(stderr, "runmon log: --step must be an integer >= 0, not '%s'\n", s);
+        return -1;
+    }
+    *step = v;
+    return 0;
+}
+
+/* runmon log metric [--step N] NAME=VALUE ... and runmon log objective SPEC ... */
+static int log_metric_or_objective(const char *file, bool metric, long long step, int argc,
+                                   char **argv, int i)
+{
+    struct args a = {step, 0, NULL};
+    for (; metric && i < argc; i++) {
+        if (!strcmp(argv[i], "--step") || !strncmp(argv[i], "--step=", 7)) {
+            const char *v = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : NULL;
+            if (!v) {
+                fprintf(stderr, "runmon log: --step needs N\n");
+                return 2;
+            }
+            if (parse_step(v, &a.step) < 0) return 2;
+        } else if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        } else {
+            break;
+        }
+    }
+    a.n = argc - i;
+    a.v = (const char *const *)argv + i;
+    if (a.n == 0) {
+        fprintf(stderr, "runmon log: missing %s (see 'runmon log --help')\n",
+                metric ? "NAME=VALUE" : "METRIC:min|max");
+        return 2;
+    }
+    int rc =
+        metric ? rm_runlog_check_metric_kv(a.step, a.n, a.v) : rm_runlog_check_objective(a.n, a.v);
+    if (rc < 0) {
+        fprintf(stderr, "runmon log: %s\n", rm_runlog_errmsg());
+        return 2;
+    }
+    if (!(file = resolve_file("log", file))) return 2;
+    return write_one(file, metric ? write_metric : write_objective, &a);
+}
+
 int rm_cmd_log(int argc, char **argv)
 {
     const char *file = NULL;
-    int i = parse_opts("log", log_usage, argc, argv, &file, false);
+    long long step = RM_RUNLOG_NO_STEP;
+    int i = parse_opts("log", log_usage, argc, argv, &file, false, &step);
     if (i < 0) return i == -1 ? 0 : 2;
     if (i >= argc) {
-        fprintf(stderr, "runmon log: missing 'phase' or 'event' (see 'runmon log --help')\n");
+        fprintf(stderr, "runmon log: missing 'phase', 'event', 'metric' or 'objective' (see "
+                        "'runmon log --help')\n");
         return 2;
     }
     const char *kind = argv[i++];
+    if (!strcmp(kind, "metric") || !strcmp(kind, "objective"))
+        return log_metric_or_objective(file, kind[0] == 'm', step, argc, argv, i);
+    if (step != RM_RUNLOG_NO_STEP) {
+        fprintf(stderr, "runmon log: --step is for metric lines only\n");
+        return 2;
+    }
     bool is_phase = !strcmp(kind, "phase");
     if (!is_phase && strcmp(kind, "event") != 0) {
-        fprintf(stderr, "runmon log: unknown record kind '%s' (expected 'phase' or 'event')\n",
+        fprintf(stderr,
+                "runmon log: unknown record kind '%s' (expected 'phase', 'event', 'metric' or "
+                "'objective')\n",
                 kind);
         return 2;
     }
@@ -220,7 +337,7 @@ static int spawn(char **argv, pid_t *pid)
 int rm_cmd_phase(int argc, char **argv)
 {
     const char *file = NULL;
-    int i = parse_opts("phase", phase_usage, argc, argv, &file, true);
+    int i = parse_opts("phase", phase_usage, argc, argv, &file, true, NULL);
     if (i < 0) return i == -1 ? 0 : 2;
     if (i >= argc || !strcmp(argv[i], "--")) {
         fprintf(stderr, "runmon phase: missing phase NAME (see 'runmon phase --help')\n");

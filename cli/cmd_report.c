@@ -8,8 +8,10 @@
 #include "base/fileio.h"
 #include "base/termsafe.h"
 #include "cli/cmd_report_sweep.h"
+#include "model/objective.h"
 #include "report/report.h"
 #include "sink/sink.h"
+#include "sweep/sweep_judge.h"
 
 static void usage(FILE *out)
 {
@@ -17,7 +19,9 @@ static void usage(FILE *out)
         out,
         "usage: runmon report [PATH] [--session ID] [-o FILE]\n"
         "       runmon report SESSION SESSION... [-o FILE]\n"
-        "       runmon report --sweep NAME [SINK...] [-o FILE]\n\n"
+        "       runmon report --sweep NAME [SINK...] [-o FILE]\n"
+        "                     [--objective METRIC:min|max[:best]]... [--cost COST]\n"
+        "                     [--target METRIC<=V|METRIC>=V]\n\n"
         "Write a self-contained HTML report of a recorded session: timelines of GPU\n"
         "utilization, VRAM, power and temperature, host CPU and memory and the command's\n"
         "RSS on one time axis, with the run's phases, alerts and collector outages marked,\n"
@@ -41,6 +45,12 @@ static void usage(FILE *out)
         "                 PATH/latest points; or any unique end of an id, as a\n"
         "                 listing cut to fit shows it)\n"
         "  --sweep NAME   compare the runs of sweep NAME in the SINKs given (default: as PATH)\n"
+        "  --objective METRIC:min|max[:best]  comparing runs: judge them by the metric's last\n"
+        "                 (or best) value (repeatable; default: the run logs' objective lines)\n"
+        "  --cost duration|energy|vram|gpu_hours  comparing runs: the Pareto front's cost\n"
+        "                 (default energy)\n"
+        "  --target METRIC<=V|METRIC>=V  comparing runs: the time and energy each run took to\n"
+        "                 reach it\n"
         "  -o FILE        where to write (default: <session folder>/report.html; comparing\n"
         "                 runs: ./sweep.html); written through a temporary file renamed\n"
         "                 into place\n"
@@ -50,18 +60,23 @@ static void usage(FILE *out)
         "path or a session without data.\n");
 }
 
-enum { OPT_SESSION = 256, OPT_SWEEP };
+enum { OPT_SESSION = 256, OPT_SWEEP, OPT_OBJECTIVE, OPT_COST, OPT_TARGET };
 
 int rm_cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"session", required_argument, NULL, OPT_SESSION},
         {"sweep", required_argument, NULL, OPT_SWEEP},
+        {"objective", required_argument, NULL, OPT_OBJECTIVE},
+        {"cost", required_argument, NULL, OPT_COST},
+        {"target", required_argument, NULL, OPT_TARGET},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *outfile = NULL, *session_id = NULL, *sweep = NULL;
+    const char *objectives[RM_OBJECTIVES_MAX];
+    struct rm_judge_opts judge = {.objectives = objectives};
     int c;
     optind = 1;
     opterr = 0;
@@ -79,6 +94,19 @@ int rm_cmd_report(int argc, char **argv)
         case OPT_SWEEP:
             sweep = optarg;
             break;
+        case OPT_OBJECTIVE:
+            if (judge.n_objectives == RM_OBJECTIVES_MAX) {
+                fprintf(stderr, "runmon report: at most %d --objective\n", RM_OBJECTIVES_MAX);
+                return 2;
+            }
+            objectives[judge.n_objectives++] = optarg;
+            break;
+        case OPT_COST:
+            judge.cost = optarg;
+            break;
+        case OPT_TARGET:
+            judge.target = optarg;
+            break;
         default:
             if (optopt && optopt < 256)
                 fprintf(stderr, "runmon report: bad option -%c (see 'runmon report --help')\n",
@@ -91,6 +119,19 @@ int rm_cmd_report(int argc, char **argv)
     }
     if (outfile && !*outfile) {
         fprintf(stderr, "runmon report: -o needs a file name\n");
+        return 2;
+    }
+    char jerr[600];
+    if (rm_judge_check(&judge, jerr, sizeof jerr) < 0) {
+        fputs("runmon report: ", stderr);
+        rm_fput_safe(stderr, jerr);
+        fputc('\n', stderr);
+        return 2;
+    }
+    if (!sweep && argc - optind <= 1 && (judge.n_objectives || judge.cost || judge.target)) {
+        fputs("runmon report: --objective, --cost and --target compare runs: with --sweep or "
+              "several PATHs\n",
+              stderr);
         return 2;
     }
     if (sweep || argc - optind > 1) {
@@ -113,9 +154,9 @@ int rm_cmd_report(int argc, char **argv)
                 return 2;
             }
             char *one[] = {(char *)found};
-            return rm_report_sweep_main(sweep, one, 1, outfile);
+            return rm_report_sweep_main(sweep, one, 1, outfile, &judge);
         }
-        return rm_report_sweep_main(sweep, argv + optind, (size_t)(argc - optind), outfile);
+        return rm_report_sweep_main(sweep, argv + optind, (size_t)(argc - optind), outfile, &judge);
     }
     char dir[4096], err[1024] = "", def[4200];
     const char *path = optind < argc ? argv[optind] : rm_default_sink_path(1, err, sizeof err);

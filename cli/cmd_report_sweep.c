@@ -9,8 +9,12 @@
 #include "cli/cmd_report_sweep.h"
 #include "sink/index.h"
 #include "sink/sink.h"
+#include "sweep/sweep_judge.h"
 #include "sweep/sweep_page.h"
 #include "sweep/sweep_rows.h"
+
+static const struct rm_judge_opts *judge_opts; /* set by rm_report_sweep_main */
+static int judge_rows(json_t *rows);
 
 static int fail(const char *msg)
 {
@@ -73,6 +77,7 @@ static int from_paths(char *const *paths, size_t n, const char *outfile)
                                        &opts.n_hosts, err, sizeof err);
         if (!rows) rc = fail(err);
     }
+    if (!rc) rc = judge_rows(rows);
     if (!rc) {
         opts.param_names = names;
         rc = write_page(rows, &opts, outfile ? outfile : "sweep.html");
@@ -119,8 +124,10 @@ static int from_sweep(const char *name, char *const *sinks, size_t n, const char
         rm_fput_safe(stderr, json_string_value(note));
         fputc('\n', stderr);
     }
-    int rc;
-    if (!json_array_size(s.rows)) {
+    int rc = 0;
+    if (json_array_size(s.rows)) rc = judge_rows(s.rows);
+    if (rc) {
+    } else if (!json_array_size(s.rows)) {
         fputs("runmon report: no sessions in sweep '", stderr);
         rm_fput_safe(stderr, name);
         fputs("'\n", stderr);
@@ -138,8 +145,27 @@ static int from_sweep(const char *name, char *const *sinks, size_t n, const char
     return rc;
 }
 
-int rm_report_sweep_main(const char *sweep, char *const *paths, size_t npaths, const char *outfile)
+/* The rows judged by --objective/--cost/--target (or the run logs' objectives): each row
+ * carries its objectives, cost and target for the page. Returns 0, or the exit status 2. */
+static int judge_rows(json_t *rows)
 {
+    json_t *doc = NULL;
+    char err[1024];
+    if (rm_judge_rows(rows, judge_opts, &doc, err, sizeof err) < 0) {
+        fputs("runmon report: ", stderr);
+        rm_fput_safe(stderr, err);
+        fputc('\n', stderr);
+        return 2;
+    }
+    json_decref(doc);
+    return 0;
+}
+
+int rm_report_sweep_main(const char *sweep, char *const *paths, size_t npaths, const char *outfile,
+                         const struct rm_judge_opts *judge)
+{
+    static const struct rm_judge_opts none = {0};
+    judge_opts = judge ? judge : &none;
     if (sweep) return from_sweep(sweep, paths, npaths, outfile);
     return from_paths(paths, npaths, outfile);
 }

@@ -11,6 +11,10 @@
  * rule, else that mode) and prints the path written, escaped. Returns the exit status. */
 int rm_report_write_page(const char *outfile, char *html, size_t len, int mode);
 
-int rm_report_sweep_main(const char *sweep, char *const *paths, size_t npaths, const char *outfile);
+/* judge: --objective, --cost, --target: the rows judged (sweep/sweep_judge.h) before the
+ * page is made from them. */
+struct rm_judge_opts;
+int rm_report_sweep_main(const char *sweep, char *const *paths, size_t npaths, const char *outfile,
+                         const struct rm_judge_opts *judge);
 
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/termsafe.h"
+#include "model/objective.h"
 #include "sink/index.h"
 #include "sink/sink.h"
 #include "sweep/sessions_out.h"
@@ -20,51 +21,60 @@
 
 static void usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: runmon sessions [DIR] [--format text|json|csv] [--sort FIELD] [--sweep NAME]\n"
-        "                             [--rebuild] [--csv-safe]\n"
-        "       runmon sessions --summary [DIR...] [--sweep NAME] [--phase PATH]...\n"
-        "                             [--group-by PARAM[,PARAM...]] [--wide] [--device-vram]\n\n"
-        "List the recording sessions of a sink directory (runmon record -o DIR): id,\n"
-        "status, host, start, duration, command and bytes kept on disk. Without DIR: the\n"
-        "current folder when it is a sink, else ./runmon (record's default sink).\n\n"
-        "options:\n"
-        "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
-        "                      json, and csv to a file or pipe, keep what sessions recorded\n"
-        "                      exact; text, and csv on a terminal, escape control characters\n"
-        "  --csv-safe          CSV for a spreadsheet (implies --format csv): a cell starting\n"
-        "                      with = + - @, a tab or CR that is not a plain number (-1.5)\n"
-        "                      gets a leading ' so it is never run as a formula\n"
-        "  --summary           the sweep table: one row per run: its parameters (--param,\n"
-        "                      runmon.params() in the run log, else the command-line\n"
-        "                      arguments that differ between the runs), status, exit code,\n"
-        "                      duration, GPU model, GPU utilization mean, workload peak\n"
-        "                      VRAM (the GPUs' when no run knows the workload's), framework\n"
-        "                      peak when logged, GPU energy with its error bar, the time\n"
-        "                      of each phase every run has, command; the best of each\n"
-        "                      figure marked '*' (energy: '=' on the runs tied for the\n"
-        "                      best, their bars overlapping the best run's); '-' where a\n"
-        "                      session has no summary.json. Several DIRs are one\n"
-        "                      sweep (a HOST column when the runs come from several hosts)\n"
-        "  --sweep NAME        only the runs of sweep NAME (runmon record --sweep)\n"
-        "  --phase PATH        with --summary: a column for this phase's time (repeatable;\n"
-        "                      default: the top-level phases every run has)\n"
-        "  --group-by PARAM[,PARAM...]  with --summary: one row per value of PARAM (per\n"
-        "                      combination of the values of several), each figure's\n"
-        "                      mean and std over its runs (min and max in json and csv;\n"
-        "                      energy's bar: the mean of the runs' lows and highs)\n"
-        "  --wide              with --summary: cut nothing (text is fitted to $COLUMNS,\n"
-        "                      else 100 columns: long values cut with an ellipsis, then\n"
-        "                      columns left out, a note naming them; the listing too)\n"
-        "  --device-vram       with --summary: the GPUs' peak VRAM (all processes) beside\n"
-        "                      the workload's\n"
-        "  --sort FIELD        start (oldest first, the default), duration, util, vram,\n"
-        "                      energy (largest first, '-' last) or status (by name)\n"
-        "  --rebuild           rebuild the sink's index (index.jsonl, sink.json) from the\n"
-        "                      session folders first, adopting stray segment files\n"
-        "  -h, --help          this text\n\n"
-        "exit status: 0 success, 2 a usage error or no sink there.\n");
+    fprintf(out,
+            "usage: runmon sessions [DIR] [--format text|json|csv] [--sort FIELD] [--sweep NAME]\n"
+            "                             [--rebuild] [--csv-safe]\n"
+            "       runmon sessions --summary [DIR...] [--sweep NAME] [--phase PATH]...\n"
+            "                             [--group-by PARAM[,PARAM...]] [--wide] [--device-vram]\n"
+            "                             [--objective METRIC:min|max[:best]]... [--cost COST]\n"
+            "                             [--target METRIC<=V|METRIC>=V]\n\n"
+            "List the recording sessions of a sink directory (runmon record -o DIR): id,\n"
+            "status, host, start, duration, command and bytes kept on disk. Without DIR: the\n"
+            "current folder when it is a sink, else ./runmon (record's default sink).\n\n"
+            "options:\n"
+            "  --format text|json|csv  output format (default: text on a terminal, else json);\n"
+            "                      json, and csv to a file or pipe, keep what sessions recorded\n"
+            "                      exact; text, and csv on a terminal, escape control characters\n"
+            "  --csv-safe          CSV for a spreadsheet (implies --format csv): a cell starting\n"
+            "                      with = + - @, a tab or CR that is not a plain number (-1.5)\n"
+            "                      gets a leading ' so it is never run as a formula\n"
+            "  --summary           the sweep table: one row per run: its parameters (--param,\n"
+            "                      runmon.params() in the run log, else the command-line\n"
+            "                      arguments that differ between the runs), status, exit code,\n"
+            "                      duration, GPU model, GPU utilization mean, workload peak\n"
+            "                      VRAM (the GPUs' when no run knows the workload's), framework\n"
+            "                      peak when logged, GPU energy with its error bar, the time\n"
+            "                      of each phase every run has, command; the best of each\n"
+            "                      figure marked '*' (energy: '=' on the runs tied for the\n"
+            "                      best, their bars overlapping the best run's); '-' where a\n"
+            "                      session has no summary.json. Several DIRs are one\n"
+            "                      sweep (a HOST column when the runs come from several hosts)\n"
+            "  --sweep NAME        only the runs of sweep NAME (runmon record --sweep)\n"
+            "  --phase PATH        with --summary: a column for this phase's time (repeatable;\n"
+            "                      default: the top-level phases every run has)\n"
+            "  --group-by PARAM[,PARAM...]  with --summary: one row per value of PARAM (per\n"
+            "                      combination of the values of several), each figure's\n"
+            "                      mean and std over its runs (min and max in json and csv;\n"
+            "                      energy's bar: the mean of the runs' lows and highs)\n"
+            "  --wide              with --summary: cut nothing (text is fitted to $COLUMNS,\n"
+            "                      else 100 columns: long values cut with an ellipsis, then\n"
+            "                      columns left out, a note naming them; the listing too)\n"
+            "  --device-vram       with --summary: the GPUs' peak VRAM (all processes) beside\n"
+            "                      the workload's\n"
+            "  --objective METRIC:min|max[:best]  with --summary: a column of the metric's last\n"
+            "                      (or best) value per run (repeatable; default: the run logs'\n"
+            "                      objective lines), '^' on the best, '*' on the Pareto front\n"
+            "                      against the cost, '~' on it within its error bar\n"
+            "  --cost duration|energy|vram|gpu_hours  with --summary: the front's cost\n"
+            "                      (default energy)\n"
+            "  --target METRIC<=V|METRIC>=V  with --summary: the time and energy each run took\n"
+            "                      to reach it (its first metric line meeting it)\n"
+            "  --sort FIELD        start (oldest first, the default), duration, util, vram,\n"
+            "                      energy (largest first, '-' last) or status (by name)\n"
+            "  --rebuild           rebuild the sink's index (index.jsonl, sink.json) from the\n"
+            "                      session folders first, adopting stray segment files\n"
+            "  -h, --help          this text\n\n"
+            "exit status: 0 success, 2 a usage error or no sink there.\n");
 }
 
 int rm_cmd_sessions(int argc, char **argv)
@@ -79,7 +89,10 @@ int rm_cmd_sessions(int argc, char **argv)
         OPT_GROUP,
         OPT_WIDE,
         OPT_DEVICE_VRAM,
-        OPT_CSV_SAFE
+        OPT_CSV_SAFE,
+        OPT_OBJECTIVE,
+        OPT_COST,
+        OPT_TARGET
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -91,6 +104,9 @@ int rm_cmd_sessions(int argc, char **argv)
         {"device-vram", no_argument, NULL, OPT_DEVICE_VRAM},
         {"summary", no_argument, NULL, OPT_SUMMARY},
         {"sort", required_argument, NULL, OPT_SORT},
+        {"objective", required_argument, NULL, OPT_OBJECTIVE},
+        {"cost", required_argument, NULL, OPT_COST},
+        {"target", required_argument, NULL, OPT_TARGET},
         {"rebuild", no_argument, NULL, OPT_REBUILD},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -98,6 +114,8 @@ int rm_cmd_sessions(int argc, char **argv)
     const char *format = NULL, *sort_by = NULL, *sweep = NULL, *group_by = NULL;
     const char *phases[24]; /* beside the other figures, as many as the table has room for */
     size_t n_phases = 0;
+    const char *objectives[RM_OBJECTIVES_MAX];
+    struct rm_judge_opts judge = {.objectives = objectives};
     int rebuild = 0, summary = 0, wide = 0, device_vram = 0, csv_safe = 0, c;
     optind = 1;
     opterr = 0;
@@ -138,6 +156,19 @@ int rm_cmd_sessions(int argc, char **argv)
             }
             phases[n_phases++] = optarg;
             break;
+        case OPT_OBJECTIVE:
+            if (judge.n_objectives == RM_OBJECTIVES_MAX) {
+                fprintf(stderr, "runmon sessions: at most %d --objective\n", RM_OBJECTIVES_MAX);
+                return 2;
+            }
+            objectives[judge.n_objectives++] = optarg;
+            break;
+        case OPT_COST:
+            judge.cost = optarg;
+            break;
+        case OPT_TARGET:
+            judge.target = optarg;
+            break;
         case OPT_GROUP:
             group_by = optarg;
             break;
@@ -159,6 +190,17 @@ int rm_cmd_sessions(int argc, char **argv)
     if (argc - optind > 1 && !summary) {
         fputs("runmon sessions: several sinks need --summary\n", stderr);
         usage(stderr);
+        return 2;
+    }
+    char jerr[600];
+    if (rm_judge_check(&judge, jerr, sizeof jerr) < 0) {
+        fputs("runmon sessions: ", stderr);
+        rm_fput_safe(stderr, jerr);
+        fputc('\n', stderr);
+        return 2;
+    }
+    if (!summary && (judge.n_objectives || judge.cost || judge.target)) {
+        fputs("runmon sessions: --objective, --cost and --target need --summary\n", stderr);
         return 2;
     }
     if (!summary && (n_phases || group_by || wide || device_vram)) {
@@ -210,6 +252,7 @@ int rm_cmd_sessions(int argc, char **argv)
             .sweep_name = sweep,
             .phases = phases,
             .n_phases = n_phases,
+            .judge = judge,
             .group_by = group_by,
             .wide = wide,
             .device_vram = device_vram,

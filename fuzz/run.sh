@@ -16,7 +16,7 @@ for bin in "$BUILD"/fuzz/fuzz_*; do
     case $name in
     fuzz_gpucsv | fuzz_csvsplit) seeds=(fixtures/captures/*.csv fixtures/summary/*.csv fixtures/summary/*/gpu*.csv) ;;
     fuzz_dmon) seeds=(fixtures/captures/dmon*.txt fixtures/summary/dmon*) ;;
-    fuzz_runlog) seeds=(fixtures/summary/*/runlog.jsonl fixtures/sessions/*/runlog.jsonl) ;;
+    fuzz_runlog) seeds=(fixtures/summary/*/runlog.jsonl fixtures/sessions/*/runlog.jsonl fuzz/seeds/runlog_*.jsonl) ;;
     fuzz_apps) seeds=(fixtures/sessions/*/apps.csv fixtures/captures/apps/pmon-*.txt fixtures/captures/apps/*apps*.csv) ;;
     fuzz_io) seeds=(fixtures/sessions/*/io.csv) ;;
     fuzz_stall) seeds=(fixtures/sessions/*/stall.csv) ;;

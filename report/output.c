@@ -428,6 +428,59 @@ static void print_wrapped(FILE *out, const char *first, const char *indent, cons
     }
 }
 
+/* A metric's value in the metrics block: 6 significant digits, "-" when absent. */
+static const char *metric_num(char *b, size_t cap, const json_t *m, const char *key)
+{
+    const json_t *v = json_object_get(m, key);
+    if (!json_is_number(v)) return "-";
+    snprintf(b, cap, "%.6g", json_number_value(v));
+    return b;
+}
+
+#define RM_TEXT_METRICS_MAX 20
+
+/* The run's metrics (summary.json "metrics"), a line each, the first RM_TEXT_METRICS_MAX;
+ * and the objectives the run log named. Nothing for a run that logged none. */
+static void print_metrics(FILE *out, const json_t *s)
+{
+    const json_t *ms = json_object_get(s, "metrics");
+    if (!json_object_size(ms)) return;
+    fprintf(out,
+            "\nMetrics (the run log's metric lines; steps first-last)\n  %-24s %12s %12s %12s %9s "
+            "%s\n",
+            "NAME", "LAST", "MIN", "MAX", "COUNT", "STEPS");
+    const char *k;
+    const json_t *m;
+    size_t shown = 0;
+    json_object_foreach((json_t *)ms, k, m)
+    {
+        if (shown++ == RM_TEXT_METRICS_MAX) break;
+        char name[256], a[32], b[32], c[32], n[32], f[32], l[32];
+        fprintf(out, "  %s %12s %12s %12s %9s %s-%s\n", rm_term_cell(name, sizeof name, k, 24, 24),
+                metric_num(a, sizeof a, m, "last"), metric_num(b, sizeof b, m, "min"),
+                metric_num(c, sizeof c, m, "max"), metric_num(n, sizeof n, m, "count"),
+                metric_num(f, sizeof f, m, "first_step"), metric_num(l, sizeof l, m, "last_step"));
+    }
+    if (json_object_size(ms) > RM_TEXT_METRICS_MAX)
+        fprintf(out, "  ... and %zu more (summary.json has them all)\n",
+                json_object_size(ms) - RM_TEXT_METRICS_MAX);
+    const json_t *objs = json_object_get(s, "objectives");
+    if (!json_array_size(objs)) return;
+    fputs("  objectives:", out);
+    size_t i;
+    const json_t *o;
+    json_array_foreach(objs, i, o)
+    {
+        fputc(' ', out);
+        rm_fput_safe(out, str(o, "metric"));
+        fprintf(out, ":%s%s", cell(o, "goal", 0, -1),
+                json_is_string(json_object_get(o, "pick")) && !strcmp(str(o, "pick"), "best")
+                    ? ":best"
+                    : "");
+    }
+    fputc('\n', out);
+}
+
 /* The summary's first line (path: the document's "path", or the caller's when it has none
  * yet), the session, the GPUs and the totals. */
 static void print_head(FILE *out, const json_t *s, const char *path)
@@ -480,6 +533,7 @@ static void print_head(FILE *out, const json_t *s, const char *path)
         F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
         F("proc.cpu_pct.max", 1));
     print_io_totals(out, s);
+    print_metrics(out, s);
 }
 
 static void print_phase_title(FILE *out)

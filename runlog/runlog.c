@@ -18,6 +18,8 @@
 
 #include "base/fileio.h"
 #include "base/rm_time.h"
+#include "base/termsafe.h"
+#include "model/objective.h"
 #include "runlog/kvargs.h"
 
 struct frame {
@@ -706,4 +708,185 @@ char *rm_runlog_current_path(rm_runlog *log)
     }
     pthread_mutex_unlock(&log->mu);
     return s;
+}
+
+/* ---- metric and objective lines ------------------------------------------------------- */
+
+_Static_assert(RM_RUNLOG_METRIC_MAX == RM_METRIC_LINE_MAX, "one limit for writers and reader");
+
+static int check_metric_name(const char *name)
+{
+    char err[256];
+    if (rm_metric_name_check(name, err, sizeof err) < 0) {
+        rm_runlog_seterr("%s", err);
+        return fail(EINVAL);
+    }
+    return 0;
+}
+
+/* Everything rm_runlog_metric refuses. Names are compared pairwise only past a few: a line
+ * carries a handful. */
+static int check_metric(long long step, size_t n, const char *const *names, const double *values)
+{
+    if (step < 0 && step != RM_RUNLOG_NO_STEP) {
+        rm_runlog_seterr("step must be an integer >= 0, not %lld", step);
+        return fail(EINVAL);
+    }
+    if (n == 0 || n > RM_RUNLOG_METRIC_MAX) {
+        rm_runlog_seterr("a metric line carries 1 to %d values, not %zu", RM_RUNLOG_METRIC_MAX, n);
+        return fail(EINVAL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (check_metric_name(names[i]) < 0) return -1;
+        if (!isfinite(values[i])) {
+            rm_runlog_seterr("metric '%s': the value must be a finite number, not %g", names[i],
+                             values[i]);
+            return fail(EINVAL);
+        }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j])) {
+                rm_runlog_seterr("metric '%s' is given twice", names[i]);
+                return fail(EINVAL);
+            }
+    }
+    return 0;
+}
+
+int rm_runlog_metric(rm_runlog *log, long long step, size_t n, const char *const *names,
+                     const double *values)
+{
+    if (check_metric(step, n, names, values) < 0) return -1;
+    int64_t now = rm_now_realtime_ns();
+    struct buf b;
+    buf_init(&b);
+    line_start(&b, now, "metric");
+    char tmp[40];
+    if (step != RM_RUNLOG_NO_STEP) {
+        snprintf(tmp, sizeof tmp, ",\"step\":%lld", step);
+        puts_(&b, tmp);
+    }
+    puts_(&b, ",\"values\":{");
+    for (size_t i = 0; i < n; i++) {
+        if (i) put(&b, ",", 1);
+        put_str(&b, names[i], strlen(names[i]));
+        put(&b, ":", 1);
+        put_real(&b, values[i]);
+    }
+    put(&b, "}", 1);
+    line_pid_t(&b, now);
+    pthread_mutex_lock(&log->mu);
+    int rc = finish(log, &b);
+    pthread_mutex_unlock(&log->mu);
+    buf_free(&b);
+    return rc;
+}
+
+/* "NAME=VALUE" split into a name (pointing into store) and a finite number. */
+static int metric_arg(const char *arg, char *store, size_t cap, const char **name, double *v)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq) {
+        rm_runlog_seterr("'%s': expected NAME=VALUE", arg);
+        return fail(EINVAL);
+    }
+    size_t kl = (size_t)(eq - arg);
+    if (kl >= cap) kl = cap - 1; /* long enough to be refused by the name check */
+    memcpy(store, arg, kl);
+    store[kl] = '\0';
+    *name = store;
+    if (check_metric_name(store) < 0) return -1;
+    pthread_once(&c_locale_once, c_locale_init);
+    const char *val = eq + 1;
+    if (!rm_is_json_number(val) || !c_locale || !isfinite(*v = strtod_l(val, NULL, c_locale))) {
+        char shown[96];
+        rm_term_escape(shown, sizeof shown, val);
+        rm_runlog_seterr("metric '%s': the value must be a finite number, not '%s'", store, shown);
+        return fail(EINVAL);
+    }
+    return 0;
+}
+
+/* Parses the kv arguments and writes (log) or only checks (NULL) the line. */
+static int metric_kv(rm_runlog *log, long long step, int n, const char *const *kv)
+{
+    if (n <= 0 || n > RM_RUNLOG_METRIC_MAX) {
+        rm_runlog_seterr("a metric line carries 1 to %d values, not %d", RM_RUNLOG_METRIC_MAX, n);
+        return fail(EINVAL);
+    }
+    char(*store)[RM_METRIC_NAME_MAX + 1] = malloc((size_t)n * sizeof *store);
+    const char **names = malloc((size_t)n * sizeof *names);
+    double *values = malloc((size_t)n * sizeof *values);
+    int rc = 0;
+    if (!store || !names || !values) {
+        rm_runlog_seterr("out of memory");
+        rc = fail(ENOMEM);
+    }
+    for (int i = 0; rc == 0 && i < n; i++)
+        rc = metric_arg(kv[i], store[i], sizeof store[i], &names[i], &values[i]);
+    if (rc == 0)
+        rc = log ? rm_runlog_metric(log, step, (size_t)n, names, values)
+                 : check_metric(step, (size_t)n, names, values);
+    int e = errno;
+    free(store);
+    free(names);
+    free(values);
+    errno = e;
+    return rc;
+}
+
+int rm_runlog_metric_kv(rm_runlog *log, long long step, int n, const char *const *kv)
+{
+    return metric_kv(log, step, n, kv);
+}
+
+int rm_runlog_check_metric_kv(long long step, int n, const char *const *kv)
+{
+    return metric_kv(NULL, step, n, kv);
+}
+
+int rm_runlog_check_objective(int n, const char *const *specs)
+{
+    if (n <= 0 || n > RM_OBJECTIVES_MAX) {
+        rm_runlog_seterr("an objective line names 1 to %d objectives, not %d", RM_OBJECTIVES_MAX,
+                         n);
+        return fail(EINVAL);
+    }
+    for (int i = 0; i < n; i++) {
+        struct rm_objective o;
+        char err[300];
+        if (rm_objective_parse(specs[i], &o, err, sizeof err) < 0) {
+            rm_runlog_seterr("%s", err);
+            return fail(EINVAL);
+        }
+    }
+    return 0;
+}
+
+int rm_runlog_objective(rm_runlog *log, int n, const char *const *specs)
+{
+    if (rm_runlog_check_objective(n, specs) < 0) return -1;
+    int64_t now = rm_now_realtime_ns();
+    struct buf b;
+    buf_init(&b);
+    line_start(&b, now, "objective");
+    puts_(&b, ",\"objectives\":[");
+    for (int i = 0; i < n; i++) {
+        struct rm_objective o;
+        rm_objective_parse(specs[i], &o, NULL, 0);
+        if (i) put(&b, ",", 1);
+        puts_(&b, "{\"metric\":");
+        put_str(&b, o.metric, strlen(o.metric));
+        puts_(&b, ",\"goal\":\"");
+        puts_(&b, rm_goal_name(o.goal));
+        puts_(&b, "\",\"pick\":\"");
+        puts_(&b, rm_pick_name(o.pick));
+        puts_(&b, "\"}");
+    }
+    put(&b, "]", 1);
+    line_pid_t(&b, now);
+    pthread_mutex_lock(&log->mu);
+    int rc = finish(log, &b);
+    pthread_mutex_unlock(&log->mu);
+    buf_free(&b);
+    return rc;
 }

@@ -8,6 +8,8 @@
  *   {"ts","type":"event","event","pid","t","data"?}                 a point-in-time event
  *   {"ts","type":"phase_enter","name","path","depth","pid","t",...extra}
  *   {"ts","type":"phase_exit","name","path","depth","seconds","status","pid","t",...extra}
+ *   {"ts","type":"metric","step"?,"values":{NAME:number,...},"pid","t"}   metric values
+ *   {"ts","type":"objective","objectives":[{"metric","goal","pick"},...],"pid","t"}
  * "path" is the '/'-joined names of the open phases, outermost first ("train/forward");
  * "depth" is the number of phases enclosing this one (0 at the top). "status" is "ok" or
  * "error". "seconds" is rounded to the millisecond.
@@ -80,6 +82,31 @@ int rm_runlog_phase(rm_runlog *log, const char *name, double seconds, json_t *ex
 
 /* Writes an event; a non-empty `data` object is written as "data". */
 int rm_runlog_event(rm_runlog *log, const char *event, json_t *data);
+
+/* The most values one metric line may carry. */
+#define RM_RUNLOG_METRIC_MAX 256
+/* rm_runlog_metric's step when the line has none (the reader then orders by the line). */
+#define RM_RUNLOG_NO_STEP (-1)
+
+/* Writes a metric line: n values (1 to RM_RUNLOG_METRIC_MAX, each finite) named names[i],
+ * at `step` (>= 0, or RM_RUNLOG_NO_STEP). A metric name is non-empty UTF-8 of at most 127
+ * bytes without control characters, without any of / : = < > , and without a space at
+ * either end; a name given twice is refused. Refused input (EINVAL) writes nothing. */
+int rm_runlog_metric(rm_runlog *log, long long step, size_t n, const char *const *names,
+                     const double *values);
+
+/* The same with n "NAME=VALUE" strings, VALUE a JSON number (finite). */
+int rm_runlog_metric_kv(rm_runlog *log, long long step, int n, const char *const *kv);
+
+/* Checks what rm_runlog_metric_kv would write, without writing (as rm_runlog_check_extra). */
+int rm_runlog_check_metric_kv(long long step, int n, const char *const *kv);
+
+/* Writes an objective line: n (1 to 64) specs "METRIC:min|max[:last|best]" saying what the
+ * run is judged by (the sweep table's objectives when none is given on its command line). */
+int rm_runlog_objective(rm_runlog *log, int n, const char *const *specs);
+
+/* Checks objective specs without writing. */
+int rm_runlog_check_objective(int n, const char *const *specs);
 
 /* Opens a nested phase: writes phase_enter and pushes name. A phase name is non-empty UTF-8
  * without control characters and, here, without '/' (it is a path component). If the line

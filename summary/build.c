@@ -584,7 +584,7 @@ static int read_runlogs(struct rm_summary *s, int64_t *start, int64_t *end, char
         }
     }
     rm_runlog_finish(&s->rl, *end, keep_phase, s);
-    return 0;
+    return rm_runlog_phase_metrics(&s->rl, err, errsz);
 }
 
 /* One entry of data_quality.files. */
@@ -1319,6 +1319,8 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
     json_object_set_new(po, "gpus", gpus);
     const struct rm_run_figure *fw = &rm_run_figures[RM_RUN_FRAMEWORK_PEAK];
     if (ph->fw) json_object_set_new(po, fw->key, framework_json(ph->fw, fw->dec));
+    json_t *metrics = rm_metrics_phase_json(&s->rl.metrics, (size_t)(ph - s->rl.phases));
+    if (metrics) json_object_set_new(po, "metrics", metrics); /* a phase with metric lines */
     json_object_set_new(po, "cpu", host_json(host, false));
     json_object_set_new(po, "proc", host_json(host, true));
     if (io) json_object_set_new(po, "io", io);          /* only for a session with io.csv */
@@ -1360,6 +1362,8 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
                 fold_row(&o, m, p);
                 size_t other = rm_runlog_other_phase(&s->rl); /* made when none was needed */
                 rm_phase_fold(&s->rl.phases[other], &s->rl.phases[p]);
+                rm_metrics_phases(&s->rl.metrics, s->rl.nphases);
+                rm_metrics_phase_fold(&s->rl.metrics, other, p);
                 s->rl.folded_paths++;
                 s->rl.max_phases = m->rows;
             }
@@ -1403,6 +1407,16 @@ static void add_params(json_t *o, const struct rm_summary *s, json_t *notes)
                  s->rl.bad_params_first);
         json_array_append_new(notes, json_string(b));
     }
+}
+
+/* The run log's metrics and objectives (absent when it has none, as in runs before them);
+ * what was ignored is a note. */
+static void add_metrics(json_t *o, const struct rm_summary *s, json_t *notes)
+{
+    const struct rm_metrics *mt = &s->rl.metrics;
+    if (mt->n) json_object_set_new(o, "metrics", rm_metrics_json(mt));
+    if (mt->objectives) json_object_set_new(o, "objectives", json_copy(mt->objectives));
+    rm_metrics_notes(mt, notes);
 }
 
 /* What the cap on distinct phase paths did, for data_quality.notes. */
@@ -1541,6 +1555,7 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_t *gpus = build_gpus(s, &m, sess_s); /* first: it adds up the totals the headline shows */
     build_headline(o, s, &m);
     add_params(o, s, tally.notes);
+    add_metrics(o, s, tally.notes);
     json_object_set_new(o, "session", session_json(s->session));
     json_object_set_new(o, "gpus", gpus);
     json_t *procs = unplaced_processes(&m, gpus);

@@ -20,6 +20,7 @@ void rm_runlog_init(struct rm_phase_index *r)
     r->collectors = json_object();
     r->alerts = json_array();
     r->params = json_object();
+    rm_metrics_init(&r->metrics);
 }
 
 void rm_runlog_free(struct rm_phase_index *r)
@@ -41,6 +42,11 @@ void rm_runlog_free(struct rm_phase_index *r)
     json_decref(r->alerts);
     json_decref(r->params);
     free(r->sweep);
+    rm_metrics_free(&r->metrics);
+    for (size_t i = 0; i < r->nfiles; i++)
+        free(r->files[i]);
+    free(r->files);
+    free(r->file_bytes);
     memset(r, 0, sizeof *r);
 }
 
@@ -455,6 +461,11 @@ struct line_fields {
                                          range */
     int depth;                        /* -1 when not an integer */
     long long pid;                    /* 0 when not an integer */
+    /* A metric line read by the fast reader (a good one only): its values and step. */
+    const char *const *mnames;
+    const double *mvals;
+    size_t mn;
+    int64_t mstep; /* -1: none */
 };
 
 /* A `params` line (runmon.params): its object merged into the run's parameters, its sweep
@@ -542,6 +553,13 @@ static void apply_line(struct rm_phase_index *r, const struct line_fields *l, js
         }
     } else if (!strcmp(type, "params")) {
         on_params(r, line);
+    } else if (!strcmp(type, "metric")) {
+        if (line)
+            rm_metrics_line(&r->metrics, line, t);
+        else
+            rm_metrics_good_line(&r->metrics, l->mn, l->mnames, l->mvals, l->mstep, t);
+    } else if (!strcmp(type, "objective")) {
+        rm_metrics_objective_line(&r->metrics, line);
     } else if (!strcmp(type, "event")) {
         const char *ev = str(line, "event");
         if (ev)
@@ -549,6 +567,20 @@ static void apply_line(struct rm_phase_index *r, const struct line_fields *l, js
         else
             r->garbage++;
     }
+}
+
+/* A line's time: its ts, else its t (epoch seconds); false when it has neither. */
+static bool line_time(const json_t *line, int64_t *t)
+{
+    json_t *ts = json_object_get(line, "ts"), *tn = json_object_get(line, "t");
+    if (json_is_string(ts) &&
+        !rm_parse_ts_checked(json_string_value(ts), json_string_length(ts), t))
+        return true;
+    if (json_is_number(tn) && json_number_value(tn) > 0 && json_number_value(tn) < RM_MAX_EPOCH_S) {
+        *t = (int64_t)llround(json_number_value(tn) * 1e9);
+        return true;
+    }
+    return false;
 }
 
 /* The general reader: the line as a jansson tree. */
@@ -561,13 +593,7 @@ static void json_line(struct rm_phase_index *r, const char *s, size_t len)
         return;
     }
     struct line_fields l;
-    json_t *ts = json_object_get(line, "ts"), *tn = json_object_get(line, "t");
-    if (json_is_string(ts) &&
-        !rm_parse_ts_checked(json_string_value(ts), json_string_length(ts), &l.t)) {
-    } else if (json_is_number(tn) && json_number_value(tn) > 0 &&
-               json_number_value(tn) < RM_MAX_EPOCH_S) {
-        l.t = (int64_t)llround(json_number_value(tn) * 1e9);
-    } else {
+    if (!line_time(line, &l.t)) {
         r->bad_time++;
         json_decref(line);
         return;
@@ -595,9 +621,22 @@ struct fast_value {
     long long ll;
 };
 
-enum { FK_TS, FK_T, FK_TYPE, FK_PATH, FK_NAME, FK_SECONDS, FK_DEPTH, FK_STATUS, FK_PID, FK_N };
-static const char *const fast_keys[FK_N] = {"ts",      "t",     "type",   "path", "name",
-                                            "seconds", "depth", "status", "pid"};
+enum {
+    FK_TS,
+    FK_T,
+    FK_TYPE,
+    FK_PATH,
+    FK_NAME,
+    FK_SECONDS,
+    FK_DEPTH,
+    FK_STATUS,
+    FK_PID,
+    FK_STEP,
+    FK_VALUES,
+    FK_N
+};
+static const char *const fast_keys[FK_N] = {"ts",    "t",      "type", "path", "name",  "seconds",
+                                            "depth", "status", "pid",  "step", "values"};
 
 static const char *blank_end(const char *p, const char *e)
 {
@@ -678,6 +717,31 @@ static const char *fast_literal(const char *p, const char *e, struct fast_value 
     return NULL;
 }
 
+/* A metric line's "values": a flat object of plain names and fast_number numbers, kept as its
+ * text (kind 'o'); NULL for anything else. */
+static const char *fast_values(const char *p, const char *e, struct fast_value *v)
+{
+    v->s = p++;
+    p = blank_end(p, e);
+    if (p < e && *p == '}') return NULL; /* empty: the general reader counts it */
+    for (;;) {
+        p = blank_end(p, e);
+        if (p == e || *p++ != '"' || !(p = plain_string(p, e))) return NULL;
+        p = blank_end(p + 1, e);
+        if (p == e || *p++ != ':') return NULL;
+        p = blank_end(p, e);
+        struct fast_value x = {0};
+        if (!(p = fast_number(p, e, &x))) return NULL;
+        p = blank_end(p, e);
+        if (p == e) return NULL;
+        if (*p == '}') break;
+        if (*p++ != ',') return NULL;
+    }
+    v->len = (size_t)(++p - v->s);
+    v->kind = 'o';
+    return p;
+}
+
 /* Splits a flat JSON object into the values of fast_keys; false for anything else: a nested
  * value, an escape, a byte past ASCII in a string, a key of fast_keys twice, a number outside
  * fast_number's, bad JSON. */
@@ -706,6 +770,8 @@ static bool fast_split(const char *p, const char *e, struct fast_value v[FK_N])
             x.kind = 's';
         } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
             if (!(p = fast_number(p, e, &x))) return false;
+        } else if (*p == '{' && klen == 6 && !memcmp(k, "values", 6)) {
+            if (!(p = fast_values(p, e, &x))) return false; /* a metric line's values */
         } else if (!(p = fast_literal(p, e, &x))) {
             return false; /* an object, an array, or not JSON */
         }
@@ -733,6 +799,49 @@ static const char *fast_str(struct rm_phase_index *r, const struct fast_value *v
     return d;
 }
 
+/* A good metric line's values, split by fast_split (names in fm's own copy). */
+struct fast_metric {
+    char *names[RM_METRIC_LINE_MAX];
+    double vals[RM_METRIC_LINE_MAX];
+    size_t n;
+    int64_t step; /* -1: none */
+    char text[RM_RUNLOG_MAX_LINE > 65536 ? 65536 : RM_RUNLOG_MAX_LINE];
+};
+
+/* Reads v[FK_VALUES] and v[FK_STEP] of a metric line; false (for the general reader, which
+ * counts what is bad) unless every value is good: a metric name, a number, each name once,
+ * 1 to RM_METRIC_LINE_MAX of them, a step absent or an integer >= 0. */
+static bool fast_metric(struct rm_phase_index *r, const struct fast_value *v,
+                        struct fast_metric *fm)
+{
+    (void)r;
+    const struct fast_value *vals = &v[FK_VALUES], *st = &v[FK_STEP];
+    if (vals->kind != 'o' || vals->len >= sizeof fm->text) return false;
+    if (st->kind && !(st->kind == 'i' && st->ll >= 0)) return false;
+    fm->step = st->kind ? st->ll : -1;
+    fm->n = 0;
+    memcpy(fm->text, vals->s, vals->len);
+    fm->text[vals->len] = '\0';
+    const char *e = fm->text + vals->len;
+    for (char *p = fm->text + 1; p < e && *p != '}';) {
+        p = (char *)blank_end(p, e);
+        char *name = ++p, *end = (char *)plain_string(p, e);
+        *end = '\0';
+        p = (char *)blank_end(end + 1, e) + 1; /* past ':' */
+        p = (char *)blank_end(p, e);
+        struct fast_value x = {0};
+        p = (char *)fast_number(p, e, &x);
+        if (fm->n == RM_METRIC_LINE_MAX || rm_metric_name_check(name, NULL, 0) < 0) return false;
+        for (size_t i = 0; i < fm->n; i++)
+            if (!strcmp(fm->names[i], name)) return false; /* twice: jansson keeps the last */
+        fm->names[fm->n] = name;
+        fm->vals[fm->n++] = x.num;
+        p = (char *)blank_end(p, e);
+        if (*p == ',') p++;
+    }
+    return fm->n > 0;
+}
+
 /* The line read by the fast reader; false (nothing counted) when it is one for the general
  * reader: not a flat object of plain values, or an event (its fields are read from the tree). */
 static bool fast_line(struct rm_phase_index *r, const char *s, size_t len)
@@ -742,6 +851,11 @@ static bool fast_line(struct rm_phase_index *r, const char *s, size_t len)
     const struct fast_value *ty = &v[FK_TYPE];
     if (ty->kind == 's' && ty->len == 5 && !memcmp(ty->s, "event", 5)) return false;
     if (ty->kind == 's' && ty->len == 6 && !memcmp(ty->s, "params", 6)) return false;
+    bool metric = ty->kind == 's' && ty->len == 6 && !memcmp(ty->s, "metric", 6);
+    if (v[FK_VALUES].kind && !metric) return false; /* values on another line: its own tree */
+    if (ty->kind == 's' && ty->len == 9 && !memcmp(ty->s, "objective", 9)) return false;
+    struct fast_metric fm;
+    if (metric && !fast_metric(r, v, &fm)) return false;
     struct line_fields l;
     if (v[FK_TS].kind == 's' && !rm_parse_ts_checked(v[FK_TS].s, v[FK_TS].len, &l.t)) {
     } else if ((v[FK_T].kind == 'i' || v[FK_T].kind == 'r') && v[FK_T].num > 0 &&
@@ -764,6 +878,12 @@ static bool fast_line(struct rm_phase_index *r, const char *s, size_t len)
                 ? (int64_t)llround(sec * 1e9)
                 : -1;
     l.depth = v[FK_DEPTH].kind == 'i' ? (int)v[FK_DEPTH].ll : -1;
+    if (metric) {
+        l.mnames = (const char *const *)fm.names;
+        l.mvals = fm.vals;
+        l.mn = fm.n;
+        l.mstep = fm.step;
+    }
     apply_line(r, &l, NULL);
     r->fast_lines++;
     return true;
@@ -790,9 +910,109 @@ static void line_cb(void *ctx, const char *line, size_t len, bool torn)
 int rm_runlog_read_file(struct rm_phase_index *r, const char *path, char *err, size_t errsz)
 {
     uint64_t longl = 0;
-    int rc = rm_read_lines(path, RM_RUNLOG_MAX_LINE, line_cb, r, NULL, &longl, err, errsz);
+    _Atomic uint64_t bytes = 0;
+    int rc = rm_read_lines(path, RM_RUNLOG_MAX_LINE, line_cb, r, &bytes, &longl, err, errsz);
     r->long_lines += longl;
+    if (rc == 0) {
+        size_t cap = r->nfiles;
+        r->files = rm_xgrow(r->files, &cap, r->nfiles + 1, sizeof *r->files);
+        cap = r->nfiles;
+        r->file_bytes = rm_xgrow(r->file_bytes, &cap, r->nfiles + 1, sizeof *r->file_bytes);
+        r->files[r->nfiles] = rm_xstrdup(path);
+        r->file_bytes[r->nfiles++] = bytes;
+    }
     return rc;
+}
+
+/* ---- the metrics of each phase: the metric lines read again ---------------------------- */
+
+struct phase_pass {
+    struct rm_phase_index *r;
+    uint64_t ordinal; /* the metric line's order, as the first reading counted it */
+    double t;
+    size_t hit[64], nhit; /* the phases holding this line (a phase once) */
+    bool more;            /* more phases than hit[] holds: the rest deduplicated slowly */
+};
+
+static void hit_phase(void *ctx, size_t phase)
+{
+    struct phase_pass *p = ctx;
+    for (size_t i = 0; i < p->nhit; i++)
+        if (p->hit[i] == phase) return;
+    if (p->nhit < sizeof p->hit / sizeof *p->hit) p->hit[p->nhit++] = phase;
+}
+
+static void phase_value(void *ctx, const char *name, double v, int64_t step)
+{
+    struct phase_pass *p = ctx;
+    struct rm_metrics *m = &p->r->metrics;
+    size_t id = rm_metrics_find(m, name);
+    if (id == RM_NO_METRIC) return;
+    for (size_t i = 0; i < p->nhit; i++)
+        rm_metrics_phase_add(m, p->hit[i], id, v, step, p->t);
+}
+
+/* The metric line's phases (those whose windows hold t), then its values added to them. */
+static bool phase_hits(struct phase_pass *p, int64_t t)
+{
+    p->nhit = 0;
+    rm_runlog_windows_at(p->r, t, hit_phase, p);
+    p->t = (double)t / 1e9;
+    return p->nhit > 0;
+}
+
+/* A good metric line by the fast reader's rules: true when it took it. */
+static bool phase_line_fast(struct phase_pass *p, const char *s, size_t len)
+{
+    struct fast_value v[FK_N];
+    if (p->r->general_only || !fast_split(s, s + len, v)) return false;
+    const struct fast_value *ty = &v[FK_TYPE];
+    if (!(ty->kind == 's' && ty->len == 6 && !memcmp(ty->s, "metric", 6)))
+        return !v[FK_VALUES].kind;
+    struct fast_metric fm;
+    if (!fast_metric(p->r, v, &fm)) return false;
+    int64_t t;
+    if (v[FK_TS].kind == 's' && !rm_parse_ts_checked(v[FK_TS].s, v[FK_TS].len, &t)) {
+    } else if ((v[FK_T].kind == 'i' || v[FK_T].kind == 'r') && v[FK_T].num > 0 &&
+               v[FK_T].num < RM_MAX_EPOCH_S) {
+        t = (int64_t)llround(v[FK_T].num * 1e9);
+    } else {
+        return true; /* no time: the first reading did not count it */
+    }
+    uint64_t ordinal = p->ordinal++;
+    if (!phase_hits(p, t)) return true;
+    for (size_t i = 0; i < fm.n; i++)
+        phase_value(p, fm.names[i], fm.vals[i], fm.step >= 0 ? fm.step : (int64_t)ordinal);
+    return true;
+}
+
+static void phase_line(void *ctx, const char *s, size_t len, bool torn)
+{
+    struct phase_pass *p = ctx;
+    while (len && (s[len - 1] == '\r' || s[len - 1] == ' '))
+        len--;
+    if (torn || len == 0 || !memmem(s, len, "metric", 6)) return;
+    if (phase_line_fast(p, s, len)) return;
+    json_t *line = json_loadb(s, len, 0, NULL);
+    int64_t t;
+    const char *type = json_string_value(json_object_get(line, "type"));
+    if (json_is_object(line) && type && !strcmp(type, "metric") && line_time(line, &t)) {
+        uint64_t ordinal = p->ordinal++;
+        if (phase_hits(p, t)) rm_metrics_values(line, ordinal, phase_value, p);
+    }
+    json_decref(line);
+}
+
+int rm_runlog_phase_metrics(struct rm_phase_index *r, char *err, size_t errsz)
+{
+    if (r->metrics.n == 0 || r->nwin == 0) return 0;
+    rm_metrics_phases(&r->metrics, r->nphases);
+    struct phase_pass p = {.r = r};
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (rm_read_lines_range(r->files[i], 0, r->file_bytes[i], RM_RUNLOG_MAX_LINE, phase_line,
+                                &p, NULL, NULL, err, errsz))
+            return -1;
+    return 0;
 }
 
 static int cmp_win(const void *a, const void *b)

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "summary/metrics.h"
+
 #define RM_OPEN_END INT64_MAX
 #define RM_RUNLOG_MAX_LINE (1u << 20)
 #define RM_RUNLOG_MAX_ALERTS 100
@@ -102,6 +104,12 @@ struct rm_phase_index {
     uint64_t warnings, criticals, nonconforming;
     uint64_t lines, events, torn, garbage, bad_time, long_lines, unmatched_exits;
 
+    struct rm_metrics metrics; /* metric and objective lines (per phase after
+                                  rm_runlog_phase_metrics) */
+    char **files;              /* the run logs read, and the bytes read of each: what */
+    uint64_t *file_bytes;      /* rm_runlog_phase_metrics reads again */
+    size_t nfiles;
+
     uint64_t fast_lines; /* lines read without a JSON tree */
     bool general_only;   /* every line through a JSON tree (tests: the fast reader must agree) */
     char *scratch;       /* the fast reader's copy of a line's strings */
@@ -138,6 +146,12 @@ int rm_runlog_read_file(struct rm_phase_index *r, const char *path, char *err, s
  * keep() accepts (NULL keeps all), and builds the window index. */
 void rm_runlog_finish(struct rm_phase_index *r, int64_t end_ns, bool (*keep)(void *, const char *),
                       void *keep_ctx);
+/* After finish: the metric lines again (the bytes rm_runlog_read_file read of each file; lines
+ * given to rm_runlog_line are not kept), each value added to the metrics of every phase
+ * whose window holds the line's time (a phase once per line). Memory stays the statistics';
+ * a run log without metric lines is not read again. Returns 0, or -1 with err. */
+int rm_runlog_phase_metrics(struct rm_phase_index *r, char *err, size_t errsz);
+
 /* Calls fn for each window containing t (start <= t < end); after finish only. */
 void rm_runlog_windows_at(const struct rm_phase_index *r, int64_t t,
                           void (*fn)(void *ctx, size_t phase), void *ctx);

@@ -29,9 +29,9 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
         json_decref(ses);
         return NULL;
     }
-    const char *keys[RM_SWEEP_FIG_COUNT + 4] = {"session", "params", "sweep",
-                                                "workload_vram_basis"};
-    size_t n_keys = 4 + rm_session_figure_members(keys + 4, RM_SWEEP_FIG_COUNT);
+    const char *keys[RM_SWEEP_FIG_COUNT + 6] = {
+        "session", "params", "sweep", "workload_vram_basis", "metrics", "objectives"};
+    size_t n_keys = 6 + rm_session_figure_members(keys + 6, RM_SWEEP_FIG_COUNT);
     snprintf(path, sizeof path, "%s/summary.json", dir);
     json_t *sum = access(path, R_OK) == 0 ? rm_json_pick_file(path, keys, n_keys) : NULL;
     json_t *row = json_object();
@@ -60,6 +60,10 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
         if (json_is_object(sp)) json_object_update(params, sp);
         json_object_set_new(row, "params", params);
     }
+    /* The run log's metrics and objectives (sweep/sweep_judge.h). */
+    if (json_is_object(json_object_get(sum, "metrics"))) copy_key(row, sum, "metrics");
+    if (json_is_array(json_object_get(sum, "objectives")))
+        json_object_set(row, "run_objectives", json_object_get(sum, "objectives"));
     json_decref(sum);
     json_decref(ses);
     return row;

@@ -1,7 +1,9 @@
 /* The sweep page's CSS and script (no library, no network). The script: scroll cues over tables
  * wider than their card, time labels that would overlap hidden, tables sorted by a click on a
  * header (numbers by their data-v, missing values last; a second click reverses), the legend's
- * runs hidden and shown by a click, and a self-check the tests read back (data-ok). */
+ * runs hidden and shown by a click, Pareto points nudged 8 px apart and named on a tap, the
+ * parallel coordinates' ranges dragged on an axis, and a self-check the tests read back
+ * (data-ok). */
 #include "sweep/sweep_internal.h"
 
 /* clang-format off */
@@ -41,6 +43,30 @@ const char rm_sweep_css[] =
     "svg.chart polyline{fill:none;stroke-width:1.6;stroke-linejoin:round;vector-effect:non-scaling-stroke}\n"
     ".plot .xa{position:relative;height:20px}.plot .xa span{top:3px;transform:translateX(-50%)}\n"
     ".plot .xa span.end{transform:translateX(-100%)}.plot .xa span.start{transform:none}\n"
+    /* Metric curves: by step and by time side by side, one under the other when narrow. */
+    ".mrow{display:flex;flex-wrap:wrap;gap:0 16px}.mcol{flex:1 1 320px;min-width:0}.mcol>.note{margin:2px 0}\n"
+    /* Pareto charts: the points are HTML over the SVG grid and front line, so they stay round. */
+    ".pa{position:relative;height:240px}svg.pf{position:absolute;left:0;top:0;width:100%;height:100%;overflow:visible}\n"
+    "svg.pf .grid line{stroke:#e4e4e4;stroke-width:1;vector-effect:non-scaling-stroke}\n"
+    "svg.pf polyline.front{fill:none;stroke:#222;stroke-width:2;stroke-linejoin:round;vector-effect:non-scaling-stroke}\n"
+    ".pa .pt{position:absolute;width:12px;height:12px;margin:0;padding:0;border-radius:50%;transform:translate(-50%,-50%);border:2px solid #fff;box-shadow:0 0 0 1px #0006;cursor:pointer;opacity:.6}\n"
+    ".pa .pt.on{border-color:#111;opacity:1;z-index:2}.pa .pt.within{border:2px dashed #111;opacity:1;z-index:1}.pa .pt.out,.pa .eb.out{opacity:.12}\n"
+    ".pa .eb{position:absolute;height:8px;margin-top:-4px;min-width:2px;box-sizing:border-box;border:solid #666;border-width:0 1.5px}\n"
+    ".pa .eb::after{content:'';position:absolute;left:0;right:0;top:50%;border-top:1.5px solid #666;margin-top:-1px}\n"
+    ".ptip{position:absolute;z-index:5;background:#20242c;color:#fff;font-size:12px;padding:4px 6px;border-radius:4px;width:max-content;max-width:240px;white-space:normal;pointer-events:none}\n"
+    ".pk{display:inline-block;width:9px;height:9px;border-radius:50%;background:#4e79a7;vertical-align:middle;border:2px solid #fff;box-shadow:0 0 0 1px #0006}\n"
+    ".pk.on{border-color:#111}.pk.within{border:2px dashed #111}.pk.no{opacity:.6}\n"
+    /* Parallel coordinates: a slot of 110 px per axis (the card scrolls sideways when narrower). */
+    ".pcw{position:relative}.pch{position:relative;height:24px}\n"
+    ".pn{position:absolute;bottom:2px;transform:translateX(-50%);max-width:104px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12px;font-weight:600}\n"
+    ".pcp{position:relative;height:220px;margin:18px 0 20px}svg.pcs{position:absolute;left:0;top:0;width:100%;height:100%;overflow:visible}\n"
+    "svg.pcs .axes line{stroke:#999;stroke-width:1;vector-effect:non-scaling-stroke}\n"
+    "svg.pcs path{fill:none;stroke-width:1.6;stroke-linejoin:round;vector-effect:non-scaling-stroke}svg.pcs path.out{stroke:#d4d4d4;opacity:.5}\n"
+    ".pax{position:absolute;top:0;bottom:0;width:28px;margin-left:-14px;cursor:ns-resize;touch-action:none}\n"
+    ".pax .brush{position:absolute;left:9px;right:9px;background:#20242c33;border:1px solid #20242c;border-radius:2px;box-sizing:border-box}\n"
+    ".pv{position:absolute;font-size:11px;color:#555;white-space:nowrap;transform:translateX(-50%)}.pv.hi{top:-16px}.pv.lo{bottom:-17px}\n"
+    ".pv.c{transform:translate(6px,-50%);max-width:80px;overflow:hidden;text-overflow:ellipsis}tr.out td{opacity:.35}\n"
+    "@media (max-width:600px){.pa{height:200px}}\n"
     "@media (max-width:600px){main{padding:8px}header{padding:10px 12px}.panel{padding:6px 8px}svg.chart{height:160px}.plot{padding-left:60px}.plot .ya{width:56px}}\n";
 
 const char rm_sweep_js[] =
@@ -52,7 +78,19 @@ const char rm_sweep_js[] =
     "function fit(){[].forEach.call(document.querySelectorAll('.plot .xa'),function(xa){var last=null;\n"
     "[].forEach.call(xa.children,function(s){s.style.visibility='';var b=s.getBoundingClientRect();\n"
     "if(last&&b.left<last.right+6)s.style.visibility='hidden';else last=b;});});}\n"
-    "function layout(){cues();fit();}\n"
+    /* Pareto points closer than 8 px to one placed before are nudged along a spiral (a grid of
+     * 8 px cells finds the neighbours); data-jx/jy say by how much. */
+    "function jitter(){[].forEach.call(document.querySelectorAll('.pa'),function(pa){\n"
+    "var w=pa.clientWidth,h=pa.clientHeight,cells={};\n"
+    "function near(x,y){var cx=Math.floor(x/8),cy=Math.floor(y/8);for(var i=-1;i<=1;i++)for(var j=-1;j<=1;j++){\n"
+    "var c=cells[(cx+i)+','+(cy+j)];if(c)for(var k=0;k<c.length;k++)if(Math.hypot(x-c[k][0],y-c[k][1])<8.2)return true;}return false;}\n"
+    "[].forEach.call(pa.querySelectorAll('.pt'),function(b){\n"
+    "var x=parseFloat(b.style.left)/100*w,y=parseFloat(b.style.top)/100*h,dx=0,dy=0;\n"
+    "for(var k=1;near(x+dx,y+dy)&&k<2000;k++){var r=3+k*0.5,a=k*2.4;dx=r*Math.cos(a);dy=r*Math.sin(a);}\n"
+    "var key=Math.floor((x+dx)/8)+','+Math.floor((y+dy)/8);(cells[key]=cells[key]||[]).push([x+dx,y+dy]);\n"
+    "b.style.transform=dx||dy?'translate(calc(-50% + '+dx.toFixed(1)+'px),calc(-50% + '+dy.toFixed(1)+'px))':'';\n"
+    "b.dataset.jx=dx.toFixed(1);b.dataset.jy=dy.toFixed(1);});});}\n"
+    "function layout(){cues();fit();jitter();}\n"
     "layout();window.addEventListener('resize',layout);\n"
     "[].forEach.call(document.querySelectorAll('table.sortable'),function(t){\n"
     "var ths=[].slice.call(t.querySelectorAll('thead th'));\n"
@@ -73,6 +111,35 @@ const char rm_sweep_js[] =
     "var on=b.getAttribute('aria-pressed')!=='false';b.setAttribute('aria-pressed',on?'false':'true');b.classList.toggle('off',on);\n"
     "[].forEach.call(document.querySelectorAll('svg.chart polyline[data-run=\"'+b.dataset.run+'\"]'),function(p){p.style.display=on?'none':'';});\n"
     "document.body.dataset.hidden=[].map.call(document.querySelectorAll('#legend button.off'),function(x){return x.dataset.run;}).join(' ');});});\n"
+    /* A tap (or click) on a Pareto point names its run beside it; a tap elsewhere hides it. */
+    "function hideTips(){[].forEach.call(document.querySelectorAll('.ptip'),function(t){t.hidden=true;});}\n"
+    "document.addEventListener('click',function(e){if(!e.target.closest||!e.target.closest('.pa .pt'))hideTips();});\n"
+    "[].forEach.call(document.querySelectorAll('.pa .pt'),function(b){b.addEventListener('click',function(){\n"
+    "var pa=b.parentNode,t=pa.querySelector('.ptip'),open=!t.hidden&&t.dataset.run===b.dataset.run;hideTips();if(open)return;\n"
+    "t.textContent=b.title;t.dataset.run=b.dataset.run;t.hidden=false;\n"
+    "var r=b.getBoundingClientRect(),q=pa.getBoundingClientRect(),x=r.left+r.width/2-q.left,y=r.top+r.height/2-q.top;\n"
+    "var l=Math.max(0,Math.min(pa.clientWidth-t.offsetWidth,x+10)),tp=y+10+t.offsetHeight>pa.clientHeight?y-10-t.offsetHeight:y+10;\n"
+    "t.style.left=l+'px';t.style.top=tp+'px';});});\n"
+    /* Parallel coordinates: dragging along an axis keeps the runs whose value lies in the range
+     * (every range dragged at once; an end within 2 % of the axis' end reaches it); a tap clears
+     * that axis. The kept runs' lines, table rows
+     * and Pareto points stay; <body data-pc-kept> lists them. */
+    "[].forEach.call(document.querySelectorAll('.pcw'),function(w){\n"
+    "var br={},paths=[].slice.call(w.querySelectorAll('svg.pcs path'));\n"
+    "var ys=paths.map(function(p){return p.dataset.y.split(' ').map(function(s){return s==='-'?null:+s;});});\n"
+    "function apply(){var kept=[],set={};paths.forEach(function(p,i){var ok=true;\n"
+    "for(var a in br){var v=ys[i][a];if(v===null||v<br[a][0]||v>br[a][1]){ok=false;break;}}\n"
+    "p.classList.toggle('out',!ok);if(ok){kept.push(p.dataset.run);set[p.dataset.run]=1;}});\n"
+    "[].forEach.call(document.querySelectorAll('#t-sweep tbody tr,.pa .pt,.pa .eb'),function(e){e.classList.toggle('out',!set[e.dataset.run]);});\n"
+    "w.dataset.brush=JSON.stringify(br);document.body.dataset.pcKept=kept.join(' ');\n"
+    "var c=document.getElementById('pc-count');if(c)c.textContent=kept.length+' of '+paths.length+' runs';}\n"
+    "[].forEach.call(w.querySelectorAll('.pax'),function(ax){var a=ax.dataset.axis,b=ax.querySelector('.brush'),y0=null;\n"
+    "function at(e){var r=ax.getBoundingClientRect();return Math.max(0,Math.min(100,(e.clientY-r.top)/r.height*100));}\n"
+    "function show(lo,hi){b.hidden=false;b.style.top=lo+'%';b.style.height=(hi-lo)+'%';}\n"
+    "ax.addEventListener('pointerdown',function(e){y0=at(e);if(ax.setPointerCapture)ax.setPointerCapture(e.pointerId);e.preventDefault();});\n"
+    "ax.addEventListener('pointermove',function(e){if(y0===null)return;var y=at(e);show(Math.min(y0,y),Math.max(y0,y));});\n"
+    "ax.addEventListener('pointerup',function(e){if(y0===null)return;var y=at(e),lo=Math.min(y0,y),hi=Math.max(y0,y);y0=null;\n"
+    "if(lo<2)lo=0;if(hi>98)hi=100;if(hi-lo<1){delete br[a];b.hidden=true;}else{br[a]=[lo,hi];show(lo,hi);}apply();});});});\n"
     "var n=0,bad=0;[].forEach.call(document.querySelectorAll('svg.chart'),function(s){\n"
     "var w=0;[].forEach.call(s.querySelectorAll('polyline'),function(p){var bb=p.getBBox();if(bb.width>w)w=bb.width;});\n"
     "if(w>0)n++;else bad++;});\n"

@@ -56,6 +56,7 @@ struct table {
     int bars_left_out;      /* the text table showed the energy without its bar, for room */
     char dropped[512];      /* the titles of the columns the text table left out, for room */
     json_t *gkeys;          /* --group-by: the parameters grouped by (one or several) */
+    json_t *judged;         /* sweep/sweep_judge.h's {"objectives", "cost", "target"}, or NULL */
 };
 
 static double fig_value(const struct figure *g, const json_t *row)
@@ -607,6 +608,66 @@ static int any_gpu_name(const json_t *rows)
     return 0;
 }
 
+/* A judged value: 4 significant digits, "-" when the run has none. */
+static const char *judged_num(char *b, size_t cap, const json_t *v)
+{
+    if (!json_is_number(v)) return "-";
+    snprintf(b, cap, "%.4g", json_number_value(v));
+    return b;
+}
+
+/* The objectives' columns (each value, ^ the best, * on the Pareto front against the cost, ~
+ * on it within its error bar), the cost when no figure column shows it (GPU-hours), and the
+ * target's (the time and energy to reach it): sweep/sweep_judge.h's row keys. */
+static void judged_cols(struct table *t, struct tcol *c, size_t *n, size_t nr)
+{
+    if (!t->judged) return;
+    const json_t *rows = t->s->rows, *e, *o;
+    char b[CELL], v[64], w[64], title[256];
+    size_t i, k;
+    json_array_foreach(json_object_get(t->judged, "objectives"), k, o)
+    {
+        if (*n >= MAX_COLS - 2) break;
+        upper_title(title, sizeof title, json_string_value(o));
+        struct tcol *x = new_col(c, n, title, 1, -1, nr);
+        json_array_foreach(rows, i, e)
+        {
+            const json_t *j = json_array_get(json_object_get(e, "objectives"), k);
+            const char *front = rm_jget_str(j, "front");
+            snprintf(b, sizeof b, "%s%s%s", judged_num(v, sizeof v, json_object_get(j, "value")),
+                     json_is_true(json_object_get(j, "best")) ? "^" : "",
+                     !strcmp(front, "on")           ? "*"
+                     : !strcmp(front, "within_bar") ? "~"
+                                                    : "");
+            x->cells[i] = strdup(b);
+        }
+    }
+    if (!strcmp(rm_jget_str(t->judged, "cost"), "gpu_hours") && *n < MAX_COLS - 2) {
+        struct tcol *x = new_col(c, n, "GPU-H", 1, -1, nr);
+        json_array_foreach(rows, i, e)
+        {
+            x->cells[i] = strdup(
+                judged_num(v, sizeof v, json_object_get(json_object_get(e, "cost"), "value")));
+        }
+    }
+    const json_t *target = json_object_get(t->judged, "target");
+    if (!json_is_string(target) || *n >= MAX_COLS - 2) return;
+    snprintf(b, sizeof b, "TO %s", json_string_value(target));
+    upper_title(title, sizeof title, b);
+    struct tcol *x = new_col(c, n, title, 1, -1, nr);
+    json_array_foreach(rows, i, e)
+    {
+        const json_t *tg = json_object_get(e, "target");
+        if (!json_is_true(json_object_get(tg, "reached")))
+            snprintf(b, sizeof b, "not reached");
+        else
+            snprintf(b, sizeof b, "%s s %s Wh",
+                     judged_num(v, sizeof v, json_object_get(tg, "seconds")),
+                     judged_num(w, sizeof w, json_object_get(tg, "energy_wh")));
+        x->cells[i] = strdup(b);
+    }
+}
+
 static void text_runs(struct table *t)
 {
     const json_t *rows = t->s->rows;
@@ -717,6 +778,7 @@ static void text_runs(struct table *t)
         }
         free(m);
     }
+    judged_cols(t, c, &n, nr);
     x = new_col(c, &n, "COMMAND", 0, 10, nr);
     x->drop = DROP_EARLY + 2;
     json_array_foreach(rows, i, e)
@@ -1007,6 +1069,18 @@ static void notes_body(struct table *t, FILE *f, int grouped)
         fputs("each figure: mean \xc2\xb1std over the value's runs (min and max in json/csv)\n", f);
         fputs("ENERGY: the GPUs' sum, mean \xc2\xb1the mean of the runs' error bars, sd: std\n", f);
     }
+    if (t->judged && !grouped) {
+        fprintf(f,
+                "objectives (their metric's last value, or best with :best): ^ the best of the "
+                "column;\n  * on the Pareto front of the objective against %s (no run better "
+                "at no more cost),\n  ~ on it within its error bar (only runs whose %s lies "
+                "within its bar do better)\n",
+                rm_jget_str(t->judged, "cost"), rm_jget_str(t->judged, "cost"));
+        if (json_is_string(json_object_get(t->judged, "target")))
+            fputs("TO ...: the time from the start to the first metric line meeting the target, "
+                  "and the\n  energy to then (the run's mean power over that time)\n",
+                  f);
+    }
     fputs("UTIL %: GPU utilization, mean over GPUs\n", f);
     if (!strcmp(t->vram, "workload"))
         fputs("WORKLOAD VRAM: the recorded command's own processes (nvidia-smi pmon), max over\n"
@@ -1066,6 +1140,59 @@ static const char *const csv_tail[] = {"rerun",    "exit_code", "signal",     "s
                                        "ended_at", "gpu_name",  "gpu_count",  "files",
                                        "bytes",    "command",   "session_dir"};
 
+/* The judged columns' names: objective:SPEC, :best, :front for each objective; cost, its
+ * ends; the target's reached, seconds and energy_wh. */
+static void csv_judged_head(struct table *t)
+{
+    if (!t->judged) return;
+    size_t k;
+    const json_t *o;
+    char b[600];
+    json_array_foreach(json_object_get(t->judged, "objectives"), k, o)
+    {
+        csv_name(t, "objective:", json_string_value(o), 0);
+        snprintf(b, sizeof b, "%s:best", json_string_value(o));
+        csv_name(t, "objective:", b, 0);
+        snprintf(b, sizeof b, "%s:front", json_string_value(o));
+        csv_name(t, "objective:", b, 0);
+    }
+    csv_name(t, "cost:", rm_jget_str(t->judged, "cost"), 0);
+    csv_name(t, "", "cost_low", 0);
+    csv_name(t, "", "cost_high", 0);
+    if (!json_is_string(json_object_get(t->judged, "target"))) return;
+    csv_name(t, "", "target_reached", 0);
+    csv_name(t, "", "target_seconds", 0);
+    csv_name(t, "", "target_energy_wh", 0);
+}
+
+static void csv_judged_row(struct table *t, const json_t *e)
+{
+    if (!t->judged) return;
+    size_t k;
+    const json_t *o;
+    json_array_foreach(json_object_get(e, "objectives"), k, o)
+    {
+        static const char *const keys[] = {"value", "best", "front"};
+        for (size_t i = 0; i < 3; i++) {
+            fputc(',', t->f);
+            csv_json_value(t, json_object_get(o, keys[i]));
+        }
+    }
+    const json_t *c = json_object_get(e, "cost");
+    static const char *const ck[] = {"value", "low", "high"};
+    for (size_t i = 0; i < 3; i++) {
+        fputc(',', t->f);
+        csv_json_value(t, json_object_get(c, ck[i]));
+    }
+    if (!json_is_string(json_object_get(t->judged, "target"))) return;
+    const json_t *tg = json_object_get(e, "target");
+    static const char *const tk[] = {"reached", "seconds", "energy_wh"};
+    for (size_t i = 0; i < 3; i++) {
+        fputc(',', t->f);
+        csv_json_value(t, json_object_get(tg, tk[i]));
+    }
+}
+
 static void csv_runs(struct table *t)
 {
     size_t i, k;
@@ -1081,6 +1208,7 @@ static void csv_runs(struct table *t)
         if (t->fig[k].low_key) csv_name(t, "", t->fig[k].low_key, 0);
         if (t->fig[k].low_key) csv_name(t, "", t->fig[k].high_key, 0);
     }
+    csv_judged_head(t);
     fputc('\n', t->f);
     json_array_foreach(t->s->rows, i, e)
     {
@@ -1108,6 +1236,7 @@ static void csv_runs(struct table *t)
             fputc(',', t->f);
             csv_json_value(t, json_object_get(e, t->fig[k].high_key));
         }
+        csv_judged_row(t, e);
         fputc('\n', t->f);
     }
 }
@@ -1184,6 +1313,7 @@ static void json_doc(struct table *t, const json_t *groups)
                   s->param_names, "params_inferred", s->params_inferred, "hosts", s->n_hosts,
                   "figures", figs, "phases", t->phases, "vram", t->vram, "sessions", rows);
     if (groups) json_object_set(d, "groups", (json_t *)groups);
+    if (t->judged) json_object_update(d, t->judged); /* objectives, cost, target */
     json_object_set(d, "notes", s->notes);
     json_t *c = json_object_get(tot, "counters");
     json_object_set_new(d, "counters", c ? json_incref(c) : json_object());
@@ -1248,6 +1378,10 @@ int rm_sweep_print(FILE *f, const struct rm_sweep_opts *o, const struct rm_sweep
         json_decref(t.gkeys);
         return -1;
     }
+    if (rm_judge_rows(s->rows, &o->judge, &t.judged, err, errsz) < 0) {
+        json_decref(t.gkeys);
+        return -1;
+    }
     choose_figures(&t);
     json_t *groups = o->group_by ? groups_of(&t) : NULL;
     switch (o->format) {
@@ -1273,6 +1407,7 @@ int rm_sweep_print(FILE *f, const struct rm_sweep_opts *o, const struct rm_sweep
     json_decref(groups);
     json_decref(t.phases);
     json_decref(t.gkeys);
+    json_decref(t.judged);
     return 0;
 }
 

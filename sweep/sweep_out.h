@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "sweep/out_format.h"
+#include "sweep/sweep_judge.h"
 #include "sweep/sweep_rows.h"
 
 /* The sweep table's options (the plain listing has its own: struct rm_sessions_opts). */
@@ -22,10 +23,11 @@ struct rm_sweep_opts {
     const char *sweep_name;    /* --sweep NAME: its runs only */
     const char *const *phases; /* --phase PATH: these phases' columns (else those all share) */
     size_t n_phases;
-    const char *group_by; /* --group-by PARAM[,PARAM...], or NULL */
-    int wide;             /* --wide: nothing cut */
-    int device_vram;      /* --device-vram: the GPUs' peak VRAM beside the workload's */
-    int columns;          /* the text's width (COLUMNS, else 100) */
+    const char *group_by;       /* --group-by PARAM[,PARAM...], or NULL */
+    int wide;                   /* --wide: nothing cut */
+    int device_vram;            /* --device-vram: the GPUs' peak VRAM beside the workload's */
+    int columns;                /* the text's width (COLUMNS, else 100) */
+    struct rm_judge_opts judge; /* --objective, --cost, --target (sweep/sweep_judge.h) */
 };
 
 /* Loads the runs of o->sweep_name from o->sinks (rm_sweep_load: the sweep filter before any

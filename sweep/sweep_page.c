@@ -8,11 +8,11 @@
 
 /* Ten colours told apart on white (Tableau 10), then five dash styles: run i draws in colour
  * i % 10 with dash i / 10, so 50 runs have 50 different lines. */
-static const char *const palette[RM_SWEEP_COLORS] = {
+const char *const rm_sweep_palette[RM_SWEEP_COLORS] = {
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
     "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#5d6d7e",
 };
-static const char *const dashes[RM_SWEEP_DASHES] = {"", "7 3", "2 2", "9 3 2 3", "4 4"};
+const char *const rm_sweep_dashes[RM_SWEEP_DASHES] = {"", "7 3", "2 2", "9 3 2 3", "4 4"};
 
 struct page {
     FILE *o;
@@ -20,7 +20,8 @@ struct page {
     const struct rm_sweep_page_opts *opts;
     struct sweep_run *runs;
     size_t n;
-    bool drawn; /* the series and phases are on the page (n <= RM_SWEEP_MAX_DRAWN) */
+    bool drawn;              /* the series and phases are on the page (n <= RM_SWEEP_MAX_DRAWN) */
+    struct sweep_result res; /* the objectives, costs and fronts */
 };
 
 static void esc(FILE *o, const char *s)
@@ -148,17 +149,18 @@ static void energy_cell(FILE *o, double v, double lo, double hi, bool short_phas
     fputs("</td>", o);
 }
 
-static void swatch(FILE *o, size_t i)
+void rm_sweep_swatch(FILE *o, size_t i)
 {
-    const char *d = dashes[(i / RM_SWEEP_COLORS) % RM_SWEEP_DASHES];
+    const char *d = rm_sweep_dashes[(i / RM_SWEEP_COLORS) % RM_SWEEP_DASHES];
     fprintf(o,
             "<svg class=\"sw\" width=\"26\" height=\"8\" aria-hidden=\"true\"><line x1=\"1\" "
             "y1=\"4\" x2=\"25\" y2=\"4\" stroke=\"%s\"%s%s%s/></svg>",
-            palette[i % RM_SWEEP_COLORS], *d ? " stroke-dasharray=\"" : "", d, *d ? "\"" : "");
+            rm_sweep_palette[i % RM_SWEEP_COLORS], *d ? " stroke-dasharray=\"" : "", d,
+            *d ? "\"" : "");
 }
 
 /* Elapsed seconds as the axis shows them: 45s, 2:30, 1:02:03. */
-static void elapsed(char *buf, size_t cap, double s, double step)
+void rm_sweep_elapsed(char *buf, size_t cap, double s, double step)
 {
     long v = lround(s);
     if (step < 1)
@@ -172,7 +174,7 @@ static void elapsed(char *buf, size_t cap, double s, double step)
 }
 
 /* A round step so that span / step is at most n. */
-static double nice_step(double span, int n)
+double rm_sweep_nice_step(double span, int n)
 {
     static const double st[] = {0.1,  0.2,   0.5,   1,     2,     5,      10,     15,
                                 30,   60,    120,   300,   600,   900,    1800,   3600,
@@ -184,7 +186,7 @@ static double nice_step(double span, int n)
 
 /* A round top for a scale holding v (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k): its quarters are
  * short numbers. */
-static double nice_top(double v)
+double rm_sweep_nice_top(double v)
 {
     if (!(v > 0)) return 1;
     double e = pow(10, floor(log10(v)));
@@ -255,7 +257,7 @@ static void write_table(struct page *p)
         const json_t *row = p->runs[r].row;
         fprintf(o, "<tr data-run=\"%zu\"%s><td data-v=\"%zu\">", r,
                 rerun_of(row) ? " class=\"rerun\"" : "", r + 1);
-        if (p->drawn) swatch(o, r);
+        if (p->drawn) rm_sweep_swatch(o, r);
         fprintf(o, "%zu</td>", r + 1);
         const json_t *params = json_object_get(row, "params");
         json_array_foreach(pn, i, v)
@@ -321,7 +323,7 @@ static void write_bars(struct page *p, const char *id, const char *title, const 
         fprintf(o, "<div class=\"br\" data-run=\"%zu\"><span class=\"bn\">%zu &#183; ", r, r + 1);
         esc(o, p->runs[r].label);
         fprintf(o, "</span><span class=\"bt\"><i style=\"width:%.1f%%;background:%s\"></i>", pct,
-                p->drawn ? palette[r % RM_SWEEP_COLORS] : "#4e79a7");
+                p->drawn ? rm_sweep_palette[r % RM_SWEEP_COLORS] : "#4e79a7");
         bool whisker =
             lo && hi && isfinite(v[r]) && isfinite(lo[r]) && isfinite(hi[r]) && scale[r] > 0;
         if (whisker) {
@@ -400,7 +402,7 @@ static void write_legend(struct page *p)
     for (size_t r = 0; r < p->n; r++) {
         fprintf(o, "<button type=\"button\" class=\"run\" data-run=\"%zu\" aria-pressed=\"true\">",
                 r);
-        swatch(o, r);
+        rm_sweep_swatch(o, r);
         fprintf(o, "%zu &#183; ", r + 1);
         esc(o, p->runs[r].label);
         fputs("</button>", o);
@@ -424,7 +426,7 @@ static void write_chart(struct page *p, int m, int64_t max_ns)
     double div = 1;
     const char *unit = m == SW_UTIL ? "%" : m == SW_POWER ? "W" : "MiB";
     if (m == SW_VRAM && vmax >= 1024) div = 1024, unit = "GiB";
-    double top = m == SW_UTIL ? 100 : nice_top(vmax / div);
+    double top = m == SW_UTIL ? 100 : rm_sweep_nice_top(vmax / div);
     fprintf(o,
             "<section class=\"panel\" id=\"%s\"><h3>%s</h3><div class=\"plot\">"
             "<div class=\"ya\">",
@@ -440,13 +442,13 @@ static void write_chart(struct page *p, int m, int64_t max_ns)
     fputs("</g>", o);
     for (size_t r = 0; r < p->n; r++) {
         const struct sweep_run *run = &p->runs[r];
-        const char *d = dashes[(r / RM_SWEEP_COLORS) % RM_SWEEP_DASHES];
+        const char *d = rm_sweep_dashes[(r / RM_SWEEP_COLORS) % RM_SWEEP_DASHES];
         for (size_t k = 0; k < run->npts[m]; k++) {
             const struct rm_ds_point *q = &run->pts[m][k];
             if (k == 0 || q->brk) {
                 if (k) fputs("\"/>", o);
                 fprintf(o, "<polyline data-run=\"%zu\" stroke=\"%s\"%s%s%s points=\"", r,
-                        palette[r % RM_SWEEP_COLORS], *d ? " stroke-dasharray=\"" : "", d,
+                        rm_sweep_palette[r % RM_SWEEP_COLORS], *d ? " stroke-dasharray=\"" : "", d,
                         *d ? "\"" : "");
             } else {
                 fputc(' ', o);
@@ -458,10 +460,10 @@ static void write_chart(struct page *p, int m, int64_t max_ns)
         if (run->npts[m]) fputs("\"/>", o);
     }
     fputs("</svg><div class=\"xa\">", o);
-    double span = (double)max_ns / 1e9, step = nice_step(span, 6);
+    double span = (double)max_ns / 1e9, step = rm_sweep_nice_step(span, 6);
     for (double s = 0; s <= span + 1e-9; s += step) {
         char lab[32];
-        elapsed(lab, sizeof lab, s, step);
+        rm_sweep_elapsed(lab, sizeof lab, s, step);
         double x = span > 0 ? 100 * s / span : 0;
         fprintf(o, "<span style=\"left:%.2f%%\"%s>%s</span>", x,
                 x > 92   ? " class=\"end\""
@@ -480,16 +482,25 @@ static void write_charts(struct page *p)
         if (p->runs[r].span_ns > max_ns) max_ns = p->runs[r].span_ns;
         with += p->runs[r].npts[SW_VRAM] || p->runs[r].npts[SW_UTIL];
     }
+    bool metrics = rm_sweep_metrics_any(p->runs, p->n);
     if (!with) {
         fputs("<p class=\"note\" id=\"noseries\">No run has GPU samples to draw.</p>\n", p->o);
-        return;
+        if (metrics) write_legend(p);
+    } else {
+        fputs("<p class=\"note\">Time axis: elapsed since each run's start. Breaks in a line: "
+              "no samples.</p>\n",
+              p->o);
+        write_legend(p);
+        for (int m = 0; m < SW_COUNT; m++)
+            write_chart(p, m, max_ns);
     }
-    fputs("<p class=\"note\">Time axis: elapsed since each run's start. Breaks in a line: no "
-          "samples.</p>\n",
-          p->o);
-    write_legend(p);
-    for (int m = 0; m < SW_COUNT; m++)
-        write_chart(p, m, max_ns);
+    if (metrics) {
+        /* The objectives' metrics first. */
+        const char *first[RM_SWEEP_MAX_OBJECTIVES];
+        for (size_t k = 0; k < p->res.nobj; k++)
+            first[k] = p->res.obj[k].metric;
+        rm_sweep_write_metric_charts(p->o, p->runs, p->n, first, p->res.nobj);
+    }
 }
 
 /* ---- phases ------------------------------------------------------------------------------ */
@@ -604,7 +615,7 @@ static void write_phases(struct page *p)
             fprintf(o, "<tr data-run=\"%zu\"><td class=\"l\">", r);
             rm_html_name(o, pk[k].path);
             fprintf(o, "</td><td class=\"l\" data-v=\"%zu\">", r + 1);
-            swatch(o, r);
+            rm_sweep_swatch(o, r);
             fprintf(o, "%zu &#183; ", r + 1);
             esc(o, p->runs[r].label);
             fputs("</td>", o);
@@ -626,6 +637,8 @@ static void write_page(struct page *p)
     write_head(p);
     write_table(p);
     write_all_bars(p);
+    rm_sweep_write_pareto(p->o, p->runs, p->n, p->drawn, &p->res);
+    rm_sweep_write_pcoords(p->o, p->runs, p->n, p->drawn, p->opts->param_names, &p->res);
     if (p->drawn) {
         write_charts(p);
         write_phases(p);
@@ -662,7 +675,13 @@ int rm_sweep_page_build(const json_t *rows, const struct rm_sweep_page_opts *opt
         run->label = make_label(&p, run->row);
         rm_sweep_run_read(run, p.drawn);
     }
-    int rc = 0;
+    int rc = rm_sweep_result_init(&p.res, p.runs, n, opts, err, errsz);
+    if (rc) {
+        for (size_t r = 0; r < n; r++)
+            rm_sweep_run_free(&p.runs[r]);
+        free(p.runs);
+        return rc;
+    }
     p.o = open_memstream(html, len);
     if (!p.o) {
         rc = 1;
@@ -676,6 +695,7 @@ int rm_sweep_page_build(const json_t *rows, const struct rm_sweep_page_opts *opt
         *html = NULL;
         *len = 0;
     }
+    rm_sweep_result_free(&p.res);
     for (size_t r = 0; r < n; r++)
         rm_sweep_run_free(&p.runs[r]);
     free(p.runs);

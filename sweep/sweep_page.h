@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "model/objective.h"
+
 #define RM_SWEEP_COLORS 10
 #define RM_SWEEP_DASHES 5
 #define RM_SWEEP_MAX_DRAWN (RM_SWEEP_COLORS * RM_SWEEP_DASHES)
@@ -35,10 +37,19 @@ struct rm_sweep_page_opts {
     const json_t *param_names; /* array of strings: the parameter columns, in order; NULL: none */
     bool params_inferred;      /* the columns are command-line arguments that differ */
     size_t n_hosts;            /* distinct hosts: a host column when > 1 */
+    /* The Pareto charts' and the parallel coordinates' objectives, in order. None: the rows'
+     * own when sweep/sweep_judge.h judged them (`runmon report --objective/--cost`, or the run
+     * logs' objectives: each row's "objectives" and "cost"), else the runs' objective lines
+     * (summary.json "objectives"); none there either: no Pareto chart, a note says how to get
+     * one. */
+    const struct rm_objective *objectives;
+    size_t n_objectives;
+    enum rm_cost cost; /* what the objectives are weighed against (`--cost`; energy: 0) */
 };
 
 /* Builds the page of rows (see above) into a malloc'd buffer. Returns 0; 2 when there is no
- * row (err says why); 1 on a runtime failure. */
+ * row or an objective names a metric no run logged (err says why, with the metrics logged);
+ * 1 on a runtime failure. */
 int rm_sweep_page_build(const json_t *rows, const struct rm_sweep_page_opts *opts, char **html,
                         size_t *len, char *err, size_t errsz);
 

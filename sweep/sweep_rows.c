@@ -81,7 +81,9 @@ static void add_summary(json_t *row, const char *sink)
                                         "gpus[].name",
                                         "workload_vram_basis",
                                         "phases[].path,total_seconds,folded_paths",
-                                        "session"};
+                                        "session",
+                                        "metrics",
+                                        "objectives"};
     json_t *s = rm_session_summary_pick(sink, rm_jget_str(row, "session_id"), extra,
                                         sizeof extra / sizeof extra[0]);
     rm_session_row_set_figures(row, s);
@@ -112,6 +114,10 @@ static void add_summary(json_t *row, const char *sink)
             json_object_set_new(ph, path, json_copy((json_t *)t));
     }
     json_object_set_new(row, "phase_seconds", ph);
+    /* The run log's metrics and objectives (sweep/sweep_judge.h judges the runs by them). */
+    json_t *mt = json_object_get(s, "metrics"), *ob = json_object_get(s, "objectives");
+    if (json_is_object(mt)) json_object_set(row, "metrics", mt);
+    if (json_is_array(ob)) json_object_set(row, "run_objectives", ob);
     /* The run log's sweep and params, under --sweep and --param. */
     json_t *sw = json_object_get(s, "sweep");
     if (json_is_null(json_object_get(row, "sweep")) && json_is_string(sw))

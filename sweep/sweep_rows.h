@@ -32,6 +32,8 @@ struct rm_sweep {
      *   framework_peak_mb    summary.json framework_peak_mb.max, or null
      *   energy_wh_low, energy_wh_high   summary.json totals' bar of energy_wh, or null
      *   phase_seconds        object: each phase path's total_seconds (summary.json phases[])
+     *   metrics              object: summary.json "metrics" (each metric's statistics), when it has
+     * them run_objectives       summary.json "objectives" (the run log's), when it has them
      */
     json_t *rows;
     json_t *param_names; /* array of strings: the parameter columns, in order */

@@ -1,6 +1,7 @@
 /* One run of a sweep page: its GPUs' total memory from session.json, its gpu.csv streamed into
  * three downsampled series (memory used and power summed over its GPUs, utilization their
- * mean: one value per sample of all GPUs), and summary.json's phases. */
+ * mean: one value per sample of all GPUs), its run log's metrics (sweep_metrics.c), and
+ * summary.json's phases, metrics and objectives. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,7 @@ void rm_sweep_run_read(struct sweep_run *run, bool series)
         if (i == 0 && name) snprintf(run->gpu, sizeof run->gpu, "%.150s", name);
     }
     size_t ng = json_array_size(json_object_get(ses, "gpus"));
+    run->n_gpus = ng;
     if (ng > 1 && run->gpu[0]) {
         char one[sizeof run->gpu];
         memcpy(one, run->gpu, sizeof one);
@@ -157,13 +159,18 @@ void rm_sweep_run_read(struct sweep_run *run, bool series)
                 run->pts[m][k].t -= t0;
     }
     json_decref(ses);
-    if (!series) return;
+    if (series) rm_sweep_metrics_read(run, t0 != RM_NO_TIME ? (double)t0 / 1e9 : NAN);
     snprintf(path, sizeof path, "%s/summary.json", run->dir);
     if (access(path, R_OK) != 0) return;
-    static const char *const keys[] = {"phases"};
-    json_t *s = rm_json_pick_file(path, keys, 1);
-    json_t *ph = json_object_get(s, "phases");
+    /* The phases only where they are drawn; the metrics' statistics and the objectives for
+     * the Pareto chart and the parallel coordinates of every run. */
+    static const char *const keys[] = {"metrics", "objectives", "phases"};
+    json_t *s = rm_json_pick_file(path, keys, series ? 3 : 2);
+    json_t *ph = json_object_get(s, "phases"), *me = json_object_get(s, "metrics");
+    json_t *ob = json_object_get(s, "objectives");
     if (json_is_array(ph)) run->phases = json_incref(ph);
+    if (json_is_object(me)) run->summary_metrics = json_incref(me);
+    if (json_is_array(ob)) run->summary_objectives = json_incref(ob);
     json_decref(s);
 }
 
@@ -172,5 +179,8 @@ void rm_sweep_run_free(struct sweep_run *run)
     for (int m = 0; m < SW_COUNT; m++)
         free(run->pts[m]);
     json_decref(run->phases);
+    json_decref(run->summary_metrics);
+    json_decref(run->summary_objectives);
+    rm_sweep_metrics_free(run);
     free(run->label);
 }

@@ -7,6 +7,8 @@ C writer writes them, with framework memory peaks; plus a drop-in for the old mo
     runmon.event("checkpoint", step=10)
     runmon.log_phase("eval", 12.5, accuracy=0.93)
     runmon.params(lr=0.1, batch=64, sweep="lr-sweep")   # the sweep table's columns
+    runmon.metric(step=120, loss=0.41, acc=0.87)       # what the run achieved
+    runmon.objective("acc:max", "loss:min:best")       # what the sweep table judges it by
 
 Lines go to $RUNMON_RUNLOG (set by `runmon record`) or to runmon.open(path). Without
 either, calls do nothing (one RuntimeWarning). Write failures never raise: they warn once
@@ -17,11 +19,12 @@ from builtins import open as _builtin_open
 
 from . import _writer
 from ._cli import RunmonError
+from ._metric import metric, objective
 from ._compat import HWMonitor, ResourceSummary, RunLog, build_resource_summary
 from ._phase import current_path, event, log_phase, params, phase
 
 __all__ = [
-    "phase", "event", "log_phase", "params", "open", "close", "stats", "current_path",
+    "phase", "event", "log_phase", "params", "metric", "objective", "open", "close", "stats", "current_path",
     "RunLog", "HWMonitor", "ResourceSummary", "build_resource_summary", "RunmonError",
 ]
 

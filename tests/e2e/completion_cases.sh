@@ -60,7 +60,11 @@ completion_cases() {
     _case_has "summary's PATH is a file or a folder" "gpu.csv out.d other.txt" runmon summary ''
     _case_eq "sessions' DIR is a folder" "out.d" runmon sessions ''
     _case_eq "record's --no- options" "--no-apps --no-gpu --no-io --no-stall" runmon record --no-
-    _case_eq "log's subcommands" "event phase" runmon log ''
+    _case_eq "log's subcommands" "event metric objective phase" runmon log ''
+    _case_eq "log metric's --step" "--step" runmon log --file x.jsonl metric --st
+    _case_eq "nothing after log metric" "" runmon log metric ''
+    _case_eq "sessions --cost's words (gpu_hours whole)" "duration energy gpu_hours vram" runmon sessions --cost ''
+    _case_eq "report --cost's words" "gpu_hours" runmon report --cost gpu
     _case_eq "nothing after log's subcommand" "" runmon log --file x.jsonl phase ''
     _case_eq "--sort fields" "duration energy start status util vram" runmon sessions "$sink" --sort ''
     _case_has "top's options" "--once --width --help" runmon top -

@@ -15,7 +15,15 @@
 //    descending; a click on the first parameter's header orders by it;
 //  phaseOrder / phaseCellChars / height: the phase table's phases as listed, its longest
 //    phase cell in characters, the document's height;
-//  ok/charts: the page's self-check; scriptErrors.
+//  ok/charts: the page's self-check; scriptErrors;
+//  metricCharts: the metric curves' charts (svg.mchart) drawn;
+//  pareto: its points (.pa .pt), the smallest distance between two points' centres in a chart
+//    (after the page's nudging), how many were nudged, the points outside their plot, the front
+//    line's on-points and drawn width; tip: a tap on the first point shows a box naming its
+//    run as the bars name it (N · LABEL);
+//  pcoords: its lines; a drag along the first axis over its top half keeps exactly the runs
+//    whose value there lies in the range dragged (the lines' data-y), a tap on the axis keeps
+//    them all again.
 'use strict';
 const puppeteer = require('puppeteer-core');
 const [file, width, png, exe] = process.argv.slice(2);
@@ -50,6 +58,8 @@ const [file, width, png, exe] = process.argv.slice(2);
                 height: document.documentElement.scrollHeight};
         }));
         m.legend = await legend(page);
+        m.pareto = await pareto(page);
+        m.pcoords = await pcoords(page);
         m.sort = await sort(page);
         await page.screenshot({path: png, fullPage: true});
         m.scriptErrors = errors;
@@ -79,7 +89,7 @@ function layout(page) {
             nodraw: !!document.getElementById('nodraw'), overlaps: [], texts: 0, minText: 1e9};
         // Text boxes: the bars' labels and values, axis labels, legend entries.
         document.querySelectorAll('.panel').forEach((p) => {
-            const boxes = [...p.querySelectorAll('.bn, .bv, .ya span, .xa span, #legend button.run')]
+            const boxes = [...p.querySelectorAll('.bn, .bv, .ya span, .xa span, #legend button.run, .pn, .pv')]
                 .filter(vis).map((e) => ({t: e.textContent, b: e.getBoundingClientRect(), e}));
             boxes.forEach((x) => {
                 out.texts++;
@@ -93,9 +103,9 @@ function layout(page) {
                         a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
                         out.overlaps.push((p.id || '?') + ': ' + boxes[i].t + ' / ' + boxes[j].t);
                 }
-            // Text that leaves its panel.
+            // Text that leaves its panel (not inside a card that scrolls sideways: it clips).
             const pb = p.getBoundingClientRect();
-            boxes.forEach((x) => {
+            boxes.filter((x) => !x.e.closest('.tw')).forEach((x) => {
                 if (x.b.left < pb.left - 0.5 || x.b.right > pb.right + 0.5)
                     out.overlaps.push((p.id || '?') + ': ' + x.t + ' leaves its panel');
             });
@@ -143,6 +153,8 @@ function layout(page) {
             if (!scrolls && shown) out.cueSpurious.push(name);
         });
         out.tablesScrolling = out.tables.filter((t) => t.scrolls).length;
+        out.metricCharts = [...document.querySelectorAll('svg.mchart')].filter((s) =>
+            [...s.querySelectorAll('polyline')].some((q) => q.getBBox().width > 0)).length;
         return out;
     });
 }
@@ -208,4 +220,76 @@ async function sort(page) {
     return {asc, desc, dur, param: first, paramValues: param, runs,
         ok: !!asc && ordered(asc, 1) && ordered(desc, -1) && ordered(dur, 1) &&
             (!param || ordered(param, 1))};
+}
+
+// The Pareto charts: points, their spacing after the page's nudging, the front, a tap's tip.
+async function pareto(page) {
+    const m = await page.evaluate(() => {
+        const out = {points: 0, minGap: 1e9, nudged: 0, outside: [], front: {on: 0, width: 0}};
+        document.querySelectorAll('.pa').forEach((pa) => {
+            const q = pa.getBoundingClientRect();
+            const c = [...pa.querySelectorAll('.pt')].map((b) => {
+                const r = b.getBoundingClientRect();
+                if (+b.dataset.jx || +b.dataset.jy) out.nudged++;
+                if (r.left < q.left - 8 || r.right > q.right + 8 || r.top < q.top - 8 ||
+                    r.bottom > q.bottom + 8)
+                    out.outside.push(b.title);
+                return [r.left + r.width / 2, r.top + r.height / 2];
+            });
+            out.points = Math.max(out.points, c.length);
+            for (let i = 0; i < c.length; i++)
+                for (let j = i + 1; j < c.length; j++)
+                    out.minGap = Math.min(out.minGap, Math.hypot(c[i][0] - c[j][0], c[i][1] - c[j][1]));
+            const f = pa.querySelector('polyline.front');
+            out.front.on = Math.max(out.front.on, pa.querySelectorAll('.pt.on').length);
+            if (f) out.front.width = Math.max(out.front.width, f.getBoundingClientRect().width);
+        });
+        out.minGap = Math.round(out.minGap * 10) / 10;
+        return out;
+    });
+    const b = await page.$('.pa .pt');
+    if (!b) return Object.assign(m, {tip: {ok: false}});
+    await b.click();
+    m.tip = await page.evaluate(() => {
+        const pt = document.querySelector('.pa .pt'), t = pt.parentNode.querySelector('.ptip');
+        const bar = document.querySelector('.bars .br[data-run="' + pt.dataset.run + '"] .bn');
+        const r = t.getBoundingClientRect(), q = pt.parentNode.getBoundingClientRect();
+        const text = t.hidden ? '' : t.textContent;
+        return {text, ok: !t.hidden && !!bar && text.startsWith(bar.textContent.trim() + ':') &&
+            r.width > 0 && r.left >= q.left - 0.5 && r.right <= q.right + 0.5};
+    });
+    return m;
+}
+
+// Parallel coordinates: a drag along the first axis over its top half, then a tap on it.
+async function pcoords(page) {
+    const ax = await page.$('.pcw .pax[data-axis="0"]');
+    const lines = await page.evaluate(() => document.querySelectorAll('svg.pcs path').length);
+    if (!ax) return {lines, ok: false};
+    await ax.evaluate((e) => e.scrollIntoView({block: 'center', inline: 'center'}));
+    const r = await ax.boundingBox();
+    const x = r.x + r.width / 2;
+    await page.mouse.move(x, r.y + 1);
+    await page.mouse.down();
+    await page.mouse.move(x, r.y + r.height * 0.3, {steps: 4});
+    await page.mouse.move(x, r.y + r.height * 0.5, {steps: 4});
+    await page.mouse.up();
+    const dragged = await page.evaluate(() => {
+        const w = document.querySelector('.pcw'), br = JSON.parse(w.dataset.brush || '{}');
+        const want = [...w.querySelectorAll('svg.pcs path')].filter((p) => {
+            const y = p.dataset.y.split(' ')[0];
+            return br[0] && y !== '-' && +y >= br[0][0] && +y <= br[0][1];
+        }).map((p) => p.dataset.run).join(' ');
+        const out = [...w.querySelectorAll('svg.pcs path.out')].length;
+        const rows = [...document.querySelectorAll('#t-sweep tbody tr:not(.out)')].length;
+        return {brush: br[0] || null, kept: document.body.dataset.pcKept, want, out, rows};
+    });
+    await page.mouse.click(x, r.y + r.height * 0.8);
+    const cleared = await page.evaluate(() => ({kept: (document.body.dataset.pcKept || '').split(' ').length,
+        out: document.querySelectorAll('svg.pcs path.out').length}));
+    const n = dragged.kept ? dragged.kept.split(' ').length : 0;
+    return {lines, kept: dragged.kept, brush: dragged.brush, cleared,
+        ok: !!dragged.brush && dragged.brush[0] === 0 && Math.abs(dragged.brush[1] - 50) < 2 &&
+            dragged.kept === dragged.want && n >= 1 && dragged.out === lines - n &&
+            dragged.rows === n && cleared.kept === lines && cleared.out === 0};
 }

@@ -14,8 +14,12 @@ if [ -z "$CHROMIUM" ] || ! command -v node >/dev/null || [ ! -d "$ROOT/node_modu
     exit
 fi
 export PATH="$FAKEBIN:$(dirname "$RUNMON"):$PATH" FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_GPUS=1
-# The workload holds no GPU memory of its own: the fake's pmon lists another process only.
-echo "0 1 C 2048 - - other" >"$T/apps.txt"
+# The workload holds no GPU memory of its own: the fake's pmon lists another process only (a
+# live one outside the command's tree: a pid runmon cannot place would be unattributed).
+sleep 600 &
+other=$!
+track "$other"
+echo "0 $other C 2048 - - sleep" >"$T/apps.txt"
 export FAKE_SMI_APPS="$T/apps.txt" FAKE_SMI_PMON_MS=200
 long=$(printf 'p%.0s' $(seq 3000))
 cat >"$T/train.sh" <<'SH'

@@ -14,13 +14,20 @@ count() { grep -o -- "$1" "$2" | wc -l; }
 # --- three runs recorded, each with its own GPU figures ---------------------------------------
 R=$RUNMON_REL
 K=$T/sweep
+# Issue 39: each run logs 20 `metric` lines with `runmon log metric` (steps 0, 10, ... 190: loss
+# falling faster the larger MI, accuracy rising) and its objective (acc:max).
+cat >"$T/metrics.sh" <<'EOS'
+awk -v mi="$MI" 'BEGIN { for (s = 0; s < 20; s++) printf "%d %.4f %.4f\n", 10 * s, 2.3 / (1 + s * mi), 0.5 + 0.02 * s * mi }' |
+    while read -r s l a; do "$RUNMON_REL" log metric --step "$s" loss="$l" acc="$a" || exit 1; done
+"$RUNMON_REL" log objective acc:max
+EOS
 i=0
 for lr in 0.1 0.01 0.001; do
     i=$((i + 1))
     ov="memory.used=$((20000 * i)),$((21000 * i)),$((22000 * i));utilization.gpu=$((30 * i)),$((25 * i)),$((28 * i));power.draw=$((200 * i)).00,$((210 * i)).00"
-    PATH="$FAKEBIN:$SYSPATH" FAKE_SMI_GPUS=1 FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_OVERRIDE="$ov" \
+    PATH="$FAKEBIN:$SYSPATH" FAKE_SMI_GPUS=1 FAKE_SMI_CAPTURES="$FIXTURES/captures" FAKE_SMI_OVERRIDE="$ov" MI=$i RUNMON_REL=$R \
         "$RUNMON" record -q -o "$K" -i 0.2 --sweep lr-sweep --param lr="$lr" --param opt=adam -- \
-        sh -c "'$R' phase train -- sleep 0.8; '$R' phase eval -- sleep 0.4" train --lr "$lr"
+        sh -c "sh '$T/metrics.sh'; '$R' phase train -- sleep 0.8; '$R' phase eval -- sleep 0.4" train --lr "$lr"
     expect_eq "record run $i (--sweep lr-sweep --param lr=$lr) exits 0" 0 "$?"
 done
 # A run of no sweep beside them.
@@ -81,6 +88,47 @@ want=$(jq -r '.phases | .[] | select(.energy_wh_low != null) | "\(.energy_wh) \(
     done)
 got=$(sed -n '/id="t-phases"/,/<\/section>/p' "$p" | grep 'data-run="0"' | grep -o '<td data-v="[^"]*" title="error bar[^>]*>.*</td>' | sed 's,</td>.*,</td>,')
 expect_eq "phase table: run 1's phases' energy with its bar (as its summary.json's)" "$want" "$got"
+# Issue 39 §3: the metric curves, by step and by time, a line per run in its colour and dash.
+expect_eq "metric charts: acc (the objective's) first, then loss" "acc loss" "$(grep -o '<section class="panel metric" id="m-[0-9]*" data-metric="[^"]*"' "$p" | sed 's/.*data-metric="//; s/"//' | xargs)"
+for m in loss acc; do
+    sec=$(grep -o "<section class=\"panel metric\" id=\"m-[0-9]\" data-metric=\"$m\">.*</section>" "$p" | sed 's,</section>.*,,')
+    expect_eq "$m: a chart by step and one by time" "step time" "$(grep -o 'data-metric-axis="[a-z]*"' <<<"$sec" | sed 's/.*="//; s/"//' | xargs)"
+    expect_eq "$m: a line of each run in each chart" "0 1 2 0 1 2" "$(grep -o '<polyline data-run="[0-9]*"' <<<"$sec" | sed 's/.*="//; s/"//' | xargs)"
+    expect_eq "$m: by step up to the last step (190)" 1 "$(grep -c 'data-metric-axis="step" data-max-x="190"' <<<"$sec")"
+    check "$m: run 2 in run 2's colour" grep -q '<polyline data-run="1" stroke="#f28e2b" points=' <<<"$sec"
+done
+# Run 1's loss by step: 2.3 at step 0, the scale 0-3 (a round range): y = 100 - 100 x 2.3 / 3.
+expect_match "loss by step: run 1 starts at (0, 23.33)" '<polyline data-run="0" stroke="#4e79a7" points="0.0,23.33 52.6,' "$(grep -o '<section class="panel metric" id="m-1" data-metric="loss".*' "$p")"
+# Issue 39 §3: the Pareto chart of the run log's objective (acc, its last value: 0.88, 1.26,
+# 1.64) against energy (each run costs more and achieves more: all three on the front).
+expect_eq "Pareto: one chart, of the run log's objective acc" '<section class="panel pareto" id="pareto-0" data-objective="acc">' "$(grep -o '<section class="panel pareto"[^>]*>' "$p")"
+par=$(grep -o '<section class="panel pareto" id="pareto-0".*' "$p" | sed 's,</section>.*,,')
+check "... against energy, in Wh" grep -q 'against energy <span class="unit">(Wh)</span>' <<<"$par"
+expect_eq "... a point per run, each on the front" "on on on" "$(grep -o '<button type="button" class="pt [a-z]*"' <<<"$par" | sed 's/.*pt //; s/"//' | xargs)"
+expect_eq "... an energy error bar per run" 3 "$(grep -o '<span class="eb"' <<<"$par" | wc -l)"
+check "... the front drawn through them" grep -Eq '<polyline class="front" points="[0-9., ]+"/>' <<<"$par"
+check "... a point names its run by its parameters, value and cost" grep -Eq 'title="1 &#183; lr=0.1 opt=adam: acc 0.88, energy [0-9.]+ \([0-9.]+&#8211;[0-9.]+\) Wh, on the front"' <<<"$par"
+check "... the metric charts start with the objective's metric" test "$(grep -o 'data-metric="[^"]*"' "$p" | head -1)" = 'data-metric="acc"'
+# Parallel coordinates: the parameters, the objective, then the costs; a line per run.
+expect_eq "parallel coordinates: axes" "lr|opt|acc (max)|duration|peak VRAM|energy" "$(grep -o '<span class="pn"[^>]*>[^<]*' "$p" | sed 's/.*>//; s/ $//' | paste -sd'|')"
+expect_eq "... a line per run" "0 1 2" "$(grep -o '<path data-run="[0-9]*"' "$p" | sed 's/.*="//; s/"//' | xargs)"
+check "... run 1's lr (0.1) at the top of its axis, its opt (one category) in the middle" grep -q '<path data-run="0" stroke="#4e79a7" data-y="0.00 50.00 ' "$p"
+# --objective and --cost on the command line (the rows judged as the sweep table judges them,
+# sweep/sweep_judge.h) win over the run log's objective.
+"$RUNMON" report --sweep lr-sweep "$K" --objective loss:min:best --cost duration -o "$T/obj.html" >/dev/null; rc=$?
+expect_eq "--objective loss:min:best --cost duration: exit 0" 0 "$rc"
+expect_eq "... one chart: loss, its best value, against duration" 1 "$(grep -c '<section class="panel pareto" id="pareto-0" data-objective="loss"><h3>loss <span class="unit">(lower is better, best value)</span> against duration <span class="unit">(s)</span>' "$T/obj.html")"
+expect_eq "... no other" 1 "$(grep -o '<section class="panel pareto"' "$T/obj.html" | wc -l)"
+expect_eq "... no error bar on a duration" 0 "$(grep -c '<span class="eb"' "$T/obj.html")"
+"$RUNMON" report --sweep lr-sweep "$K" --objective nope:max -o "$T/nope.html" >"$T/out" 2>"$T/err"; rc=$?
+expect_eq "an objective no run logged: exit 2, nothing written" "2 no" "$rc $([ -e "$T/nope.html" ] && echo yes || echo no)"
+expect_eq "... naming the metrics logged" "runmon report: --objective nope:max: no run logged metric 'nope' (the runs' metrics: loss, acc)" "$(cat "$T/err")"
+"$RUNMON" report --sweep lr-sweep "$K" --objective 'acc:up' 2>"$T/err"; rc=$?
+expect_match "a bad objective: exit 2, saying why" "^2 runmon report: .*acc:up" "$rc $(cat "$T/err")"
+"$RUNMON" report --sweep lr-sweep "$K" --cost joules 2>"$T/err"; rc=$?
+expect_match "a bad cost: exit 2, naming the costs" "^2 runmon report: --cost: cost 'joules': expected .*gpu_hours" "$rc $(cat "$T/err")"
+"$RUNMON" report "${S[0]}" --objective acc:max 2>"$T/err"; rc=$?
+expect_match "--objective with one session: exit 2" "^2 runmon report: --objective, --cost and --target compare runs" "$rc $(cat "$T/err")"
 expect_eq "self-contained: no http(s) reference" 0 "$(grep -Eci '(src|href)="(https?:)?//' "$p")"
 expect_eq "one script element" 1 "$(count '<script' "$p")"
 check "the legend rule is stated" grep -q '10 colours, then 5 dash styles: up to 50 runs' "$p"
@@ -182,6 +230,51 @@ check "100 x the samples: the page's size stays ($ss -> $ls_ bytes)" test "$ls_"
 mx=$(grep -o 'points="[^"]*"' "$T/long.html" | awk '{ print NF }' | sort -n | tail -1)
 check "at most 600 points a line ($mx)" test "$mx" -le 600
 
+# Issue 39: metric lines downsampled in C: 32 x the lines, the same page size within 2 %, at
+# most 200 points a curve (100 buckets keeping their lowest and highest value, their width
+# doubled as the steps grow: 1,600 and 51,200 steps both fill the 100 buckets).
+mlines() { # DIR N: N metric lines (loss, acc) over steps 0..N-1 appended to DIR's run log
+    awk -v n="$2" 'BEGIN { for (s = 0; s < n; s++)
+        printf "{\"ts\":\"x\",\"type\":\"metric\",\"step\":%d,\"values\":{\"loss\":%.6f,\"acc\":%.6f},\"pid\":1,\"t\":%.3f}\n",
+            s, 2 / (1 + s / 100) + (s % 7) / 100, s / (n + 1), 1795256100 + s / 1000 }' >>"$1/runlog.jsonl"
+}
+for k in 1600 51200; do
+    rm -rf "$T/ml$k" && mkdir -p "$T/ml$k"
+    for x in 0 1; do cp -r "${S[$x]}" "$T/ml$k/"; done
+    for d in "$T/ml$k"/2*/; do
+        grep -Ev '"type":"(metric|objective)"' "$d/runlog.jsonl" >"$d/r" && mv "$d/r" "$d/runlog.jsonl"
+        jq -c 'del(.metrics, .objectives)' "$d/summary.json" >"$d/s" && mv "$d/s" "$d/summary.json"
+        mlines "$d" "$k"
+    done
+    "$RUNMON" report "$T/ml$k"/2*/ -o "$T/ml$k.html" >/dev/null
+    expect_eq "$k metric lines a run: exit 0" 0 "$?"
+done
+ms=$(wc -c <"$T/ml1600.html") ml=$(wc -c <"$T/ml51200.html")
+check "32 x the metric lines: the page's size stays ($ms -> $ml bytes)" test "$ml" -lt $((ms * 102 / 100))
+check "no objective anywhere: no Pareto chart, a line says how to get one" grep -q '<p class="note" id="nopareto">No objective: no Pareto chart. Name one with <code>--objective METRIC:max</code>' "$T/ml1600.html"
+mx=$(grep -o '<svg class="chart mchart".*' "$T/ml51200.html" | grep -o 'points="[^"]*"' | awk '{ print NF }' | sort -n | tail -1)
+check "at most 200 points a metric curve ($mx)" test "$mx" -le 200
+expect_eq "... and the curves end at the last step" 2 "$(grep -o 'data-metric-axis="step" data-max-x="51199"' "$T/ml51200.html" | wc -l)"
+
+# Bad metric lines: not JSON (NaN), values that are strings, a key with control bytes, a line
+# without a step (its order), 1,000 keys in one line (more than a line may carry: left out), a
+# torn last line: drawn from what is valid, never a crash or raw bytes; 6 charts at most.
+rm -rf "$T/mbad" && mkdir -p "$T/mbad" && cp -r "${S[0]}" "${S[1]}" "$T/mbad/"
+bad=$(ls -d "$T/mbad"/2* | head -1)
+{
+    printf '{"ts":"x","type":"metric","step":1,"values":{"loss":NaN},"pid":1,"t":1}\n'
+    printf '{"ts":"x","type":"metric","step":2,"values":{"loss":"inf","acc":"x","good":1.5},"pid":1,"t":1}\n'
+    printf '{"ts":"x","type":"metric","values":{"k\\u001b[31m":1,"good":2.5},"pid":1,"t":1}\n'
+    python3 -c 'import json; print(json.dumps({"ts": "x", "type": "metric", "step": 3, "values": {"x%d" % i: i for i in range(1000)}, "pid": 1, "t": 1}))'
+    python3 -c 'import json; print(json.dumps({"ts": "x", "type": "metric", "step": 4, "values": {"m%d" % i: i for i in range(20)}, "pid": 1, "t": 1}))'
+    printf '{"ts":"x","type":"metric","step":4,"values":{"torn":1}'
+} >>"$bad/runlog.jsonl"
+"$RUNMON" report "$T/mbad"/2*/ -o "$T/mbad.html" >/dev/null 2>"$T/err"; rc=$?
+expect_eq "bad metric lines: exit 0" 0 "$rc"
+expect_eq "... no raw control byte on the page" 0 "$(grep -c $'\x1b' "$T/mbad.html")"
+expect_eq "... no chart of the key with control bytes, nor of the torn line" 0 "$(grep -Ec 'data-metric="(k|torn)' "$T/mbad.html")"
+expect_eq "... six charts at most: acc (the objective), loss, good, then the first of m0..m19 (none of the 1,000)" "acc loss good m0 m1 m2" "$(grep -o 'data-metric="[^"]*"' "$T/mbad.html" | sed 's/.*="//; s/"//' | xargs)"
+
 # One sweep in two sinks written on two hosts: one page, a host column.
 python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/ha" --count 2 --host node-a >/dev/null
 python3 "$ROOT/bench/gen_sweep.py" --template "${S[0]}" --dest "$T/hb" --count 2 --first 2 --host node-b >/dev/null
@@ -219,13 +312,22 @@ else
             [ "$w" = 390 ] && check "$n: the sweep table scrolls sideways at 390 px (the cue is measured)" test "$(jq .tablesScrolling <<<"$m")" -gt 0
             expect_eq "$n: sort by a click (energy up, down; duration; first parameter)" true "$(jq .sort.ok <<<"$m")"
             if [ "$runs" -le 50 ]; then
-                expect_eq "$n: three charts, each drawn (data-ok)" "3 1" "$(jq -r '"\(.charts) \(.ok)"' <<<"$m")"
-                expect_eq "$n: every run's line in every chart" "$runs $runs $runs" "$(jq -r '.chartLines | map(tostring) | join(" ")' <<<"$m")"
+                expect_eq "$n: seven charts (3 GPU series, loss and acc by step and by time), each drawn (data-ok)" "7 1" "$(jq -r '"\(.charts) \(.ok)"' <<<"$m")"
+                expect_eq "$n: every run's line in every chart" "$(printf "$runs %.0s" 1 2 3 4 5 6 7 | xargs)" "$(jq -r '.chartLines | map(tostring) | join(" ")' <<<"$m")"
                 check "$n: charts >= 150 px tall ($(jq -c .chartHeights <<<"$m"))" test "$(jq '.minChartHeight >= 150' <<<"$m")" = true
                 expect_eq "$n: a legend click hides run 1's lines, no other's; a second shows them" true "$(jq .legend.ok <<<"$m")"
+                expect_eq "$n: metric curves: loss and acc by step and by time" 4 "$(jq .metricCharts <<<"$m")"
             else
                 expect_eq "$n: no chart, the note instead" "0 true" "$(jq -r '"\(.chartHeights | length) \(.nodraw)"' <<<"$m")"
             fi
+            # Issue 39 §3: the Pareto chart and the parallel coordinates.
+            expect_eq "$n: a Pareto point per run" "$runs" "$(jq -r '.pareto.points' <<<"$m")"
+            check "$n: Pareto points at least 8 px apart ($(jq -c '.pareto.minGap' <<<"$m") px; $(jq -c '.pareto.nudged' <<<"$m") nudged)" test "$(jq '.pareto.minGap >= 7.9' <<<"$m")" = true
+            expect_eq "$n: every Pareto point inside its plot" "" "$(jq -r '.pareto.outside | join(", ")' <<<"$m")"
+            check "$n: the front drawn ($(jq -c '.pareto.front' <<<"$m"))" test "$(jq '.pareto.front.on >= 1 and (.pareto.front.on < 2 or .pareto.front.width > 0)' <<<"$m")" = true
+            expect_eq "$n: a tap on a point names its run" true "$(jq .pareto.tip.ok <<<"$m")"
+            expect_eq "$n: parallel coordinates: a line per run" "$runs" "$(jq -r '.pcoords.lines' <<<"$m")"
+            expect_eq "$n: dragging on the first axis keeps the runs in the range, a tap clears it ($(jq -c '.pcoords.kept' <<<"$m"))" true "$(jq .pcoords.ok <<<"$m")"
             check "$n: a PNG screenshot" test "$(od -An -tx1 -N4 "$T/m-$runs-$w.png" 2>/dev/null | tr -d ' ')" = 89504e47
         done
     done

@@ -66,7 +66,7 @@ refuse "empty key" "empty key" event e =1
 refuse "argument without =" "argument 'oops' has no '='" event e oops
 refuse "reserved key on a phase" "key 'seconds' is reserved" phase p 1 seconds=2
 refuse "unknown kind" "unknown record kind 'evnt'" evnt e
-refuse "missing kind" "missing 'phase' or 'event'"
+refuse "missing kind" "missing 'phase', 'event', 'metric' or 'objective'"
 refuse "unknown option" "unknown option '--fiel'" --fiel x event e
 
 err=$("$RUNMON" log event e 2>&1); rc=$?

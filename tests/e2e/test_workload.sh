@@ -37,8 +37,9 @@ nopid=4194000
 while [ -e /proc/$nopid ]; do nopid=$((nopid - 1)); done
 bad "--pid of no process" "--pid $nopid: no such process" --pid $nopid
 bad "--pid not a number" "--pid 12x: not a process id .*" --pid 12x
-# A zombie: exited, never reaped (its parent, sleep, does not wait).
-bash -c 'sleep 0 & exec sleep 30' &
+# A zombie: exited, never reaped (its parent, sleep, does not wait; the child ends after the
+# exec, so bash cannot have reaped it).
+bash -c 'sleep 0.5 & exec sleep 30' &
 zparent=$!
 track "$zparent"
 wait_for "test -n \"\$(ps -o pid= --ppid $zparent)\"" 5

@@ -502,11 +502,92 @@ static void threads_share_one_handle(void **state)
     json_decref(lines);
 }
 
+/* Metric lines: step only when given, values in order as the shortest round-trip text, the
+ * contract's field order; every refused input writes nothing. */
+static void metric_lines(void **state)
+{
+    (void)state;
+    rm_runlog *log = rm_runlog_open(path);
+    assert_non_null(log);
+    const char *names[] = {"loss", "acc", "top-1 acc"};
+    const double v[] = {0.41, 1.0, 1e-300};
+    assert_int_equal(rm_runlog_metric(log, 120, 3, names, v), 0);
+    assert_int_equal(rm_runlog_metric(log, RM_RUNLOG_NO_STEP, 1, names, v), 0);
+    const char *kv[] = {"loss=0.5", "acc=-2e-3"};
+    assert_int_equal(rm_runlog_metric_kv(log, 0, 2, kv), 0);
+    const char *objs[] = {"acc:max", "loss:min:best"};
+    assert_int_equal(rm_runlog_objective(log, 2, objs), 0);
+
+    size_t len;
+    char *raw = slurp(path, &len);
+    assert_non_null(strstr(raw, "\"type\":\"metric\",\"step\":120,\"values\":{\"loss\":0.41,"
+                                "\"acc\":1.0,\"top-1 acc\":1e-300},\"pid\":"));
+    assert_non_null(strstr(raw, "\"type\":\"metric\",\"values\":{\"loss\":0.41},\"pid\":"));
+    assert_non_null(strstr(raw, "\"step\":0,\"values\":{\"loss\":0.5,\"acc\":-0.002}"));
+    assert_non_null(strstr(raw, "\"type\":\"objective\",\"objectives\":[{\"metric\":\"acc\","
+                                "\"goal\":\"max\",\"pick\":\"last\"},{\"metric\":\"loss\","
+                                "\"goal\":\"min\",\"pick\":\"best\"}],\"pid\":"));
+    free(raw);
+    json_t *lines = read_lines(path);
+    assert_int_equal(json_array_size(lines), 4);
+    json_decref(lines);
+
+    /* Refused: nothing written, errno EINVAL, a message that names the problem. */
+    raw = slurp(path, &len);
+    const double nan_v[] = {NAN}, inf_v[] = {INFINITY}, one[] = {1, 2};
+    const char *bad_name[] = {"a/b"}, *ctl_name[] = {"a\x1b[31m"}, *twice[] = {"x", "x"};
+    assert_int_equal(rm_runlog_metric(log, 1, 1, names, nan_v), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_non_null(strstr(rm_runlog_errmsg(), "finite"));
+    assert_int_equal(rm_runlog_metric(log, 1, 1, names, inf_v), -1);
+    assert_int_equal(rm_runlog_metric(log, 1, 1, bad_name, one), -1);
+    assert_int_equal(rm_runlog_metric(log, 1, 1, ctl_name, one), -1);
+    assert_null(strchr(rm_runlog_errmsg(), '\x1b')); /* quoted escaped, never raw */
+    assert_int_equal(rm_runlog_metric(log, 1, 2, twice, one), -1);
+    assert_non_null(strstr(rm_runlog_errmsg(), "twice"));
+    assert_int_equal(rm_runlog_metric(log, -5, 1, names, one), -1);
+    assert_int_equal(rm_runlog_metric(log, 1, 0, names, one), -1);
+    static const char *many[1000];
+    static double many_v[1000];
+    static char many_s[1000][16];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(many_s[i], sizeof many_s[i], "k%d", i);
+        many[i] = many_s[i];
+    }
+    assert_int_equal(rm_runlog_metric(log, 1, 1000, many, many_v), -1);
+    assert_non_null(strstr(rm_runlog_errmsg(), "1 to 256 values, not 1000"));
+    assert_int_equal(rm_runlog_metric(log, 1, 256, many, many_v), 0); /* the limit itself */
+    free(raw);
+    raw = slurp(path, &len);
+    const char *bad_kv[][1] = {{"loss=nan"}, {"loss=NaN"},   {"loss=inf"}, {"loss=1e999"},
+                               {"loss=abc"}, {"loss=\"1\""}, {"loss"},     {"=1"},
+                               {"loss= 1"},  {"loss=0x10"}};
+    for (size_t i = 0; i < sizeof bad_kv / sizeof *bad_kv; i++) {
+        assert_int_equal(rm_runlog_check_metric_kv(1, 1, bad_kv[i]), -1);
+        assert_int_equal(rm_runlog_metric_kv(log, 1, 1, bad_kv[i]), -1);
+    }
+    const char *esc_kv[] = {"loss=\x1b]0;x\x07"};
+    assert_int_equal(rm_runlog_metric_kv(log, 1, 1, esc_kv), -1);
+    assert_null(strchr(rm_runlog_errmsg(), '\x1b'));
+    assert_non_null(strstr(rm_runlog_errmsg(), "\\x1b"));
+    const char *bad_obj[] = {"acc"};
+    assert_int_equal(rm_runlog_objective(log, 1, bad_obj), -1);
+    assert_int_equal(rm_runlog_objective(log, 0, bad_obj), -1);
+    size_t len2;
+    char *raw2 = slurp(path, &len2);
+    assert_int_equal(len2, len);
+    assert_memory_equal(raw, raw2, len);
+    free(raw);
+    free(raw2);
+    assert_int_equal(rm_runlog_close(log), 0);
+}
+
 int main(void)
 {
     json_object_seed(0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(phase_line_has_spec_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(metric_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(seconds_are_rounded_to_the_millisecond, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_seconds_and_names_write_nothing, setup, teardown),
         cmocka_unit_test(kv_values_are_typed),

@@ -49,6 +49,15 @@ static void same_state(const struct rm_phase_index *a, const struct rm_phase_ind
             !x->fw != !y->fw)
             fail_msg("%s: phase %zu (%s) differs", what, i, x->path);
     }
+    SAME(metrics.lines);
+    SAME(metrics.n);
+    SAME(metrics.bad_lines);
+    SAME(metrics.bad_values);
+    SAME(metrics.past_names);
+    for (size_t i = 0; i < a->metrics.n; i++)
+        if (strcmp(a->metrics.name[i], b->metrics.name[i]) ||
+            memcmp(&a->metrics.run[i], &b->metrics.run[i], sizeof a->metrics.run[i]))
+            fail_msg("%s: metric %zu (%s) differs", what, i, a->metrics.name[i]);
     for (size_t i = 0; i < a->nwin; i++)
         if (memcmp(&a->win[i], &b->win[i], sizeof a->win[i]))
             fail_msg("%s: window %zu differs", what, i);
@@ -206,10 +215,72 @@ static void random_lines_read_alike(void **state)
         free(lines[i]);
 }
 
+/* Metric lines: the writers' taken by the fast reader, every other sort left to the general
+ * one, the same statistics and counts either way. */
+static void metric_lines_read_alike(void **state)
+{
+    (void)state;
+    static const char *const lines[] = {
+        "{" TS ",\"type\":\"metric\",\"step\":3,\"values\":{\"loss\":0.41,\"acc\":0.87},"
+        "\"pid\":7,\"t\":1795410049.25}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"loss\":2.0},\"pid\":7}",
+        "{" TS ",\"type\":\"metric\",\"values\":{ \"loss\" : 1 , \"top-1 acc\":-0.5 }}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"loss\":1e-3}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"loss\":\"NaN\"}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"loss\":null}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"a/b\":1,\"ok\":2}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\" a\":1}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"x\":1,\"x\":2}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"x\":{\"y\":1}}}",
+        "{" TS ",\"type\":\"metric\",\"values\":[1]}",
+        "{" TS ",\"type\":\"metric\",\"step\":-1,\"values\":{\"x\":1}}",
+        "{" TS ",\"type\":\"metric\",\"step\":1.5,\"values\":{\"x\":1}}",
+        "{" TS ",\"type\":\"metric\",\"step\":\"2\",\"values\":{\"x\":1}}",
+        "{" TS ",\"type\":\"metric\",\"step\":12345678901234567890,\"values\":{\"x\":1}}",
+        "{" TS ",\"type\":\"metric\"}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"caf\xc3\xa9\":1}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"a\\u0001\":1}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"x\":12345678901234567890}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"x\":0.1234567890123456789}}",
+        "{\"type\":\"metric\",\"values\":{\"x\":1}}",
+        "{\"type\":\"metric\",\"t\":1795410050,\"values\":{\"x\":7}}",
+        "{" TS ",\"type\":\"phase\",\"path\":\"p\",\"seconds\":1,\"values\":{\"x\":1}}",
+        "{" TS ",\"type\":\"metric\",\"values\":{\"x\":1},\"values\":{\"y\":2}}",
+        "{" TS ",\"type\":\"objective\",\"objectives\":[{\"metric\":\"x\",\"goal\":\"max\"}]}",
+    };
+    uint64_t took = feed_both(lines, sizeof lines / sizeof lines[0]);
+    assert_true(took >= 5); /* the first three, and the two without ts */
+    /* Random values objects. */
+    static const char *const names[] = {"\"loss\"", "\"acc\"",  "\"a/b\"", "\"\"",
+                                        "\" x\"",   "\"loss\"", "\"tput\""};
+    static const char *const vals[] = {
+        "1", "-0.25", "0.1", "1e2", "\"1\"", "null", "{}", "123456789012345678901", "2.5"};
+    char *rl[300];
+    char b[2048];
+    srand(39);
+    for (size_t i = 0; i < 300; i++) {
+        size_t n = (size_t)snprintf(b, sizeof b, "{" TS ",\"type\":\"metric\"");
+        if (rand() % 3 == 0)
+            n += (size_t)snprintf(b + n, sizeof b - n, ",\"step\":%s",
+                                  rand() % 4 ? "7" : vals[rand() % 9]);
+        n += (size_t)snprintf(b + n, sizeof b - n, ",\"values\":{");
+        for (int k = 0, m = rand() % 5; k < m; k++)
+            n += (size_t)snprintf(b + n, sizeof b - n, "%s%s:%s", k ? "," : "", names[rand() % 7],
+                                  rand() % 4 ? "0.5" : vals[rand() % 9]);
+        snprintf(b + n, sizeof b - n, "}}");
+        rl[i] = strdup(b);
+    }
+    feed_both((const char *const *)rl, 300);
+    for (size_t i = 0; i < 300; i++)
+        free(rl[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(odd_lines_read_alike),
+        cmocka_unit_test(metric_lines_read_alike),
         cmocka_unit_test(random_lines_read_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,12 +151,67 @@ static void test_infer(void **state)
     json_decref(rows);
 }
 
+/* Rows judged as the sweep table judges them (sweep/sweep_judge.h): a Pareto chart of the
+ * rows' objective against their cost, their front marks as given, parallel coordinates of the
+ * parameters, the objective and the costs; no rows judged and no objective: a note. */
+static void test_judged_rows(void **state)
+{
+    (void)state;
+    json_t *rows = json_array(), *names = json_pack("[s,s]", "lr", "opt");
+    static const char *const front[] = {"on", "within_bar", "no"};
+    for (int i = 0; i < 3; i++) {
+        json_t *r = row(i, 0.1 / (i + 1), i ? "sgd" : "adam", 0);
+        json_object_set_new(r, "objectives",
+                            json_pack("[{s:s, s:s, s:s, s:s, s:f, s:b, s:s}]", "objective",
+                                      "acc:max", "metric", "acc", "goal", "max", "pick", "last",
+                                      "value", 0.9 - 0.1 * i, "best", i == 0, "front", front[i]));
+        json_object_set_new(r, "cost",
+                            json_pack("{s:s, s:s, s:f, s:f, s:f}", "name", "energy", "unit", "Wh",
+                                      "value", 0.5 * (i + 1), "low", 0.4 * (i + 1), "high",
+                                      0.6 * (i + 1)));
+        json_array_append_new(rows, r);
+    }
+    size_t len;
+    char *h = build(rows, names, &len);
+    assert_int_equal(count(h, "<section class=\"panel pareto\" id=\"pareto-0\" "
+                              "data-objective=\"acc\">"),
+                     1);
+    assert_int_equal(count(h, "<button type=\"button\" class=\"pt on\""), 1);
+    assert_int_equal(count(h, "<button type=\"button\" class=\"pt within\""), 1);
+    assert_int_equal(count(h, "<button type=\"button\" class=\"pt no\""), 1);
+    assert_int_equal(count(h, "<span class=\"eb\""), 3);
+    assert_non_null(strstr(h, "title=\"1 &#183; lr=0.1 opt=adam: acc 0.9, energy 0.5 "
+                              "(0.4&#8211;0.6) Wh, on the front\""));
+    /* Axes: lr, opt (categories), the objective, then the costs; a line per run. */
+    assert_int_equal(count(h, "<span class=\"pn\""), 6);
+    assert_non_null(strstr(h, ">acc (max)</span>"));
+    assert_int_equal(count(h, "<path data-run="), 3);
+    assert_non_null(strstr(h, "<span class=\"pv c\" style=\"left:25.000%;top:0.00%\">adam"));
+    assert_null(strstr(h, "id=\"nopareto\""));
+    free(h);
+    /* The same rows unjudged: no objective anywhere, a note instead of a chart. */
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r)
+    {
+        json_object_del(r, "objectives");
+        json_object_del(r, "cost");
+    }
+    h = build(rows, names, &len);
+    assert_non_null(strstr(h, "<p class=\"note\" id=\"nopareto\">No objective: no Pareto chart."));
+    assert_null(strstr(h, "class=\"panel pareto\""));
+    assert_int_equal(count(h, "<path data-run="), 3);
+    free(h);
+    json_decref(rows);
+    json_decref(names);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_three_rows), cmocka_unit_test(test_missing_and_hostile),
         cmocka_unit_test(test_over_fifty), cmocka_unit_test(test_no_rows),
-        cmocka_unit_test(test_infer),
+        cmocka_unit_test(test_infer),      cmocka_unit_test(test_judged_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

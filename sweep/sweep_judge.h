@@ -1,0 +1,41 @@
+/* What each run of a sweep achieved for what it cost: the objectives (`--objective
+ * METRIC:min|max[:last|best]`, else the run logs' objective lines) read from each run's
+ * summary.json "metrics", the best value of each marked, the Pareto front of each objective
+ * against the cost (`--cost`, energy by default: model/pareto.h), and with `--target` the time
+ * and energy each run took to reach it. docs/FORMATS.md, "The sweep table".
+ *
+ * Each row gains (only when there is an objective or a target):
+ *   objectives  [{"objective": "acc:max", "metric", "goal", "pick", "value" (null: the run
+ *               logged none), "best" (true for the best value, ties all), "front": "on" |
+ *               "within_bar" | "no"}], one per objective, in order
+ *   cost        {"name", "unit", "value", "low", "high"} (low and high: the energy's error
+ *               bar; the other costs have none: null)
+ *   target      {"target": "loss<=0.3", "reached", "seconds" (from the session's start to the
+ *               first metric line meeting it), "energy_wh" (the run's energy x seconds /
+ *               duration: its mean power over that time)}, with --target
+ * The time to the target comes from the run's runlog.jsonl (its metric lines, read in order).
+ */
+#ifndef RUNMON_SWEEP_JUDGE_H
+#define RUNMON_SWEEP_JUDGE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct rm_judge_opts {
+    const char *const *objectives; /* --objective specs, or none: the run logs' */
+    size_t n_objectives;
+    const char *cost;   /* --cost NAME, or NULL: energy */
+    const char *target; /* --target METRIC<=V|>=V, or NULL */
+};
+
+/* Checks the options alone (before anything is read): 0, or -1 with err. */
+int rm_judge_check(const struct rm_judge_opts *o, char *err, size_t errsz);
+
+/* Judges rows (sweep/sweep_rows.h's, each with "metrics" and "run_objectives" from its
+ * summary.json) in place; *doc gets the table's {"objectives": [specs], "cost", "target"}
+ * (NULL when there is nothing to judge). 0, or -1 with err: a bad option, or an objective or
+ * target naming a metric no run logged (err lists those they did). */
+int rm_judge_rows(json_t *rows, const struct rm_judge_opts *o, json_t **doc, char *err,
+                  size_t errsz);
+
+#endif
