@@ -69,7 +69,7 @@ live_sums() {
     local id
     for id in $("$RUNMON" sessions "$K" --format json 2>/dev/null |
         jq -r '.sessions[] | select(.status != "running") | .session_id'); do
-        (cd "$K/$id" 2>/dev/null && sha256sum gpu.csv dmon.csv cpu.csv proc.csv apps.csv io.csv 2>/dev/null |
+        (cd "$K/$id" 2>/dev/null && sha256sum gpu.csv dmon.csv cpu.csv proc.csv apps.csv io.csv stall.csv 2>/dev/null |
             sed "s|  |  $id/|")
     done | sort
 }
@@ -131,7 +131,7 @@ fail_if() { # NAME EXPECTED ACTUAL
     [ "$2" = "$3" ] || n_fail=$((n_fail + 1))
 }
 
-SEG_RE='(gpu|dmon|cpu|proc|apps|io)'
+SEG_RE='(gpu|dmon|cpu|proc|apps|io|stall)'
 # The sealed segment files on disk: "ID/FILE SIZE", sorted.
 sealed_on_disk() {
     find "$K" -mindepth 2 -maxdepth 2 -type f -regextype posix-extended \
@@ -173,7 +173,7 @@ end_evidence() { # ID
 # must leave of a killed recorder's files (it cuts only a torn last line).
 whole_lines() { # ID
     local f
-    for f in gpu dmon cpu proc apps io; do
+    for f in gpu dmon cpu proc apps io stall; do
         [ -f "$K/$1/$f.csv" ] || continue
         perl -0777 -ne 'print substr($_, 0, rindex($_, "\n") + 1)' "$K/$1/$f.csv" >"$W/wl"
         echo "$f.csv $(stat -c %s "$W/wl") $(sha256sum <"$W/wl" | cut -d' ' -f1)"
@@ -181,7 +181,7 @@ whole_lines() { # ID
 }
 whole_now() { # ID: the same figures of the files as they are
     local f
-    for f in gpu dmon cpu proc apps io; do
+    for f in gpu dmon cpu proc apps io stall; do
         [ -f "$K/$1/$f.csv" ] || continue
         echo "$f.csv $(stat -c %s "$K/$1/$f.csv") $(sha256sum <"$K/$1/$f.csv" | cut -d' ' -f1)"
     done

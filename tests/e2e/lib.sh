@@ -91,7 +91,7 @@ done_testing() {
 # final_retained_files and final_retained_bytes must count.
 sink_disk_totals() {
     find "$1" -mindepth 2 -maxdepth 2 -type f -regextype posix-extended \
-        -regex '.*/[A-Za-z0-9_-][A-Za-z0-9._-]*/(gpu|dmon|cpu|proc|apps|io)(-[0-9]+)?\.csv' \
+        -regex '.*/[A-Za-z0-9_-][A-Za-z0-9._-]*/(gpu|dmon|cpu|proc|apps|io|stall)(-[0-9]+)?\.csv' \
         -printf '%s\n' | awk '{ n++; b += $1 } END { print n + 0, b + 0 }'
 }
 sink_json_totals() {

@@ -98,6 +98,8 @@ kill "$foreign" 2>/dev/null
 pid=$!
 track "$pid"
 wait_for "[ -n \"\$(ls '$T/nogpu'/*/cpu.csv 2>/dev/null)\" ]" 20
+# A thread names itself once it runs: under load cpu.csv can exist a moment before.
+wait_for "thread_names $pid | grep -q rm-sampler" 10 || true
 names=$(thread_names "$pid")
 wait "$pid"
 expect_match "no GPU: the CPU sampler's thread runs" "rm-sampler" "$names"

@@ -17,7 +17,7 @@ on_disk() {
     local id
     for id in $(sink_folders "$1"); do
         find "$1/$id" -maxdepth 1 -type f -regextype posix-extended \
-            -regex '.*/(gpu|dmon|cpu|proc|apps|io)(-[0-9]+)?\.csv' -printf '%s\n' |
+            -regex '.*/(gpu|dmon|cpu|proc|apps|io|stall)(-[0-9]+)?\.csv' -printf '%s\n' |
             awk -v id="$id" '{ n++; b += $1 } END { print id, n + 0, b + 0 }'
     done
 }

@@ -25,7 +25,7 @@ if have_gdb; then
         "$("$RUNMON" sessions "$K" --format json | jq -r '.sessions[0].status')"
     expect_eq "held: sink.json's totals are the files on disk" "$(sink_disk_totals "$K")" \
         "$(sink_json_totals "$K")"
-    expect_eq "held: finished once (its 6 active files: gpu dmon cpu proc apps io)" 6 "$(jq .finished.active_files "$K/sink.json")"
+    expect_eq "held: finished once (its 7 active files: gpu dmon cpu proc apps io stall)" 7 "$(jq .finished.active_files "$K/sink.json")"
     expect_eq "held: nothing left running in sink.json" '{}' "$(jq -c .running "$K/sink.json")"
     expect_eq "held: state.json says completed" completed "$(jq -r .session.status "$K/$s/state.json")"
     check "held: the recorder's lock file is gone with it" test ! -e "$K/$s/.recorder.lock"
