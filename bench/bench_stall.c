@@ -1,10 +1,11 @@
-/* Micro-benchmark of one stall sample (monitor/stall_sampler.c: the workload's tree walked,
- * each thread's schedstat and stat read, the cgroup's pressure, a stall.csv row) over a tree
- * of THREADS threads (this process and THREADS - 1 sleeping threads), against two baselines
- * measured in the same run: the proc.csv tree walk of the same tree (rm_procfs_tree_sample,
- * what every tick already costs), and the floor, a bare pread of the same 2 x THREADS files
- * kept open. Prints `name value` lines (microseconds of CPU per sample). Built by bench/run.sh
- * (section stall):
+/* Micro-benchmark of one stall sample (monitor/stall_sampler.c: each thread's schedstat read,
+ * the stat of those not asleep, the cgroup's pressure, a stall.csv row) over a tree of THREADS
+ * threads (this process and THREADS - 1 sleeping threads), as in the recorder: the tree the
+ * proc.csv row walked at the same slot (struct rm_proc_tick). Against, in the same run: the
+ * sample alone (walking the tree itself), the proc.csv tree walk of the same tree
+ * (rm_procfs_tree_sample, what every tick already costs), and the floor, a bare pread of the
+ * same 2 x THREADS files kept open. Prints `name value` lines (microseconds of CPU per
+ * sample). Built by bench/run.sh (section stall):
  *   bench_stall DIR [iterations] [threads]
  */
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 
 #include "base/rm_time.h"
 #include "monitor/port.h"
+#include "monitor/proc_samplers.h"
 #include "monitor/procfs.h"
 #include "monitor/stall_sampler.h"
 
@@ -86,20 +88,29 @@ int main(int argc, char **argv)
         return 1;
     }
     rm_stall_sampler_sample(&s, rm_now_monotonic_ns()); /* the baseline; files opened */
-    int64_t c0 = cpu_ns();
+    /* Alone: the sampler walks the tree itself (a slot proc.csv's row does not share). */
+    int64_t a0 = cpu_ns();
     for (int i = 0; i < iters; i++)
         rm_stall_sampler_sample(&s, rm_now_monotonic_ns());
-    int64_t c1 = cpu_ns();
+    int64_t a1 = cpu_ns();
     size_t nread = s.ncur;
-    /* The proc.csv walk of the same tree. */
+    /* In the recorder: the proc.csv walk of the same tree at each slot (what every tick
+     * already costs, timed apart), its members read by the stall sample (timed). */
     struct rm_procfs *p = rm_procfs_open("/proc", err, sizeof err);
+    struct rm_proc_tick tick = {0};
     struct rm_tree_sample ts;
-    rm_procfs_tree_sample(p, getpid(), rm_now_monotonic_ns(), &ts);
-    int64_t w0 = cpu_ns();
-    for (int i = 0; i < iters; i++)
-        rm_procfs_tree_sample(p, getpid(), rm_now_monotonic_ns(), &ts);
-    int64_t w1 = cpu_ns();
-    rm_procfs_close(p);
+    s.tick = &tick;
+    int64_t walk_ns = 0, stall_ns = 0;
+    for (int i = 0; i < iters; i++) {
+        int64_t w0 = cpu_ns();
+        int rc = rm_procfs_tree_sample(p, getpid(), rm_now_monotonic_ns(), &ts);
+        tick = (struct rm_proc_tick){(uint64_t)i + 1, (uint64_t)i + 1, p, rc};
+        int64_t w1 = cpu_ns();
+        rm_stall_sampler_sample(&s, rm_now_monotonic_ns());
+        walk_ns += w1 - w0;
+        stall_ns += cpu_ns() - w1;
+    }
+    s.tick = NULL;
     /* The floor: the same files, kept open, read. */
     int *fds = calloc(2 * (size_t)nread, sizeof *fds);
     int nfds = 0;
@@ -121,10 +132,12 @@ int main(int argc, char **argv)
     int64_t b1 = cpu_ns();
     printf("threads %zu\n", nread);
     printf("kept_fds %d\n", s.nfds);
-    printf("stall_sample_us %.1f\n", (double)(c1 - c0) / 1e3 / iters);
-    printf("tree_walk_us %.1f\n", (double)(w1 - w0) / 1e3 / iters);
+    printf("stall_sample_us %.1f\n", (double)stall_ns / 1e3 / iters);
+    printf("stall_alone_us %.1f\n", (double)(a1 - a0) / 1e3 / iters);
+    printf("tree_walk_us %.1f\n", (double)walk_ns / 1e3 / iters);
     printf("bare_preads_us %.1f\n", (double)(b1 - b0) / 1e3 / iters);
     rm_stall_sampler_stop(&s);
+    rm_procfs_close(p);
     for (int k = 0; k < nfds; k++)
         close(fds[k]);
     close(hold[1]); /* the sleepers read EOF and end */

@@ -665,8 +665,10 @@ PY
 fi
 
 # ---- The stall sampler (issue 38) ------------------------------------------------------------
-# One stall sample over a tree of BENCH_STALL_THREADS threads (default 1,000) against the
-# proc.csv walk of the same tree and a bare pread of its 2 x threads files, in the same run;
+# One stall sample over a tree of BENCH_STALL_THREADS threads (default 1,000), reading the tree
+# proc.csv's row walked at the same slot as in the recorder, against the same sample walking the
+# tree itself, the proc.csv walk of the same tree and a bare pread of its 2 x threads files, in
+# the same run;
 # then two recorders at once in the same window (the same load on a shared machine), 8 fake
 # GPUs at -i 1 beside a workload of as many sleeping threads: one with --no-stall, one with the
 # sampler on. Their own CPU (schedstat over their threads, children excluded) after a warm-up,
@@ -678,6 +680,7 @@ if want stall; then
     mkdir -p "$B/bench-stall"
     eval "$("$BUILD/bench/bench_stall" "$B/bench-stall" "${BENCH_STALL_ITERS:-100}" "$NT" | awk '{ print $1 "=" $2 }')"
     figure "stall sample, $threads threads ($kept_fds fds kept) (CPU)" "$stall_sample_us" "us/sample"
+    figure "  the same, walking the tree itself" "$stall_alone_us" "us/sample"
     figure "  baseline: the proc.csv tree walk, same tree" "$tree_walk_us" "us/sample"
     figure "  floor: bare pread of the 2 x $threads files" "$bare_preads_us" "us/sample"
     ratio "stall sample / tree walk" "$stall_sample_us" "$tree_walk_us"

@@ -121,7 +121,10 @@ static void sample(struct rm_cpu_sampler *s, int64_t mono, int64_t *no_root_ns)
     }
     if (s->proc.fd < 0) return;
     struct rm_tree_sample t;
-    if (rm_workload_sample(&s->workload, mono, *no_root_ns, &t) != 0)
+    int got = rm_workload_sample(&s->workload, mono, *no_root_ns, &t);
+    if (s->tick) /* the rows after it at this slot read the same walk */
+        *s->tick = (struct rm_proc_tick){s->tick->run, s->tick->run, s->procfs, got};
+    if (got != 0)
         *no_root_ns = mono; /* no workload now: the baseline of its first row */
     else
         proc_row(s, ts, &t);
@@ -171,6 +174,7 @@ void rm_cpu_sampler_stop(struct rm_cpu_sampler *s)
     rm_stream_close(&s->cpu);
     if (s->proc.buf) rm_stream_close(&s->proc);
     rm_workload_reader_fini(&s->workload);
+    if (s->tick) s->tick->procfs = NULL; /* a later row's stop walks on its own */
     rm_procfs_close(s->procfs);
     s->procfs = NULL;
 }
@@ -179,8 +183,11 @@ void rm_cpu_sampler_stop(struct rm_cpu_sampler *s)
 
 static int row_open(void *ctx, const struct rm_proc_start *st, char *err, size_t errsz)
 {
-    return rm_cpu_sampler_open(ctx, st->port, st->o->proc_root, st->o->per_cpu, st->with_command,
-                               err, errsz);
+    struct rm_cpu_sampler *s = ctx;
+    int rc = rm_cpu_sampler_open(s, st->port, st->o->proc_root, st->o->per_cpu, st->with_command,
+                                 err, errsz);
+    s->tick = st->tick;
+    return rc;
 }
 
 static int row_outs(void *ctx, struct rm_stream **out)

@@ -16,6 +16,8 @@ struct rm_proc_sampler;
 
 #define RM_MAX_CPUS 1024
 
+struct rm_proc_tick;
+
 struct rm_cpu_sampler {
     const struct rm_port *port;
     struct rm_procfs *procfs;
@@ -27,6 +29,7 @@ struct rm_cpu_sampler {
     int64_t start_mono_ns, slot, worst_late_ns;
     int64_t no_root_ns;                 /* the last sample time at which no command ran */
     struct rm_workload_reader workload; /* the workload's pids (monitor/workload.h) */
+    struct rm_proc_tick *tick;          /* where its walk is published (NULL: nowhere) */
     struct rm_cpu_pct percpu[RM_MAX_CPUS];
     int cpu_ids[RM_MAX_CPUS];
 };

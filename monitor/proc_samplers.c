@@ -27,9 +27,12 @@ unsigned rm_proc_samplers_off(const struct rm_proc_start *st)
     return off;
 }
 
-int rm_proc_set_open(struct rm_proc_set *set, const struct rm_proc_start *st, char *err,
+int rm_proc_set_open(struct rm_proc_set *set, const struct rm_proc_start *start, char *err,
                      size_t errsz)
 {
+    struct rm_proc_start with_tick = *start; /* the rows share the set's walk */
+    with_tick.tick = &set->tick;
+    const struct rm_proc_start *st = &with_tick;
     /* see rm_stream_batch: fewer write()s at short intervals */
     int64_t interval_ns = (int64_t)llround(st->port->interval_s * 1e9);
     for (int i = 0; i < rm_proc_nsamplers && set->n < RM_PROC_SET_MAX; i++) {
@@ -79,6 +82,7 @@ static int64_t set_due(void *arg)
 static void set_run(void *arg, int64_t now)
 {
     struct rm_proc_set *set = arg;
+    set->tick.run++;
     for (int i = 0; i < set->n; i++)
         if (now >= set->row[i]->due(set->ctx[i])) set->row[i]->tick(set->ctx[i], now);
 }

@@ -26,11 +26,26 @@ struct rm_proc_opts {
     const char *sys_root;  /* RUNMON_SYS_ROOT (tests), default /sys: which disks are whole */
 };
 
+struct rm_procfs;
+
+/* The workload's tree as this run of the set walked it, so that one walk a tick serves every
+ * row at that slot: the first row that samples the workload (proc.csv's, first in the table)
+ * publishes its walk here; a later row reads the members from that handle
+ * (rm_procfs_tree_members) when walked == run, and walks on its own otherwise (a slot the
+ * publisher did not share). The set owns it; the rows get it in rm_proc_start. */
+struct rm_proc_tick {
+    uint64_t run;                   /* runs of the set so far: the slot's number */
+    uint64_t walked;                /* the run at which procfs last sampled the workload */
+    const struct rm_procfs *procfs; /* whose walk */
+    int status;                     /* rm_workload_sample's return then (monitor/workload.h) */
+};
+
 /* What every /proc sampler starts from. */
 struct rm_proc_start {
     const struct rm_port *port; /* port->sess->dir is the session folder */
     const struct rm_proc_opts *o;
-    bool with_command; /* a command runs: its process tree is sampled */
+    bool with_command;         /* a command runs: its process tree is sampled */
+    struct rm_proc_tick *tick; /* the set's (rm_proc_set_open sets it; NULL: none) */
 };
 
 #define RM_PROC_MAX_OUTS 4 /* files one sampler writes */
@@ -70,6 +85,7 @@ struct rm_proc_set {
     void *ctx[RM_PROC_SET_MAX];
     int n;      /* rows tried (stop closes each) */
     int opened; /* of which opened: their files go to the sink */
+    struct rm_proc_tick tick;
 };
 
 /* Opens each row st wants, in the table's order (its files appear in the session folder in

@@ -131,7 +131,9 @@ int rm_procfs_set_sample(struct rm_procfs *p, pid_t root, const int32_t *pids, s
 /* One member of the tree, as the last sample found it. */
 struct rm_tree_member {
     int32_t pid, ppid;
-    uint64_t starttime; /* tells a reused pid from the old process */
+    uint64_t starttime;  /* tells a reused pid from the old process */
+    int64_t num_threads; /* its threads at the sample (the stall sampler lists them only when
+                          * this differs from the threads it knows) */
 };
 /* The members of the last tree sample that found its root, sorted by pid (none after a
  * sample that found the root gone). Copies at most max into out; returns how many there are. */

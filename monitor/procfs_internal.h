@@ -15,6 +15,7 @@ struct rm_tree_ent {
     int cfd; /* its task/PID/children file kept open (single-threaded members), or -1 */
     uint64_t starttime;
     uint64_t ticks;
+    int64_t num_threads; /* at the sample (stat's field 20) */
 };
 
 struct rm_procfs {

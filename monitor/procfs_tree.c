@@ -516,8 +516,8 @@ static void account(struct rm_procfs *p, int64_t mono_ns, struct rm_tree_sample 
             cfd = e->cfd;
             e->cfd = -1;
         }
-        p->next[i] = (struct rm_tree_ent){s->pid, s->ppid,      p->cur_fd[i],
-                                          cfd,    s->starttime, s->utime + s->stime};
+        p->next[i] = (struct rm_tree_ent){
+            s->pid, s->ppid, p->cur_fd[i], cfd, s->starttime, s->utime + s->stime, s->num_threads};
     }
     sort_ents(p->next, p->cur_n);
     uint64_t ticks = 0;
@@ -637,6 +637,7 @@ int rm_procfs_set_sample(struct rm_procfs *p, pid_t root, const int32_t *pids, s
 size_t rm_procfs_tree_members(const struct rm_procfs *p, struct rm_tree_member *out, size_t max)
 {
     for (size_t i = 0; i < p->prev_n && i < max; i++)
-        out[i] = (struct rm_tree_member){p->prev[i].pid, p->prev[i].ppid, p->prev[i].starttime};
+        out[i] = (struct rm_tree_member){p->prev[i].pid, p->prev[i].ppid, p->prev[i].starttime,
+                                         p->prev[i].num_threads};
     return p->prev_n;
 }

@@ -135,7 +135,7 @@ static int list_tasks(struct rm_stall_sampler *s, int32_t pid, size_t *n)
                 rc = -1;
                 break;
             }
-            s->tids[(*n)++] = (struct rm_stall_tid){(int32_t)tid, pid};
+            s->tids[(*n)++] = (struct rm_stall_tid){(int32_t)tid, pid, 0};
         }
         if (rc) break;
     }
@@ -255,11 +255,20 @@ static bool still_asleep(const struct rm_stall_task *prev, uint64_t run, uint64_
            wait == prev->wait_ns;
 }
 
+/* A read of a thread that failed: a known thread (its directory not listed) that is gone
+ * was not in the tree now (-1: dropped); any other counts as unreadable (0: kept). */
+static int unread(const struct rm_stall_tid *t, ssize_t n, struct stall_counts *c)
+{
+    if (t->known && n < 0 && (errno == ESRCH || errno == ENOENT)) return -1;
+    c->unreadable++;
+    return 0;
+}
+
 /* Reads a thread into e (its previous self, when the last sample had it, in prev) and adds
- * its growth to c. */
-static void read_task(struct rm_stall_sampler *s, const struct rm_stall_tid *t,
-                      const struct rm_stall_task *prev, struct rm_stall_task *e,
-                      struct stall_counts *c)
+ * its growth to c. 0, or -1 when the thread is gone and dropped (e's files to close). */
+static int read_task(struct rm_stall_sampler *s, const struct rm_stall_tid *t,
+                     const struct rm_stall_task *prev, struct rm_stall_task *e,
+                     struct stall_counts *c)
 {
     *e = prev ? *prev : (struct rm_stall_task){.sched_fd = -1, .stat_fd = -1};
     e->tid = t->tid;
@@ -267,18 +276,12 @@ static void read_task(struct rm_stall_sampler *s, const struct rm_stall_tid *t,
     uint64_t run, wait;
     struct rm_task_stat st;
     ssize_t n = read_task_file(s, t, "schedstat", &e->sched_fd);
-    if (n <= 0 || rm_parse_schedstat(s->buf, (size_t)n, &run, &wait) < 0) {
-        c->unreadable++;
-        return;
-    }
+    if (n <= 0 || rm_parse_schedstat(s->buf, (size_t)n, &run, &wait) < 0) return unread(t, n, c);
     if (still_asleep(prev, run, wait)) {
         st = (struct rm_task_stat){.state = prev->state, .blkio_ticks = prev->blkio};
     } else {
         n = read_task_file(s, t, "stat", &e->stat_fd);
-        if (n <= 0 || rm_parse_task_stat(s->buf, (size_t)n, &st) < 0) {
-            c->unreadable++;
-            return;
-        }
+        if (n <= 0 || rm_parse_task_stat(s->buf, (size_t)n, &st) < 0) return unread(t, n, c);
     }
     e->state = st.state;
     c->threads++;
@@ -295,16 +298,66 @@ static void read_task(struct rm_stall_sampler *s, const struct rm_stall_tid *t,
     e->run_ns = run;
     e->wait_ns = wait;
     e->blkio = st.blkio_ticks;
+    return 0;
+}
+
+/* The member whose pid is pid (members are sorted by pid), or -1. */
+static long find_member(const struct rm_stall_sampler *s, size_t nmembers, int32_t pid)
+{
+    size_t lo = 0, hi = nmembers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->members[mid].pid == pid) return (long)mid;
+        if (s->members[mid].pid < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* Whether member i's threads are the ones the previous sample read: as many as it has now
+ * (num_threads, from this tick's stat) and every one of them read then. A thread gone since
+ * (one exited and another started) fails its read and is dropped, so the count differs at
+ * the next sample and the directory is listed again; a thread started meanwhile is found
+ * then, its times counted from 0, as a thread started after a listing always was. */
+static bool threads_known(const struct rm_stall_sampler *s, size_t i)
+{
+    return s->members[i].num_threads > 0 && (int64_t)s->known[i] == s->members[i].num_threads;
+}
+
+/* The tree's threads now into s->tids, sorted by tid: those of a member whose threads are known
+ * from cur, the others listed from its task directory. Their count, or -1 (out of memory). */
+static long gather_tids(struct rm_stall_sampler *s, size_t nmembers)
+{
+    if (grow((void **)&s->known, &s->cap_known, nmembers, sizeof *s->known) < 0) return -1;
+    for (size_t i = 0; i < nmembers; i++)
+        s->known[i] = 0;
+    for (size_t k = 0; k < s->ncur; k++) {
+        long i = find_member(s, nmembers, s->cur[k].pid);
+        if (i >= 0) s->known[i]++;
+    }
+    size_t n = 0;
+    if (grow((void **)&s->tids, &s->cap_tids, s->ncur, sizeof *s->tids) < 0) return -1;
+    for (size_t k = 0; k < s->ncur; k++) {
+        long i = find_member(s, nmembers, s->cur[k].pid);
+        if (i >= 0 && threads_known(s, (size_t)i))
+            s->tids[n++] = (struct rm_stall_tid){s->cur[k].tid, s->cur[k].pid, 1};
+    }
+    size_t from_cur = n; /* in cur's order: sorted by tid */
+    for (size_t i = 0; i < nmembers; i++)
+        if (!threads_known(s, i) && list_tasks(s, s->members[i].pid, &n) < 0) return -1;
+    if (n > from_cur) qsort(s->tids, n, sizeof *s->tids, cmp_tid);
+    return (long)n;
 }
 
 /* The tree's threads now, sorted by tid, matched against the previous sample's. Returns
  * how many, or -1 (out of memory). */
 static long walk_threads(struct rm_stall_sampler *s, size_t nmembers, struct stall_counts *c)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < nmembers; i++)
-        if (list_tasks(s, s->members[i].pid, &n) < 0) return -1;
-    qsort(s->tids, n, sizeof *s->tids, cmp_tid);
+    long got = gather_tids(s, nmembers);
+    if (got < 0) return -1;
+    size_t n = (size_t)got;
     if (grow((void **)&s->next, &s->cap_tasks, n, sizeof *s->next) < 0) return -1;
     /* next and cur share one capacity: cur grows beside it. */
     void *p = realloc(s->cur, s->cap_tasks * sizeof *s->cur);
@@ -321,7 +374,10 @@ static long walk_threads(struct rm_stall_sampler *s, size_t nmembers, struct sta
             close_task(s, &s->cur[k - 1]);
             prev = NULL;
         }
-        read_task(s, t, prev, &s->next[out++], c);
+        if (read_task(s, t, prev, &s->next[out], c) == 0)
+            out++;
+        else
+            close_task(s, &s->next[out]); /* gone: not listed, so not counted */
     }
     while (k < s->ncur)
         close_task(s, &s->cur[k++]);
@@ -347,6 +403,16 @@ static void field_num(struct rm_stream *o, double v)
         rm_stream_field_u64(o, (uint64_t)v);
 }
 
+/* The workload's tree this tick: the walk the proc.csv sampler published at this slot, else
+ * a walk of its own. NULL when there is no workload now (or out of memory). */
+static const struct rm_procfs *walked_tree(struct rm_stall_sampler *s, int64_t mono)
+{
+    const struct rm_proc_tick *k = s->tick;
+    if (k && k->procfs && k->walked == k->run) return k->status == 0 ? k->procfs : NULL;
+    struct rm_tree_sample t;
+    return rm_workload_sample(&s->workload, mono, -1, &t) == 0 ? s->tree : NULL;
+}
+
 void rm_stall_sampler_sample(struct rm_stall_sampler *s, int64_t mono)
 {
     if (!s->tree) return;
@@ -359,12 +425,12 @@ void rm_stall_sampler_sample(struct rm_stall_sampler *s, int64_t mono)
         s->root = key;
         open_cgroup(s, (int32_t)root);
     }
-    struct rm_tree_sample t;
-    if (rm_workload_sample(&s->workload, mono, -1, &t) != 0) return;
-    size_t n = rm_procfs_tree_members(s->tree, s->members, s->cap_members);
+    const struct rm_procfs *tree = walked_tree(s, mono);
+    if (!tree) return;
+    size_t n = rm_procfs_tree_members(tree, s->members, s->cap_members);
     if (n > s->cap_members) {
         if (grow((void **)&s->members, &s->cap_members, n, sizeof *s->members) < 0) return;
-        n = rm_procfs_tree_members(s->tree, s->members, s->cap_members);
+        n = rm_procfs_tree_members(tree, s->members, s->cap_members);
     }
     /* A workload that started before the sampler began (a process attached to, a cgroup's)
      * has a past: its first sample is the baseline. One started since counts from its first
@@ -400,6 +466,7 @@ void rm_stall_sampler_sample(struct rm_stall_sampler *s, int64_t mono)
 
 void rm_stall_sampler_stop(struct rm_stall_sampler *s)
 {
+    s->tick = NULL; /* the last sample is not at a slot of the set: its own walk */
     if (s->begun) { /* the last row: the command's last interval */
         rm_stall_sampler_sample(s, rm_now_monotonic_ns());
         s->begun = 0;
@@ -417,6 +484,8 @@ void rm_stall_sampler_stop(struct rm_stall_sampler *s)
     free(s->cur);
     free(s->next);
     free(s->tids);
+    free(s->known);
+    s->known = NULL;
     s->members = NULL;
     s->cur = s->next = NULL;
     s->tids = NULL;
@@ -434,7 +503,9 @@ static bool row_wanted(const struct rm_proc_start *st)
 static int row_open(void *ctx, const struct rm_proc_start *st, char *err, size_t errsz)
 {
     if (!st->with_command) return 0;
-    return rm_stall_sampler_open(ctx, st->port, st->o->proc_root, st->o->sys_root, err, errsz);
+    struct rm_stall_sampler *s = ctx;
+    s->tick = st->tick; /* proc.csv's walk, when it shares the slot */
+    return rm_stall_sampler_open(s, st->port, st->o->proc_root, st->o->sys_root, err, errsz);
 }
 
 static int row_outs(void *ctx, struct rm_stream **out)

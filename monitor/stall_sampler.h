@@ -7,8 +7,12 @@
  * to stall.csv as each interval's growth (docs/FORMATS.md).
  *
  * Cost: the threads' schedstat and stat files stay open between samples (pread from 0), up
- * to a budget of fds; only each process's task directory is listed per sample. No allocation
- * per sample once the tables have grown to the tree's size.
+ * to a budget of fds. The tree is the one the proc.csv sampler walked at the same slot
+ * (struct rm_proc_tick), not walked again; a process's task directory is listed only when its
+ * thread count (stat's num_threads) differs from the threads the previous sample read, or one
+ * of those is gone. A thread asleep at the previous sample whose schedstat did not move has
+ * its stat left unread. No allocation per sample once the tables have grown to the tree's
+ * size.
  */
 #ifndef RUNMON_MONITOR_STALL_SAMPLER_H
 #define RUNMON_MONITOR_STALL_SAMPLER_H
@@ -22,6 +26,7 @@
 
 struct rm_port;
 struct rm_proc_sampler;
+struct rm_proc_tick;
 
 /* One thread of the tree, as the previous sample left it. */
 struct rm_stall_task {
@@ -33,6 +38,7 @@ struct rm_stall_task {
 
 struct rm_stall_tid {
     int32_t tid, pid;
+    int known; /* from the previous sample, its process's task directory not listed */
 };
 
 struct rm_stall_sampler {
@@ -41,6 +47,7 @@ struct rm_stall_sampler {
     int rootfd;                         /* the /proc root */
     struct rm_procfs *tree;             /* the tree walk (the same as proc.csv's) */
     struct rm_workload_reader workload; /* the workload's pids through tree (monitor/workload.h) */
+    struct rm_proc_tick *tick;          /* the set's walk this slot (NULL: walk on its own) */
     int64_t interval_ns, start_mono, slot, prev_mono;
     int begun;
     int delayacct;        /* kernel.task_delayacct was on at open */
@@ -49,6 +56,8 @@ struct rm_stall_sampler {
     uint64_t begin_ticks; /* when the schedule began, in ticks after boot (as starttime) */
     struct rm_tree_member *members;
     size_t cap_members;
+    size_t *known; /* per member: its threads in cur */
+    size_t cap_known;
     struct rm_stall_task *cur, *next; /* sorted by tid */
     size_t ncur, cap_tasks;
     struct rm_stall_tid *tids;
