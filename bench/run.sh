@@ -786,6 +786,49 @@ if want sweep-objectives; then
     rm -rf "$J"
 fi
 
+# ---- A sink's first open: runs with many metric lines -----------------------------------------
+# The first `runmon sessions` of a freshly generated sweep (bench/gen_sweep.py: no sink.json,
+# no state.json, so every run's folder is adopted: sink/recover.c), BENCH_FIRST_OPEN_RUNS
+# runs (default 300) with BENCH_METRIC_LINES metric lines each (default 10,000), beside the
+# same sink without metric lines (the baseline, measured in the same run). Adopting a run
+# parsed its whole run log once per stream file (7 per run): 1,000 runs took minutes. Best of
+# 3, the sink made fresh again before each (its sink.json and state.json files removed, its
+# generated index put back).
+if want sink-first-open; then
+    FO_RUNS=${BENCH_FIRST_OPEN_RUNS:-300}
+    section "sink first open: $FO_RUNS runs x ${BENCH_METRIC_LINES:-10000} metric lines (goal: as fast as without metric lines)"
+    J=$B/first_open
+    mkdir -p "$J"
+    PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=1 FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" \
+        "$BUILD/runmon" record -q -o "$J/tpl" -i 0.1 -- sh -c "'$BUILD/runmon' phase train -- sleep 1"
+    tpl=$(readlink -f "$J/tpl/latest")
+    python3 bench/gen_sweep.py --template "$tpl" --dest "$J/m" --count "$FO_RUNS" --link \
+        --metric-lines "${BENCH_METRIC_LINES:-10000}" >/dev/null
+    python3 bench/gen_sweep.py --template "$tpl" --dest "$J/b" --count "$FO_RUNS" --link >/dev/null
+    fo_best() { # SINK: seconds of the fastest of 3 first opens
+        local i t0 t1 sec best=""
+        cp "$1/index.jsonl" "$J/index.jsonl.gen"
+        for ((i = 0; i < 3; i++)); do
+            rm -f "$1/sink.json" "$1"/*/state.json
+            cp "$J/index.jsonl.gen" "$1/index.jsonl"
+            t0=$(now_ns)
+            "$BUILD/runmon" sessions "$1" >/dev/null
+            t1=$(now_ns)
+            sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+            if [ -z "$best" ] || awk -v a="$sec" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+                best=$sec
+            fi
+        done
+        echo "$best"
+    }
+    with=$(fo_best "$J/m")
+    base=$(fo_best "$J/b")
+    figure "first sessions, with metric lines" "$with" "s"
+    figure "baseline: first sessions, no metric lines" "$base" "s"
+    ratio "with metric lines / without" "$with" "$base"
+    rm -rf "$J"
+fi
+
 # ---- Summary --------------------------------------------------------------------------------
 if want summary; then
     section "Summary: every layout vs mawk (BENCH_SUMMARY_LAYOUT_MB, default 128); one gpu.csv (BENCH_SUMMARY_MB, default 256) vs mawk, libcsv, DuckDB"

@@ -169,7 +169,7 @@ static int folder_is_session(const struct folder *f)
 
 /* A segment entry for a file found on disk. Sealed ones get their aggregate (one scan). */
 static json_t *segment_from_disk(const char *sdir, const char *sid, const struct fentry *fe,
-                                 double interval_s)
+                                 double interval_s, const struct rm_segment_phases *ph)
 {
     const char *name = fe->name;
     int k = fe->k, sealed = fe->sealed;
@@ -177,8 +177,8 @@ static json_t *segment_from_disk(const char *sdir, const char *sid, const struct
     if (!fe->stated || !S_ISREG(st.st_mode)) return NULL; /* no link is adopted */
     char path[FPATH], err[512];
     snprintf(path, sizeof path, "%s/%s", sdir, name);
-    json_t *agg =
-        rm_summary_segment_from_file(rm_stream_defs[k].kind, path, interval_s, err, sizeof err);
+    json_t *agg = rm_summary_segment_from_file_with(rm_stream_defs[k].kind, path, interval_s, ph,
+                                                    err, sizeof err);
     json_t *f = json_object_get(agg, "first_ns"), *l = json_object_get(agg, "last_ns");
     json_t *seg = rm_manifest_segment_entry(
         sid, name, k, sealed, agg ? (uint64_t)jint(agg, "rows") : 0, (uint64_t)st.st_size,
@@ -214,19 +214,25 @@ static double interval_of(const json_t *doc)
     return json_is_number(iv) ? json_number_value(iv) : 0;
 }
 
-/* Adds the segment files of one session folder (f, read) that doc does not list yet. */
+/* Adds the segment files of one session folder (f, read) that doc does not list yet. The run
+ * log's phases are read once for all of them (once per file, a run log of many metric lines
+ * made a rebuild minutes long), and only for a sealed file: an active file's entry keeps no
+ * aggregate, and its rows and times do not depend on the phases. */
 static int adopt_files(json_t *doc, const struct folder *f, const char *sdir, const char *sid)
 {
-    int changed = 0;
+    int changed = 0, read = 0;
+    struct rm_segment_phases *ph = NULL;
     for (size_t i = 0; i < f->n; i++) {
         const struct fentry *fe = &f->v[i];
         if (fe->k < 0 || rm_manifest_find_segment(doc, sid, fe->name)) continue;
-        json_t *seg = segment_from_disk(sdir, sid, fe, interval_of(doc));
+        if (fe->sealed && !read++) ph = rm_summary_segment_phases(sdir);
+        json_t *seg = segment_from_disk(sdir, sid, fe, interval_of(doc), fe->sealed ? ph : NULL);
         if (seg) {
             rm_manifest_put_segment(doc, seg);
             changed++;
         }
     }
+    rm_summary_segment_phases_free(ph);
     return changed;
 }
 

@@ -523,6 +523,9 @@ static void cycle(struct rm_sink *k, int final)
     take_new_files(k, fd_next, nsnap);
 
     const char *sid = k->port->sess->id;
+    /* The run log's phases, read once for the batch (streams seal together). */
+    struct rm_segment_phases *ph = NULL;
+    int ph_read = 0;
     for (size_t i = 0; i < npend; i++) {
         struct pending *p = &pend[i];
         int ix = k->slots[p->slot].stream_ix;
@@ -533,12 +536,15 @@ static void cycle(struct rm_sink *k, int final)
             rm_manifest_segment_entry(sid, p->file, ix, 1, p->rows, p->bytes, p->first, p->last);
         json_object_set_new(seg, "sealed_at", rm_jts_or_null(p->sealed_ns));
         char err[512] = "";
-        json_t *agg = p->rows ? rm_summary_segment_from_file(rm_stream_defs[ix].kind, path,
-                                                             k->port->interval_s, err, sizeof err)
-                              : NULL;
+        if (p->rows && !ph_read++) ph = rm_summary_segment_phases(k->port->sess->dir);
+        json_t *agg =
+            p->rows ? rm_summary_segment_from_file_with(rm_stream_defs[ix].kind, path,
+                                                        k->port->interval_s, ph, err, sizeof err)
+                    : NULL;
         json_object_set_new(seg, "aggregate", agg ? agg : json_null());
         json_array_append_new(k->segs, seg);
     }
+    rm_summary_segment_phases_free(ph);
     free(pend);
     sync_active(k, nsnap);
 

@@ -659,10 +659,23 @@ static bool digit(const char *p, const char *e)
     return p < e && *p >= '0' && *p <= '9';
 }
 
-/* A JSON number at p, by its grammar: integers of up to 18 digits, and reals of up to 15
- * significant digits and 22 decimals without an exponent (rm_parse_decimal reads those
- * correctly rounded, as jansson's strtod does); the end of it, or NULL for anything else (the
- * general reader decides). */
+/* A real of more significant digits than rm_parse_decimal reads exactly (Python's repr writes
+ * up to 17): strtod, which jansson calls too, so both readers get the same double. */
+static bool long_real(const char *a, size_t len, double *out)
+{
+    char b[64];
+    if (len >= sizeof b) return false;
+    memcpy(b, a, len);
+    b[len] = '\0';
+    char *end;
+    *out = strtod(b, &end);
+    return end == b + len && isfinite(*out);
+}
+
+/* A JSON number at p, by its grammar: integers of up to 18 digits, and reals of up to 22
+ * decimals without an exponent (up to 15 significant digits rm_parse_decimal reads correctly
+ * rounded, more long_real: each as jansson's strtod does); the end of it, or NULL for anything
+ * else (the general reader decides). */
 static const char *fast_number(const char *p, const char *e, struct fast_value *v)
 {
     const char *a = p;
@@ -699,7 +712,8 @@ static const char *fast_number(const char *p, const char *e, struct fast_value *
     bool lead = true;
     for (const char *q = int0; q < p; q++)
         if (*q != '.' && !(lead && *q == '0')) lead = false, sig++;
-    if (sig > 15 || rm_parse_decimal(a, v->len, &v->num) != v->len) return NULL;
+    if (sig > 15 ? !long_real(a, v->len, &v->num) : rm_parse_decimal(a, v->len, &v->num) != v->len)
+        return NULL;
     v->kind = 'r';
     return p;
 }

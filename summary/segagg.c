@@ -189,26 +189,25 @@ int rm_file_agg_from_json(struct file_agg *f, const json_t *j, char *err, size_t
     return 0;
 }
 
-/* The run log beside a segment file (its session folder's runlog.jsonl), its phases closed
- * as the summary closes them: at session.json's ended_at, else the run log's own end, else
- * open-ended (a phase still running covers the rest of this segment). False when there is no
- * run log or it holds no phase. */
-static bool session_runlog(const char *seg_path, struct rm_phase_index *rl)
+struct rm_segment_phases {
+    struct rm_phase_index rl;
+};
+
+/* The session folder's run log, its phases closed as the summary closes them: at
+ * session.json's ended_at, else the run log's own end, else open-ended (a phase still running
+ * covers the rest of a segment). NULL when there is no run log or it holds no phase. */
+struct rm_segment_phases *rm_summary_segment_phases(const char *dir)
 {
-    char dir[4096], p[4200];
-    snprintf(dir, sizeof dir, "%s", seg_path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(dir, sizeof dir, ".");
+    char p[4200];
     snprintf(p, sizeof p, "%s/runlog.jsonl", dir);
-    if (access(p, R_OK) != 0) return false;
+    if (access(p, R_OK) != 0) return NULL;
+    struct rm_segment_phases *ph = rm_xcalloc(1, sizeof *ph);
+    struct rm_phase_index *rl = &ph->rl;
     rm_runlog_init(rl);
     char err[512];
     if (rm_runlog_read_file(rl, p, err, sizeof err) || rl->nphases == 0) {
-        rm_runlog_free(rl);
-        return false;
+        rm_summary_segment_phases_free(ph);
+        return NULL;
     }
     snprintf(p, sizeof p, "%s/session.json", dir);
     json_t *ses = json_load_file(p, 0, NULL);
@@ -218,11 +217,35 @@ static bool session_runlog(const char *seg_path, struct rm_phase_index *rl)
     json_decref(ses);
     if (end == RM_NO_TIME) end = rl->session_end_ns;
     rm_runlog_finish(rl, end, NULL, NULL);
-    return true;
+    return ph;
+}
+
+void rm_summary_segment_phases_free(struct rm_segment_phases *ph)
+{
+    if (!ph) return;
+    rm_runlog_free(&ph->rl);
+    free(ph);
 }
 
 json_t *rm_summary_segment_from_file(enum rm_input_kind kind, const char *path, double interval_s,
                                      char *err, size_t errsz)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    struct rm_segment_phases *ph = rm_summary_segment_phases(dir);
+    json_t *j = rm_summary_segment_from_file_with(kind, path, interval_s, ph, err, errsz);
+    rm_summary_segment_phases_free(ph);
+    return j;
+}
+
+json_t *rm_summary_segment_from_file_with(enum rm_input_kind kind, const char *path,
+                                          double interval_s, const struct rm_segment_phases *ph,
+                                          char *err, size_t errsz)
 {
     struct file_agg *f = malloc(sizeof *f);
     if (!f) return NULL;
@@ -230,9 +253,7 @@ json_t *rm_summary_segment_from_file(enum rm_input_kind kind, const char *path, 
     /* The phases of the session's run log as it stands now, so that the aggregate keeps each
      * phase's part of this segment (a summary after retention removed the file still has
      * every phase's figures). */
-    struct rm_phase_index rl;
-    bool have_rl = session_runlog(path, &rl);
-    if (have_rl) f->rl = &rl;
+    if (ph) f->rl = &ph->rl;
     rm_scan_file(f, (int64_t)llround(interval_s * 1e9), NULL);
     json_t *j = NULL;
     if (f->rc && f->rows == 0 && f->err[0])
@@ -240,6 +261,5 @@ json_t *rm_summary_segment_from_file(enum rm_input_kind kind, const char *path, 
     else
         j = file_agg_to_json(f);
     rm_file_agg_free(f);
-    if (have_rl) rm_runlog_free(&rl);
     return j;
 }

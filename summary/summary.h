@@ -59,6 +59,19 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
 json_t *rm_summary_segment_from_file(enum rm_input_kind kind, const char *path, double interval_s,
                                      char *err, size_t errsz);
 
+/* The phases of a session folder's run log as the aggregates of its segment files take them,
+ * read once for several files (a rebuild adopting a folder's files, a batch of seals): each
+ * file read again would parse the whole run log per file. */
+struct rm_segment_phases;
+/* The phases of dir/runlog.jsonl; NULL when there is no run log or it holds no phase (the
+ * aggregates then keep none, as rm_summary_segment_from_file's). */
+struct rm_segment_phases *rm_summary_segment_phases(const char *dir);
+void rm_summary_segment_phases_free(struct rm_segment_phases *ph);
+/* rm_summary_segment_from_file with the run log's phases already read (ph may be NULL). */
+json_t *rm_summary_segment_from_file_with(enum rm_input_kind kind, const char *path,
+                                          double interval_s, const struct rm_segment_phases *ph,
+                                          char *err, size_t errsz);
+
 /* The whole summary of a session folder (session.json, gpu*.csv, dmon*.csv, cpu*.csv,
  * proc*.csv, runlog.jsonl, whichever exist). The recorder calls this at the end of a
  * session. Returns as rm_summary_build. */
