@@ -87,9 +87,13 @@ K=$T/ulimit
 expect_eq "ulimit -f: the command's exit code" 7 $?
 s=$K/$(readlink "$K/latest")
 "$RUNMON" sessions "$K" >/dev/null
-said=$(event_data "$s" sink_degraded | jq -s '.[0].rows_dropped')
+# The episode's sink_degraded event counts the rows dropped when it is raised: 0 when the
+# first write to fail is state.json's (it grew past the limit before gpu.csv did since
+# stall.csv joined the streams); the rows dropped after it are counted through the end.
+said=$(event_data "$s" sink_degraded | jq -s 'map(.rows_dropped) | max // -1')
 final=$(jq '[.session.sink.rows_dropped[]] | add' "$s/state.json")
-check "ulimit -f: sink_degraded counted rows ($said)" test "$said" -gt 0
+check "ulimit -f: a sink_degraded event was raised (its count $said)" test "$said" -ge 0
+check "ulimit -f: the end counts the rows dropped ($final)" test "$final" -gt 0
 check "ulimit -f: the final count ($final) is at least the event's" test "$final" -ge "$said"
 expect_eq "ulimit -f: sink.json counts them too" "$final" "$(jq .counters.rows_dropped "$K/sink.json")"
 check "ulimit -f: summary.json written by the next open" test -s "$s/summary.json"
