@@ -330,6 +330,19 @@ check "no process listed, own GPU: the text says assumed" \
     "$T/nla.err"
 check "no process listed, own GPU: a note says so" \
     test "$(smj "$s" '.data_quality.notes | map(select(test("listed no process.*assumed"))) | length')" = 1
+"$RUNMON" report "$(session_dir "$T/nl")" -o "$T/nl.html" >/dev/null 2>&1
+check "no process listed: report.html's card says unattributed" \
+    grep -q "id=\"sub-workload-vram\">unattributed" "$T/nl.html"
+check "no process listed: report.html's GPU line says why" \
+    grep -q "unattributed: memory used while nvidia-smi listed no process" "$T/nl.html"
+"$RUNMON" report "$(session_dir "$T/nla")" -o "$T/nla.html" >/dev/null 2>&1
+check "no process listed, own GPU: report.html's GPU line says assumed" \
+    grep -q "assumed the workload&#39;s: the GPU&#39;s memory used while nvidia-smi listed no process\|assumed the workload's: the GPU's memory used while nvidia-smi listed no process" \
+    "$T/nla.html"
+"$RUNMON" sessions --summary "$T/nl" "$T/nla" --format text >"$T/nlsweep.txt" 2>&1
+check "no process listed: the sweep table says assumed" grep -Eq "31.6 GiB assumed" "$T/nlsweep.txt"
+check "no process listed: the sweep table shows no 0 MiB of workload VRAM" \
+    not_grep " 0 MiB\| 0.0 GiB" "$T/nlsweep.txt"
 
 FAKE_SMI_OVERRIDE="memory.used=500" CUDA_VISIBLE_DEVICES=0 "$RUNMON" record -o "$T/nlf" -i 0.2 \
     -- python3 -c 'import time; time.sleep(3)' 2>"$T/nlf.err"
