@@ -333,15 +333,22 @@ static void print_workload_vram(FILE *out, const json_t *g)
 {
     const char *basis = json_string_value(json_object_get(g, "workload_vram_basis"));
     fprintf(out, "  GPU %s: workload VRAM peak ", fmt(g, "index", 0));
+    /* no process listed at all (nvidia-smi inside a container): the device's memory.used */
+    const json_t *u = json_object_get(json_object_get(g, "unknown_vram_mb"), "peak");
+    bool unlisted = basis && !(json_is_number(u) && json_number_value(u) > 0);
     if (basis && !strcmp(basis, "unattributed"))
-        fprintf(out, "- (%s MiB on GPU %s unattributed: processes not in runmon's PID namespace)",
-                fmt(g, "unknown_vram_mb.peak", 0), fmt(g, "index", 0));
+        fprintf(out, "- (%s MiB on GPU %s unattributed: %s)",
+                fmt(g, unlisted ? "vram_mb.peak" : "unknown_vram_mb.peak", 0), fmt(g, "index", 0),
+                unlisted ? "nvidia-smi listed no process"
+                         : "processes not in runmon's PID namespace");
     else
         fprintf(out, "%s MiB, mean %s MiB", fmt(g, "workload_vram_mb.peak", 0),
                 fmt(g, "workload_vram_mb.mean", 1));
     if (basis && !strcmp(basis, "assumed"))
-        fprintf(out, " (assumed the workload's: processes not in runmon's PID namespace, on the "
-                     "job's own GPU with no other process seen)");
+        fprintf(out,
+                " (assumed the workload's: %s, on the job's own GPU with no other process seen)",
+                unlisted ? "the GPU's memory used while nvidia-smi listed no process"
+                         : "processes not in runmon's PID namespace");
     fprintf(out, "; other processes peak %s MiB\n", fmt(g, "other_vram_mb.peak", 0));
 }
 

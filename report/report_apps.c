@@ -33,13 +33,18 @@ static void gpu_line(FILE *o, const json_t *g)
     fprintf(o, "; other processes peak ");
     rm_report_num(o, rm_report_get(g, "other_vram_mb.peak"), 0, " MiB", 1);
     const char *basis = json_string_value(rm_report_get(g, "workload_vram_basis"));
+    const json_t *u = rm_report_get(g, "unknown_vram_mb.peak");
+    /* no unplaced process at all: nvidia-smi listed none (summary/build.c's unlisted_vram) */
+    bool unlisted = !(json_is_number(u) && json_number_value(u) > 0);
     if (basis)
         fprintf(o, " (%s)",
                 !strcmp(basis, "assumed")
-                    ? "assumed the workload's: processes runmon cannot place, on the job's own "
-                      "GPU with no other process"
-                    : "unattributed: processes runmon cannot place, another PID namespace");
-    const json_t *u = rm_report_get(g, "unknown_vram_mb.peak");
+                    ? (unlisted ? "assumed the workload's: the GPU's memory used while nvidia-smi "
+                                  "listed no process, on the job's own GPU"
+                                : "assumed the workload's: processes runmon cannot place, on the "
+                                  "job's own GPU with no other process")
+                : unlisted ? "unattributed: memory used while nvidia-smi listed no process"
+                           : "unattributed: processes runmon cannot place, another PID namespace");
     if (json_is_number(u) && json_number_value(u) > 0) {
         fprintf(o, "; processes not known to be the workload's peak ");
         rm_report_num(o, u, 0, " MiB", 1);

@@ -101,9 +101,10 @@ void rm_report_write_cards(struct report *r)
                 !basis ? "the recorded command's own processes only (0: they held no GPU memory)"
                 : !strcmp(basis, "assumed")
                     ? "assumed the workload's: GPU memory of processes runmon cannot place "
-                      "(another PID namespace), on the job's own GPUs with no other process"
+                      "(another PID namespace, or none listed), on the job's own GPUs with no "
+                      "other process"
                     : "unattributed: GPU memory is held by processes runmon cannot place "
-                      "(another PID namespace)");
+                      "(another PID namespace, or none listed)");
     }
     card(o, "Mean GPU utilization");
     rm_report_num(o, rm_report_get(s, RM_RUN_KEY(UTIL_MEAN)), 1, " %", 1);

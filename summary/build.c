@@ -777,9 +777,15 @@ static void merged_free(struct merged *m)
  * some is held by processes runmon cannot place (host pids seen from inside a container):
  * taken as the workload's (assumed) when the job's GPUs are its own and no other process
  * was seen there, else unattributed: unknown, never 0. A GPU where some of the workload's
- * processes were placed keeps that figure (the rest stays in unknown_vram_mb). */
+ * processes were placed keeps that figure (the rest stays in unknown_vram_mb).
+ * Inside a container nvidia-smi often lists no process at all: a GPU that apps.csv sampled
+ * while it listed none on any GPU, its memory.used peaking above WL_UNLISTED_FLOOR_MB,
+ * holds memory runmon cannot place either; when assumed, the device's memory.used over
+ * the samples is the workload's. Below the floor (idle reserve: 0 MiB on H100/H200/L40S,
+ * ~60 MiB MIG, up to ~800 MiB on a desktop card with a display) the workload's stays 0. */
 enum wl_basis { WL_ATTRIBUTED, WL_ASSUMED, WL_UNATTRIBUTED };
 static const char *const wl_basis_names[] = {"attributed", "assumed", "unattributed"};
+#define WL_UNLISTED_FLOOR_MB 1024.0
 
 /* Whether the session's GPUs are the job's own: chosen by CUDA_VISIBLE_DEVICES, SLURM's or
  * NVIDIA_VISIBLE_DEVICES (session.json's gpu_selection.by), not every GPU of the node. */
@@ -790,9 +796,33 @@ static bool gpus_are_own(const json_t *session)
     return by && *by && strcmp(by, "--all-gpus") != 0;
 }
 
+/* GPU index g's memory.used over the session (query-gpu's, else dmon's fb); NULL: none. */
+static const struct rm_stat *device_vram(const struct merged *m, int g)
+{
+    for (size_t i = 0; i < m->nfg; i++) {
+        const struct final_gpu *f = &m->fg[i];
+        if (f->index != g) continue;
+        if (f->q && f->q->st.m[RM_GM_VRAM_USED].n) return &f->q->st.m[RM_GM_VRAM_USED];
+        if (f->d && f->d->st.m[RM_GM_VRAM_USED].n) return &f->d->st.m[RM_GM_VRAM_USED];
+    }
+    return NULL;
+}
+
+/* Whether apps.csv sampled GPU g but listed no process on any GPU (nvidia-smi inside a
+ * container sees none: a process listed anywhere means it can see them) while g's
+ * memory.used peaked above the floor. */
+static bool unlisted_vram(const struct merged *m, int g)
+{
+    const struct rm_apps_agg *a = &m->apps;
+    if (!a->gpu[g].workload.n || a->nprocs) return false; /* not sampled, or some listed */
+    const struct rm_stat *d = device_vram(m, g);
+    return d && st_max(d) > WL_UNLISTED_FLOOR_MB;
+}
+
 static enum wl_basis gpu_basis(const struct merged *m, int g)
 {
     const struct rm_apps_gpu *a = &m->apps.gpu[g];
+    if (unlisted_vram(m, g)) return m->own_gpus ? WL_ASSUMED : WL_UNATTRIBUTED;
     if (!a->workload.n || !(st_max(&a->unknown) > 0) || st_max(&a->workload) > 0)
         return WL_ATTRIBUTED;
     return m->own_gpus && !(st_max(&a->other) > 0) ? WL_ASSUMED : WL_UNATTRIBUTED;
@@ -804,8 +834,9 @@ static const struct rm_stat *workload_stat(const struct merged *m, int g)
     switch (gpu_basis(m, g)) {
     case WL_ATTRIBUTED:
         return &m->apps.gpu[g].workload;
-    case WL_ASSUMED: /* nothing placed there: each sample's unknown sum is the workload's */
-        return &m->apps.gpu[g].unknown;
+    case WL_ASSUMED: /* nothing placed there: each sample's unknown sum (or the device's
+                      * memory.used where no process was listed) is the workload's */
+        return unlisted_vram(m, g) ? device_vram(m, g) : &m->apps.gpu[g].unknown;
     case WL_UNATTRIBUTED:
         break;
     }
@@ -928,14 +959,24 @@ static void note_workload_basis(const struct merged *m, json_t *notes)
         enum wl_basis b = gpu_basis(m, g);
         if (b == WL_ATTRIBUTED) continue;
         char t[400];
-        snprintf(t, sizeof t,
-                 b == WL_ASSUMED
-                     ? "GPU %d: %.0f MiB held by processes runmon cannot place (not in its PID "
-                       "namespace) counted as the workload's (assumed): the job's GPUs are its "
-                       "own and no other process was seen on it"
-                     : "GPU %d: %.0f MiB held by processes runmon cannot place (not in its PID "
-                       "namespace): the workload's VRAM there is unattributed (null)",
-                 g, st_max(&m->apps.gpu[g].unknown));
+        if (unlisted_vram(m, g))
+            snprintf(t, sizeof t,
+                     b == WL_ASSUMED
+                         ? "GPU %d: %.0f MiB used while nvidia-smi listed no process (as inside "
+                           "a container) counted as the workload's (assumed): the job's GPUs "
+                           "are its own"
+                         : "GPU %d: %.0f MiB used while nvidia-smi listed no process (as inside "
+                           "a container): the workload's VRAM there is unattributed (null)",
+                     g, st_max(device_vram(m, g)));
+        else
+            snprintf(t, sizeof t,
+                     b == WL_ASSUMED
+                         ? "GPU %d: %.0f MiB held by processes runmon cannot place (not in its "
+                           "PID namespace) counted as the workload's (assumed): the job's GPUs "
+                           "are its own and no other process was seen on it"
+                         : "GPU %d: %.0f MiB held by processes runmon cannot place (not in its "
+                           "PID namespace): the workload's VRAM there is unattributed (null)",
+                     g, st_max(&m->apps.gpu[g].unknown));
         json_array_append_new(notes, json_string(t));
     }
 }
@@ -1247,6 +1288,11 @@ static json_t *phase_gpus(const struct rm_summary *s, struct merged *m, size_t p
             static const struct rm_stat none = {0};
             /* a phase's share of memory no process was placed for is not kept: unknown */
             if (gpu_basis(m, g->index) != WL_ATTRIBUTED) w = NULL;
+            /* where no process was listed, the phase's memory.used is the assumed figure */
+            if (gpu_basis(m, g->index) == WL_ASSUMED && unlisted_vram(m, g->index))
+                w = qs && qs->m[RM_GM_VRAM_USED].n   ? &qs->m[RM_GM_VRAM_USED]
+                    : ds && ds->m[RM_GM_VRAM_USED].n ? &ds->m[RM_GM_VRAM_USED]
+                                                     : NULL;
             json_object_set_new(gj, "workload_vram_mb", peak_mean(w ? w : &none));
         }
         json_array_append_new(pg, gj);

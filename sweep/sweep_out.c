@@ -147,7 +147,9 @@ static void choose_figures(struct table *t)
     int f;
     for (int at = 1; (f = rm_sweep_fig_at(at)) >= 0; at++) {
         const struct rm_sweep_figure *r = &rm_sweep_figures[f];
-        if (r->table.show == RM_SWEEP_IF_ANY && !any_value(t->s, r->key)) continue;
+        /* runs whose workload VRAM is all unattributed still get the column: "-", never none */
+        bool basis_only = f == RM_SWEEP_WORKLOAD_VRAM && workload;
+        if (r->table.show == RM_SWEEP_IF_ANY && !any_value(t->s, r->key) && !basis_only) continue;
         if (r->table.show == RM_SWEEP_IF_NO_WORKLOAD && workload && !o->device_vram) continue;
         add_fig(t, r->key, NULL, r->table.head, (enum unit)r->table.unit, r->table.best);
         t->fig[t->n_fig - 1].drop = r->table.drop;

@@ -316,11 +316,18 @@ static void write_bars(struct page *p, const char *id, const char *title, const 
 {
     FILE *o = p->o;
     fprintf(o, "<section class=\"panel bars\" id=\"%s\"><h3>%s</h3><div class=\"bl\">", id, title);
+    bool based = false; /* some run's VRAM has a basis (vram_basis_text) */
     for (size_t r = 0; r < p->n; r++) {
         double pct = isfinite(v[r]) && scale[r] > 0 ? 100 * v[r] / scale[r] : 0;
         if (pct > 100) pct = 100;
         if (pct < 0) pct = 0;
-        fprintf(o, "<div class=\"br\" data-run=\"%zu\"><span class=\"bn\">%zu &#183; ", r, r + 1);
+        /* a VRAM bar's basis goes in its title and the panel's note: beside the value it
+         * would leave a narrow panel */
+        const char *basis = !strcmp(id, "b-vram") ? vram_basis_text(p->runs[r].row) : "";
+        based |= *basis != 0;
+        fprintf(o, "<div class=\"br\" data-run=\"%zu\"", r);
+        if (*basis) fprintf(o, " title=\"VRAM:%s\"", basis);
+        fprintf(o, "><span class=\"bn\">%zu &#183; ", r + 1);
         esc(o, p->runs[r].label);
         fprintf(o, "</span><span class=\"bt\"><i style=\"width:%.1f%%;background:%s\"></i>", pct,
                 p->drawn ? rm_sweep_palette[r % RM_SWEEP_COLORS] : "#4e79a7");
@@ -343,13 +350,19 @@ static void write_bars(struct page *p, const char *id, const char *title, const 
         else if (lo && isfinite(lo[r]) && !isfinite(hi[r])) /* the bar's top unknown */
             fprintf(o, "%.*f &#177;? %s", dec, v[r], unit);
         else if (!strcmp(id, "b-vram") && scale[r] > 0)
-            fprintf(o, "%.*f / %.*f %s (%.0f%%)%s", dec, v[r], dec, scale[r], unit,
-                    100 * v[r] / scale[r], vram_basis_text(p->runs[r].row));
+            fprintf(o, "%.*f / %.*f %s (%.0f%%)", dec, v[r], dec, scale[r], unit,
+                    100 * v[r] / scale[r]);
         else
             fprintf(o, "%.*f %s", dec, v[r], unit);
         fputs("</span></div>\n", o);
     }
-    fputs("</div></section>\n", o);
+    fputs("</div>", o);
+    if (based)
+        fputs("<p class=\"note\">Some runs' GPU memory had no process runmon could place "
+              "(another PID namespace, or none listed): their VRAM is all processes' (the "
+              "workload's unattributed) or assumed the workload's; a bar's title says which.</p>",
+              o);
+    fputs("</section>\n", o);
 }
 
 static void write_all_bars(struct page *p)

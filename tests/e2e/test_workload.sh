@@ -289,4 +289,69 @@ else
         grep -q "id=\"sub-workload-vram\">assumed the workload" "$T/as.html"
 fi
 
+
+# ---- nvidia-smi lists no process at all (inside a container), memory.used is high ----------
+# The fake's captures use 32362 MiB on each GPU while its pmon lists nothing ($APPS empty):
+# memory runmon cannot place, unattributed (null) or assumed (the device's memory.used), never
+# 0. Below the floor (1024 MiB: an idle card's reserve) the workload's stays 0.
+: >"$APPS"
+# The largest memory.used of GPU $2 in a session's gpu.csv.
+used_max() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["index"] == g && $c["memory.used"] + 0 > m { m = $c["memory.used"] + 0 }
+        END { print m + 0 }' g="$2" "$1/gpu.csv"
+}
+"$RUNMON" record -o "$T/nl" -i 0.2 -- python3 -c 'import time; time.sleep(3)' 2>"$T/nl.err"
+expect_eq "no process listed: exit 0" 0 "$?"
+s=$(session_dir "$T/nl")
+check "no process listed: memory.used above the floor" test "$(used_max "$s" 0)" -gt 1024
+expect_eq "no process listed: apps.csv lists no pid" "" \
+    "$(awk -F, 'NR > 1 && $4 != ""' "$s/apps.csv")"
+expect_eq "no process listed: workload VRAM null, not 0" "null unattributed" \
+    "$(smj "$s" '"\(.workload_peak_vram_mb) \(.workload_vram_basis)"')"
+expect_eq "no process listed: GPU 0's workload VRAM null, not 0" "null unattributed" \
+    "$(smj "$s" '.gpus[] | select(.index == 0) | "\(.workload_vram_mb.peak) \(.workload_vram_basis)"')"
+check "no process listed: the text says unattributed, not 0 MiB" \
+    grep -q "GPU 0: workload VRAM peak - (32362 MiB on GPU 0 unattributed: nvidia-smi listed no process)" \
+    "$T/nl.err"
+expect_eq "no process listed: a note per GPU says why" 2 \
+    "$(smj "$s" '.data_quality.notes | map(select(test("listed no process.*unattributed"))) | length')"
+
+CUDA_VISIBLE_DEVICES=0 "$RUNMON" record -o "$T/nla" -i 0.2 \
+    -- "$RUNMON" phase train -- python3 -c 'import time; time.sleep(3)' 2>"$T/nla.err"
+expect_eq "no process listed, own GPU: exit 0" 0 "$?"
+s=$(session_dir "$T/nla")
+expect_eq "no process listed, own GPU: the device's memory.used, assumed" \
+    "$(used_max "$s" 0) assumed" "$(smj "$s" '"\(.workload_peak_vram_mb) \(.workload_vram_basis)"')"
+expect_eq "no process listed, own GPU: the phase's figure is the device's too" "$(used_max "$s" 0)" \
+    "$(smj "$s" '.phases[] | select(.path == "train") | .gpus[] | select(.index == 0) | .workload_vram_mb.peak')"
+check "no process listed, own GPU: the text says assumed" \
+    grep -Eq "GPU 0: workload VRAM peak 32362 MiB, mean [0-9.]+ MiB \(assumed the workload's: the GPU's memory used while nvidia-smi listed no process" \
+    "$T/nla.err"
+check "no process listed, own GPU: a note says so" \
+    test "$(smj "$s" '.data_quality.notes | map(select(test("listed no process.*assumed"))) | length')" = 1
+"$RUNMON" report "$(session_dir "$T/nl")" -o "$T/nl.html" >/dev/null 2>&1
+check "no process listed: report.html's card says unattributed" \
+    grep -q "id=\"sub-workload-vram\">unattributed" "$T/nl.html"
+check "no process listed: report.html's GPU line says why" \
+    grep -q "unattributed: memory used while nvidia-smi listed no process" "$T/nl.html"
+"$RUNMON" report "$(session_dir "$T/nla")" -o "$T/nla.html" >/dev/null 2>&1
+check "no process listed, own GPU: report.html's GPU line says assumed" \
+    grep -q "assumed the workload&#39;s: the GPU&#39;s memory used while nvidia-smi listed no process\|assumed the workload's: the GPU's memory used while nvidia-smi listed no process" \
+    "$T/nla.html"
+"$RUNMON" sessions --summary "$T/nl" "$T/nla" --format text >"$T/nlsweep.txt" 2>&1
+check "no process listed: the sweep table says assumed" grep -Eq "31.6 GiB assumed" "$T/nlsweep.txt"
+check "no process listed: the sweep table shows no 0 MiB of workload VRAM" \
+    not_grep " 0 MiB\| 0.0 GiB" "$T/nlsweep.txt"
+
+FAKE_SMI_OVERRIDE="memory.used=500" CUDA_VISIBLE_DEVICES=0 "$RUNMON" record -o "$T/nlf" -i 0.2 \
+    -- python3 -c 'import time; time.sleep(3)' 2>"$T/nlf.err"
+expect_eq "below the floor: exit 0" 0 "$?"
+s=$(session_dir "$T/nlf")
+expect_eq "below the floor: memory.used 500 MiB" 500 "$(used_max "$s" 0)"
+expect_eq "below the floor: workload VRAM stays 0, no basis" "0 null" \
+    "$(smj "$s" '"\(.workload_peak_vram_mb) \(.workload_vram_basis)"')"
+check "below the floor: no note" \
+    test "$(smj "$s" '.data_quality.notes | map(select(test("listed no process"))) | length')" = 0
+
 done_testing
