@@ -116,7 +116,12 @@ cat >"$D/train_batch.sh" <<'SH'
 set -e
 bs=$2 # train_batch.sh --batch N
 [ -n "${FAKE_SMI_APPS:-}" ] && echo "0 $$ C $((bs * 40)) 90 20 bash" >>"$FAKE_SMI_APPS"
+runmon log objective acc:max # what the runs are judged by (the sweep table's ACC:MAX column)
 runmon phase train -- sleep $((bs / 32)).2
+for step in 1 2 3 4 5; do # what the run achieved: a larger batch learns more here, at more cost
+    runmon log --step $step metric $(awk -v s=$step -v b=$bs \
+        'BEGIN { printf "loss=%.4f acc=%.4f", 2 / (s * (1 + b / 64)), 0.5 + s * (0.05 + b / 4000) }')
+done
 runmon phase eval -- sleep 0.3
 [ -n "${FAKE_SMI_APPS:-}" ] && sed -i "/ $$ /d" "$FAKE_SMI_APPS"
 exit 0
@@ -126,8 +131,12 @@ SWEEP=batch-$(date -u +%Y%m%dT%H%M%S) # one name per demo: the sink keeps earlie
 for bs in 32 64 128; do
     runmon record -q -o "$SINK" -i 0.2 --sweep "$SWEEP" --param batch=$bs -- "$D/train_batch.sh" --batch $bs
 done
-echo "== the sweep table"
+echo "== the sweep table: what each run cost, and what it achieved (ACC:MAX, the Pareto front)"
 COLUMNS=100 runmon sessions "$SINK" --summary --sweep "$SWEEP" --format text
+echo
+echo "== the time and energy each run took to reach loss <= 0.5"
+COLUMNS=100 runmon sessions "$SINK" --summary --sweep "$SWEEP" --format text --target 'loss<=0.5' |
+    sed -n '1,4p'
 echo
 echo "== the page that compares the runs (open it in any browser)"
 runmon report --sweep "$SWEEP" "$SINK"
