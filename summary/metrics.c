@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/strhash.h"
 
 void rm_metrics_init(struct rm_metrics *m)
 {
@@ -28,18 +29,11 @@ void rm_metrics_free(struct rm_metrics *m)
     memset(m, 0, sizeof *m);
 }
 
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 size_t rm_metrics_find(const struct rm_metrics *m, const char *name)
 {
     if (!m->hashcap) return RM_NO_METRIC;
-    for (size_t j = fnv(name) & (m->hashcap - 1); m->hash[j]; j = (j + 1) & (m->hashcap - 1))
+    for (size_t j = rm_str_hash(name) & (m->hashcap - 1); m->hash[j];
+         j = (j + 1) & (m->hashcap - 1))
         if (!strcmp(m->name[m->hash[j] - 1], name)) return m->hash[j] - 1;
     return RM_NO_METRIC;
 }
@@ -49,7 +43,7 @@ static void rehash(struct rm_metrics *m)
     size_t cap = m->hashcap ? m->hashcap * 2 : 64;
     size_t *h = rm_xcalloc(cap, sizeof *h);
     for (size_t i = 0; i < m->n; i++) {
-        size_t j = fnv(m->name[i]) & (cap - 1);
+        size_t j = rm_str_hash(m->name[i]) & (cap - 1);
         while (h[j])
             j = (j + 1) & (cap - 1);
         h[j] = i + 1;
@@ -73,7 +67,7 @@ static size_t metric_id(struct rm_metrics *m, const char *name)
     if (m->n * 2 > m->hashcap)
         rehash(m);
     else {
-        size_t j = fnv(name) & (m->hashcap - 1);
+        size_t j = rm_str_hash(name) & (m->hashcap - 1);
         while (m->hash[j])
             j = (j + 1) & (m->hashcap - 1);
         m->hash[j] = i + 1;

@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "base/decimal.h"
 #include "base/rm_time.h"
+#include "base/strhash.h"
 #include "summary/csvread.h"
 #include "summary/sample.h"
 #include "summary/stats.h"
@@ -50,14 +51,6 @@ void rm_runlog_free(struct rm_phase_index *r)
     memset(r, 0, sizeof *r);
 }
 
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 /* The path index rebuilt with room for twice the phases (at least double its old size). */
 static void rehash(struct rm_phase_index *r)
 {
@@ -67,7 +60,7 @@ static void rehash(struct rm_phase_index *r)
     size_t *h = rm_xcalloc(cap, sizeof *h);
     for (size_t i = 0; i < r->nphases; i++) {
         if (i == r->other) continue; /* found through r->other, never by its spelling */
-        size_t j = fnv(r->phases[i].path) & (cap - 1);
+        size_t j = rm_str_hash(r->phases[i].path) & (cap - 1);
         while (h[j])
             j = (j + 1) & (cap - 1);
         h[j] = i + 1;
@@ -229,7 +222,7 @@ void rm_runlog_fold_after(struct rm_phase_index *r, size_t rows)
             map[p] = rows;
             struct rm_phase *f = &r->phases[p];
             rm_phase_fold(&other, f);
-            pathset_put(&r->extra, path_key(fnv(f->path)), true);
+            pathset_put(&r->extra, path_key(rm_str_hash(f->path)), true);
             r->folded_paths++;
             free(f->path);
             free(f->fw);
@@ -251,7 +244,7 @@ void rm_runlog_fold_after(struct rm_phase_index *r, size_t rows)
 
 size_t rm_runlog_phase_of(const struct rm_phase_index *r, const char *path)
 {
-    uint64_t h = fnv(path);
+    uint64_t h = rm_str_hash(path);
     size_t p = find_phase(r, path, h);
     if (p != RM_NO_PHASE) return p;
     return pathset_get(&r->extra, path_key(h)) == 1 ? r->other : RM_NO_PHASE;
@@ -260,7 +253,7 @@ size_t rm_runlog_phase_of(const struct rm_phase_index *r, const char *path)
 /* The phase of path, made when new; RM_NO_PHASE when the keep filter leaves it out. */
 static size_t phase_id(struct rm_phase_index *r, const char *path, int depth)
 {
-    uint64_t h = fnv(path);
+    uint64_t h = rm_str_hash(path);
     size_t p = find_phase(r, path, h);
     if (p != RM_NO_PHASE) return p;
     int known = pathset_get(&r->extra, path_key(h));
@@ -522,15 +515,15 @@ static void apply_line(struct rm_phase_index *r, const struct line_fields *l, js
             r->garbage++;
         } else {
             r->open = rm_xgrow(r->open, &r->capopen, r->nopen + 1, sizeof *r->open);
-            r->open[r->nopen++] =
-                (struct rm_open_phase){pid, phase_id(r, path, l->depth), path_key(fnv(path)), t};
+            r->open[r->nopen++] = (struct rm_open_phase){pid, phase_id(r, path, l->depth),
+                                                         path_key(rm_str_hash(path)), t};
         }
     } else if (!strcmp(type, "phase_exit")) {
         if (!path) {
             r->garbage++;
         } else {
             size_t ph = phase_id(r, path, l->depth);
-            uint64_t key = path_key(fnv(path));
+            uint64_t key = path_key(rm_str_hash(path));
             int64_t start = RM_NO_TIME;
             for (size_t i = r->nopen; i-- > 0;)
                 if (r->open[i].pid == pid && r->open[i].phase == ph && r->open[i].pathkey == key) {
