@@ -9,6 +9,7 @@
 #include "monitor/io_parse.h"
 #include "summary/csvread.h"
 #include "summary/iocsv.h"
+#include "summary/objects.h"
 
 struct ctx {
     struct rm_iocsv p;
@@ -61,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (v >= RM_IOV_CPU_SOME && v <= RM_IOV_MEM_FULL && (run > 100 || ph > 100))
             __builtin_trap(); /* a share of time */
     }
-    json_decref(rm_io_run_json(&m));
+    json_decref(rm_obj_json(RM_OBJ_IO, &m.run, &m));
+    json_decref(rm_obj_json(RM_OBJ_IO, rm_io_phase(&m, 0), NULL));
     rm_io_free(&m);
     rm_io_free(&c.a);
     return 0;

@@ -8,6 +8,7 @@
 
 #include "monitor/stall_parse.h"
 #include "summary/csvread.h"
+#include "summary/objects.h"
 #include "summary/stallcsv.h"
 
 struct ctx {
@@ -66,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             double p = rm_stall_cgroup_pct(a, k);
             if (p < 0 || p > 100) __builtin_trap();
         }
-        json_decref(rm_stall_acc_json(a));
+        json_decref(rm_obj_json(RM_OBJ_STALL, a, NULL));
     }
     rm_stall_free(&c.a);
     return 0;

@@ -175,15 +175,23 @@ void rm_metric_stat_merge(struct rm_metric_stat *a, const struct rm_metric_stat 
 }
 
 const struct rm_metric_field_def rm_metric_fields[RM_MF_FIELDS] = {
-    [RM_MF_LAST] = {"last", 'v'},
-    [RM_MF_MIN] = {"min", 'v'},
-    [RM_MF_MAX] = {"max", 'v'},
-    [RM_MF_COUNT] = {"count", 'i'},
-    [RM_MF_FIRST_STEP] = {"first_step", 'i'},
-    [RM_MF_LAST_STEP] = {"last_step", 'i'},
-    [RM_MF_FIRST_T] = {"first_t", 't'},
-    [RM_MF_LAST_T] = {"last_t", 't'},
+    [RM_MF_LAST] = {"last", 'v', {1, 1, "LAST", 12}},
+    [RM_MF_MIN] = {"min", 'v', {2, 1, "MIN", 12}},
+    [RM_MF_MAX] = {"max", 'v', {3, 1, "MAX", 12}},
+    [RM_MF_COUNT] = {"count", 'i', {4, 1, "COUNT", 9}},
+    [RM_MF_FIRST_STEP] = {"first_step", 'i', {5, 1, "STEPS", 0}},
+    [RM_MF_LAST_STEP] = {"last_step", 'i', {5, 2, NULL, 0}},
+    [RM_MF_FIRST_T] = {"first_t", 't', {0, 0, NULL, 0}},
+    [RM_MF_LAST_T] = {"last_t", 't', {0, 0, NULL, 0}},
 };
+
+int rm_metric_field_text_at(int col, int pos)
+{
+    for (int f = 0; f < RM_MF_FIELDS; f++)
+        if (col > 0 && rm_metric_fields[f].text.col == col && rm_metric_fields[f].text.pos == pos)
+            return f;
+    return -1;
+}
 
 double rm_metric_field_value(const struct rm_metric_stat *s, enum rm_metric_field f)
 {

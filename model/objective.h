@@ -85,8 +85,16 @@ enum rm_metric_field {
 };
 struct rm_metric_field_def {
     const char *key;
-    char kind; /* 'v' a value (full precision), 'i' an integer, 't' epoch seconds (ms) */
+    char kind;            /* 'v' a value (full precision), 'i' an integer, 't' epoch seconds (ms) */
+    struct {              /* its cell in `runmon summary`'s Metrics table (col 0: not shown) */
+        int col;          /* from 1, after NAME */
+        int pos;          /* its place in the cell, from 1: a cell joins its fields with "-" */
+        const char *head; /* the column's header (the cell's first field's) */
+        int width;        /* right-aligned in that width; 0: as it is (the last column) */
+    } text;
 };
+/* The field at place pos of the Metrics table's column col, or -1. */
+int rm_metric_field_text_at(int col, int pos);
 extern const struct rm_metric_field_def rm_metric_fields[RM_MF_FIELDS];
 double rm_metric_field_value(const struct rm_metric_stat *s, enum rm_metric_field f);
 

@@ -15,6 +15,8 @@
 #include "base/csvwrite.h"
 #include "base/termsafe.h"
 #include "model/figures.h"
+#include "model/objective.h"
+#include "model/objects.h"
 #include "model/session.h"
 
 static const json_t *at(const json_t *o, const char *path)
@@ -69,71 +71,89 @@ static const char *energy_text(char *b, size_t cap, const json_t *t)
     return b;
 }
 
-/* ---- the I/O lines (issue 23), from summary.json's "io" objects: a line of the run's
- * figures under Totals, and a table of the phases'; nothing for a summary without io.csv ---- */
+/* ---- the objects of model/objects.h (io, stall): the lines under Totals and a table by phase
+ * of each object the table shows, from its rows; nothing for a summary without it ---------- */
 
-static void print_io_totals(FILE *out, const json_t *summary)
+/* A row's value at its text decimals; false when its row shows only values above 0 and this
+ * one is not. */
+static bool obj_value(const json_t *o, const struct rm_obj_figure *r, const char **v)
 {
-    const json_t *io = json_object_get(summary, "io");
-    if (!json_is_object(io)) return;
-    fprintf(out, "  I/O  disk read %s write %s MB/s   network rx %s tx %s MB/s\n",
-            fmt(io, "disk_read_mb_s", 2), fmt(io, "disk_write_mb_s", 2), fmt(io, "net_rx_mb_s", 2),
-            fmt(io, "net_tx_mb_s", 2));
-    fprintf(out, "       pressure (some/full %% of the time)  cpu %s/%s  io %s/%s  memory %s/%s\n",
-            fmt(io, "cpu_some_pct", 1), fmt(io, "cpu_full_pct", 1), fmt(io, "io_some_pct", 1),
-            fmt(io, "io_full_pct", 1), fmt(io, "memory_some_pct", 1),
-            fmt(io, "memory_full_pct", 1));
-    fprintf(out, "       process tree: read %s MB (%s MB/s)  write %s MB (%s MB/s)",
-            fmt(io, "tree_read_mb", 1), fmt(io, "tree_read_mb_s", 2), fmt(io, "tree_write_mb", 1),
-            fmt(io, "tree_write_mb_s", 2));
-    const json_t *u = json_object_get(io, "tree_unreadable_max");
-    if (json_is_integer(u) && json_integer_value(u) > 0)
-        fprintf(out, "  (up to %lld processes unreadable)", (long long)json_integer_value(u));
+    const json_t *x = json_object_get(o, r->key);
+    if (r->text.if_positive && !(json_is_number(x) && json_number_value(x) > 0)) return false;
+    *v = fmt(o, r->key, r->text.dec);
+    return true;
+}
+
+static void print_obj_totals(FILE *out, const json_t *summary, int k)
+{
+    const struct rm_object *ob = &rm_objects[k];
+    const json_t *o = json_object_get(summary, ob->key);
+    if (!ob->text.lead || !json_is_object(o)) return;
+    for (int line = 1, first = 1;; line++) {
+        if (rm_obj_text_at(k, line, 1) < 0) break;
+        bool any = false;
+        for (int pos = 1, f; (f = rm_obj_text_at(k, line, pos)) >= 0; pos++) {
+            const struct rm_obj_figure *r = &rm_obj_figures[f];
+            const char *v;
+            if (!obj_value(o, r, &v)) continue;
+            if (!any) /* the first line's lead, the others' as many spaces */
+                fprintf(out, "%*s", first ? 0 : (int)strlen(ob->text.lead),
+                        first ? ob->text.lead : "");
+            any = true, first = 0;
+            fprintf(out, "%s%s%s", r->text.pre, v, r->text.post);
+        }
+        if (any) fputc('\n', out);
+    }
+}
+
+static void print_objs_totals(FILE *out, const json_t *summary)
+{
+    for (int k = 0; k < RM_OBJ_COUNT; k++)
+        print_obj_totals(out, summary, k);
+}
+
+/* Whether object k has a table by phase and this phase row has the object. */
+static bool obj_phase_has(int k, const json_t *phase)
+{
+    return rm_objects[k].text.phase_title && rm_obj_phases_at(k, 1) >= 0 &&
+           json_is_object(json_object_get(phase, rm_objects[k].key));
+}
+
+static void print_obj_phase_title(FILE *out, int k)
+{
+    fprintf(out, "%s  %-30s", rm_objects[k].text.phase_title, "PATH");
+    for (int c = 1, f; (f = rm_obj_phases_at(k, c)) >= 0; c++)
+        fprintf(out, " %*s", rm_obj_figures[f].phases.width, rm_obj_figures[f].phases.head);
     fputc('\n', out);
-    const json_t *r = json_object_get(io, "resets");
-    if (json_is_integer(r) && json_integer_value(r) > 0)
-        fprintf(out,
-                "       %lld counters went back (a wrap or a device that came back): "
-                "those intervals are left out\n",
-                (long long)json_integer_value(r));
 }
 
-static bool io_phase_has(const json_t *phase)
+static void print_obj_phase_line(FILE *out, int k, const json_t *p)
 {
-    return json_is_object(json_object_get(phase, "io"));
-}
-
-static void print_io_phase_title(FILE *out)
-{
-    fprintf(out,
-            "\nI/O by phase (MB/s; pressure: some %% of the time; tree: MB read/written)\n"
-            "  %-30s %7s %7s %7s %7s %5s %5s %5s %8s %8s\n",
-            "PATH", "DISK R", "DISK W", "NET RX", "NET TX", "CPU", "IO", "MEM", "TREE R", "TREE W");
-}
-
-static void print_io_phase_line(FILE *out, const json_t *p)
-{
-    const json_t *io = json_object_get(p, "io");
-    if (!json_is_object(io)) return;
+    const json_t *o = json_object_get(p, rm_objects[k].key);
+    if (!json_is_object(o)) return;
     const json_t *path = json_object_get(p, "path");
     char cbuf[1024];
-    fprintf(out, "  %s %7s %7s %7s %7s %5s %5s %5s %8s %8s\n",
+    fprintf(out, "  %s",
             rm_term_cell(cbuf, sizeof cbuf, json_is_string(path) ? json_string_value(path) : "-",
-                         30, 30),
-            fmt(io, "disk_read_mb_s", 2), fmt(io, "disk_write_mb_s", 2), fmt(io, "net_rx_mb_s", 2),
-            fmt(io, "net_tx_mb_s", 2), fmt(io, "cpu_some_pct", 1), fmt(io, "io_some_pct", 1),
-            fmt(io, "memory_some_pct", 1), fmt(io, "tree_read_mb", 1), fmt(io, "tree_write_mb", 1));
+                         30, 30));
+    for (int c = 1, f; (f = rm_obj_phases_at(k, c)) >= 0; c++) {
+        const struct rm_obj_figure *r = &rm_obj_figures[f];
+        fprintf(out, " %*s", r->phases.width, fmt(o, r->key, r->phases.dec));
+    }
+    fputc('\n', out);
 }
 
-static void print_io_phases(FILE *out, const json_t *phases)
+static void print_objs_phases(FILE *out, const json_t *phases)
 {
-    size_t i;
-    const json_t *p;
-    bool any = false;
-    json_array_foreach(phases, i, p) any |= io_phase_has(p);
-    if (!any) return;
-    print_io_phase_title(out);
-    json_array_foreach(phases, i, p) print_io_phase_line(out, p);
+    for (int k = 0; k < RM_OBJ_COUNT; k++) {
+        size_t i;
+        const json_t *p;
+        bool any = false;
+        json_array_foreach(phases, i, p) any |= obj_phase_has(k, p);
+        if (!any) continue;
+        print_obj_phase_title(out, k);
+        json_array_foreach(phases, i, p) print_obj_phase_line(out, k, p);
+    }
 }
 
 static const char *str(const json_t *o, const char *path)
@@ -452,21 +472,26 @@ static void print_metrics(FILE *out, const json_t *s)
 {
     const json_t *ms = json_object_get(s, "metrics");
     if (!json_object_size(ms)) return;
-    fprintf(out,
-            "\nMetrics (the run log's metric lines; steps first-last)\n  %-24s %12s %12s %12s %9s "
-            "%s\n",
-            "NAME", "LAST", "MIN", "MAX", "COUNT", "STEPS");
+    fprintf(out, "\nMetrics (the run log's metric lines; steps first-last)\n  %-24s", "NAME");
+    for (int c = 1, f; (f = rm_metric_field_text_at(c, 1)) >= 0; c++)
+        fprintf(out, " %*s", rm_metric_fields[f].text.width, rm_metric_fields[f].text.head);
+    fputc('\n', out);
     const char *k;
     const json_t *m;
     size_t shown = 0;
     json_object_foreach((json_t *)ms, k, m)
     {
         if (shown++ == RM_TEXT_METRICS_MAX) break;
-        char name[256], a[32], b[32], c[32], n[32], f[32], l[32];
-        fprintf(out, "  %s %12s %12s %12s %9s %s-%s\n", rm_term_cell(name, sizeof name, k, 24, 24),
-                metric_num(a, sizeof a, m, "last"), metric_num(b, sizeof b, m, "min"),
-                metric_num(c, sizeof c, m, "max"), metric_num(n, sizeof n, m, "count"),
-                metric_num(f, sizeof f, m, "first_step"), metric_num(l, sizeof l, m, "last_step"));
+        char name[256], cell[96], v[32];
+        fprintf(out, "  %s", rm_term_cell(name, sizeof name, k, 24, 24));
+        for (int c = 1, f; (f = rm_metric_field_text_at(c, 1)) >= 0; c++) {
+            size_t n = 0;
+            for (int p = 1, g; n < sizeof cell && (g = rm_metric_field_text_at(c, p)) >= 0; p++)
+                n += (size_t)snprintf(cell + n, sizeof cell - n, "%s%s", p > 1 ? "-" : "",
+                                      metric_num(v, sizeof v, m, rm_metric_fields[g].key));
+            fprintf(out, " %*s", rm_metric_fields[f].text.width, cell);
+        }
+        fputc('\n', out);
     }
     if (json_object_size(ms) > RM_TEXT_METRICS_MAX)
         fprintf(out, "  ... and %zu more (summary.json has them all)\n",
@@ -539,7 +564,7 @@ static void print_head(FILE *out, const json_t *s, const char *path)
         "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
         F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
         F("proc.cpu_pct.max", 1));
-    print_io_totals(out, s);
+    print_objs_totals(out, s);
     print_metrics(out, s);
 }
 
@@ -665,7 +690,7 @@ static void print_one_at(FILE *out, const json_t *s, const char *path)
         print_memory_title(out);
         json_array_foreach(phases, i, p) print_memory_line(out, p);
     }
-    print_io_phases(out, phases);
+    print_objs_phases(out, phases);
     print_tail(out, s);
 }
 
@@ -842,11 +867,13 @@ void rm_summary_text_row(void *ctx, const json_t *doc, json_t *row)
             st->failed = true;
         if (st->memory_lines) print_memory_line(st->memory_lines, row);
         st->memory |= phase_has_memory(row);
-        /* The "I/O by phase" table likewise (rows with an io object only). */
-        if (io_phase_has(row) && !st->io_lines && !st->failed &&
-            !(st->io_lines = open_memstream(&st->io_buf, &st->io_len)))
-            st->failed = true;
-        if (st->io_lines) print_io_phase_line(st->io_lines, row);
+        /* The objects' tables by phase ("I/O by phase") likewise (rows with the object). */
+        for (int k = 0; k < RM_OBJ_COUNT; k++) {
+            if (obj_phase_has(k, row) && !st->obj_lines[k] && !st->failed &&
+                !(st->obj_lines[k] = open_memstream(&st->obj_buf[k], &st->obj_len[k])))
+                st->failed = true;
+            if (st->obj_lines[k]) print_obj_phase_line(st->obj_lines[k], k, row);
+        }
         print_phase_line(st->out, row);
     }
     st->rows++;
@@ -870,19 +897,25 @@ int rm_summary_text_end(struct rm_text_stream *st, const json_t *summary)
             print_memory_title(st->out);
             fwrite(st->memory_buf, 1, st->memory_len, st->out);
         }
-        if (st->io_lines && fclose(st->io_lines)) st->failed = true;
-        st->io_lines = NULL;
-        if (st->io_buf && st->io_len) {
-            print_io_phase_title(st->out);
-            fwrite(st->io_buf, 1, st->io_len, st->out);
+        for (int k = 0; k < RM_OBJ_COUNT; k++) {
+            if (st->obj_lines[k] && fclose(st->obj_lines[k])) st->failed = true;
+            st->obj_lines[k] = NULL;
+            if (st->obj_buf[k] && st->obj_len[k]) {
+                print_obj_phase_title(st->out, k);
+                fwrite(st->obj_buf[k], 1, st->obj_len[k], st->out);
+            }
         }
         print_tail(st->out, summary);
     }
     if (st->memory_lines) fclose(st->memory_lines);
-    if (st->io_lines) fclose(st->io_lines);
     free(st->memory_buf);
-    free(st->io_buf);
-    st->memory_lines = st->io_lines = NULL;
-    st->memory_buf = st->io_buf = NULL;
+    st->memory_lines = NULL;
+    st->memory_buf = NULL;
+    for (int k = 0; k < RM_OBJ_COUNT; k++) {
+        if (st->obj_lines[k]) fclose(st->obj_lines[k]);
+        free(st->obj_buf[k]);
+        st->obj_lines[k] = NULL;
+        st->obj_buf[k] = NULL;
+    }
     return st->failed || ferror(st->out) ? -1 : 0;
 }

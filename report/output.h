@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "model/objects.h"
+
 void rm_summary_print_text(FILE *out, const json_t *summary);
 /* safe: for a spreadsheet (--csv-safe): a cell it could take for a formula gets a leading '
  * (base/termsafe.h, RM_CSV_SAFE). */
@@ -46,9 +48,10 @@ struct rm_text_stream {
     FILE *memory_lines; /* the "Memory by phase" lines, printed after the phases */
     char *memory_buf;
     size_t memory_len;
-    FILE *io_lines; /* the "I/O by phase" lines, printed after the memory table */
-    char *io_buf;
-    size_t io_len;
+    /* each object's table by phase (model/objects.h: "I/O by phase"), after the memory table */
+    FILE *obj_lines[RM_OBJ_COUNT];
+    char *obj_buf[RM_OBJ_COUNT];
+    size_t obj_len[RM_OBJ_COUNT];
 };
 void rm_summary_text_row(void *ctx, const json_t *doc, json_t *row);
 int rm_summary_text_end(struct rm_text_stream *st, const json_t *summary);

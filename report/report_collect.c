@@ -433,11 +433,11 @@ void rm_report_add_phase(struct report *r, const json_t *p)
     ph->has_fw = json_is_object(rm_report_get(p, RM_RUN_KEY(FRAMEWORK_PEAK)));
     ph->fw_name = ref_at(p, "framework_peak_mb.name");
     ph->fw_max = num_at(p, "framework_peak_mb.max");
-    static const char *const io_keys[RM_REPORT_PHASE_IO] = {"io.disk_read_mb_s",
-                                                            "io.disk_write_mb_s", "io.net_rx_mb_s",
-                                                            "io.net_tx_mb_s", "io.io_some_pct"};
-    for (size_t k = 0; k < RM_REPORT_PHASE_IO; k++)
-        ph->io[k] = num_at(p, io_keys[k]);
+    for (int c = 1, f; c <= RM_OBJ_REPORT_MAX && (f = rm_obj_report_at(c)) >= 0; c++) {
+        const struct rm_obj_figure *of = &rm_obj_figures[f];
+        const json_t *v = json_object_get(json_object_get(p, rm_objects[of->obj].key), of->key);
+        ph->obj[c - 1] = json_is_number(v) ? json_number_value(v) : NAN;
+    }
     double un = 0, ud = 0;
     ph->vram_peak = ph->workload_peak = -1;
     ph->has_memory = ph->has_fw;

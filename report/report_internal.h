@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/objects.h"
 #include "model/throttle.h"
 #include "report/report.h"
 #include "summary/apps.h"
@@ -113,8 +114,6 @@ struct band {
  * summary's rows are reduced to these as they are made or read (rm_report_add_phase), so a
  * summary of 10,000 phase rows is never held as JSON (about 15 KB a row) but at about 250
  * bytes a row. Figures are NaN where the row had no number. */
-#define RM_REPORT_PHASE_IO 5
-
 struct report_phase {
     json_t *path, *first_start, *fw_name; /* the row's values (NULL: absent) */
     json_t *held;                         /* held_back_by (NULL: no rule fired) */
@@ -125,8 +124,8 @@ struct report_phase {
     double vram_peak, workload_peak;        /* the largest over its GPUs; -1: none */
     double gpu_energy;                      /* the sum over its GPUs (older summaries) */
     double fw_max;                          /* framework_peak_mb.max */
-    /* io.disk_read_mb_s, disk_write_mb_s, net_rx_mb_s, net_tx_mb_s, io_some_pct (NaN: none) */
-    double io[RM_REPORT_PHASE_IO];
+    /* the objects' figures of the phase table's columns (model/objects.h), by column - 1 */
+    double obj[RM_OBJ_REPORT_MAX];
     bool has_util, has_gpu_energy, short_phase, has_fw, has_memory;
 };
 

@@ -4,6 +4,7 @@
 
 #include "base/rm_time.h"
 #include "model/figures.h"
+#include "model/objects.h"
 #include "report/report_internal.h"
 
 /* ---- summary cards and tables --------------------------------------------------------- */
@@ -240,11 +241,17 @@ void rm_report_write_phase_table(struct report *r)
                "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
                "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
                "<th>RSS peak MiB</th>");
-    /* With io.csv: the phase's disk and network MB/s and io pressure (summary.json's io). */
-    bool io = json_is_object(rm_report_get(r->summary, "io"));
-    if (io)
-        fprintf(o, "<th>disk read MB/s</th><th>disk write MB/s</th><th>net rx MB/s</th>"
-                   "<th>net tx MB/s</th><th>io stall %%</th>");
+    /* The objects' columns (model/objects.h) of a run that has the object: with io.csv the
+     * phase's disk and network MB/s and io pressure. */
+    bool shown[RM_OBJ_REPORT_MAX] = {false};
+    int extra = 0;
+    for (int c = 1, f; c <= RM_OBJ_REPORT_MAX && (f = rm_obj_report_at(c)) >= 0; c++) {
+        const struct rm_obj_figure *of = &rm_obj_figures[f];
+        shown[c - 1] = json_is_object(rm_report_get(r->summary, rm_objects[of->obj].key));
+        if (!shown[c - 1]) continue;
+        fprintf(o, "<th>%s</th>", of->report.head);
+        extra++;
+    }
     fprintf(o, "<th class=\"t\">first start</th></tr></thead><tbody>");
     for (size_t i = 0; i < r->nphases; i++) {
         const struct report_phase *p = &r->phases[i];
@@ -264,14 +271,15 @@ void rm_report_write_phase_table(struct report *r)
         phase_energy_cell(o, p);
         fprintf(o, "</td><td>");
         num_or_dash(o, p->rss_peak, 1);
-        for (size_t k = 0; io && k < RM_REPORT_PHASE_IO; k++) {
+        for (int c = 1, f; c <= RM_OBJ_REPORT_MAX && (f = rm_obj_report_at(c)) >= 0; c++) {
+            if (!shown[c - 1]) continue;
             fprintf(o, "</td><td>");
-            num_or_dash(o, p->io[k], k == RM_REPORT_PHASE_IO - 1 ? 1 : 2);
+            num_or_dash(o, p->obj[c - 1], rm_obj_figures[f].report.dec);
         }
         fprintf(o, "</td><td class=\"t\">");
         rm_report_str_or_dash(o, p->first_start);
         fprintf(o, "</td></tr>");
-        held_rows(o, p->held, p->depth, io ? 11 + RM_REPORT_PHASE_IO : 11);
+        held_rows(o, p->held, p->depth, 11 + extra);
     }
     fprintf(o, "</tbody></table></div></section>\n");
 }

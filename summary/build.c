@@ -484,11 +484,10 @@ struct merged {
     struct gpu_totals tot;
     struct rm_apps_agg apps; /* every apps.csv file merged */
     bool have_apps;
-    bool own_gpus;       /* the session's GPUs are the job's own (gpus_are_own) */
-    struct rm_io_agg io; /* every io.csv file merged */
-    bool have_io;
-    struct rm_stall_agg stall; /* every stall.csv file merged */
-    bool have_stall;
+    bool own_gpus; /* the session's GPUs are the job's own (gpus_are_own) */
+    /* model/objects.h's objects (io, stall): every file's aggregate merged by its engine;
+     * NULL for an object no file fed (the document then has none) */
+    void *obj[RM_OBJ_COUNT];
     size_t gpus; /* the GPUs the budget of phase rows x GPUs is shared by (at least 1) */
     size_t rows; /* phase paths with a row of their own: the budget / gpus */
 };
@@ -665,34 +664,44 @@ static int tally_files(struct rm_summary *s, struct file_tally *t, char *err, si
     return rc;
 }
 
-/* The interval from one io.csv segment's last row of a device to the next segment's first,
- * shared out to the phases as the file's own intervals are (fileagg.c). */
-struct io_bridge {
-    struct rm_summary *s;
-    struct merged *m;
+/* How an object's engine shares an interval between two of its files out to the phases: as
+ * the files' own intervals are (fileagg.c). */
+struct share_piece {
+    void (*each)(void *arg, size_t phase, int64_t ns);
+    void *arg;
 };
 
-struct io_bridge_piece {
-    struct rm_io_agg *io;
-    const struct rm_io_interval *iv;
-};
-
-static void io_bridge_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j,
-                           const struct rm_energy_bar *bar)
+static void share_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t ns, double j,
+                       const struct rm_energy_bar *bar)
 {
     (void)kind, (void)j, (void)bar;
-    struct io_bridge_piece *c = ctx;
-    rm_io_add_phase(c->io, phase, c->iv, ns);
+    struct share_piece *c = ctx;
+    c->each(c->arg, phase, ns);
 }
 
-static void io_bridge_interval(void *ctx, const struct rm_io_interval *iv)
+static void share_interval(void *ctx, int64_t t0, int64_t t1,
+                           void (*each)(void *arg, size_t phase, int64_t ns), void *arg)
 {
-    struct io_bridge *b = ctx;
-    if (!b->s->rl.nwin) return;
-    struct io_bridge_piece c = {&b->m->io, iv};
+    struct rm_summary *s = ctx;
+    if (!s->rl.nwin) return;
+    struct share_piece c = {each, arg};
     struct span_buf buf = {0};
-    rm_phase_spans(&b->s->rl, &buf, iv->t0, NAN, iv->t1, NAN, 0, io_bridge_span, &c);
+    rm_phase_spans(&s->rl, &buf, t0, NAN, t1, NAN, 0, share_span, &c);
     free(buf.v);
+}
+
+/* A file's aggregates of the objects merged into the run's, then let go. */
+static void merge_objects(struct rm_summary *s, struct merged *m, struct file_agg *f)
+{
+    const struct rm_obj_spans spans = {share_interval, s};
+    for (int o = 0; o < RM_OBJ_COUNT; o++) {
+        if (!f->obj[o]) continue;
+        const struct rm_obj_engine *e = rm_obj_engine(o);
+        if (!m->obj[o]) m->obj[o] = e->agg_new(m->nph);
+        e->agg_merge(m->obj[o], f->obj[o], &spans);
+        e->agg_free(f->obj[o]);
+        f->obj[o] = NULL;
+    }
 }
 
 /* Merge per source, in the order the inputs were added, and pair the GPUs. */
@@ -724,23 +733,7 @@ static void merge_sources(struct rm_summary *s, struct merged *m)
             m->have_apps = true;
             rm_apps_merge(&m->apps, f->apps);
         }
-        if (f->io) {
-            if (!m->have_io) rm_io_init(&m->io, m->nph);
-            m->have_io = true;
-            struct io_bridge c = {s, m};
-            rm_io_merge_next(&m->io, f->io, io_bridge_interval, &c);
-            rm_io_free(f->io);
-            free(f->io);
-            f->io = NULL;
-        }
-        if (f->stall) {
-            if (!m->have_stall) rm_stall_init(&m->stall, m->nph);
-            m->have_stall = true;
-            rm_stall_merge(&m->stall, f->stall);
-            rm_stall_free(f->stall);
-            free(f->stall);
-            f->stall = NULL;
-        }
+        merge_objects(s, m, f);
         /* Merged: the file's own copy of its phases is not needed again, so at most one
          * file's phases are held beside the sources' (thousands of phases cost megabytes). */
         rm_file_agg_drop_phases(f);
@@ -765,8 +758,8 @@ static void merged_free(struct merged *m)
         free(m->phost[p]);
     free(m->phost);
     if (m->have_apps) rm_apps_free(&m->apps);
-    if (m->have_io) rm_io_free(&m->io);
-    if (m->have_stall) rm_stall_free(&m->stall);
+    for (int o = 0; o < RM_OBJ_COUNT; o++)
+        if (m->obj[o]) rm_obj_engine(o)->agg_free(m->obj[o]);
     rm_source_free(&m->q);
     rm_source_free(&m->d);
 }
@@ -1193,11 +1186,10 @@ struct other_row {
     struct rm_gpu_stats *q, *d; /* [final GPU] */
     struct rm_stat *work;       /* [final GPU] */
     struct rm_host_stats host;
-    struct rm_io_acc io;
-    struct rm_stall_acc stall;
+    void *obj[RM_OBJ_COUNT]; /* each object's accumulator (its engine's), of the runs with it */
 };
 
-static void other_row_init(struct other_row *o, size_t nfg)
+static void other_row_init(struct other_row *o, const struct merged *m, size_t nfg)
 {
     memset(o, 0, sizeof *o);
     o->q = rm_xcalloc(nfg + 1, sizeof *o->q);
@@ -1205,6 +1197,8 @@ static void other_row_init(struct other_row *o, size_t nfg)
     o->work = rm_xcalloc(nfg + 1, sizeof *o->work);
     for (size_t i = 0; i < nfg; i++)
         rm_stats_init(&o->q[i]), rm_stats_init(&o->d[i]);
+    for (int k = 0; k < RM_OBJ_COUNT; k++)
+        if (m->obj[k]) o->obj[k] = rm_obj_engine(k)->acc_new();
 }
 
 static void other_row_free(struct other_row *o)
@@ -1212,6 +1206,8 @@ static void other_row_free(struct other_row *o)
     free(o->q);
     free(o->d);
     free(o->work);
+    for (int k = 0; k < RM_OBJ_COUNT; k++)
+        if (o->obj[k]) rm_obj_engine(k)->acc_free(o->obj[k]);
 }
 
 /* rm_stats_fold of another phase's figures: the rows are folded in order of first appearance,
@@ -1241,9 +1237,10 @@ static void fold_row(struct other_row *o, struct merged *m, size_t p)
         rm_unpack_host_stats(m->phost[p], &h);
         rm_host_stats_merge(&o->host, &h);
     }
-    const struct rm_io_acc *io = m->have_io ? rm_io_phase(&m->io, p) : NULL;
-    if (io) rm_io_acc_merge(&o->io, io);
-    if (m->have_stall && p < m->stall.nph) rm_stall_acc_merge(&o->stall, &m->stall.ph[p]);
+    for (int k = 0; k < RM_OBJ_COUNT; k++) {
+        const void *acc = m->obj[k] ? rm_obj_engine(k)->phase(m->obj[k], p) : NULL;
+        if (acc) rm_obj_engine(k)->acc_merge(o->obj[k], acc);
+    }
 }
 
 /* A phase whose windows are on average shorter than RM_SHORT_PHASE_WINDOWS sensor windows or
@@ -1337,7 +1334,8 @@ static void phase_energy(json_t *po, const json_t *gpus)
 
 /* One row of "phases": the run log's lines of ph, its GPUs' figures, its host's. */
 static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph, bool other,
-                          json_t *gpus, const struct rm_host_stats *host, json_t *io, json_t *stall)
+                          json_t *gpus, const struct rm_host_stats *host,
+                          json_t *const objs[RM_OBJ_COUNT])
 {
     json_t *po = json_object();
     const char *slash = strrchr(ph->path, '/');
@@ -1369,8 +1367,8 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
     if (metrics) json_object_set_new(po, "metrics", metrics); /* a phase with metric lines */
     json_object_set_new(po, "cpu", host_json(host, false));
     json_object_set_new(po, "proc", host_json(host, true));
-    if (io) json_object_set_new(po, "io", io);          /* only for a session with io.csv */
-    if (stall) json_object_set_new(po, "stall", stall); /* only with stall.csv */
+    for (int k = 0; k < RM_OBJ_COUNT; k++) /* only for a session with its stream */
+        if (objs[k]) json_object_set_new(po, rm_objects[k].key, objs[k]);
     return po;
 }
 
@@ -1391,7 +1389,7 @@ static void emit_row(struct rm_summary *s, const json_t *doc, json_t *phases, js
 static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, json_t *phases)
 {
     struct other_row o;
-    other_row_init(&o, m->nfg);
+    other_row_init(&o, m, m->nfg);
     size_t shown = 0;
     for (size_t p = 0; p < m->nph; p++) {
         if (p == s->rl.other) continue;
@@ -1399,10 +1397,14 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
             if (shown < m->rows) {
                 struct rm_host_stats h;
                 rm_unpack_host_stats(m->phost[p], &h);
-                emit_row(s, doc, phases,
-                         phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL), &h,
-                                    m->have_io ? rm_io_acc_json(rm_io_phase(&m->io, p)) : NULL,
-                                    m->have_stall ? rm_stall_acc_json(&m->stall.ph[p]) : NULL));
+                json_t *objs[RM_OBJ_COUNT];
+                for (int k = 0; k < RM_OBJ_COUNT; k++)
+                    objs[k] = m->obj[k]
+                                  ? rm_obj_json(k, rm_obj_engine(k)->phase(m->obj[k], p), NULL)
+                                  : NULL;
+                emit_row(
+                    s, doc, phases,
+                    phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL), &h, objs));
                 shown++;
             } else {
                 fold_row(&o, m, p);
@@ -1422,10 +1424,12 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
     }
     if (s->rl.other != RM_NO_PHASE) {
         fold_row(&o, m, s->rl.other);
+        json_t *objs[RM_OBJ_COUNT];
+        for (int k = 0; k < RM_OBJ_COUNT; k++)
+            objs[k] = o.obj[k] ? rm_obj_json(k, o.obj[k], NULL) : NULL;
         emit_row(s, doc, phases,
                  phase_json(s, &s->rl.phases[s->rl.other], true, phase_gpus(s, m, s->rl.other, &o),
-                            &o.host, m->have_io ? rm_io_acc_json(&o.io) : NULL,
-                            m->have_stall ? rm_stall_acc_json(&o.stall) : NULL));
+                            &o.host, objs));
     }
     other_row_free(&o);
 }
@@ -1607,8 +1611,10 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_t *procs = unplaced_processes(&m, gpus);
     if (procs) json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "totals", build_totals(&m));
-    if (m.have_io) json_object_set_new(o, "io", rm_io_run_json(&m.io)); /* sessions with io.csv */
-    if (m.have_stall) json_object_set_new(o, "stall", rm_stall_acc_json(&m.stall.run));
+    for (int k = 0; k < RM_OBJ_COUNT; k++) /* sessions with its stream only */
+        if (m.obj[k])
+            json_object_set_new(o, rm_objects[k].key,
+                                rm_obj_json(k, rm_obj_engine(k)->run(m.obj[k]), m.obj[k]));
     /* Every key before "phases" is whole before the first row: a streaming writer has
      * written them by then (report/output.h). */
     long worst = gpu_coverage(gpus, sess_s);

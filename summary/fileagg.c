@@ -77,10 +77,8 @@ void rm_file_agg_free(struct file_agg *f)
     json_decref(f->seg_phases);
     if (f->apps) rm_apps_free(f->apps);
     free(f->apps);
-    if (f->io) rm_io_free(f->io);
-    free(f->io);
-    if (f->stall) rm_stall_free(f->stall);
-    free(f->stall);
+    for (int o = 0; o < RM_OBJ_COUNT; o++)
+        if (f->obj[o]) rm_obj_engine(o)->agg_free(f->obj[o]);
     free(f);
 }
 
@@ -429,19 +427,23 @@ static void add_io_span(void *ctx, size_t phase, enum rm_span_kind kind, int64_t
 {
     (void)kind, (void)j, (void)bar;
     struct io_span_ctx *c = ctx;
-    rm_io_add_phase(c->f->io, phase, c->iv, ns);
+    rm_io_add_phase(c->f->obj[RM_OBJ_IO], phase, c->iv, ns);
+}
+
+/* The file's aggregate of object o (its engine's), made at its first row. */
+static void *obj_agg(struct file_agg *f, enum rm_obj o)
+{
+    if (!f->obj[o]) f->obj[o] = rm_obj_engine(o)->agg_new(f->rl ? f->rl->nphases : 0);
+    return f->obj[o];
 }
 
 void rm_file_add_io_row(struct file_agg *f, const struct rm_io_row *row)
 {
-    if (!f->io) {
-        f->io = rm_xrealloc(NULL, sizeof *f->io);
-        rm_io_init(f->io, f->rl ? f->rl->nphases : 0);
-    }
+    struct rm_io_agg *io = obj_agg(f, RM_OBJ_IO);
     f->rows++;
     note_time(f, row->t_ns);
     struct rm_io_interval iv;
-    if (!rm_io_add(f->io, row, &iv) || !f->rl || !f->rl->nwin) return;
+    if (!rm_io_add(io, row, &iv) || !f->rl || !f->rl->nwin) return;
     /* The interval's growth to each phase by the share of it the phase's windows cover (an
      * io.csv has no GPU rows: the file's span buffer is free). */
     struct io_span_ctx c = {f, &iv};
@@ -449,7 +451,7 @@ void rm_file_add_io_row(struct file_agg *f, const struct rm_io_row *row)
 }
 
 struct stall_span_ctx {
-    struct file_agg *f;
+    struct rm_stall_agg *stall;
     const struct rm_stall_row *row;
 };
 
@@ -458,22 +460,19 @@ static void add_stall_span(void *ctx, size_t phase, enum rm_span_kind kind, int6
 {
     (void)kind, (void)j, (void)bar;
     struct stall_span_ctx *c = ctx;
-    if (phase < c->f->stall->nph)
-        rm_stall_acc_add(&c->f->stall->ph[phase], c->row, (double)ns / (double)c->row->dt_ns);
+    if (phase < c->stall->nph)
+        rm_stall_acc_add(&c->stall->ph[phase], c->row, (double)ns / (double)c->row->dt_ns);
 }
 
 void rm_file_add_stall_row(struct file_agg *f, const struct rm_stall_row *row)
 {
-    if (!f->stall) {
-        f->stall = rm_xrealloc(NULL, sizeof *f->stall);
-        rm_stall_init(f->stall, f->rl ? f->rl->nphases : 0);
-    }
+    struct rm_stall_agg *stall = obj_agg(f, RM_OBJ_STALL);
     f->rows++;
     note_time(f, row->t_ns);
-    rm_stall_acc_add(&f->stall->run, row, 1);
+    rm_stall_acc_add(&stall->run, row, 1);
     if (!f->rl || !f->rl->nwin) return;
     /* The row's interval to each phase by the share of it the phase's windows cover. */
-    struct stall_span_ctx c = {f, row};
+    struct stall_span_ctx c = {stall, row};
     rm_phase_spans(f->rl, &f->spans, row->t_ns - row->dt_ns, NAN, row->t_ns, NAN, 0, add_stall_span,
                    &c);
 }

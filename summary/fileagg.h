@@ -17,6 +17,7 @@
 #include "summary/gpucsv.h"
 #include "summary/hostcsv.h"
 #include "summary/iocsv.h"
+#include "summary/objects.h"
 #include "summary/runlog_read.h"
 #include "summary/sample.h"
 #include "summary/smi_apps.h"
@@ -84,9 +85,10 @@ struct file_agg {
         struct rm_pmon_map pmon;
         struct rm_smi_apps_csv smi_apps;
     } * parser;
-    struct rm_apps_agg *apps;   /* per-process figures, from apps rows */
-    struct rm_io_agg *io;       /* I/O figures, from io rows */
-    struct rm_stall_agg *stall; /* the workload's own stalls, from stall rows */
+    struct rm_apps_agg *apps; /* per-process figures, from apps rows */
+    /* model/objects.h's objects of the run fed by this file's rows (io, stall): each its
+     * engine's aggregate (summary/objects.h), NULL until its first row */
+    void *obj[RM_OBJ_COUNT];
     const char *gpu_fields, *gpu_fields_src;
     int gpu_count; /* session.json's GPUs: rows without identity, time or name cycle by it */
     bool group_open, group_has_power;

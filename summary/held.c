@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "model/objects.h"
 
 static const char *const rule_ids[RM_HELD_RULES] = {
     "input_bound", "power_capped", "thermal_capped", "idle_gpu",
@@ -440,7 +441,7 @@ void rm_held_phase(json_t *row, const json_t *doc)
     size_t max = RM_HELD_RULES; /* one finding a rule at most */
     struct rm_held_gpu *gpu = rm_xcalloc(ngpu + 1, sizeof *gpu);
     /* The workload's own stalls over the phase (stall.csv; absent in older sessions). */
-    const json_t *stall = json_object_get(row, "stall");
+    const json_t *stall = json_object_get(row, rm_objects[RM_OBJ_STALL].key);
     struct rm_held_finding *found = rm_xcalloc(max, sizeof *found);
     struct rm_held_in in = {
         .proc_cpu_pct = num_at(json_object_get(row, "proc"), "cpu_pct", "mean"),
@@ -450,17 +451,18 @@ void rm_held_phase(json_t *row, const json_t *doc)
         .mem_total_mb = num_at(row, "cpu", "mem_total_mb"),
         /* The io stream's pressure over the phase's windows (io.csv; NaN without it, or
          * where the kernel has no /proc/pressure). */
-        .io_pressure_pct = num_at(row, "io", "io_some_pct"),
-        .mem_pressure_pct = num_at(row, "io", "memory_some_pct"),
+        .io_pressure_pct = num_at(row, rm_objects[RM_OBJ_IO].key, RM_OBJ_KEY(IO_IO_SOME_PCT)),
+        .mem_pressure_pct = num_at(row, rm_objects[RM_OBJ_IO].key, RM_OBJ_KEY(IO_MEMORY_SOME_PCT)),
         /* A session with stall.csv: a phase no row of it overlaps has the object, all null,
          * so nothing fires; that is not "not recorded". */
         .have_stall = json_is_object(stall),
-        .wait_share = num_at(stall, "run_queue_wait_share", NULL),
-        .waiting_threads = num_at(stall, "waiting_threads_mean", NULL),
-        .blocked_share = num_at(stall, "io_blocked_share", NULL),
-        .blkio_per_s = num_at(stall, "blkio_delay_s", NULL) / num_at(stall, "seconds", NULL),
-        .cg_io_pct = num_at(stall, "cgroup_io_some_pct", NULL),
-        .cg_mem_pct = num_at(stall, "cgroup_memory_some_pct", NULL),
+        .wait_share = num_at(stall, RM_OBJ_KEY(STALL_WAIT_SHARE), NULL),
+        .waiting_threads = num_at(stall, RM_OBJ_KEY(STALL_WAITING_THREADS), NULL),
+        .blocked_share = num_at(stall, RM_OBJ_KEY(STALL_BLOCKED_SHARE), NULL),
+        .blkio_per_s = num_at(stall, RM_OBJ_KEY(STALL_BLKIO_S), NULL) /
+                       num_at(stall, RM_OBJ_KEY(STALL_SECONDS), NULL),
+        .cg_io_pct = num_at(stall, RM_OBJ_KEY(STALL_CG_IO_PCT), NULL),
+        .cg_mem_pct = num_at(stall, RM_OBJ_KEY(STALL_CG_MEMORY_PCT), NULL),
         .gpu = gpu,
         .ngpu = ngpu,
     };

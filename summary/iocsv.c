@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/rm_time.h"
+#include "summary/objects.h"
 
 static const char *const col_names[RM_IOC_COUNT] = {
     "ts",       "kind",     "name",    "read_bytes", "write_bytes", "busy_ms",
@@ -374,31 +375,6 @@ static json_t *jnum(double v, int decimals)
     return json_real(r == 0 ? 0 : r);
 }
 
-/* summary.json's names of the figures, in the order written. */
-static const struct {
-    const char *name;
-    enum rm_io_value v;
-} figures[] = {
-    {"disk_read_mb_s", RM_IOV_DISK_READ}, {"disk_write_mb_s", RM_IOV_DISK_WRITE},
-    {"net_rx_mb_s", RM_IOV_NET_RX},       {"net_tx_mb_s", RM_IOV_NET_TX},
-    {"cpu_some_pct", RM_IOV_CPU_SOME},    {"cpu_full_pct", RM_IOV_CPU_FULL},
-    {"io_some_pct", RM_IOV_IO_SOME},      {"io_full_pct", RM_IOV_IO_FULL},
-    {"memory_some_pct", RM_IOV_MEM_SOME}, {"memory_full_pct", RM_IOV_MEM_FULL},
-    {"tree_read_mb_s", RM_IOV_TREE_READ}, {"tree_write_mb_s", RM_IOV_TREE_WRITE},
-};
-
-json_t *rm_io_acc_json(const struct rm_io_acc *a)
-{
-    json_t *o = json_object();
-    for (size_t i = 0; i < sizeof figures / sizeof *figures; i++)
-        json_object_set_new(o, figures[i].name, jnum(rm_io_rate(a, figures[i].v), 3));
-    bool tr = a && (a->seen & (1u << RM_IOV_TREE_READ)),
-         tw = a && (a->seen & (1u << RM_IOV_TREE_WRITE));
-    json_object_set_new(o, "tree_read_mb", jnum(tr ? a->v[RM_IOV_TREE_READ] / 1e6 : NAN, 3));
-    json_object_set_new(o, "tree_write_mb", jnum(tw ? a->v[RM_IOV_TREE_WRITE] / 1e6 : NAN, 3));
-    return o;
-}
-
 static json_t *dev_json(const struct rm_io_dev_total *d)
 {
     double s = (double)d->dt_ns / 1e9;
@@ -419,19 +395,126 @@ static json_t *dev_json(const struct rm_io_dev_total *d)
     return o;
 }
 
-json_t *rm_io_run_json(const struct rm_io_agg *a)
+/* ---- its engine (summary/objects.h): the "io" object's rows of model/objects.c ---------- */
+
+static void *agg_new(size_t nph)
 {
-    json_t *o = rm_io_acc_json(&a->run);
-    json_t *disks = json_array(), *nets = json_array();
-    for (size_t i = 0; i < a->ndevs; i++)
-        json_array_append_new(a->devs[i].kind == RM_IO_DISK ? disks : nets, dev_json(&a->devs[i]));
-    json_object_set_new(o, "disks", disks);
-    json_object_set_new(o, "interfaces", nets);
-    json_object_set_new(o, "tree_procs_max",
-                        a->procs_max >= 0 ? json_integer(a->procs_max) : json_null());
-    json_object_set_new(o, "tree_unreadable_max",
-                        a->unreadable_max >= 0 ? json_integer(a->unreadable_max) : json_null());
-    json_object_set_new(o, "resets", json_integer((json_int_t)a->resets));
-    json_object_set_new(o, "rows", json_integer((json_int_t)a->rows));
-    return o;
+    struct rm_io_agg *a = rm_xrealloc(NULL, sizeof *a);
+    rm_io_init(a, nph);
+    return a;
 }
+
+static void agg_free(void *agg)
+{
+    if (agg) rm_io_free(agg);
+    free(agg);
+}
+
+/* An interval between two segments, shared out to the phases as a file's own are. */
+struct bridge {
+    struct rm_io_agg *run;
+    const struct rm_obj_spans *spans;
+    const struct rm_io_interval *iv;
+};
+
+static void bridge_phase(void *arg, size_t phase, int64_t ns)
+{
+    struct bridge *b = arg;
+    rm_io_add_phase(b->run, phase, b->iv, ns);
+}
+
+static void bridge_interval(void *ctx, const struct rm_io_interval *iv)
+{
+    struct bridge *b = ctx;
+    b->iv = iv;
+    b->spans->share(b->spans->ctx, iv->t0, iv->t1, bridge_phase, b);
+}
+
+static void agg_merge(void *run, const void *file, const struct rm_obj_spans *spans)
+{
+    struct bridge b = {run, spans, NULL};
+    rm_io_merge_next(run, file, bridge_interval, &b);
+}
+
+static const void *run_acc(const void *agg)
+{
+    return &((const struct rm_io_agg *)agg)->run;
+}
+
+static const void *phase_acc(const void *agg, size_t p)
+{
+    return rm_io_phase(agg, p);
+}
+
+static void *acc_new(void)
+{
+    return rm_xcalloc(1, sizeof(struct rm_io_acc));
+}
+
+static void acc_merge(void *acc, const void *from)
+{
+    rm_io_acc_merge(acc, from);
+}
+
+/* The bytes the workload's tree read or wrote, in MB; NaN where never given. */
+static double tree_mb(const struct rm_io_acc *a, enum rm_io_value v)
+{
+    return a && (a->seen & (1u << v)) ? a->v[v] / 1e6 : NAN;
+}
+
+static double count_or_nan(long long n)
+{
+    return n >= 0 ? (double)n : NAN;
+}
+
+static double figure(const void *accp, const void *aggp, int fig)
+{
+    const struct rm_io_acc *a = accp;
+    const struct rm_io_agg *g = aggp;
+    static const enum rm_io_value rate[] = {
+        [RM_OF_IO_DISK_READ_MB_S] = RM_IOV_DISK_READ,
+        [RM_OF_IO_DISK_WRITE_MB_S] = RM_IOV_DISK_WRITE,
+        [RM_OF_IO_NET_RX_MB_S] = RM_IOV_NET_RX,
+        [RM_OF_IO_NET_TX_MB_S] = RM_IOV_NET_TX,
+        [RM_OF_IO_CPU_SOME_PCT] = RM_IOV_CPU_SOME,
+        [RM_OF_IO_CPU_FULL_PCT] = RM_IOV_CPU_FULL,
+        [RM_OF_IO_IO_SOME_PCT] = RM_IOV_IO_SOME,
+        [RM_OF_IO_IO_FULL_PCT] = RM_IOV_IO_FULL,
+        [RM_OF_IO_MEMORY_SOME_PCT] = RM_IOV_MEM_SOME,
+        [RM_OF_IO_MEMORY_FULL_PCT] = RM_IOV_MEM_FULL,
+        [RM_OF_IO_TREE_READ_MB_S] = RM_IOV_TREE_READ,
+        [RM_OF_IO_TREE_WRITE_MB_S] = RM_IOV_TREE_WRITE,
+    };
+    switch (fig) {
+    case RM_OF_IO_TREE_READ_MB:
+        return tree_mb(a, RM_IOV_TREE_READ);
+    case RM_OF_IO_TREE_WRITE_MB:
+        return tree_mb(a, RM_IOV_TREE_WRITE);
+    case RM_OF_IO_TREE_PROCS_MAX:
+        return count_or_nan(g->procs_max);
+    case RM_OF_IO_TREE_UNREADABLE_MAX:
+        return count_or_nan(g->unreadable_max);
+    case RM_OF_IO_RESETS:
+        return (double)g->resets;
+    case RM_OF_IO_ROWS:
+        return (double)g->rows;
+    default:
+        return fig >= 0 && (size_t)fig < sizeof rate / sizeof *rate ? rm_io_rate(a, rate[fig])
+                                                                    : NAN;
+    }
+}
+
+static json_t *own_json(const void *aggp, int fig)
+{
+    const struct rm_io_agg *a = aggp;
+    bool disks = fig == RM_OF_IO_DISKS; /* else the interfaces */
+    json_t *list = json_array();
+    for (size_t i = 0; i < a->ndevs; i++)
+        if ((a->devs[i].kind == RM_IO_DISK) == disks)
+            json_array_append_new(list, dev_json(&a->devs[i]));
+    return list;
+}
+
+const struct rm_obj_engine rm_obj_engine_io = {
+    agg_new, agg_free, agg_merge, run_acc, phase_acc, acc_new, acc_merge, free, figure, own_json,
+};

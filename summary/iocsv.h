@@ -169,12 +169,6 @@ const struct rm_io_acc *rm_io_phase(const struct rm_io_agg *a, size_t p);
  * NaN when the value was never given. */
 double rm_io_rate(const struct rm_io_acc *a, enum rm_io_value v);
 
-/* A run's or a phase's figures as summary.json's "io" object (docs/FORMATS.md); a may be
- * NULL (every figure null). */
-struct json_t;
-struct json_t *rm_io_acc_json(const struct rm_io_acc *a);
-/* The run's: rm_io_acc_json's figures, then the seconds covered, the devices and interfaces
- * one by one, the counters that went back, the tree's largest process count. */
-struct json_t *rm_io_run_json(const struct rm_io_agg *a);
+/* Its engine (summary/objects.h) writes summary.json's "io" objects: rm_obj_engine_io. */
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/rm_time.h"
+#include "summary/objects.h"
 
 static const char *const col_names[RM_STC_COUNT] = {
     "ts",      "interval_ms", "threads",     "blocked",    "run_ns",
@@ -140,30 +141,83 @@ void rm_stall_merge(struct rm_stall_agg *dst, const struct rm_stall_agg *src)
         rm_stall_acc_merge(&dst->ph[p], &src->ph[p]);
 }
 
-static json_t *num(double v, int dec)
+/* ---- its engine (summary/objects.h): the "stall" object's rows of model/objects.c ------- */
+
+static void *agg_new(size_t nph)
 {
-    if (!isfinite(v)) return json_null();
-    double m = pow(10, dec), r = round(v * m) / m;
-    return json_real(r == 0 ? 0 : r);
+    struct rm_stall_agg *a = rm_xrealloc(NULL, sizeof *a);
+    rm_stall_init(a, nph);
+    return a;
 }
 
-json_t *rm_stall_acc_json(const struct rm_stall_acc *a)
+static void agg_free(void *agg)
 {
-    static const struct rm_stall_acc none;
-    if (!a) a = &none;
-    json_t *o = json_object();
-    json_object_set_new(o, "samples", num(a->samples, 1));
-    json_object_set_new(o, "seconds", num(a->samples > 0 ? a->dt_ns / 1e9 : NAN, 3));
-    json_object_set_new(o, "threads_mean",
-                        num(a->samples > 0 ? a->thread_samples / a->samples : NAN, 2));
-    json_object_set_new(o, "run_queue_wait_share", num(rm_stall_wait_share(a), 4));
-    json_object_set_new(o, "run_queue_wait_s", num(a->samples > 0 ? a->wait_ns / 1e9 : NAN, 3));
-    json_object_set_new(o, "waiting_threads_mean", num(rm_stall_waiting_threads(a), 3));
-    json_object_set_new(o, "io_blocked_share", num(rm_stall_blocked_share(a), 4));
-    json_object_set_new(o, "blkio_delay_s", num(rm_stall_blkio_s(a), 3));
-    static const char *const keys[3] = {"cgroup_cpu_some_pct", "cgroup_io_some_pct",
-                                        "cgroup_memory_some_pct"};
-    for (int i = 0; i < 3; i++)
-        json_object_set_new(o, keys[i], num(rm_stall_cgroup_pct(a, i), 2));
-    return o;
+    if (agg) rm_stall_free(agg);
+    free(agg);
 }
+
+/* Its rows are rates over each row's own interval: nothing lies between two files. */
+static void agg_merge(void *run, const void *file, const struct rm_obj_spans *spans)
+{
+    (void)spans;
+    rm_stall_merge(run, file);
+}
+
+static const void *run_acc(const void *agg)
+{
+    return &((const struct rm_stall_agg *)agg)->run;
+}
+
+static const void *phase_acc(const void *agg, size_t p)
+{
+    const struct rm_stall_agg *a = agg;
+    return p < a->nph ? &a->ph[p] : NULL;
+}
+
+static void *acc_new(void)
+{
+    return rm_xcalloc(1, sizeof(struct rm_stall_acc));
+}
+
+static void acc_merge(void *acc, const void *from)
+{
+    rm_stall_acc_merge(acc, from);
+}
+
+static double figure(const void *accp, const void *agg, int fig)
+{
+    (void)agg;
+    static const struct rm_stall_acc none;
+    const struct rm_stall_acc *a = accp ? accp : &none;
+    bool seen = a->samples > 0;
+    switch (fig) {
+    case RM_OF_STALL_SAMPLES:
+        return a->samples;
+    case RM_OF_STALL_SECONDS:
+        return seen ? a->dt_ns / 1e9 : NAN;
+    case RM_OF_STALL_THREADS_MEAN:
+        return seen ? a->thread_samples / a->samples : NAN;
+    case RM_OF_STALL_WAIT_SHARE:
+        return rm_stall_wait_share(a);
+    case RM_OF_STALL_WAIT_S:
+        return seen ? a->wait_ns / 1e9 : NAN;
+    case RM_OF_STALL_WAITING_THREADS:
+        return rm_stall_waiting_threads(a);
+    case RM_OF_STALL_BLOCKED_SHARE:
+        return rm_stall_blocked_share(a);
+    case RM_OF_STALL_BLKIO_S:
+        return rm_stall_blkio_s(a);
+    case RM_OF_STALL_CG_CPU_PCT:
+        return rm_stall_cgroup_pct(a, 0);
+    case RM_OF_STALL_CG_IO_PCT:
+        return rm_stall_cgroup_pct(a, 1);
+    case RM_OF_STALL_CG_MEMORY_PCT:
+        return rm_stall_cgroup_pct(a, 2);
+    default:
+        return NAN;
+    }
+}
+
+const struct rm_obj_engine rm_obj_engine_stall = {
+    agg_new, agg_free, agg_merge, run_acc, phase_acc, acc_new, acc_merge, free, figure, NULL,
+};

@@ -76,8 +76,6 @@ void rm_stall_init(struct rm_stall_agg *a, size_t nphases);
 void rm_stall_free(struct rm_stall_agg *a);
 void rm_stall_merge(struct rm_stall_agg *dst, const struct rm_stall_agg *src);
 
-/* summary.json's "stall" object (docs/FORMATS.md); a may be NULL (every figure null). */
-struct json_t;
-struct json_t *rm_stall_acc_json(const struct rm_stall_acc *a);
+/* Its engine (summary/objects.h) writes summary.json's "stall" objects: rm_obj_engine_stall. */
 
 #endif

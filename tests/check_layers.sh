@@ -11,7 +11,7 @@ set -u
 cd "$(dirname "$0")/.."
 LAYERS=(base model runlog monitor summary sink report sweep record cli)
 # summary/'s files, lowest first: each may use only those before it.
-SUMMARY_ORDER=(stats sample pack csvread gpucsv dmon_read hostcsv apps smi_apps iocsv stallcsv metrics runlog_read segments spans
+SUMMARY_ORDER=(stats sample pack csvread gpucsv dmon_read hostcsv apps smi_apps iocsv stallcsv objects metrics runlog_read segments spans
     fileagg inputs sniff period scan chunks segagg pool merge held build summary)
 # The parts of the offline layers that run while recording, beside monitor/.
 LIVE=(sink/sink)

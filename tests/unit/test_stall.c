@@ -14,6 +14,7 @@
 
 #include "monitor/stall_parse.h"
 #include "summary/csvread.h"
+#include "summary/objects.h"
 #include "summary/stallcsv.h"
 
 #define S(x) x, strlen(x)
@@ -121,13 +122,13 @@ static void rows_to_figures(void **state)
     /* half of each interval: the same shares */
     assert_true(fabs(rm_stall_blocked_share(&r.half) - 0.5) < 1e-9);
     assert_true(fabs(rm_stall_cgroup_pct(&r.half, 1) - 25) < 1e-9);
-    json_t *j = rm_stall_acc_json(&r.run);
+    json_t *j = rm_obj_json(RM_OBJ_STALL, &r.run, NULL);
     assert_true(json_real_value(json_object_get(j, "run_queue_wait_share")) == 0.5);
     assert_true(json_real_value(json_object_get(j, "io_blocked_share")) == 0.5);
     assert_true(json_is_null(json_object_get(j, "cgroup_cpu_some_pct")));
     json_decref(j);
     /* nothing at all: every figure unknown */
-    j = rm_stall_acc_json(NULL);
+    j = rm_obj_json(RM_OBJ_STALL, NULL, NULL);
     assert_true(json_is_null(json_object_get(j, "run_queue_wait_share")));
     assert_true(json_is_null(json_object_get(j, "io_blocked_share")));
     json_decref(j);
