@@ -57,6 +57,36 @@ int rm_judge_check(const struct rm_judge_opts *o, char *err, size_t errsz)
     return parse_opts(o, &j, err, errsz);
 }
 
+int rm_judge_opt(struct rm_judge_opts *o, int opt_kind, const char *arg, const char *cmd)
+{
+    switch (opt_kind) {
+    case RM_JUDGE_OBJECTIVE:
+        if (o->n_objectives == RM_OBJECTIVES_MAX) {
+            fprintf(stderr, "runmon %s: at most %d --objective\n", cmd, RM_OBJECTIVES_MAX);
+            return 2;
+        }
+        o->objectives[o->n_objectives++] = arg;
+        break;
+    case RM_JUDGE_COST:
+        o->cost = arg;
+        break;
+    case RM_JUDGE_TARGET:
+        o->target = arg;
+        break;
+    }
+    return 0;
+}
+
+int rm_judge_opts_done(const struct rm_judge_opts *o, const char *cmd)
+{
+    char err[600];
+    if (rm_judge_check(o, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "runmon %s: ", cmd);
+    rm_fput_safe(stderr, err);
+    fputc('\n', stderr);
+    return 2;
+}
+
 /* The run logs' objectives when none was given: each distinct one, in order of first
  * appearance over the rows. */
 static void run_log_objectives(const json_t *rows, struct judge *j)
