@@ -11,8 +11,8 @@
  *   cost        {"name", "unit", "value", "low", "high"} (low and high: the energy's error
  *               bar; the other costs have none: null)
  *   target      {"target": "loss<=0.3", "reached", "seconds" (from the session's start to the
- *               first metric line meeting it), "energy_wh" (the run's energy x seconds /
- *               duration: its mean power over that time)}, with --target
+ *               first metric line meeting it), energy_wh (RM_SWEEP_KEY(ENERGY): the run's energy x
+ *               seconds / duration, its mean power over that time)}, with --target
  * The time to the target comes from the run's runlog.jsonl (its metric lines, read in order).
  */
 #ifndef RUNMON_SWEEP_JUDGE_H
