@@ -27,6 +27,22 @@ const char *rm_jget_str(const json_t *o, const char *k)
     return s ? s : "";
 }
 
+const json_t *rm_json_at(const json_t *o, const char *path)
+{
+    char k[64];
+    const json_t *v = o;
+    while (v && *path) {
+        const char *d = strchr(path, '.');
+        size_t n = d ? (size_t)(d - path) : strlen(path);
+        size_t c = n < sizeof k ? n : sizeof k - 1;
+        memcpy(k, path, c);
+        k[c] = '\0';
+        v = json_object_get(v, k);
+        path += n + (d ? 1 : 0);
+    }
+    return v;
+}
+
 json_t *rm_jts_or_null(int64_t ns)
 {
     if (!ns) return json_null();

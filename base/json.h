@@ -15,6 +15,11 @@ json_t *rm_str_or_null(const char *v);
  * callers can strcmp it directly. */
 const char *rm_jget_str(const json_t *o, const char *k);
 
+/* The value at a dotted path of object o ("vram_mb.peak": member peak of member vram_mb, as
+ * the summary figures' keys are written: model/figures.h), or NULL when a step is missing.
+ * A step of 64 bytes or more is cut to 63. */
+const json_t *rm_json_at(const json_t *o, const char *path);
+
 /* The RunLog ts form of a CLOCK_REALTIME instant, or null when ns is 0. */
 json_t *rm_jts_or_null(int64_t ns);
 

@@ -17,26 +17,9 @@
 #include <unistd.h>
 
 #include "base/rm_time.h"
+#include "bench/bench_common.h"
 #include "monitor/io_sampler.h"
 #include "monitor/port.h"
-
-static int64_t cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * RM_NS_PER_SEC + ts.tv_nsec;
-}
-
-static void no_event(void *owner, const char *name, json_t *data)
-{
-    (void)owner, (void)name;
-    json_decref(data);
-}
-
-static void no_health(void *owner, int c, enum rm_health h, const char *e, int n)
-{
-    (void)owner, (void)c, (void)h, (void)e, (void)n;
-}
 
 int main(int argc, char **argv)
 {
@@ -61,8 +44,8 @@ int main(int argc, char **argv)
     static atomic_int stop, wpid;
     snprintf(sess.dir, sizeof sess.dir, "%s", argv[1]);
     atomic_store(&wpid, getpid());
-    struct rm_port port = {.event = no_event,
-                           .set_health = no_health,
+    struct rm_port port = {.event = bench_no_event,
+                           .set_health = bench_no_health,
                            .lock = &lock,
                            .sess = &sess,
                            .latest = &latest,
@@ -78,21 +61,21 @@ int main(int argc, char **argv)
         return 1;
     }
     rm_io_sampler_sample(&s, rm_now_monotonic_ns()); /* warm up: the device answers cached */
-    int64_t c0 = cpu_ns();
+    int64_t c0 = bench_cpu_ns();
     for (int i = 0; i < iters; i++)
         rm_io_sampler_sample(&s, rm_now_monotonic_ns());
-    int64_t c1 = cpu_ns();
+    int64_t c1 = bench_cpu_ns();
     const char *files[] = {"/proc/diskstats", "/proc/net/dev", "/proc/pressure/cpu",
                            "/proc/pressure/io", "/proc/pressure/memory"};
     int fds[5];
     for (int k = 0; k < 5; k++)
         fds[k] = open(files[k], O_RDONLY | O_CLOEXEC);
     static char buf[65536];
-    int64_t b0 = cpu_ns();
+    int64_t b0 = bench_cpu_ns();
     for (int i = 0; i < iters; i++)
         for (int k = 0; k < 5; k++)
             if (fds[k] >= 0 && pread(fds[k], buf, sizeof buf, 0) < 0) return 1;
-    int64_t b1 = cpu_ns();
+    int64_t b1 = bench_cpu_ns();
     printf("io_sample_us %.1f\n", (double)(c1 - c0) / 1e3 / iters);
     printf("bare_preads_us %.1f\n", (double)(b1 - b0) / 1e3 / iters);
     rm_io_sampler_stop(&s);

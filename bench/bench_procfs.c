@@ -1,7 +1,7 @@
 /* Micro-benchmark of one /proc sample (cpu + mem + process tree), printed in microseconds.
  * Standalone; build from the repository root (after `make`, which builds librunmon.a):
- *   cc -std=c11 -D_GNU_SOURCE -I. -O2 bench/bench_procfs.c build/librunmon.a -lpthread -lm \
- *     -o build/bench_procfs
+ *   cc -std=c11 -D_GNU_SOURCE -I. -O2 bench/bench_procfs.c bench/bench_common.c build/librunmon.a \
+ *     -ljansson -lpthread -lm -o build/bench_procfs
  *   build/bench_procfs [iterations] [tree_children]
  * The tree is this process plus tree_children sleeping children (default 8), one of them
  * with 4 threads. RUNMON_PROC_ROOT is honoured.
@@ -17,19 +17,13 @@
 #include <unistd.h>
 
 #include "base/rm_time.h"
+#include "bench/bench_common.h"
 #include "monitor/procfs.h"
 
 #define MAXCPU 4096
 
 static struct rm_cpu_pct g_pc[MAXCPU];
 static int g_ids[MAXCPU];
-
-static int64_t cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * RM_NS_PER_SEC + ts.tv_nsec;
-}
 
 static void *sleeper(void *arg)
 {
@@ -55,13 +49,13 @@ static void run(struct rm_procfs *p, const char *name, int per_cpu, int iters)
 {
     struct rm_tree_sample t;
     sample(p, per_cpu, &t); /* warm up: tables sized, first sample taken */
-    int64_t w0 = rm_now_monotonic_ns(), c0 = cpu_ns();
+    int64_t w0 = rm_now_monotonic_ns(), c0 = bench_cpu_ns();
     for (int i = 0; i < iters; i++)
         if (sample(p, per_cpu, &t)) {
             fprintf(stderr, "sample failed\n");
             exit(1);
         }
-    int64_t w1 = rm_now_monotonic_ns(), c1 = cpu_ns();
+    int64_t w1 = rm_now_monotonic_ns(), c1 = bench_cpu_ns();
     double us = (double)(c1 - c0) / 1e3 / iters;
     printf("%-28s %8.1f us cpu %8.1f us wall  (nprocs %d)  at 10 Hz: %.4f %% of a core\n", name, us,
            (double)(w1 - w0) / 1e3 / iters, t.nprocs, us * 10 / 1e6 * 100);
@@ -110,16 +104,16 @@ int main(int argc, char **argv)
     struct rm_cpu_times ct;
     struct rm_mem m;
     struct rm_tree_sample t;
-    int64_t c0 = cpu_ns();
+    int64_t c0 = bench_cpu_ns();
     for (int i = 0; i < iters; i++)
         rm_procfs_read_cpu(p, &ct, NULL, NULL, 0, NULL);
-    int64_t c1 = cpu_ns();
+    int64_t c1 = bench_cpu_ns();
     for (int i = 0; i < iters; i++)
         rm_procfs_read_mem(p, &m);
-    int64_t c2 = cpu_ns();
+    int64_t c2 = bench_cpu_ns();
     for (int i = 0; i < iters; i++)
         rm_procfs_tree_sample(p, getpid(), rm_now_monotonic_ns(), &t);
-    int64_t c3 = cpu_ns();
+    int64_t c3 = bench_cpu_ns();
     printf("parts: /proc/stat %.1f us, meminfo %.1f us, tree %.1f us\n",
            (double)(c1 - c0) / 1e3 / iters, (double)(c2 - c1) / 1e3 / iters,
            (double)(c3 - c2) / 1e3 / iters);
@@ -129,13 +123,13 @@ int main(int argc, char **argv)
     volatile size_t sink = 0;
     double v = 12.3456;
     int reps = iters * 100;
-    c0 = cpu_ns();
+    c0 = bench_cpu_ns();
     for (int i = 0; i < reps; i++)
         sink += (size_t)snprintf(buf, sizeof(buf), "%.2f", v + i);
-    c1 = cpu_ns();
+    c1 = bench_cpu_ns();
     for (int i = 0; i < reps; i++)
         sink += rm_fmt_fixed2(v + i, buf);
-    c2 = cpu_ns();
+    c2 = bench_cpu_ns();
     printf("format one number: snprintf %.3f us, rm_fmt_fixed2 %.3f us\n",
            (double)(c1 - c0) / 1e3 / reps, (double)(c2 - c1) / 1e3 / reps);
     rm_procfs_close(p);

@@ -17,28 +17,11 @@
 #include <unistd.h>
 
 #include "base/rm_time.h"
+#include "bench/bench_common.h"
 #include "monitor/port.h"
 #include "monitor/proc_samplers.h"
 #include "monitor/procfs.h"
 #include "monitor/stall_sampler.h"
-
-static int64_t cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * RM_NS_PER_SEC + ts.tv_nsec;
-}
-
-static void no_event(void *owner, const char *name, json_t *data)
-{
-    (void)owner, (void)name;
-    json_decref(data);
-}
-
-static void no_health(void *owner, int c, enum rm_health h, const char *e, int n)
-{
-    (void)owner, (void)c, (void)h, (void)e, (void)n;
-}
 
 static int hold[2]; /* the sleepers block reading it until the end */
 
@@ -74,8 +57,8 @@ int main(int argc, char **argv)
     static atomic_int stop, wpid;
     snprintf(sess.dir, sizeof sess.dir, "%s", argv[1]);
     atomic_store(&wpid, getpid());
-    struct rm_port port = {.event = no_event,
-                           .set_health = no_health,
+    struct rm_port port = {.event = bench_no_event,
+                           .set_health = bench_no_health,
                            .lock = &lock,
                            .sess = &sess,
                            .stop = &stop,
@@ -89,10 +72,10 @@ int main(int argc, char **argv)
     }
     rm_stall_sampler_sample(&s, rm_now_monotonic_ns()); /* the baseline; files opened */
     /* Alone: the sampler walks the tree itself (a slot proc.csv's row does not share). */
-    int64_t a0 = cpu_ns();
+    int64_t a0 = bench_cpu_ns();
     for (int i = 0; i < iters; i++)
         rm_stall_sampler_sample(&s, rm_now_monotonic_ns());
-    int64_t a1 = cpu_ns();
+    int64_t a1 = bench_cpu_ns();
     size_t nread = s.ncur;
     /* In the recorder: the proc.csv walk of the same tree at each slot (what every tick
      * already costs, timed apart), its members read by the stall sample (timed). */
@@ -102,13 +85,13 @@ int main(int argc, char **argv)
     s.tick = &tick;
     int64_t walk_ns = 0, stall_ns = 0;
     for (int i = 0; i < iters; i++) {
-        int64_t w0 = cpu_ns();
+        int64_t w0 = bench_cpu_ns();
         int rc = rm_procfs_tree_sample(p, getpid(), rm_now_monotonic_ns(), &ts);
         tick = (struct rm_proc_tick){(uint64_t)i + 1, (uint64_t)i + 1, p, rc};
-        int64_t w1 = cpu_ns();
+        int64_t w1 = bench_cpu_ns();
         rm_stall_sampler_sample(&s, rm_now_monotonic_ns());
         walk_ns += w1 - w0;
-        stall_ns += cpu_ns() - w1;
+        stall_ns += bench_cpu_ns() - w1;
     }
     s.tick = NULL;
     /* The floor: the same files, kept open, read. */
@@ -125,11 +108,11 @@ int main(int argc, char **argv)
         }
     }
     static char buf[4096];
-    int64_t b0 = cpu_ns();
+    int64_t b0 = bench_cpu_ns();
     for (int i = 0; i < iters; i++)
         for (int k = 0; k < nfds; k++)
             if (pread(fds[k], buf, sizeof buf, 0) < 0) return 1;
-    int64_t b1 = cpu_ns();
+    int64_t b1 = bench_cpu_ns();
     printf("threads %zu\n", nread);
     printf("kept_fds %d\n", s.nfds);
     printf("stall_sample_us %.1f\n", (double)stall_ns / 1e3 / iters);

@@ -17,10 +17,11 @@ figure() { printf '  %-44s %12s %s\n' "$1" "$2" "$3"; }
 ratio() { # NAME A B: prints A/B
     figure "$1" "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2f", a / b }')" "x"
 }
-# Builds bench/NAME.c against the -O2 library.
+# Builds bench/NAME.c, with the helpers they share (bench/bench_common.c), against the -O2
+# library.
 build_bench() {
     ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I. -O2 -o "$BUILD/bench/$1" \
-        "bench/$1.c" "$BUILD/librunmon.a" -lcsv -ljansson -lpcre2-8 -lpthread -lm
+        "bench/$1.c" bench/bench_common.c "$BUILD/librunmon.a" -lcsv -ljansson -lpcre2-8 -lpthread -lm
 }
 now_ns() { date +%s%N; }
 # goal NAME VALUE LIMIT UNIT: a figure with its goal (at most LIMIT) beside it, and whether

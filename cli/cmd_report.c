@@ -60,16 +60,16 @@ static void usage(FILE *out)
         "path or a session without data.\n");
 }
 
-enum { OPT_SESSION = 256, OPT_SWEEP, OPT_OBJECTIVE, OPT_COST, OPT_TARGET };
+enum { OPT_SESSION = 256, OPT_SWEEP };
 
 int rm_cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"session", required_argument, NULL, OPT_SESSION},
         {"sweep", required_argument, NULL, OPT_SWEEP},
-        {"objective", required_argument, NULL, OPT_OBJECTIVE},
-        {"cost", required_argument, NULL, OPT_COST},
-        {"target", required_argument, NULL, OPT_TARGET},
+        {"objective", required_argument, NULL, RM_JUDGE_OBJECTIVE},
+        {"cost", required_argument, NULL, RM_JUDGE_COST},
+        {"target", required_argument, NULL, RM_JUDGE_TARGET},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -94,18 +94,10 @@ int rm_cmd_report(int argc, char **argv)
         case OPT_SWEEP:
             sweep = optarg;
             break;
-        case OPT_OBJECTIVE:
-            if (judge.n_objectives == RM_OBJECTIVES_MAX) {
-                fprintf(stderr, "runmon report: at most %d --objective\n", RM_OBJECTIVES_MAX);
-                return 2;
-            }
-            objectives[judge.n_objectives++] = optarg;
-            break;
-        case OPT_COST:
-            judge.cost = optarg;
-            break;
-        case OPT_TARGET:
-            judge.target = optarg;
+        case RM_JUDGE_OBJECTIVE:
+        case RM_JUDGE_COST:
+        case RM_JUDGE_TARGET:
+            if (rm_judge_opt(&judge, c, optarg, "report")) return 2;
             break;
         default:
             if (optopt && optopt < 256)
@@ -121,13 +113,7 @@ int rm_cmd_report(int argc, char **argv)
         fprintf(stderr, "runmon report: -o needs a file name\n");
         return 2;
     }
-    char jerr[600];
-    if (rm_judge_check(&judge, jerr, sizeof jerr) < 0) {
-        fputs("runmon report: ", stderr);
-        rm_fput_safe(stderr, jerr);
-        fputc('\n', stderr);
-        return 2;
-    }
+    if (rm_judge_opts_done(&judge, "report")) return 2;
     if (!sweep && argc - optind <= 1 && (judge.n_objectives || judge.cost || judge.target)) {
         fputs("runmon report: --objective, --cost and --target compare runs: with --sweep or "
               "several PATHs\n",

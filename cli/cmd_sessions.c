@@ -17,6 +17,7 @@
 #include "sink/sink.h"
 #include "sweep/sessions_out.h"
 #include "sweep/sessions_rows.h"
+#include "sweep/sweep_judge.h"
 #include "sweep/sweep_out.h"
 
 static void usage(FILE *out)
@@ -89,10 +90,7 @@ int rm_cmd_sessions(int argc, char **argv)
         OPT_GROUP,
         OPT_WIDE,
         OPT_DEVICE_VRAM,
-        OPT_CSV_SAFE,
-        OPT_OBJECTIVE,
-        OPT_COST,
-        OPT_TARGET
+        OPT_CSV_SAFE
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -104,9 +102,9 @@ int rm_cmd_sessions(int argc, char **argv)
         {"device-vram", no_argument, NULL, OPT_DEVICE_VRAM},
         {"summary", no_argument, NULL, OPT_SUMMARY},
         {"sort", required_argument, NULL, OPT_SORT},
-        {"objective", required_argument, NULL, OPT_OBJECTIVE},
-        {"cost", required_argument, NULL, OPT_COST},
-        {"target", required_argument, NULL, OPT_TARGET},
+        {"objective", required_argument, NULL, RM_JUDGE_OBJECTIVE},
+        {"cost", required_argument, NULL, RM_JUDGE_COST},
+        {"target", required_argument, NULL, RM_JUDGE_TARGET},
         {"rebuild", no_argument, NULL, OPT_REBUILD},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -156,18 +154,10 @@ int rm_cmd_sessions(int argc, char **argv)
             }
             phases[n_phases++] = optarg;
             break;
-        case OPT_OBJECTIVE:
-            if (judge.n_objectives == RM_OBJECTIVES_MAX) {
-                fprintf(stderr, "runmon sessions: at most %d --objective\n", RM_OBJECTIVES_MAX);
-                return 2;
-            }
-            objectives[judge.n_objectives++] = optarg;
-            break;
-        case OPT_COST:
-            judge.cost = optarg;
-            break;
-        case OPT_TARGET:
-            judge.target = optarg;
+        case RM_JUDGE_OBJECTIVE:
+        case RM_JUDGE_COST:
+        case RM_JUDGE_TARGET:
+            if (rm_judge_opt(&judge, c, optarg, "sessions")) return 2;
             break;
         case OPT_GROUP:
             group_by = optarg;
@@ -192,13 +182,7 @@ int rm_cmd_sessions(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    char jerr[600];
-    if (rm_judge_check(&judge, jerr, sizeof jerr) < 0) {
-        fputs("runmon sessions: ", stderr);
-        rm_fput_safe(stderr, jerr);
-        fputc('\n', stderr);
-        return 2;
-    }
+    if (rm_judge_opts_done(&judge, "sessions")) return 2;
     if (!summary && (judge.n_objectives || judge.cost || judge.target)) {
         fputs("runmon sessions: --objective, --cost and --target need --summary\n", stderr);
         return 2;

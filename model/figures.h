@@ -115,6 +115,10 @@ extern const struct rm_figure rm_figures[RM_FIG_COUNT];
  * totals and a phase's row hold the GPUs' energy rows summed under the same keys. */
 #define RM_FIG_KEY(x) (rm_figures[RM_FIG_##x].key)
 
+/* A GPU object's member that no row writes: the workload's own VRAM from apps.csv,
+ * {"peak", "mean"} in MiB (summary/apps.h), written beside the rows by summary/build.c. */
+#define RM_GPU_WORKLOAD_VRAM "workload_vram_mb"
+
 /* The run's headline figures, at the top of summary.json (over all GPUs and the host), in
  * the document's order: each is computed by summary/build.c's run_figure (a switch over
  * this enum, so a row without its computation does not compile). */

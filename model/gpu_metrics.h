@@ -43,6 +43,11 @@ extern const struct rm_gpu_metric_def rm_gpu_metrics[RM_GM_COUNT];
 #define RM_PROM_GPU_ENERGY "runmon_gpu_energy_joules_total"
 #define RM_PROM_GPU_ENERGY_LOW "runmon_gpu_energy_low_joules"
 #define RM_PROM_GPU_ENERGY_HIGH "runmon_gpu_energy_high_joules"
+/* The GPU memory of each process of the workload (apps.csv's latest sample, per GPU and
+ * process: report/prom.c), and its HELP line. */
+#define RM_PROM_GPU_PROCESS_MEMORY "runmon_gpu_process_memory_bytes"
+#define RM_PROM_GPU_PROCESS_MEMORY_HELP                                                            \
+    "GPU memory held by a process of the recorded command's tree (nvidia-smi pmon fb)."
 
 /* The metric a --query-gpu column name feeds (aliases included; s need not be terminated),
  * or -1. */

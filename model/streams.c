@@ -94,6 +94,14 @@ const struct rm_stream_def rm_stream_defs[RM_STREAM_COUNT] = {
                          .influx = false},
 };
 
+const char *const rm_apps_cols[RM_APPS_COL_COUNT + 1] = {
+    [RM_APPS_COL_TS] = "ts",           [RM_APPS_COL_GPU] = "gpu",
+    [RM_APPS_COL_UUID] = "uuid",       [RM_APPS_COL_PID] = "pid",
+    [RM_APPS_COL_PROCESS] = "process", [RM_APPS_COL_VRAM] = "vram_mb",
+    [RM_APPS_COL_SM] = "sm_pct",       [RM_APPS_COL_IN_WORKLOAD] = "in_workload",
+    [RM_APPS_COL_COUNT] = NULL,
+};
+
 const struct rm_input_def rm_input_defs[RM_INPUT_COUNT] = {
     [RM_INPUT_GPU_CSV] = {"gpu_csv", RM_STREAM_GPU, false},
     [RM_INPUT_DMON_TEXT] = {"dmon_text", RM_STREAM_DMON, true},

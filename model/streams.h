@@ -97,6 +97,22 @@ struct rm_input_def {
 };
 extern const struct rm_input_def rm_input_defs[RM_INPUT_COUNT];
 
+/* apps.csv's columns, in the file's order (ts first, as in every stream): the apps collector
+ * writes them, the summary (summary/apps.c) and `runmon top` find them by name. */
+enum rm_apps_col {
+    RM_APPS_COL_TS,
+    RM_APPS_COL_GPU,
+    RM_APPS_COL_UUID,
+    RM_APPS_COL_PID,
+    RM_APPS_COL_PROCESS,
+    RM_APPS_COL_VRAM,
+    RM_APPS_COL_SM,
+    RM_APPS_COL_IN_WORKLOAD,
+    RM_APPS_COL_COUNT
+};
+/* Their names in the header ("vram_mb"), then NULL. */
+extern const char *const rm_apps_cols[RM_APPS_COL_COUNT + 1];
+
 /* The stream of subject, or -1. */
 int rm_stream_of_subject(enum rm_stream_subject part);
 

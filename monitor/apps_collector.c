@@ -17,9 +17,6 @@
 #include "monitor/smi_collectors.h"
 #include "monitor/workload.h"
 
-static const char *const apps_cols[] = {"gpu",     "uuid",   "pid",        "process",
-                                        "vram_mb", "sm_pct", "in_workload"};
-
 int rm_apps_ctx_init(struct rm_apps_ctx *a, const struct rm_port *port, const char *proc_root,
                      int64_t period_ns)
 {
@@ -29,7 +26,8 @@ int rm_apps_ctx_init(struct rm_apps_ctx *a, const struct rm_port *port, const ch
     a->out.fd = -1;
     a->proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rm_stream_open(&a->out, port->sess->dir, RM_STREAM_APPS) < 0) return -1;
-    return rm_stream_header(&a->out, apps_cols, (int)(sizeof apps_cols / sizeof *apps_cols));
+    /* the columns after ts, which every stream's header starts with */
+    return rm_stream_header(&a->out, rm_apps_cols + 1, RM_APPS_COL_COUNT - 1);
 }
 
 void rm_apps_ctx_fini(struct rm_apps_ctx *a)

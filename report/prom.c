@@ -189,16 +189,14 @@ static void render_processes(struct out *o, const struct rm_prom_input *in)
         const struct rm_latest_proc *p = &l->procs[i];
         if (!isfinite(p->vram_mb)) continue;
         if (!headed++)
-            family(o, "runmon_gpu_process_memory_bytes", "gauge",
-                   "GPU memory held by a process of the recorded command's tree (nvidia-smi "
-                   "pmon fb).");
+            family(o, RM_PROM_GPU_PROCESS_MEMORY, "gauge", RM_PROM_GPU_PROCESS_MEMORY_HELP);
         char idx[16], pid[24];
         snprintf(idx, sizeof idx, "%d", p->gpu);
         snprintf(pid, sizeof pid, "%d", p->pid);
         const char *uuid = p->gpu >= 0 && p->gpu < RM_MAX_GPUS ? l->gpu[p->gpu].uuid : "";
         if (!uuid[0] && p->gpu >= 0 && p->gpu < in->ngpus_inventory && in->inventory_uuid[p->gpu])
             uuid = in->inventory_uuid[p->gpu];
-        put(o, "runmon_gpu_process_memory_bytes{");
+        put(o, RM_PROM_GPU_PROCESS_MEMORY "{");
         put_label(o, "gpu", idx, 1);
         put_label(o, "uuid", uuid, 0);
         put_label(o, "pid", pid, 0);

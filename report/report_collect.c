@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/json.h"
 #include "base/jsonpick.h"
 #include "base/rm_time.h"
 #include "model/figures.h"
@@ -371,16 +372,7 @@ out:
 
 const json_t *rm_report_get(const json_t *o, const char *path)
 {
-    char k[64];
-    const json_t *v = o;
-    while (v && *path) {
-        const char *d = strchr(path, '.');
-        size_t n = d ? (size_t)(d - path) : strlen(path);
-        copyn(k, sizeof k, path, n);
-        v = json_object_get(v, k);
-        path += n + (d ? 1 : 0);
-    }
-    return v;
+    return rm_json_at(o, path);
 }
 
 /* ---- the steps of rm_report_collect ----------------------------------------------- */

@@ -352,30 +352,28 @@ static void proc_row(struct rm_top *t, struct top_tail *tl, const struct rm_csv_
     t->have_proc = 1;
 }
 
-static const char *const apps_cols[] = {"ts",      "gpu",    "pid",         "process",
-                                        "vram_mb", "sm_pct", "in_workload", NULL};
-enum { AC_TS, AC_GPU, AC_PID, AC_PROC, AC_VRAM, AC_SM, AC_WL };
+/* apps.csv's rows: tl->col is indexed by enum rm_apps_col (the names of rm_apps_cols). */
 
 static void apps_row(struct rm_top *t, struct top_tail *tl, const struct rm_csv_row *r)
 {
     char ts[64];
-    field_str(r, tl->col[AC_TS], ts, sizeof ts);
+    field_str(r, tl->col[RM_APPS_COL_TS], ts, sizeof ts);
     if (strcmp(ts, t->apps_ts) != 0) { /* a new sample: the last one is replaced */
         memcpy(t->apps_ts, ts, sizeof ts);
         t->napps = 0;
     }
     t->have_apps = 1;
-    double pid = field_num(r, tl->col[AC_PID]);
+    double pid = field_num(r, tl->col[RM_APPS_COL_PID]);
     if (isnan(pid) || t->napps >= TOP_MAX_APPS) return;
     struct top_app *a = &t->app[t->napps++];
-    double gpu = field_num(r, tl->col[AC_GPU]);
+    double gpu = field_num(r, tl->col[RM_APPS_COL_GPU]);
     a->gpu = isnan(gpu) ? -1 : (int)gpu;
     a->pid = (long)pid;
-    field_str(r, tl->col[AC_PROC], a->name, sizeof a->name);
-    a->vram = field_num(r, tl->col[AC_VRAM]);
-    a->sm = field_num(r, tl->col[AC_SM]);
+    field_str(r, tl->col[RM_APPS_COL_PROCESS], a->name, sizeof a->name);
+    a->vram = field_num(r, tl->col[RM_APPS_COL_VRAM]);
+    a->sm = field_num(r, tl->col[RM_APPS_COL_SM]);
     char wl[8];
-    field_str(r, tl->col[AC_WL], wl, sizeof wl);
+    field_str(r, tl->col[RM_APPS_COL_IN_WORKLOAD], wl, sizeof wl);
     a->inwl = wl[0] == '1' ? '1' : wl[0] == '0' ? '0' : '?';
 }
 
@@ -567,7 +565,7 @@ struct rm_top *rm_top_open(const char *dir, char *err, size_t errsz)
     tail_init(&t->gpu, t, RM_SUBJECT_GPUS, gpu_cols, gpu_row);
     tail_init(&t->cpu, t, RM_SUBJECT_HOST, cpu_cols, cpu_row);
     tail_init(&t->proc, t, RM_SUBJECT_TREE, proc_cols, proc_row);
-    tail_init(&t->apps, t, RM_SUBJECT_PROCESSES, apps_cols, apps_row);
+    tail_init(&t->apps, t, RM_SUBJECT_PROCESSES, rm_apps_cols, apps_row);
     tail_init(&t->io, t, RM_SUBJECT_IO, io_cols, io_row);
     t->cpu_busy = t->mem_total = t->mem_used = NAN;
     return t;

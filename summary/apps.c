@@ -9,13 +9,10 @@
 #include "base/rm_time.h"
 #include "model/values.h"
 
-static const char *const col_names[RM_AC_COUNT] = {"ts",      "gpu",     "uuid",   "pid",
-                                                   "process", "vram_mb", "sm_pct", "in_workload"};
-
 void rm_appscsv_init(struct rm_appscsv *p)
 {
     memset(p, 0, sizeof *p);
-    for (int c = 0; c < RM_AC_COUNT; c++)
+    for (int c = 0; c < RM_APPS_COL_COUNT; c++)
         p->col[c] = -1;
 }
 
@@ -30,10 +27,11 @@ static bool map_header(struct rm_appscsv *p, const struct rm_csv_row *row)
     if (row->n < 3 || !is(row->f[0], row->len[0], "ts")) return false;
     rm_appscsv_init(p);
     for (size_t i = 0; i < row->n; i++)
-        for (int c = 0; c < RM_AC_COUNT; c++)
-            if (is(row->f[i], row->len[i], col_names[c]) && p->col[c] < 0) p->col[c] = (int)i;
+        for (int c = 0; c < RM_APPS_COL_COUNT; c++)
+            if (is(row->f[i], row->len[i], rm_apps_cols[c]) && p->col[c] < 0) p->col[c] = (int)i;
     p->ncols = row->n;
-    p->mapped = p->col[RM_AC_TS] >= 0 && p->col[RM_AC_GPU] >= 0 && p->col[RM_AC_PID] >= 0;
+    p->mapped =
+        p->col[RM_APPS_COL_TS] >= 0 && p->col[RM_APPS_COL_GPU] >= 0 && p->col[RM_APPS_COL_PID] >= 0;
     return true;
 }
 
@@ -68,23 +66,23 @@ int rm_appscsv_row(struct rm_appscsv *p, const struct rm_csv_row *row, struct rm
     if (map_header(p, row)) return 0;
     if (!p->mapped || row->n == 0) return -(1 + RM_SKIP_NOT_DATA);
     if (row->n != p->ncols) return -(1 + RM_SKIP_BAD_FIELD_COUNT);
-    struct rm_strref ts = field(row, p->col[RM_AC_TS]);
+    struct rm_strref ts = field(row, p->col[RM_APPS_COL_TS]);
     if (rm_parse_ts_checked(ts.s, ts.len, &out->t_ns)) return -(1 + RM_SKIP_BAD_TIME);
     long long gpu, pid;
-    if (!parse_int(field(row, p->col[RM_AC_GPU]), &gpu) || gpu >= RM_APPS_MAX_GPUS)
+    if (!parse_int(field(row, p->col[RM_APPS_COL_GPU]), &gpu) || gpu >= RM_APPS_MAX_GPUS)
         return -(1 + RM_SKIP_GARBAGE);
-    struct rm_strref pids = field(row, p->col[RM_AC_PID]);
+    struct rm_strref pids = field(row, p->col[RM_APPS_COL_PID]);
     if (pids.len == 0)
         pid = -1;
     else if (!parse_int(pids, &pid))
         return -(1 + RM_SKIP_GARBAGE);
     out->gpu = (int)gpu;
     out->pid = pid;
-    out->uuid = field(row, p->col[RM_AC_UUID]);
-    out->name = field(row, p->col[RM_AC_PROCESS]);
-    out->vram_mb = number(field(row, p->col[RM_AC_VRAM]));
-    out->sm_pct = number(field(row, p->col[RM_AC_SM]));
-    struct rm_strref w = field(row, p->col[RM_AC_IN_WORKLOAD]);
+    out->uuid = field(row, p->col[RM_APPS_COL_UUID]);
+    out->name = field(row, p->col[RM_APPS_COL_PROCESS]);
+    out->vram_mb = number(field(row, p->col[RM_APPS_COL_VRAM]));
+    out->sm_pct = number(field(row, p->col[RM_APPS_COL_SM]));
+    struct rm_strref w = field(row, p->col[RM_APPS_COL_IN_WORKLOAD]);
     out->in_workload = w.len == 1 && w.s[0] == '1' ? 1 : w.len == 1 && w.s[0] == '0' ? 0 : -1;
     out->origin = RM_APP_RUNMON;
     return 1;

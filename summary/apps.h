@@ -13,29 +13,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/streams.h"
 #include "summary/csvread.h"
 #include "summary/sample.h"
 #include "summary/stats.h"
 
 #define RM_APPS_MAX_GPUS 64
 
-enum rm_apps_col {
-    RM_AC_TS,
-    RM_AC_GPU,
-    RM_AC_UUID,
-    RM_AC_PID,
-    RM_AC_PROCESS,
-    RM_AC_VRAM,
-    RM_AC_SM,
-    RM_AC_IN_WORKLOAD,
-    RM_AC_COUNT
-};
-
 /* The columns of an apps.csv, found by name in its header. */
 struct rm_appscsv {
     bool mapped;
     size_t ncols;
-    int col[RM_AC_COUNT]; /* -1 when absent */
+    int col[RM_APPS_COL_COUNT]; /* by enum rm_apps_col (model/streams.h); -1 when absent */
 };
 
 /* Where a row came from. */

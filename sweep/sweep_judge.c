@@ -10,6 +10,7 @@
 #include "base/json.h"
 #include "base/rm_time.h"
 #include "base/termsafe.h"
+#include "model/figures.h"
 #include "model/objective.h"
 #include "model/pareto.h"
 #include "summary/csvread.h"
@@ -55,6 +56,36 @@ int rm_judge_check(const struct rm_judge_opts *o, char *err, size_t errsz)
 {
     struct judge j;
     return parse_opts(o, &j, err, errsz);
+}
+
+int rm_judge_opt(struct rm_judge_opts *o, int opt_kind, const char *arg, const char *cmd)
+{
+    switch (opt_kind) {
+    case RM_JUDGE_OBJECTIVE:
+        if (o->n_objectives == RM_OBJECTIVES_MAX) {
+            fprintf(stderr, "runmon %s: at most %d --objective\n", cmd, RM_OBJECTIVES_MAX);
+            return 2;
+        }
+        o->objectives[o->n_objectives++] = arg;
+        break;
+    case RM_JUDGE_COST:
+        o->cost = arg;
+        break;
+    case RM_JUDGE_TARGET:
+        o->target = arg;
+        break;
+    }
+    return 0;
+}
+
+int rm_judge_opts_done(const struct rm_judge_opts *o, const char *cmd)
+{
+    char err[600];
+    if (rm_judge_check(o, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "runmon %s: ", cmd);
+    rm_fput_safe(stderr, err);
+    fputc('\n', stderr);
+    return 2;
 }
 
 /* The run logs' objectives when none was given: each distinct one, in order of first
@@ -153,19 +184,19 @@ static struct rm_pareto_point cost_of(const json_t *row, enum rm_cost c)
     struct rm_pareto_point p = {NAN, NAN, NAN, NAN};
     switch (c) {
     case RM_COST_ENERGY:
-        p.cost = num(row, "energy_wh");
-        p.cost_lo = num(row, "energy_wh_low");
-        p.cost_hi = num(row, "energy_wh_high");
+        p.cost = num(row, RM_SWEEP_KEY(ENERGY));
+        p.cost_lo = num(row, RM_FIG_KEY(ENERGY_LOW));
+        p.cost_hi = num(row, RM_FIG_KEY(ENERGY_HIGH));
         break;
     case RM_COST_DURATION:
-        p.cost = num(row, "duration_s");
+        p.cost = num(row, RM_SWEEP_KEY(DURATION));
         break;
     case RM_COST_VRAM:
-        p.cost = num(row, "peak_vram_mb");
+        p.cost = num(row, RM_SWEEP_KEY(PEAK_VRAM));
         break;
     case RM_COST_GPU_HOURS: {
         double g = num(row, "gpu_count");
-        p.cost = num(row, "duration_s") * (isnan(g) ? 1 : g) / 3600.0;
+        p.cost = num(row, RM_SWEEP_KEY(DURATION)) * (isnan(g) ? 1 : g) / 3600.0;
         break;
     }
     }
@@ -212,15 +243,15 @@ static json_t *target_of(const json_t *row, const struct rm_target *t)
     if (c.at == INT64_MIN || rm_parse_ts(st, strlen(st), &start) < 0) {
         json_object_set_new(o, "reached", json_false());
         json_object_set_new(o, "seconds", json_null());
-        json_object_set_new(o, "energy_wh", json_null());
+        json_object_set_new(o, RM_SWEEP_KEY(ENERGY), json_null());
         return o;
     }
-    double secs = fmax(0.0, (double)(c.at - start) / 1e9), dur = num(row, "duration_s");
-    double e = num(row, "energy_wh");
+    double secs = fmax(0.0, (double)(c.at - start) / 1e9), dur = num(row, RM_SWEEP_KEY(DURATION));
+    double e = num(row, RM_SWEEP_KEY(ENERGY));
     double share = dur > 0 ? fmin(1.0, secs / dur) : NAN;
     json_object_set_new(o, "reached", json_true());
     json_object_set_new(o, "seconds", json_real(round(secs * 1000) / 1000));
-    json_object_set_new(o, "energy_wh", jnum_or_null(e * share));
+    json_object_set_new(o, RM_SWEEP_KEY(ENERGY), jnum_or_null(e * share));
     return o;
 }
 

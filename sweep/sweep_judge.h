@@ -11,8 +11,8 @@
  *   cost        {"name", "unit", "value", "low", "high"} (low and high: the energy's error
  *               bar; the other costs have none: null)
  *   target      {"target": "loss<=0.3", "reached", "seconds" (from the session's start to the
- *               first metric line meeting it), "energy_wh" (the run's energy x seconds /
- *               duration: its mean power over that time)}, with --target
+ *               first metric line meeting it), energy_wh (RM_SWEEP_KEY(ENERGY): the run's energy x
+ *               seconds / duration, its mean power over that time)}, with --target
  * The time to the target comes from the run's runlog.jsonl (its metric lines, read in order).
  */
 #ifndef RUNMON_SWEEP_JUDGE_H
@@ -22,11 +22,22 @@
 #include <stddef.h>
 
 struct rm_judge_opts {
-    const char *const *objectives; /* --objective specs, or none: the run logs' */
+    const char **objectives; /* --objective specs (room for RM_OBJECTIVES_MAX), or none */
     size_t n_objectives;
     const char *cost;   /* --cost NAME, or NULL: energy */
     const char *target; /* --target METRIC<=V|>=V, or NULL */
 };
+
+/* The commands' getopt values of --objective, --cost and --target (above their own). */
+enum rm_judge_opt_kind { RM_JUDGE_OBJECTIVE = 0x4a00, RM_JUDGE_COST, RM_JUDGE_TARGET };
+
+/* Takes one of those options' argument into o (`runmon CMD` in the message): 0, or 2 with
+ * the message printed (too many --objective). The specs are parsed later, all at once, by
+ * rm_judge_opts_done, so the commands' other messages keep their order. */
+int rm_judge_opt(struct rm_judge_opts *o, int opt_kind, const char *arg, const char *cmd);
+
+/* After the options: rm_judge_check, its message printed as `runmon CMD: ...`: 0, or 2. */
+int rm_judge_opts_done(const struct rm_judge_opts *o, const char *cmd);
 
 /* Checks the options alone (before anything is read): 0, or -1 with err. */
 int rm_judge_check(const struct rm_judge_opts *o, char *err, size_t errsz);

@@ -96,16 +96,17 @@ static int any_basis(const struct rm_sweep *s)
 {
     size_t i;
     const json_t *e;
-    json_array_foreach(s->rows, i,
-                       e) if (json_is_string(json_object_get(e, "workload_vram_basis"))) return 1;
+    json_array_foreach(s->rows, i, e) if (json_is_string(json_object_get(
+                                              e, RM_RUN_KEY(WORKLOAD_VRAM_BASIS)))) return 1;
     return 0;
 }
 
 /* " assumed" after a run's WORKLOAD VRAM counted on assumption, else "". */
 static const char *basis_suffix(const struct figure *g, const json_t *row)
 {
-    const char *b = json_string_value(json_object_get(row, "workload_vram_basis"));
-    return g->row_key && !strcmp(g->row_key, "workload_peak_vram_mb") && b && !strcmp(b, "assumed")
+    const char *b = json_string_value(json_object_get(row, RM_RUN_KEY(WORKLOAD_VRAM_BASIS)));
+    return g->row_key && !strcmp(g->row_key, RM_SWEEP_KEY(WORKLOAD_VRAM)) && b &&
+                   !strcmp(b, "assumed")
                ? " assumed"
                : "";
 }
@@ -665,7 +666,7 @@ static void judged_cols(struct table *t, struct tcol *c, size_t *n, size_t nr)
         else
             snprintf(b, sizeof b, "%s s %s Wh",
                      judged_num(v, sizeof v, json_object_get(tg, "seconds")),
-                     judged_num(w, sizeof w, json_object_get(tg, "energy_wh")));
+                     judged_num(w, sizeof w, json_object_get(tg, RM_SWEEP_KEY(ENERGY))));
         x->cells[i] = strdup(b);
     }
 }
@@ -1188,7 +1189,7 @@ static void csv_judged_row(struct table *t, const json_t *e)
     }
     if (!json_is_string(json_object_get(t->judged, "target"))) return;
     const json_t *tg = json_object_get(e, "target");
-    static const char *const tk[] = {"reached", "seconds", "energy_wh"};
+    const char *const tk[] = {"reached", "seconds", RM_SWEEP_KEY(ENERGY)};
     for (size_t i = 0; i < 3; i++) {
         fputc(',', t->f);
         csv_json_value(t, json_object_get(tg, tk[i]));

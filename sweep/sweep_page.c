@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
+#include "model/figures.h"
 #include "sweep/sweep_internal.h"
 
 /* Ten colours told apart on white (Tableau 10), then five dash styles: run i draws in colour
@@ -105,7 +107,7 @@ static void num_cell(FILE *o, double v, int dec, const char *cls)
  * then the GPU's memory used by every process). "" otherwise. */
 static const char *vram_basis_text(const json_t *row)
 {
-    const char *b = json_string_value(json_object_get(row, "workload_vram_basis"));
+    const char *b = json_string_value(json_object_get(row, RM_RUN_KEY(WORKLOAD_VRAM_BASIS)));
     if (!b) return "";
     return !strcmp(b, "assumed") ? " assumed the workload's"
                                  : " all processes' (the workload's unattributed)";
@@ -114,7 +116,7 @@ static const char *vram_basis_text(const json_t *row)
 /* The runs table's peak VRAM cell (GiB), with its basis. */
 static void vram_cell(FILE *o, const json_t *row)
 {
-    double v = num_of(row, "peak_vram_mb") / 1024;
+    double v = num_of(row, RM_SWEEP_KEY(PEAK_VRAM)) / 1024;
     const char *basis = vram_basis_text(row);
     if (!*basis || !isfinite(v)) {
         num_cell(o, v, 2, NULL);
@@ -285,15 +287,15 @@ static void write_table(struct page *p)
         if (rerun_of(row)) fputs(" (re-run)", o);
         fputs("</td>", o);
         num_cell(o, num_of(row, "exit_code"), 0, NULL);
-        num_cell(o, num_of(row, "duration_s"), 1, NULL);
+        num_cell(o, num_of(row, RM_SWEEP_KEY(DURATION)), 1, NULL);
         fputs("<td class=\"t\">", o);
         const char *gpu = str_of(row, "gpu_name");
         esc(o, gpu ? gpu : p->runs[r].gpu);
         fputs("</td>", o);
-        num_cell(o, num_of(row, "gpu_util_mean_pct"), 1, NULL);
+        num_cell(o, num_of(row, RM_SWEEP_KEY(UTIL_MEAN)), 1, NULL);
         vram_cell(o, row);
-        energy_cell(o, num_of(row, "energy_wh"), num_of(row, "energy_wh_low"),
-                    num_of(row, "energy_wh_high"), false);
+        energy_cell(o, num_of(row, RM_SWEEP_KEY(ENERGY)), num_of(row, RM_FIG_KEY(ENERGY_LOW)),
+                    num_of(row, RM_FIG_KEY(ENERGY_HIGH)), false);
         fputs("<td class=\"t\"><code>", o);
         esc(o, str_of(row, "session_id"));
         fputs("</code></td></tr>\n", o);
@@ -371,26 +373,29 @@ static void write_all_bars(struct page *p)
     double *lo = calloc(p->n, sizeof *lo), *hi = calloc(p->n, sizeof *hi);
     if (!v || !s || !lo || !hi) abort();
     static const struct {
-        const char *id, *title, *key, *unit;
+        const char *id, *title;
+        int fig; /* its row key: rm_sweep_figures[fig]'s, with its bar where it has one */
+        const char *unit;
         int dec;
         double div;
     } b[] = {
-        {"b-vram", "Peak VRAM against the GPU's total", "peak_vram_mb", "GiB", 1, 1024},
-        {"b-energy", "Energy", "energy_wh", "Wh", 3, 1},
-        {"b-duration", "Duration", "duration_s", "s", 1, 1},
-        {"b-util", "Mean GPU utilization", "gpu_util_mean_pct", "%", 1, 1},
+        {"b-vram", "Peak VRAM against the GPU's total", RM_SWEEP_PEAK_VRAM, "GiB", 1, 1024},
+        {"b-energy", "Energy", RM_SWEEP_ENERGY, "Wh", 3, 1},
+        {"b-duration", "Duration", RM_SWEEP_DURATION, "s", 1, 1},
+        {"b-util", "Mean GPU utilization", RM_SWEEP_UTIL_MEAN, "%", 1, 1},
     };
     fputs("<div class=\"barrow\">", p->o);
     for (size_t k = 0; k < sizeof b / sizeof b[0]; k++) {
         double max = 0;
-        bool energy = !strcmp(b[k].key, "energy_wh");
+        const struct rm_sweep_figure *f = &rm_sweep_figures[b[k].fig];
+        bool energy = f->low >= 0; /* the energy's error bar */
         for (size_t r = 0; r < p->n; r++) {
-            v[r] = num_of(p->runs[r].row, b[k].key) / b[k].div;
+            v[r] = num_of(p->runs[r].row, f->key) / b[k].div;
             if (isfinite(v[r]) && v[r] > max) max = v[r];
             /* The energy's error bar: the scale reaches the highest end, so each whisker
              * lies inside its bar's track. */
-            lo[r] = energy ? num_of(p->runs[r].row, "energy_wh_low") : NAN;
-            hi[r] = energy ? num_of(p->runs[r].row, "energy_wh_high") : NAN;
+            lo[r] = energy ? num_of(p->runs[r].row, rm_figures[f->low].key) : NAN;
+            hi[r] = energy ? num_of(p->runs[r].row, rm_figures[f->high].key) : NAN;
             if (isfinite(v[r]) && isfinite(lo[r]) && isfinite(hi[r]) && hi[r] > max) max = hi[r];
         }
         for (size_t r = 0; r < p->n; r++)
@@ -610,9 +615,9 @@ static void write_phases(struct page *p)
             json_t *g;
             json_array_foreach(json_object_get(ph, "gpus"), i, g)
             {
-                const json_t *w = json_object_get(json_object_get(g, "workload_vram_mb"), "peak");
-                const json_t *v = json_object_get(json_object_get(g, "vram_mb"), "peak");
-                const json_t *en = json_object_get(g, "energy_wh");
+                const json_t *w = json_object_get(json_object_get(g, RM_GPU_WORKLOAD_VRAM), "peak");
+                const json_t *v = rm_json_at(g, RM_FIG_KEY(VRAM_PEAK));
+                const json_t *en = json_object_get(g, RM_FIG_KEY(ENERGY));
                 if (json_is_number(w) && !(json_number_value(w) <= wpk)) wpk = json_number_value(w);
                 if (json_is_number(v) && !(json_number_value(v) <= gpk)) gpk = json_number_value(v);
                 if (json_is_number(en)) e = (isfinite(e) ? e : 0) + json_number_value(en);
@@ -620,10 +625,10 @@ static void write_phases(struct page *p)
             /* The phase's own energy and bar (MIG instances counted once), else the GPUs' sum
              * (a summary older than the bar). */
             double elo = NAN, ehi = NAN;
-            if (json_is_number(json_object_get(ph, "energy_wh"))) {
-                e = num_of(ph, "energy_wh");
-                elo = num_of(ph, "energy_wh_low");
-                ehi = num_of(ph, "energy_wh_high");
+            if (json_is_number(json_object_get(ph, RM_FIG_KEY(ENERGY)))) {
+                e = num_of(ph, RM_FIG_KEY(ENERGY));
+                elo = num_of(ph, RM_FIG_KEY(ENERGY_LOW));
+                ehi = num_of(ph, RM_FIG_KEY(ENERGY_HIGH));
             }
             fprintf(o, "<tr data-run=\"%zu\"><td class=\"l\">", r);
             rm_html_name(o, pk[k].path);

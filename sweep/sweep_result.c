@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/figures.h"
 #include "sweep/sweep_internal.h"
 
 static void esc(FILE *o, const char *s)
@@ -397,18 +398,19 @@ int rm_sweep_result_init(struct sweep_result *res, const struct sweep_run *runs,
         pt->cost_lo = pt->cost_hi = NAN;
         switch (res->cost) {
         case RM_COST_ENERGY:
-            pt->cost = row_num(row, "energy_wh");
-            pt->cost_lo = row_num(row, "energy_wh_low");
-            pt->cost_hi = row_num(row, "energy_wh_high");
+            pt->cost = row_num(row, RM_SWEEP_KEY(ENERGY));
+            pt->cost_lo = row_num(row, RM_FIG_KEY(ENERGY_LOW));
+            pt->cost_hi = row_num(row, RM_FIG_KEY(ENERGY_HIGH));
             break;
         case RM_COST_DURATION:
-            pt->cost = row_num(row, "duration_s");
+            pt->cost = row_num(row, RM_SWEEP_KEY(DURATION));
             break;
         case RM_COST_VRAM:
-            pt->cost = row_num(row, "peak_vram_mb") / 1024;
+            pt->cost = row_num(row, RM_SWEEP_KEY(PEAK_VRAM)) / 1024;
             break;
         case RM_COST_GPU_HOURS:
-            pt->cost = runs[r].n_gpus ? row_num(row, "duration_s") * runs[r].n_gpus / 3600 : NAN;
+            pt->cost =
+                runs[r].n_gpus ? row_num(row, RM_SWEEP_KEY(DURATION)) * runs[r].n_gpus / 3600 : NAN;
             break;
         }
     }
@@ -743,12 +745,12 @@ static void pc_labels(FILE *o, const struct pc_axis *a, double x)
 void rm_sweep_write_pcoords(FILE *o, const struct sweep_run *runs, size_t n, bool drawn,
                             const json_t *param_names, const struct sweep_result *res)
 {
-    static const struct {
+    const struct { /* the row keys come from model/figures.h's table, so not static */
         const char *title, *key, *unit;
         double div;
-    } costs[] = {{"duration", "duration_s", "s", 1},
-                 {"peak VRAM", "peak_vram_mb", "GiB", 1024},
-                 {"energy", "energy_wh", "Wh", 1}};
+    } costs[] = {{"duration", RM_SWEEP_KEY(DURATION), "s", 1},
+                 {"peak VRAM", RM_SWEEP_KEY(PEAK_VRAM), "GiB", 1024},
+                 {"energy", RM_SWEEP_KEY(ENERGY), "Wh", 1}};
     size_t np = json_array_size(param_names), nc = sizeof costs / sizeof costs[0];
     size_t na = np + res->nobj + nc;
     struct pc_axis *ax = calloc(na, sizeof *ax);

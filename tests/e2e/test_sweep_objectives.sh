@@ -96,6 +96,17 @@ for bad in "--objective acc" "--objective acc:up" "--cost watts" "--target loss<
 done
 err=$("$RUNMON" sessions "$K" --objective acc:max 2>&1 >/dev/null); rc=$?
 expect_eq "--objective without --summary: exit 2" 2 "$rc"
+# The same option errors, word for word, from both commands (sweep/sweep_judge.c's rm_judge_opt).
+many=() && for i in $(seq 65); do many+=(--objective "m$i:max"); done
+for cmd in sessions report; do
+    case $cmd in sessions) extra=(--summary) ;; report) extra=(--sweep lrs) ;; esac
+    err=$("$RUNMON" "$cmd" "$K" "${extra[@]}" "${many[@]}" 2>&1 >/dev/null); rc=$?
+    expect_eq "$cmd: 65 --objective: exit 2, the limit named" "2 runmon $cmd: at most 64 --objective" "$rc $err"
+    err=$("$RUNMON" "$cmd" "$K" "${extra[@]}" --cost watts 2>&1 >/dev/null); rc=$?
+    expect_match "$cmd: a bad --cost: exit 2, the costs named" "^2 runmon $cmd: --cost: cost 'watts': expected .*gpu_hours" "$rc $err"
+    err=$("$RUNMON" "$cmd" "$K" "${extra[@]}" --target 'loss<0.3' 2>&1 >/dev/null); rc=$?
+    expect_match "$cmd: a bad --target: exit 2, saying why" "^2 runmon $cmd: --target: .*loss<0.3" "$rc $err"
+done
 
 # report --sweep: the same options, the rows judged before the page.
 "$RUNMON" report --sweep lrs "$K" --objective acc:max --cost vram --target 'acc>=0.9' -o "$T/p.html" >/dev/null

@@ -1,0 +1,44 @@
+/* rm_json_at: a summary figure's key read as a path ("vram_mb.peak"), as model/figures.h
+ * writes them; NULL where a step is missing or crosses a value that is not an object. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "base/json.h"
+#include "model/figures.h"
+
+static void paths_step_into_members(void **state)
+{
+    (void)state;
+    json_t *g =
+        json_pack("{s:{s:f,s:f},s:f}", "vram_mb", "peak", 512.0, "total", 1024.0, "energy_wh", 0.5);
+    assert_true(json_real_value(rm_json_at(g, RM_FIG_KEY(VRAM_PEAK))) == 512.0);
+    assert_true(json_real_value(rm_json_at(g, RM_FIG_KEY(VRAM_TOTAL))) == 1024.0);
+    assert_true(json_real_value(rm_json_at(g, RM_FIG_KEY(ENERGY))) == 0.5);
+    assert_ptr_equal(rm_json_at(g, "vram_mb"), json_object_get(g, "vram_mb"));
+    assert_ptr_equal(rm_json_at(g, ""), g); /* no step: the object itself */
+    json_decref(g);
+}
+
+static void missing_steps_give_null(void **state)
+{
+    (void)state;
+    json_t *g = json_pack("{s:f,s:{}}", "energy_wh", 0.5, "vram_mb");
+    assert_null(rm_json_at(g, RM_FIG_KEY(VRAM_PEAK)));    /* no member peak */
+    assert_null(rm_json_at(g, "energy_wh.low"));          /* a number has no members */
+    assert_null(rm_json_at(g, "gaps.count"));             /* no member gaps */
+    assert_null(rm_json_at(NULL, RM_FIG_KEY(VRAM_PEAK))); /* no object */
+    json_decref(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(paths_step_into_members),
+        cmocka_unit_test(missing_steps_give_null),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
