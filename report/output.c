@@ -384,7 +384,7 @@ static void print_processes(FILE *out, const json_t *gpus)
     json_array_foreach(gpus, i, g)
     {
         print_process_rows(out, json_object_get(g, "processes"));
-        if (json_is_object(json_object_get(g, "workload_vram_mb"))) print_workload_vram(out, g);
+        if (json_is_object(json_object_get(g, RM_GPU_WORKLOAD_VRAM))) print_workload_vram(out, g);
     }
 }
 
@@ -397,7 +397,7 @@ static bool phase_has_memory(const json_t *p)
     const json_t *x;
     bool any = json_is_object(json_object_get(p, RM_RUN_KEY(FRAMEWORK_PEAK)));
     json_array_foreach(json_object_get(p, "gpus"), k, x) any |=
-        json_is_object(json_object_get(x, "workload_vram_mb"));
+        json_is_object(json_object_get(x, RM_GPU_WORKLOAD_VRAM));
     return any;
 }
 

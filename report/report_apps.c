@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/figures.h"
 #include "report/report_internal.h"
 
 /* At most this many process rows; a note says how many more there were. */
@@ -80,12 +81,12 @@ void rm_report_write_processes(struct report *r)
     bool any = false;
     json_array_foreach(gpus, i, g)
     {
-        any |= json_is_object(rm_report_get(g, "workload_vram_mb"));
+        any |= json_is_object(rm_report_get(g, RM_GPU_WORKLOAD_VRAM));
         nproc += json_array_size(rm_report_get(g, "processes"));
     }
     if (!any && !nproc) return;
     fprintf(o, "<section class=\"panel\" id=\"t-processes\"><h3>Processes</h3>");
-    json_array_foreach(gpus, i, g) if (json_is_object(rm_report_get(g, "workload_vram_mb")))
+    json_array_foreach(gpus, i, g) if (json_is_object(rm_report_get(g, RM_GPU_WORKLOAD_VRAM)))
         gpu_line(o, g);
     if (!nproc) {
         fprintf(o, "<p class=\"note\">No process was seen on a GPU.</p></section>\n");

@@ -448,7 +448,7 @@ void rm_report_add_phase(struct report *r, const json_t *p)
         const json_t *w = rm_report_get(g, "workload_vram_mb.peak");
         if (json_is_number(w) && json_number_value(w) > ph->workload_peak)
             ph->workload_peak = json_number_value(w);
-        ph->has_memory |= json_is_object(rm_report_get(g, "workload_vram_mb"));
+        ph->has_memory |= json_is_object(rm_report_get(g, RM_GPU_WORKLOAD_VRAM));
     }
     ph->has_util = ud > 0;
     ph->util_mean = ud > 0 ? un / ud : 0;

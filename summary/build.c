@@ -886,7 +886,7 @@ static void add_apps_to_gpus(json_t *gpus, const struct merged *m)
         const struct rm_apps_gpu *a = &m->apps.gpu[k];
         static const struct rm_stat none = {0};
         const struct rm_stat *w = workload_stat(m, k);
-        json_object_set_new(g, "workload_vram_mb", peak_mean(w ? w : &none));
+        json_object_set_new(g, RM_GPU_WORKLOAD_VRAM, peak_mean(w ? w : &none));
         if (gpu_basis(m, k) != WL_ATTRIBUTED)
             json_object_set_new(g, "workload_vram_basis",
                                 json_string(wl_basis_names[gpu_basis(m, k)]));
@@ -1290,7 +1290,7 @@ static json_t *phase_gpus(const struct rm_summary *s, struct merged *m, size_t p
                 w = qs && qs->m[RM_GM_VRAM_USED].n   ? &qs->m[RM_GM_VRAM_USED]
                     : ds && ds->m[RM_GM_VRAM_USED].n ? &ds->m[RM_GM_VRAM_USED]
                                                      : NULL;
-            json_object_set_new(gj, "workload_vram_mb", peak_mean(w ? w : &none));
+            json_object_set_new(gj, RM_GPU_WORKLOAD_VRAM, peak_mean(w ? w : &none));
         }
         json_array_append_new(pg, gj);
     }

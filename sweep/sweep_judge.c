@@ -166,7 +166,9 @@ static struct rm_metric_stat stat_of(const json_t *row, const char *metric)
     if (!json_is_integer(c) || json_integer_value(c) <= 0) return s;
     s.count = (uint64_t)json_integer_value(c);
     const json_t *v;
-    s.last = json_is_number(v = json_object_get(m, "last")) ? json_number_value(v) : NAN;
+    s.last = json_is_number(v = json_object_get(m, rm_metric_fields[RM_MF_LAST].key))
+                 ? json_number_value(v)
+                 : NAN;
     s.min = json_is_number(v = json_object_get(m, "min")) ? json_number_value(v) : NAN;
     s.max = json_is_number(v = json_object_get(m, "max")) ? json_number_value(v) : NAN;
     return s;

@@ -278,9 +278,9 @@ static void metric_stat(const struct sweep_run *run, const char *name, struct rm
     }
     const json_t *c = json_object_get(m, "count");
     s->count = json_is_integer(c) && json_integer_value(c) > 0 ? (uint64_t)json_integer_value(c)
-               : json_is_number(json_object_get(m, "last"))    ? 1
-                                                               : 0;
-    s->last = row_num(m, "last");
+               : json_is_number(json_object_get(m, rm_metric_fields[RM_MF_LAST].key)) ? 1
+                                                                                      : 0;
+    s->last = row_num(m, rm_metric_fields[RM_MF_LAST].key);
     s->min = row_num(m, "min");
     s->max = row_num(m, "max");
 }
