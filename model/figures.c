@@ -76,24 +76,24 @@ const struct rm_figure rm_figures[RM_FIG_COUNT] = {
 };
 
 const struct rm_run_figure rm_run_figures[RM_RUN_FIG_COUNT] = {
-    [RM_RUN_PEAK_VRAM] = {"peak_vram_mb", "MiB", 3},
-    [RM_RUN_UTIL_MEAN] = {"gpu_util_mean_pct", "%", 3},
-    [RM_RUN_UTIL_MAX] = {"gpu_util_max_pct", "%", 3},
-    [RM_RUN_MEMUTIL_MEAN] = {"mem_util_mean_pct", "%", 3},
-    [RM_RUN_MEMUTIL_MAX] = {"mem_util_max_pct", "%", 3},
-    [RM_RUN_MEMUTIL_SOURCE] = {"mem_util_source", "", 0},
-    [RM_RUN_POWER_MEAN] = {"power_watts_mean", "W", 3},
-    [RM_RUN_POWER_MAX] = {"power_watts_max", "W", 3},
-    [RM_RUN_CPU_USR_MEAN] = {"cpu_usr_mean_pct", "%", 3},
-    [RM_RUN_CPU_IDLE_MEAN] = {"cpu_idle_mean_pct", "%", 3},
-    [RM_RUN_JAX_PEAK] = {"jax_peak_bytes_mb", "MiB", 3},
+    [RM_RUN_PEAK_VRAM] = {"peak_vram_mb", "MiB", 3, false},
+    [RM_RUN_UTIL_MEAN] = {"gpu_util_mean_pct", "%", 3, false},
+    [RM_RUN_UTIL_MAX] = {"gpu_util_max_pct", "%", 3, false},
+    [RM_RUN_MEMUTIL_MEAN] = {"mem_util_mean_pct", "%", 3, false},
+    [RM_RUN_MEMUTIL_MAX] = {"mem_util_max_pct", "%", 3, false},
+    [RM_RUN_MEMUTIL_SOURCE] = {"mem_util_source", "", 0, false},
+    [RM_RUN_POWER_MEAN] = {"power_watts_mean", "W", 3, false},
+    [RM_RUN_POWER_MAX] = {"power_watts_max", "W", 3, false},
+    [RM_RUN_CPU_USR_MEAN] = {"cpu_usr_mean_pct", "%", 3, false},
+    [RM_RUN_CPU_IDLE_MEAN] = {"cpu_idle_mean_pct", "%", 3, false},
+    [RM_RUN_JAX_PEAK] = {"jax_peak_bytes_mb", "MiB", 3, false},
     /* apps.csv: the largest VRAM the workload's own processes held on one GPU */
-    [RM_RUN_WORKLOAD_PEAK_VRAM] = {"workload_peak_vram_mb", "MiB", 3},
+    [RM_RUN_WORKLOAD_PEAK_VRAM] = {"workload_peak_vram_mb", "MiB", 3, false},
     /* how that figure is known where some GPU memory has no process runmon can place (another
      * PID namespace): "assumed" (counted as the workload's) or "unattributed" (null) */
     [RM_RUN_WORKLOAD_VRAM_BASIS] = {"workload_vram_basis", "", 0, true},
     /* the run log's framework lines: {"name", "by_device", "max", "reserved_by_device"} */
-    [RM_RUN_FRAMEWORK_PEAK] = {"framework_peak_mb", "MiB", 3},
+    [RM_RUN_FRAMEWORK_PEAK] = {"framework_peak_mb", "MiB", 3, false},
 };
 
 /* A sweep figure read from a headline figure, or from "totals"; then its sweep column. */

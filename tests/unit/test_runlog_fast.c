@@ -288,8 +288,9 @@ static void python_metric_lines_fast(void **state)
         "{" TS ",\"type\":\"metric\",\"step\":2,\"values\":{\"loss\":0.30000000000000004,"
         "\"acc\":-0.1234567890123456789}}",
         "{" TS ",\"type\":\"metric\",\"values\":{\"x\":123456789.12345678901}}",
-        "{\"type\":\"phase\",\"path\":\"d\",\"t\":1795410051.1234567891234,\"seconds\":"
-        "0.1000000000000000000001}",
+        /* one line, split for width (parenthesized: clang's -Wstring-concatenation) */
+        ("{\"type\":\"phase\",\"path\":\"d\",\"t\":1795410051.1234567891234,\"seconds\":"
+         "0.1000000000000000000001}"),
     };
     size_t n = sizeof lines / sizeof lines[0];
     assert_int_equal(feed_both(lines, n), n);
