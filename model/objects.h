@@ -6,8 +6,9 @@
  * run's object only has it, and the outputs that show it: the text summary's lines under
  * Totals, its table by phase, the HTML report's phase table). summary/ writes the objects by
  * walking the rows (each object's engine computes a row's value, summary/objects.h);
- * report/output.c and report/report_tables.c show the rows that name them; summary/held.c reads its
- * figures by their keys. The GPUs' figures are model/figures.h's; a metric's statistics are
+ * report/output.c and report/report_tables.c show the rows that name them; summary/held.c
+ * and the lines that mix objects read a figure by its row (summary/objects.h's rm_obj_at).
+ * The GPUs' figures are model/figures.h's; a metric's statistics are
  * model/objective.h's rm_metric_fields. docs/ARCHITECTURE.md: "Adding a figure".
  */
 #ifndef RUNMON_MODEL_OBJECTS_H
@@ -130,7 +131,7 @@ struct rm_obj_figure {
         int width, dec;
     } phases;
     struct {              /* RM_OF_IN_REPORT: */
-        int col;          /* from 1, after the GPU and host columns, among every object's */
+        int col;          /* from 1, after the GPU columns, among every object's */
         const char *head; /* HTML */
         int dec;
     } report;

@@ -1108,7 +1108,7 @@ static json_t *build_totals(const struct merged *m)
         totals, fh->key,
         jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, fh->dec));
     json_object_set_new(totals, fu->key, jnum(t->has_bar ? t->uncovered_s : NAN, fu->dec));
-    for (int k = 0; k < RM_OBJ_COUNT; k++) /* the host's objects (cpu, proc) */
+    for (int k = 0; k < RM_OBJ_COUNT; k++) /* the objects of totals (the host's) */
         if (rm_objects[k].in_totals) put_run_object(totals, m, k);
     return totals;
 }
