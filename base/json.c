@@ -43,6 +43,25 @@ const json_t *rm_json_at(const json_t *o, const char *path)
     return v;
 }
 
+void rm_json_set_at(json_t *o, const char *path, json_t *v)
+{
+    const char *d = strchr(path, '.');
+    if (!d) {
+        json_object_set_new(o, path, v);
+        return;
+    }
+    char k[64];
+    size_t n = (size_t)(d - path), c = n < sizeof k ? n : sizeof k - 1;
+    memcpy(k, path, c);
+    k[c] = '\0';
+    json_t *in = json_object_get(o, k);
+    if (!json_is_object(in)) {
+        in = json_object();
+        json_object_set_new(o, k, in);
+    }
+    rm_json_set_at(in, d + 1, v);
+}
+
 json_t *rm_jts_or_null(int64_t ns)
 {
     if (!ns) return json_null();

@@ -20,6 +20,11 @@ const char *rm_jget_str(const json_t *o, const char *k);
  * A step of 64 bytes or more is cut to 63. */
 const json_t *rm_json_at(const json_t *o, const char *path);
 
+/* Sets v (its reference taken) at a dotted path of object o: "a.b" is member b of member a,
+ * a made (an object, after o's members so far) on its first use; the summary's figures are
+ * so written in their rows' order. A step of 64 bytes or more is cut to 63. */
+void rm_json_set_at(json_t *o, const char *path, json_t *v);
+
 /* The RunLog ts form of a CLOCK_REALTIME instant, or null when ns is 0. */
 json_t *rm_jts_or_null(int64_t ns);
 

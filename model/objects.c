@@ -3,11 +3,17 @@
 #include <stddef.h>
 
 const struct rm_object rm_objects[RM_OBJ_COUNT] = {
+    /* the host's, in "totals": its CPU line under Totals; the phase table's CPU usr % column
+     * and the host memory line, which mix objects, read their figures by key */
+    [RM_OBJ_CPU] = {"cpu", true, true, {"  CPU % (means)", NULL}},
+    [RM_OBJ_PROC] = {"proc", true, true, {NULL, NULL}},
     [RM_OBJ_IO] = {"io",
+                   false,
+                   false,
                    {"  I/O  ", "\nI/O by phase (MB/s; pressure: some % of the time; tree: MB "
                                "read/written)\n"}},
     /* the text and the report show its findings ("held back by"), not its figures */
-    [RM_OBJ_STALL] = {"stall", {NULL, NULL}},
+    [RM_OBJ_STALL] = {"stall", false, false, {NULL, NULL}},
 };
 
 #define REAL(d) .kind = RM_OK_REAL, .dec = (d)
@@ -20,23 +26,52 @@ const struct rm_object rm_objects[RM_OBJ_COUNT] = {
 
 enum { T = RM_OF_IN_TEXT, P = RM_OF_IN_PHASES, R = RM_OF_IN_REPORT };
 
-/* io.csv's rates are over the time its rows cover (summary/iocsv.c); its pressure is the
- * share of that time some (or all) tasks stalled, at most 100 %. stall.csv's figures
- * (summary/stallcsv.c) are weighted by the share of a row's interval in the run or the phase;
- * the text and the report show its findings ("held back by"), not its figures. */
+/* cpu.csv's and proc.csv's figures are statistics of the host's samples (summary/hostcsv.c's
+ * engine): a percentage's mean and max over the samples, a peak their max. io.csv's rates
+ * are over the time its rows cover (summary/iocsv.c); its pressure is the share of that time
+ * some (or all) tasks stalled, at most 100 %. stall.csv's figures (summary/stallcsv.c) are
+ * weighted by the share of a row's interval in the run or the phase; the text and the report
+ * show its findings ("held back by"), not its figures. */
 const struct rm_obj_figure rm_obj_figures[RM_OF_COUNT] = {
+    [RM_OF_CPU_SAMPLES] = {RM_OBJ_CPU, "samples", "", INT, false, 0},
+    [RM_OF_CPU_USR_MEAN] = {RM_OBJ_CPU, "usr_pct.mean", "%", REAL(3), false, T,
+                            TEXT(1, 1, "  usr ", "", 1)},
+    [RM_OF_CPU_USR_MAX] = {RM_OBJ_CPU, "usr_pct.max", "%", REAL(3), false, 0},
+    [RM_OF_CPU_SYS_MEAN] = {RM_OBJ_CPU, "sys_pct.mean", "%", REAL(3), false, T,
+                            TEXT(1, 2, "  sys ", "", 1)},
+    [RM_OF_CPU_SYS_MAX] = {RM_OBJ_CPU, "sys_pct.max", "%", REAL(3), false, 0},
+    [RM_OF_CPU_IOWAIT_MEAN] = {RM_OBJ_CPU, "iowait_pct.mean", "%", REAL(3), false, T,
+                               TEXT(1, 3, "  iowait ", "", 1)},
+    [RM_OF_CPU_IOWAIT_MAX] = {RM_OBJ_CPU, "iowait_pct.max", "%", REAL(3), false, 0},
+    [RM_OF_CPU_STEAL_MEAN] = {RM_OBJ_CPU, "steal_pct.mean", "%", REAL(3), false, T,
+                              TEXT(1, 4, "  steal ", "", 1)},
+    [RM_OF_CPU_STEAL_MAX] = {RM_OBJ_CPU, "steal_pct.max", "%", REAL(3), false, 0},
+    [RM_OF_CPU_IDLE_MEAN] = {RM_OBJ_CPU, "idle_pct.mean", "%", REAL(3), false, T,
+                             TEXT(1, 5, "  idle ", "", 1)},
+    [RM_OF_CPU_IDLE_MAX] = {RM_OBJ_CPU, "idle_pct.max", "%", REAL(3), false, 0},
+    [RM_OF_CPU_MEM_USED_PEAK] = {RM_OBJ_CPU, "mem_used_peak_mb", "MiB", REAL(3), false, 0},
+    [RM_OF_CPU_MEM_TOTAL] = {RM_OBJ_CPU, "mem_total_mb", "MiB", REAL(3), false, 0},
+    /* the run's, beside "cpu" in "totals" (the same peak as the run's mem_used_peak_mb) */
+    [RM_OF_CPU_HOST_MEM_PEAK] = {RM_OBJ_CPU, "host_mem_peak_mb", "MiB", REAL(3), true, 0,
+                                 .beside = true},
+    [RM_OF_PROC_SAMPLES] = {RM_OBJ_PROC, "samples", "", INT, false, 0},
+    [RM_OF_PROC_RSS_PEAK] = {RM_OBJ_PROC, "rss_peak_mb", "MiB", REAL(3), false, R,
+                             REPORT(1, "RSS peak MiB", 1)},
+    [RM_OF_PROC_CPU_MEAN] = {RM_OBJ_PROC, "cpu_pct.mean", "%", REAL(3), false, 0},
+    [RM_OF_PROC_CPU_MAX] = {RM_OBJ_PROC, "cpu_pct.max", "%", REAL(3), false, 0},
+    [RM_OF_PROC_NPROCS_MAX] = {RM_OBJ_PROC, "nprocs_max", "", REAL(0), false, 0},
     [RM_OF_IO_DISK_READ_MB_S] = {RM_OBJ_IO, "disk_read_mb_s", "MB/s", REAL(3), false, T | P | R,
                                  TEXT(1, 1, "disk read ", "", 2), PHASES(1, "DISK R", 7, 2),
-                                 REPORT(1, "disk read MB/s", 2)},
+                                 REPORT(2, "disk read MB/s", 2)},
     [RM_OF_IO_DISK_WRITE_MB_S] = {RM_OBJ_IO, "disk_write_mb_s", "MB/s", REAL(3), false, T | P | R,
                                   TEXT(1, 2, " write ", " MB/s", 2), PHASES(2, "DISK W", 7, 2),
-                                  REPORT(2, "disk write MB/s", 2)},
+                                  REPORT(3, "disk write MB/s", 2)},
     [RM_OF_IO_NET_RX_MB_S] = {RM_OBJ_IO, "net_rx_mb_s", "MB/s", REAL(3), false, T | P | R,
                               TEXT(1, 3, "   network rx ", "", 2), PHASES(3, "NET RX", 7, 2),
-                              REPORT(3, "net rx MB/s", 2)},
+                              REPORT(4, "net rx MB/s", 2)},
     [RM_OF_IO_NET_TX_MB_S] = {RM_OBJ_IO, "net_tx_mb_s", "MB/s", REAL(3), false, T | P | R,
                               TEXT(1, 4, " tx ", " MB/s", 2), PHASES(4, "NET TX", 7, 2),
-                              REPORT(4, "net tx MB/s", 2)},
+                              REPORT(5, "net tx MB/s", 2)},
     [RM_OF_IO_CPU_SOME_PCT] = {RM_OBJ_IO, "cpu_some_pct", "%", REAL(3), false, T | P,
                                TEXT(2, 1, "pressure (some/full % of the time)  cpu ", "", 1),
                                PHASES(5, "CPU", 5, 1)},
@@ -44,7 +79,7 @@ const struct rm_obj_figure rm_obj_figures[RM_OF_COUNT] = {
                                TEXT(2, 2, "/", "", 1)},
     [RM_OF_IO_IO_SOME_PCT] = {RM_OBJ_IO, "io_some_pct", "%", REAL(3), false, T | P | R,
                               TEXT(2, 3, "  io ", "", 1), PHASES(6, "IO", 5, 1),
-                              REPORT(5, "io stall %", 1)},
+                              REPORT(6, "io stall %", 1)},
     [RM_OF_IO_IO_FULL_PCT] = {RM_OBJ_IO, "io_full_pct", "%", REAL(3), false, T,
                               TEXT(2, 4, "/", "", 1)},
     [RM_OF_IO_MEMORY_SOME_PCT] = {RM_OBJ_IO, "memory_some_pct", "%", REAL(3), false, T | P,

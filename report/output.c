@@ -18,6 +18,7 @@
 #include "model/objective.h"
 #include "model/objects.h"
 #include "model/session.h"
+#include "summary/objects.h"
 
 static const json_t *at(const json_t *o, const char *path)
 {
@@ -36,17 +37,22 @@ static const json_t *at(const json_t *o, const char *path)
     return v;
 }
 
-/* A number with the given decimals, or "-" when missing. */
-static const char *fmt(const json_t *o, const char *path, int dec)
+/* Number v with the given decimals, or "-" when missing. */
+static const char *fmt_v(const json_t *v, int dec)
 {
     /* A ring of buffers so one printf can take many formatted numbers. */
     static _Thread_local char ring[24][32];
     static _Thread_local unsigned next;
-    const json_t *v = at(o, path);
     if (!json_is_number(v)) return "-";
     char *buf = ring[next++ % 24];
     snprintf(buf, sizeof ring[0], "%.*f", dec, json_number_value(v));
     return buf;
+}
+
+/* The number at path of o with the given decimals, or "-" when missing. */
+static const char *fmt(const json_t *o, const char *path, int dec)
+{
+    return fmt_v(at(o, path), dec);
 }
 
 /* The run's energy and its bar (docs/ENERGY.md) as the Totals line shows it: "0.174 Wh (0.174
@@ -71,31 +77,33 @@ static const char *energy_text(char *b, size_t cap, const json_t *t)
     return b;
 }
 
-/* ---- the objects of model/objects.h (io, stall): the lines under Totals and a table by phase
- * of each object the table shows, from its rows; nothing for a summary without it ---------- */
+/* ---- the objects of model/objects.h (cpu, proc, io, stall): the lines under Totals and a
+ * table by phase of each object the table shows, from its rows; nothing for a summary without
+ * an object (the host's, always written, show "-") --------------------------------------- */
 
-/* A row's value at its text decimals; false when its row shows only values above 0 and this
- * one is not. */
-static bool obj_value(const json_t *o, const struct rm_obj_figure *r, const char **v)
+/* Row f's value in in (what holds its object) at its text decimals; false when its row shows
+ * only values above 0 and this one is not. */
+static bool obj_value(const json_t *in, int f, const char **v)
 {
-    const json_t *x = json_object_get(o, r->key);
+    const struct rm_obj_figure *r = &rm_obj_figures[f];
+    const json_t *x = rm_obj_at(in, f);
     if (r->text.if_positive && !(json_is_number(x) && json_number_value(x) > 0)) return false;
-    *v = fmt(o, r->key, r->text.dec);
+    *v = fmt_v(x, r->text.dec);
     return true;
 }
 
 static void print_obj_totals(FILE *out, const json_t *summary, int k)
 {
     const struct rm_object *ob = &rm_objects[k];
-    const json_t *o = json_object_get(summary, ob->key);
-    if (!ob->text.lead || !json_is_object(o)) return;
+    const json_t *in = rm_obj_holder(summary, k);
+    if (!ob->text.lead || (!ob->host && !json_is_object(json_object_get(in, ob->key)))) return;
     for (int line = 1, first = 1;; line++) {
         if (rm_obj_text_at(k, line, 1) < 0) break;
         bool any = false;
         for (int pos = 1, f; (f = rm_obj_text_at(k, line, pos)) >= 0; pos++) {
             const struct rm_obj_figure *r = &rm_obj_figures[f];
             const char *v;
-            if (!obj_value(o, r, &v)) continue;
+            if (!obj_value(in, f, &v)) continue;
             if (!any) /* the first line's lead, the others' as many spaces */
                 fprintf(out, "%*s", first ? 0 : (int)strlen(ob->text.lead),
                         first ? ob->text.lead : "");
@@ -106,10 +114,11 @@ static void print_obj_totals(FILE *out, const json_t *summary, int k)
     }
 }
 
-static void print_objs_totals(FILE *out, const json_t *summary)
+/* The lines of the objects in "totals" (the host's), or of those at the document's top. */
+static void print_objs_totals(FILE *out, const json_t *summary, bool in_totals)
 {
     for (int k = 0; k < RM_OBJ_COUNT; k++)
-        print_obj_totals(out, summary, k);
+        if (rm_objects[k].in_totals == in_totals) print_obj_totals(out, summary, k);
 }
 
 /* Whether object k has a table by phase and this phase row has the object. */
@@ -556,15 +565,15 @@ static void print_head(FILE *out, const json_t *s, const char *path)
     if (has_gpus)
         fprintf(out, "  GPU power (sum over GPUs) mean %s W  max %s W\n  GPU energy %s\n",
                 F("power_w.mean", 1), F("power_w.max", 1), energy_text(et, sizeof et, t));
-    fprintf(out, "  CPU %% (means)  usr %s  sys %s  iowait %s  steal %s  idle %s\n",
-            F("cpu.usr_pct.mean", 1), F("cpu.sys_pct.mean", 1), F("cpu.iowait_pct.mean", 1),
-            F("cpu.steal_pct.mean", 1), F("cpu.idle_pct.mean", 1));
+    print_objs_totals(out, s, true); /* the CPU % line */
+    /* the host's memory and the process tree's figures on one line: read by key */
     fprintf(
         out,
         "  host memory peak %s MiB   process tree: RSS peak %s MiB  CPU mean %s %%  max %s %%\n",
-        F("host_mem_peak_mb", 0), F("proc.rss_peak_mb", 1), F("proc.cpu_pct.mean", 1),
-        F("proc.cpu_pct.max", 1));
-    print_objs_totals(out, s);
+        fmt_v(rm_obj_at(t, RM_OF_CPU_HOST_MEM_PEAK), 0),
+        fmt_v(rm_obj_at(t, RM_OF_PROC_RSS_PEAK), 1), fmt_v(rm_obj_at(t, RM_OF_PROC_CPU_MEAN), 1),
+        fmt_v(rm_obj_at(t, RM_OF_PROC_CPU_MAX), 1));
+    print_objs_totals(out, s, false);
     print_metrics(out, s);
 }
 
@@ -606,7 +615,7 @@ static void print_phase_line(FILE *out, const json_t *p)
         snprintf(es, sizeof es, "%.3f%s", json_number_value(ev),
                  json_is_true(json_object_get(p, "short_phase")) ? "~" : "");
     fprintf(out, "  %s %5s %9s %11s %6s %8s %9s %9s\n", cell(p, "path", 30, 30), F("count", 0),
-            F("total_seconds", 3), st, us, ps, es, F("cpu.usr_pct.mean", 1));
+            F("total_seconds", 3), st, us, ps, es, fmt_v(rm_obj_at(p, RM_OF_CPU_USR_MEAN), 1));
     /* What held the phase back: a line per finding (summary/held.h), none when no rule
      * fired. */
     const json_t *f;
@@ -762,14 +771,18 @@ static void csv_str(FILE *out, const char *s, int tty)
     rm_csv_put(out, s, tty);
 }
 
-static void csv_num(FILE *out, const json_t *o, const char *path)
+static void csv_v(FILE *out, const json_t *v)
 {
-    const json_t *v = at(o, path);
     fputc(',', out);
     if (json_is_integer(v))
         fprintf(out, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v))
         fprintf(out, "%.15g", json_real_value(v));
+}
+
+static void csv_num(FILE *out, const json_t *o, const char *path)
+{
+    csv_v(out, at(o, path));
 }
 
 static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t *g,
@@ -791,8 +804,8 @@ static void csv_gpu(FILE *out, const char *kind, const char *phase, const json_t
         if (rm_figures[f].shown & RM_FIG_IN_CSV) csv_num(out, g, rm_figures[f].key);
     csv_num(out, p, "count");
     csv_num(out, p, "total_seconds");
-    csv_num(out, p, "cpu.usr_pct.mean");
-    csv_num(out, p, "cpu.idle_pct.mean");
+    csv_v(out, rm_obj_at(p, RM_OF_CPU_USR_MEAN)); /* the phase's, the totals' for theirs */
+    csv_v(out, rm_obj_at(p, RM_OF_CPU_IDLE_MEAN));
     fputc('\n', out);
 }
 

@@ -15,6 +15,7 @@
 #include "model/streams.h"
 #include "report/report_internal.h"
 #include "summary/csvread.h"
+#include "summary/objects.h"
 #include "summary/sample.h"
 #include "summary/segments.h"
 #include "summary/summary.h"
@@ -417,7 +418,6 @@ void rm_report_add_phase(struct report *r, const json_t *p)
     ph->ok = num_at(p, "status.ok");
     ph->error = num_at(p, "status.error");
     ph->unterminated = num_at(p, "status.unterminated");
-    ph->rss_peak = num_at(p, "proc.rss_peak_mb");
     ph->energy_wh = num_at(p, RM_FIG_KEY(ENERGY));
     ph->energy_lo = num_at(p, RM_FIG_KEY(ENERGY_LOW));
     ph->energy_hi = num_at(p, RM_FIG_KEY(ENERGY_HIGH));
@@ -426,8 +426,7 @@ void rm_report_add_phase(struct report *r, const json_t *p)
     ph->fw_name = ref_at(p, "framework_peak_mb.name");
     ph->fw_max = num_at(p, "framework_peak_mb.max");
     for (int c = 1, f; c <= RM_OBJ_REPORT_MAX && (f = rm_obj_report_at(c)) >= 0; c++) {
-        const struct rm_obj_figure *of = &rm_obj_figures[f];
-        const json_t *v = json_object_get(json_object_get(p, rm_objects[of->obj].key), of->key);
+        const json_t *v = rm_obj_at(p, f);
         ph->obj[c - 1] = json_is_number(v) ? json_number_value(v) : NAN;
     }
     double un = 0, ud = 0;

@@ -118,7 +118,7 @@ struct report_phase {
     json_t *path, *first_start, *fw_name; /* the row's values (NULL: absent) */
     json_t *held;                         /* held_back_by (NULL: no rule fired) */
     int depth;                            /* clamped to 0..8 */
-    double count, total_s, ok, error, unterminated, rss_peak;
+    double count, total_s, ok, error, unterminated;
     double energy_wh, energy_lo, energy_hi; /* the phase's own energy and its bar */
     double util_mean;                       /* over its GPUs, weighted by samples */
     double vram_peak, workload_peak;        /* the largest over its GPUs; -1: none */

@@ -6,6 +6,7 @@
 #include "model/figures.h"
 #include "model/objects.h"
 #include "report/report_internal.h"
+#include "summary/objects.h"
 
 /* ---- summary cards and tables --------------------------------------------------------- */
 
@@ -239,15 +240,17 @@ void rm_report_write_phase_table(struct report *r)
                "class=\"tw\"><table><thead><tr><th "
                "class=\"l\">phase</th>"
                "<th>runs</th><th>total s</th><th>ok</th><th>error</th><th>unterminated</th>"
-               "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>"
-               "<th>RSS peak MiB</th>");
-    /* The objects' columns (model/objects.h) of a run that has the object: with io.csv the
-     * phase's disk and network MB/s and io pressure. */
+               "<th>GPU util mean %%</th><th>VRAM peak GiB</th><th>energy Wh</th>");
+    /* The objects' columns (model/objects.h) of a run that has the object: the process
+     * tree's RSS peak (the host's objects, always); with io.csv the phase's disk and network
+     * MB/s and io pressure. */
     bool shown[RM_OBJ_REPORT_MAX] = {false};
     int extra = 0;
     for (int c = 1, f; c <= RM_OBJ_REPORT_MAX && (f = rm_obj_report_at(c)) >= 0; c++) {
         const struct rm_obj_figure *of = &rm_obj_figures[f];
-        shown[c - 1] = json_is_object(rm_report_get(r->summary, rm_objects[of->obj].key));
+        const struct rm_object *ob = &rm_objects[of->obj];
+        shown[c - 1] = ob->host ||
+                       json_is_object(json_object_get(rm_obj_holder(r->summary, of->obj), ob->key));
         if (!shown[c - 1]) continue;
         fprintf(o, "<th>%s</th>", of->report.head);
         extra++;
@@ -269,8 +272,6 @@ void rm_report_write_phase_table(struct report *r)
         value_or_dash(o, p->vram_peak >= 0, 2, p->vram_peak / 1024);
         fprintf(o, "</td><td>");
         phase_energy_cell(o, p);
-        fprintf(o, "</td><td>");
-        num_or_dash(o, p->rss_peak, 1);
         for (int c = 1, f; c <= RM_OBJ_REPORT_MAX && (f = rm_obj_report_at(c)) >= 0; c++) {
             if (!shown[c - 1]) continue;
             fprintf(o, "</td><td>");
@@ -279,7 +280,7 @@ void rm_report_write_phase_table(struct report *r)
         fprintf(o, "</td><td class=\"t\">");
         rm_report_str_or_dash(o, p->first_start);
         fprintf(o, "</td></tr>");
-        held_rows(o, p->held, p->depth, 11 + extra);
+        held_rows(o, p->held, p->depth, 10 + extra);
     }
     fprintf(o, "</tbody></table></div></section>\n");
 }

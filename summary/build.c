@@ -315,27 +315,6 @@ static own_figure_fn *const own_figures[RM_FIG_COUNT] = {
     [RM_FIG_GAPS_SECONDS] = fig_gaps_seconds,
 };
 
-/* Sets v at path "a.b" of o (member b of object a, made on first use). */
-static void set_at(json_t *o, const char *path, json_t *v)
-{
-    const char *dot = strchr(path, '.');
-    if (!dot) {
-        json_object_set_new(o, path, v);
-        return;
-    }
-    char key[64];
-    size_t n = (size_t)(dot - path);
-    if (n >= sizeof key) n = sizeof key - 1; /* model/figures.c's keys are short */
-    memcpy(key, path, n);
-    key[n] = '\0';
-    json_t *in = json_object_get(o, key);
-    if (!json_is_object(in)) {
-        in = json_object();
-        json_object_set_new(o, key, in);
-    }
-    set_at(in, dot + 1, v);
-}
-
 /* Every row of model/figures.c into o, in the table's order. */
 static void add_figures(json_t *o, const struct gpu_figs *c)
 {
@@ -346,7 +325,7 @@ static void add_figures(json_t *o, const struct gpu_figs *c)
             abort(); /* a row added without its function: a programming error */
         }
         json_t *v = f->stat == RM_FIG_OWN ? own_figures[k](c, f->dec) : stat_figure(c, f);
-        if (v) set_at(o, f->key, v);
+        if (v) rm_json_set_at(o, f->key, v);
     }
 }
 
@@ -378,29 +357,6 @@ static json_t *gpu_json(int index, const char *uuid, const char *name, const cha
     if (tot)
         add_to_totals(tot, c.by[RM_GM_UTIL], c.by[RM_GM_MEMUTIL], c.src[RM_GM_MEMUTIL], p,
                       c.by[RM_GM_VRAM_USED], c.timing, &c.en);
-    return o;
-}
-
-static json_t *host_json(const struct rm_host_stats *h, bool proc)
-{
-    json_t *o = json_object();
-    if (!proc) {
-        static const int m[] = {RM_HM_USR, RM_HM_SYS, RM_HM_IOWAIT, RM_HM_STEAL, RM_HM_IDLE};
-        json_object_set_new(o, "samples", json_integer((json_int_t)h->cpu_samples));
-        for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-            json_object_set_new(o, rm_host_metric_names[m[i]],
-                                json_pack("{s:o,s:o}", "mean", jnum(st_mean(&h->m[m[i]]), 3), "max",
-                                          jnum(st_max(&h->m[m[i]]), 3)));
-        json_object_set_new(o, "mem_used_peak_mb", jnum(st_max(&h->m[RM_HM_MEM_USED]), 3));
-        json_object_set_new(o, "mem_total_mb", jnum(st_max(&h->m[RM_HM_MEM_TOTAL]), 3));
-    } else {
-        json_object_set_new(o, "samples", json_integer((json_int_t)h->proc_samples));
-        json_object_set_new(o, "rss_peak_mb", jnum(st_max(&h->m[RM_HM_PROC_RSS]), 3));
-        json_object_set_new(o, "cpu_pct",
-                            json_pack("{s:o,s:o}", "mean", jnum(st_mean(&h->m[RM_HM_PROC_CPU]), 3),
-                                      "max", jnum(st_max(&h->m[RM_HM_PROC_CPU]), 3)));
-        json_object_set_new(o, "nprocs_max", jnum(st_max(&h->m[RM_HM_PROC_NPROCS]), 0));
-    }
     return o;
 }
 
@@ -1122,6 +1078,17 @@ static void build_headline(json_t *o, const struct rm_summary *s, const struct m
     }
 }
 
+/* The run's object k into in (the document or its totals): a host object from the merged
+ * host stats, another from its files' aggregate (none when no file fed it: the document
+ * then has none). */
+static void put_run_object(json_t *in, const struct merged *m, int k)
+{
+    if (rm_objects[k].host)
+        rm_obj_put(in, k, &m->host, &m->host);
+    else if (m->obj[k])
+        rm_obj_put(in, k, rm_obj_engine(k)->run(m->obj[k]), m->obj[k]);
+}
+
 static json_t *build_totals(const struct merged *m)
 {
     const struct rm_stat *tp = m->q.total_power.n ? &m->q.total_power : &m->d.total_power;
@@ -1141,9 +1108,8 @@ static json_t *build_totals(const struct merged *m)
         totals, fh->key,
         jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, fh->dec));
     json_object_set_new(totals, fu->key, jnum(t->has_bar ? t->uncovered_s : NAN, fu->dec));
-    json_object_set_new(totals, "cpu", host_json(&m->host, false));
-    json_object_set_new(totals, "host_mem_peak_mb", jnum(st_max(&m->host.m[RM_HM_MEM_USED]), 3));
-    json_object_set_new(totals, "proc", host_json(&m->host, true));
+    for (int k = 0; k < RM_OBJ_COUNT; k++) /* the objects of totals (the host's) */
+        if (rm_objects[k].in_totals) put_run_object(totals, m, k);
     return totals;
 }
 
@@ -1332,10 +1298,10 @@ static void phase_energy(json_t *po, const json_t *gpus)
     json_object_set_new(po, fu->key, jnum(most, fu->dec));
 }
 
-/* One row of "phases": the run log's lines of ph, its GPUs' figures, its host's. */
+/* One row of "phases": the run log's lines of ph, its GPUs' figures, its objects (the
+ * host's, and each that a stream fed: NULL where none did). */
 static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph, bool other,
-                          json_t *gpus, const struct rm_host_stats *host,
-                          json_t *const objs[RM_OBJ_COUNT])
+                          json_t *gpus, json_t *const objs[RM_OBJ_COUNT])
 {
     json_t *po = json_object();
     const char *slash = strrchr(ph->path, '/');
@@ -1365,9 +1331,7 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
     if (ph->fw) json_object_set_new(po, fw->key, framework_json(ph->fw, fw->dec));
     json_t *metrics = rm_metrics_phase_json(&s->rl.metrics, (size_t)(ph - s->rl.phases));
     if (metrics) json_object_set_new(po, "metrics", metrics); /* a phase with metric lines */
-    json_object_set_new(po, "cpu", host_json(host, false));
-    json_object_set_new(po, "proc", host_json(host, true));
-    for (int k = 0; k < RM_OBJ_COUNT; k++) /* only for a session with its stream */
+    for (int k = 0; k < RM_OBJ_COUNT; k++)
         if (objs[k]) json_object_set_new(po, rm_objects[k].key, objs[k]);
     return po;
 }
@@ -1381,6 +1345,15 @@ static void emit_row(struct rm_summary *s, const json_t *doc, json_t *phases, js
         s->opts.phase_row(s->opts.phase_row_ctx, doc, row);
     else
         json_array_append_new(phases, row);
+}
+
+/* A phase row's object k: a host object from the phase's host stats h, another from its
+ * accumulator acc, or NULL for a session without its stream. */
+static json_t *phase_object(const struct merged *m, int k, const struct rm_host_stats *h,
+                            const void *acc)
+{
+    if (rm_objects[k].host) return rm_obj_json(k, h, NULL);
+    return m->obj[k] ? rm_obj_json(k, acc, NULL) : NULL;
 }
 
 /* Phases, in order of first appearance in the run log: the first m->rows paths a row each,
@@ -1399,12 +1372,10 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
                 rm_unpack_host_stats(m->phost[p], &h);
                 json_t *objs[RM_OBJ_COUNT];
                 for (int k = 0; k < RM_OBJ_COUNT; k++)
-                    objs[k] = m->obj[k]
-                                  ? rm_obj_json(k, rm_obj_engine(k)->phase(m->obj[k], p), NULL)
-                                  : NULL;
-                emit_row(
-                    s, doc, phases,
-                    phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL), &h, objs));
+                    objs[k] = phase_object(
+                        m, k, &h, m->obj[k] ? rm_obj_engine(k)->phase(m->obj[k], p) : NULL);
+                emit_row(s, doc, phases,
+                         phase_json(s, &s->rl.phases[p], false, phase_gpus(s, m, p, NULL), objs));
                 shown++;
             } else {
                 fold_row(&o, m, p);
@@ -1426,10 +1397,10 @@ static void build_phases(struct rm_summary *s, struct merged *m, json_t *doc, js
         fold_row(&o, m, s->rl.other);
         json_t *objs[RM_OBJ_COUNT];
         for (int k = 0; k < RM_OBJ_COUNT; k++)
-            objs[k] = o.obj[k] ? rm_obj_json(k, o.obj[k], NULL) : NULL;
+            objs[k] = phase_object(m, k, &o.host, o.obj[k]);
         emit_row(s, doc, phases,
                  phase_json(s, &s->rl.phases[s->rl.other], true, phase_gpus(s, m, s->rl.other, &o),
-                            &o.host, objs));
+                            objs));
     }
     other_row_free(&o);
 }
@@ -1611,10 +1582,8 @@ int rm_summary_build(struct rm_summary *s, json_t **out, char *err, size_t errsz
     json_t *procs = unplaced_processes(&m, gpus);
     if (procs) json_object_set_new(o, "processes", procs);
     json_object_set_new(o, "totals", build_totals(&m));
-    for (int k = 0; k < RM_OBJ_COUNT; k++) /* sessions with its stream only */
-        if (m.obj[k])
-            json_object_set_new(o, rm_objects[k].key,
-                                rm_obj_json(k, rm_obj_engine(k)->run(m.obj[k]), m.obj[k]));
+    for (int k = 0; k < RM_OBJ_COUNT; k++)
+        if (!rm_objects[k].in_totals) put_run_object(o, &m, k);
     /* Every key before "phases" is whole before the first row: a streaming writer has
      * written them by then (report/output.h). */
     long worst = gpu_coverage(gpus, sess_s);

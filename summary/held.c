@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "model/objects.h"
+#include "summary/objects.h"
 
 static const char *const rule_ids[RM_HELD_RULES] = {
     "input_bound", "power_capped", "thermal_capped", "idle_gpu",
@@ -425,10 +425,18 @@ static void gpu_figures(const json_t *g, const json_t *doc, struct rm_held_gpu *
         h->thr_share[k] = num_at(shares, rm_thr_name(k), NULL);
 }
 
-/* The host's CPUs busy: neither idle nor waiting for io (NaN without cpu.csv). */
-static double host_busy(const json_t *cpu)
+/* Figure fig of model/objects.h in a phase row (NaN where missing or null). */
+static double obj_num(const json_t *row, int fig)
 {
-    double idle = num_at(cpu, "idle_pct", "mean"), iowait = num_at(cpu, "iowait_pct", "mean");
+    const json_t *v = rm_obj_at(row, fig);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The host's CPUs busy in a phase row: neither idle nor waiting for io (NaN without
+ * cpu.csv). */
+static double host_busy(const json_t *row)
+{
+    double idle = obj_num(row, RM_OF_CPU_IDLE_MEAN), iowait = obj_num(row, RM_OF_CPU_IOWAIT_MEAN);
     if (isnan(idle)) return NAN;
     double busy = 100 - idle - (isnan(iowait) ? 0 : iowait);
     return busy < 0 ? 0 : busy;
@@ -444,25 +452,24 @@ void rm_held_phase(json_t *row, const json_t *doc)
     const json_t *stall = json_object_get(row, rm_objects[RM_OBJ_STALL].key);
     struct rm_held_finding *found = rm_xcalloc(max, sizeof *found);
     struct rm_held_in in = {
-        .proc_cpu_pct = num_at(json_object_get(row, "proc"), "cpu_pct", "mean"),
+        .proc_cpu_pct = obj_num(row, RM_OF_PROC_CPU_MEAN),
         .cores = NAN, /* not in the summary yet */
-        .host_cpu_busy_pct = host_busy(json_object_get(row, "cpu")),
-        .mem_used_peak_mb = num_at(row, "cpu", "mem_used_peak_mb"),
-        .mem_total_mb = num_at(row, "cpu", "mem_total_mb"),
+        .host_cpu_busy_pct = host_busy(row),
+        .mem_used_peak_mb = obj_num(row, RM_OF_CPU_MEM_USED_PEAK),
+        .mem_total_mb = obj_num(row, RM_OF_CPU_MEM_TOTAL),
         /* The io stream's pressure over the phase's windows (io.csv; NaN without it, or
          * where the kernel has no /proc/pressure). */
-        .io_pressure_pct = num_at(row, rm_objects[RM_OBJ_IO].key, RM_OBJ_KEY(IO_IO_SOME_PCT)),
-        .mem_pressure_pct = num_at(row, rm_objects[RM_OBJ_IO].key, RM_OBJ_KEY(IO_MEMORY_SOME_PCT)),
+        .io_pressure_pct = obj_num(row, RM_OF_IO_IO_SOME_PCT),
+        .mem_pressure_pct = obj_num(row, RM_OF_IO_MEMORY_SOME_PCT),
         /* A session with stall.csv: a phase no row of it overlaps has the object, all null,
          * so nothing fires; that is not "not recorded". */
         .have_stall = json_is_object(stall),
-        .wait_share = num_at(stall, RM_OBJ_KEY(STALL_WAIT_SHARE), NULL),
-        .waiting_threads = num_at(stall, RM_OBJ_KEY(STALL_WAITING_THREADS), NULL),
-        .blocked_share = num_at(stall, RM_OBJ_KEY(STALL_BLOCKED_SHARE), NULL),
-        .blkio_per_s = num_at(stall, RM_OBJ_KEY(STALL_BLKIO_S), NULL) /
-                       num_at(stall, RM_OBJ_KEY(STALL_SECONDS), NULL),
-        .cg_io_pct = num_at(stall, RM_OBJ_KEY(STALL_CG_IO_PCT), NULL),
-        .cg_mem_pct = num_at(stall, RM_OBJ_KEY(STALL_CG_MEMORY_PCT), NULL),
+        .wait_share = obj_num(row, RM_OF_STALL_WAIT_SHARE),
+        .waiting_threads = obj_num(row, RM_OF_STALL_WAITING_THREADS),
+        .blocked_share = obj_num(row, RM_OF_STALL_BLOCKED_SHARE),
+        .blkio_per_s = obj_num(row, RM_OF_STALL_BLKIO_S) / obj_num(row, RM_OF_STALL_SECONDS),
+        .cg_io_pct = obj_num(row, RM_OF_STALL_CG_IO_PCT),
+        .cg_mem_pct = obj_num(row, RM_OF_STALL_CG_MEMORY_PCT),
         .gpu = gpu,
         .ngpu = ngpu,
     };

@@ -1,9 +1,11 @@
 #include "summary/hostcsv.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "model/values.h"
 #include "summary/gpucsv.h"
+#include "summary/objects.h"
 
 struct alias {
     const char *name;
@@ -122,3 +124,65 @@ int rm_hostcsv_row(struct rm_hostcsv *h, const struct rm_csv_row *row, struct rm
         return -(1 + RM_SKIP_BAD_TIME);
     return 1;
 }
+
+/* ---- the host's objects (model/objects.h's cpu and proc) -------------------------------- */
+
+static double peak(const struct rm_stat *s)
+{
+    return s->n ? s->max : NAN;
+}
+
+/* Row fig's value from the host's stats of the run, a phase or the other row (acc; agg, the
+ * run's, is the same stats and adds nothing). */
+static double host_figure(const void *acc, const void *agg, int fig)
+{
+    (void)agg;
+    static const struct rm_host_stats none;
+    const struct rm_host_stats *h = acc ? acc : &none;
+    const struct rm_stat *m = h->m;
+    switch ((enum rm_obj_fig)fig) {
+    case RM_OF_CPU_SAMPLES:
+        return (double)h->cpu_samples;
+    case RM_OF_CPU_USR_MEAN:
+        return rm_stat_mean(&m[RM_HM_USR]);
+    case RM_OF_CPU_USR_MAX:
+        return peak(&m[RM_HM_USR]);
+    case RM_OF_CPU_SYS_MEAN:
+        return rm_stat_mean(&m[RM_HM_SYS]);
+    case RM_OF_CPU_SYS_MAX:
+        return peak(&m[RM_HM_SYS]);
+    case RM_OF_CPU_IOWAIT_MEAN:
+        return rm_stat_mean(&m[RM_HM_IOWAIT]);
+    case RM_OF_CPU_IOWAIT_MAX:
+        return peak(&m[RM_HM_IOWAIT]);
+    case RM_OF_CPU_STEAL_MEAN:
+        return rm_stat_mean(&m[RM_HM_STEAL]);
+    case RM_OF_CPU_STEAL_MAX:
+        return peak(&m[RM_HM_STEAL]);
+    case RM_OF_CPU_IDLE_MEAN:
+        return rm_stat_mean(&m[RM_HM_IDLE]);
+    case RM_OF_CPU_IDLE_MAX:
+        return peak(&m[RM_HM_IDLE]);
+    case RM_OF_CPU_MEM_USED_PEAK:
+    case RM_OF_CPU_HOST_MEM_PEAK:
+        return peak(&m[RM_HM_MEM_USED]);
+    case RM_OF_CPU_MEM_TOTAL:
+        return peak(&m[RM_HM_MEM_TOTAL]);
+    case RM_OF_PROC_SAMPLES:
+        return (double)h->proc_samples;
+    case RM_OF_PROC_RSS_PEAK:
+        return peak(&m[RM_HM_PROC_RSS]);
+    case RM_OF_PROC_CPU_MEAN:
+        return rm_stat_mean(&m[RM_HM_PROC_CPU]);
+    case RM_OF_PROC_CPU_MAX:
+        return peak(&m[RM_HM_PROC_CPU]);
+    case RM_OF_PROC_NPROCS_MAX:
+        return peak(&m[RM_HM_PROC_NPROCS]);
+    default: /* another object's row */
+        return NAN;
+    }
+}
+
+/* Their accumulator is the struct rm_host_stats summary/build.c merges: no aggregate. */
+const struct rm_obj_engine rm_obj_engine_cpu = {.figure = host_figure};
+const struct rm_obj_engine rm_obj_engine_proc = {.figure = host_figure};

@@ -6,6 +6,9 @@
  * merges the files' in order, then writes every object, the run's and each phase's, by
  * walking model/objects.c's rows through rm_obj_json, and folds the phases past the budget
  * into the "(other phases)" row with the engine's accumulator. Neither names an object.
+ * The host's objects (cpu, proc: rm_objects[].host) keep no aggregate of their own: their
+ * engine (summary/hostcsv.c's) has only figure, whose accumulator and aggregate are the
+ * struct rm_host_stats that build.c merges for the run, each phase and the other row.
  */
 #ifndef RUNMON_SUMMARY_OBJECTS_H
 #define RUNMON_SUMMARY_OBJECTS_H
@@ -51,7 +54,22 @@ struct rm_obj_engine {
 const struct rm_obj_engine *rm_obj_engine(enum rm_obj o);
 
 /* Object o as summary.json writes it: every row of it in table order from acc (NULL: the
- * engine's "nothing seen"); with agg (the run's aggregate), the run-only rows too. */
+ * engine's "nothing seen"), a row whose key is a path "a.b" as member b of member a; with
+ * agg (the run's aggregate), the run-only rows too. Rows written beside the object are not
+ * in it (rm_obj_put). */
 json_t *rm_obj_json(enum rm_obj o, const void *acc, const void *agg);
+
+/* The run's object o into `in` (what holds it: rm_obj_holder's answer), then its rows
+ * written beside it, in table order. */
+void rm_obj_put(json_t *in, enum rm_obj o, const void *acc, const void *agg);
+
+/* What holds the run's object o in summary document doc: its "totals" (rm_objects[].in_totals)
+ * or doc itself; NULL where doc has no totals. */
+const json_t *rm_obj_holder(const json_t *doc, enum rm_obj o);
+
+/* Figure fig's value in `in`, what holds its object (a phase row, or rm_obj_holder's answer
+ * for the run's): its object's member at the row's key path, or for a row written beside
+ * its object, in's own member; NULL where missing. */
+const json_t *rm_obj_at(const json_t *in, int fig);
 
 #endif
