@@ -47,6 +47,10 @@ static json_t *dir_row(const char *dir, char *err, size_t errsz)
     copy_key(row, ses, "signal");
     rm_session_row_set_figures(row, sum);
     rm_session_row_set_bars(row, sum);
+    /* the GPUs a run's GPU-hours count, as the sweep's rows carry them (sweep_rows.c) */
+    const json_t *gc = json_object_get(json_object_get(sum, "totals"), "gpu_count");
+    json_object_set_new(row, "gpu_count",
+                        json_is_number(gc) ? json_copy((json_t *)gc) : json_null());
     if (json_is_string(json_object_get(sum, "workload_vram_basis"))) /* assumed, unattributed */
         copy_key(row, sum, "workload_vram_basis");
     /* record --sweep/--param (session.json) over the run log's params lines (the summary's). */

@@ -64,7 +64,6 @@ struct sweep_run {
     int64_t span_ns;      /* from its start to its end (the x range it covers); 0: unknown */
     struct rm_ds_point *pts[SW_COUNT];
     size_t npts[SW_COUNT];
-    size_t n_gpus;                /* session.json's GPUs; 0: unknown */
     json_t *phases;               /* summary.json's phases array (a reference), or NULL */
     json_t *summary_metrics;      /* summary.json's "metrics" and "objectives" (references), or */
     json_t *summary_objectives;   /* NULL */

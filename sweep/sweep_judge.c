@@ -180,8 +180,7 @@ static double num(const json_t *row, const char *key)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* The row's cost, with the energy's bar (NaN ends for the others). */
-static struct rm_pareto_point cost_of(const json_t *row, enum rm_cost c)
+struct rm_pareto_point rm_judge_cost(const json_t *row, enum rm_cost c)
 {
     struct rm_pareto_point p = {NAN, NAN, NAN, NAN};
     switch (c) {
@@ -196,11 +195,9 @@ static struct rm_pareto_point cost_of(const json_t *row, enum rm_cost c)
     case RM_COST_VRAM:
         p.cost = num(row, RM_SWEEP_KEY(PEAK_VRAM));
         break;
-    case RM_COST_GPU_HOURS: {
-        double g = num(row, "gpu_count");
-        p.cost = num(row, RM_SWEEP_KEY(DURATION)) * (isnan(g) ? 1 : g) / 3600.0;
+    case RM_COST_GPU_HOURS: /* unknown without the summary's GPU count, never 1 assumed */
+        p.cost = num(row, RM_SWEEP_KEY(DURATION)) * num(row, "gpu_count") / 3600.0;
         break;
-    }
     }
     return p;
 }
@@ -271,7 +268,7 @@ static void judge_objective(json_t *rows, const struct judge *j, size_t k)
     json_array_foreach(rows, i, e)
     {
         struct rm_metric_stat s = stat_of(e, o->metric);
-        pts[i] = cost_of(e, j->cost);
+        pts[i] = rm_judge_cost(e, j->cost);
         pts[i].objective = rm_objective_value(o, &s);
         if (rm_goal_better(o->goal, pts[i].objective, best)) best = pts[i].objective;
     }
@@ -316,7 +313,7 @@ int rm_judge_rows(json_t *rows, const struct rm_judge_opts *o, json_t **doc, cha
     json_t *e;
     json_array_foreach(rows, i, e)
     {
-        struct rm_pareto_point p = cost_of(e, j.cost);
+        struct rm_pareto_point p = rm_judge_cost(e, j.cost);
         json_object_set_new(e, "cost",
                             json_pack("{s:s,s:s,s:o,s:o,s:o}", "name", rm_cost_name(j.cost), "unit",
                                       rm_cost_unit(j.cost), "value", jnum_or_null(p.cost), "low",

@@ -21,6 +21,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "model/objective.h"
+#include "model/pareto.h"
+
 struct rm_judge_opts {
     const char **objectives; /* --objective specs (room for RM_OBJECTIVES_MAX), or none */
     size_t n_objectives;
@@ -41,6 +44,11 @@ int rm_judge_opts_done(const struct rm_judge_opts *o, const char *cmd);
 
 /* Checks the options alone (before anything is read): 0, or -1 with err. */
 int rm_judge_check(const struct rm_judge_opts *o, char *err, size_t errsz);
+
+/* A row's cost (its "duration_s", energy figures, peak VRAM in MiB, "gpu_count"), with the
+ * energy's error bar (NaN ends for the others); NaN where the row lacks what it needs. The
+ * one rule for the sweep table, `report`'s judged rows and the comparison page. */
+struct rm_pareto_point rm_judge_cost(const json_t *row, enum rm_cost c);
 
 /* Judges rows (sweep/sweep_rows.h's, each with "metrics" and "run_objectives" from its
  * summary.json) in place; *doc gets the table's {"objectives": [specs], "cost", "target"}

@@ -6,6 +6,7 @@
 
 #include "model/figures.h"
 #include "sweep/sweep_internal.h"
+#include "sweep/sweep_judge.h"
 
 static void esc(FILE *o, const char *s)
 {
@@ -395,24 +396,8 @@ int rm_sweep_result_init(struct sweep_result *res, const struct sweep_run *runs,
     for (size_t r = 0; r < n; r++) {
         const json_t *row = runs[r].row;
         struct rm_pareto_point *pt = &res->pts[r];
-        pt->cost_lo = pt->cost_hi = NAN;
-        switch (res->cost) {
-        case RM_COST_ENERGY:
-            pt->cost = row_num(row, RM_SWEEP_KEY(ENERGY));
-            pt->cost_lo = row_num(row, RM_FIG_KEY(ENERGY_LOW));
-            pt->cost_hi = row_num(row, RM_FIG_KEY(ENERGY_HIGH));
-            break;
-        case RM_COST_DURATION:
-            pt->cost = row_num(row, RM_SWEEP_KEY(DURATION));
-            break;
-        case RM_COST_VRAM:
-            pt->cost = row_num(row, RM_SWEEP_KEY(PEAK_VRAM)) / 1024;
-            break;
-        case RM_COST_GPU_HOURS:
-            pt->cost =
-                runs[r].n_gpus ? row_num(row, RM_SWEEP_KEY(DURATION)) * runs[r].n_gpus / 3600 : NAN;
-            break;
-        }
+        *pt = rm_judge_cost(row, res->cost);
+        if (res->cost == RM_COST_VRAM) pt->cost /= 1024; /* GiB, as the page's bars give it */
     }
     for (size_t k = 0; k < res->nobj; k++) {
         bool any = false;

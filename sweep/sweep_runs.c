@@ -139,7 +139,6 @@ void rm_sweep_run_read(struct sweep_run *run, bool series)
         if (i == 0 && name) snprintf(run->gpu, sizeof run->gpu, "%.150s", name);
     }
     size_t ng = json_array_size(json_object_get(ses, "gpus"));
-    run->n_gpus = ng;
     if (ng > 1 && run->gpu[0]) {
         char one[sizeof run->gpu];
         memcpy(one, run->gpu, sizeof one);

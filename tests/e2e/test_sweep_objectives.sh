@@ -116,4 +116,22 @@ expect_eq "report --sweep, an objective naming no logged metric: exit 2" 2 "$rc"
 expect_match "... with the metric names that exist" "runmon report: --objective tput:max: no run logged metric 'tput' \(the runs' metrics: loss, acc\)" "$err"
 err=$("$RUNMON" report "$K" --objective acc:max 2>&1 >/dev/null); rc=$?
 expect_eq "report of one session with --objective: exit 2" 2 "$rc"
+
+# GPU-hours of runs on 2 GPUs: `report S1 S2` judges them as `sessions --summary` does. Its
+# rows had no gpu_count, so its judge took 1 GPU: half the cost on the page.
+K2=$T/sink2
+for cfg in "0.5 4" "0.3 8"; do
+    set -- $cfg
+    FAKE_SMI_GPUS=2 "$RUNMON" record -q -o "$K2" -i 0.2 --sweep two -- "$PY" "$T/train.py" "$1" "$2" ||
+        not_ok "record lr=$1 on 2 GPUs"
+done
+j=$("$RUNMON" sessions "$K2" --summary --sweep two --cost gpu_hours --format json)
+expect_eq "sessions --summary: 2 GPUs each" "[2,2]" "$(jq -c '[.sessions[].gpu_count]' <<<"$j")"
+expect_eq "... GPU-hours = duration x 2 / 3600" "true" \
+    "$(jq '[.sessions[] | (.cost.value - .duration_s * 2 / 3600) | fabs < 1e-9] | all' <<<"$j")"
+"$RUNMON" report "$K2"/2* --cost gpu_hours -o "$T/two.html" 2>/dev/null
+for v in $(jq -r '.sessions[].cost.value' <<<"$j"); do
+    want=$(printf '%.4g' "$v")
+    check "report S1 S2 --cost gpu_hours: the page's cost $want GPU-h (2 GPUs)" grep -qF " $want GPU-h" "$T/two.html"
+done
 done_testing
