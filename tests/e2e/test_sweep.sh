@@ -8,8 +8,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 cat >"$T/train.sh" <<'EOF'
 #!/bin/sh
-# train.sh --lr X [--epochs N]: sleeps a little longer for a smaller lr.
-sleep 0.6
+# train.sh --lr X [--epochs N]: sleeps a little longer for a smaller lr, so that the runs'
+# energies differ (the same sleep could give every run the same samples, the same energy, and
+# then no best to mark: a flaky check #11 under load).
+case " $* " in
+*" --lr 0.01 "* | *"--lr=0.01 "* | *" lr=0.001 "*) sleep 1.2 ;;
+*) sleep 0.6 ;;
+esac
 EOF
 chmod +x "$T/train.sh"
 # The widest line of a file, in characters (UTF-8: the ellipsis is one).
