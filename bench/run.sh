@@ -24,6 +24,21 @@ build_bench() {
         "bench/$1.c" bench/bench_common.c "$BUILD/librunmon.a" -lcsv -ljansson -lpcre2-8 -lpthread -lm
 }
 now_ns() { date +%s%N; }
+# N CMD...: "seconds peak_kib" of the fastest of N runs of CMD (wall time; peak RSS by time(1))
+fastest_of() {
+    local n=$1 i t0 t1 kib sec best=""
+    shift
+    for ((i = 0; i < n; i++)); do
+        t0=$(now_ns)
+        kib=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1)
+        t1=$(now_ns)
+        sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
+        if [ -z "$best" ] || awk -v a="$sec" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+            best="$sec $kib"
+        fi
+    done
+    echo "$best"
+}
 # goal NAME VALUE LIMIT UNIT: a figure with its goal (at most LIMIT) beside it, and whether
 # this run met it.
 goal() {
@@ -760,23 +775,10 @@ if want sweep-objectives; then
     tpl=$(readlink -f "$J/tpl/latest")
     python3 bench/gen_sweep.py --template "$tpl" --dest "$J/k" --count 1000 --link \
         --metric-lines "${BENCH_METRIC_LINES:-10000}" >/dev/null
-    ob_best() { # CMD...: "seconds peak_kib" of the fastest of 3 runs
-        local i t0 t1 kib sec best=""
-        for ((i = 0; i < 3; i++)); do
-            t0=$(now_ns)
-            kib=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1)
-            t1=$(now_ns)
-            sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
-            if [ -z "$best" ] || awk -v a="$sec" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
-                best="$sec $kib"
-            fi
-        done
-        echo "$best"
-    }
-    base=$(ob_best "$BUILD/runmon" sessions "$J/k" --summary --sweep lr-sweep --format json)
-    obj=$(ob_best "$BUILD/runmon" sessions "$J/k" --summary --sweep lr-sweep --objective acc:max \
+    base=$(fastest_of 3 "$BUILD/runmon" sessions "$J/k" --summary --sweep lr-sweep --format json)
+    obj=$(fastest_of 3 "$BUILD/runmon" sessions "$J/k" --summary --sweep lr-sweep --objective acc:max \
         --objective loss:min:best --format json)
-    page=$(ob_best "$BUILD/runmon" report --sweep lr-sweep "$J/k" --objective acc:max -o "$J/k.html")
+    page=$(fastest_of 3 "$BUILD/runmon" report --sweep lr-sweep "$J/k" --objective acc:max -o "$J/k.html")
     figure "sessions --summary --objective x2 (goal < 1 s)" "${obj% *}" "s"
     figure "  peak RSS" "$(awk -v k="${obj#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
     figure "baseline: sessions --summary" "${base% *}" "s"
@@ -965,26 +967,13 @@ if want sink; then
     export PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures"
     # The template: one real recording with a sealed segment (8 GPUs, 0.1 s, 1.5 s).
     "$BUILD/runmon" record -q -o "$K/tpl" -i 0.1 --rollover-mb 0.02 -- sleep 1.5
-    best_of() { # CMD...: prints "seconds peak_kib" of the fastest of RUNS runs
-        local i t0 t1 kib sec best=""
-        for ((i = 0; i < RUNS; i++)); do
-            t0=$(now_ns)
-            kib=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1)
-            t1=$(now_ns)
-            sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
-            if [ -z "$best" ] || awk -v a="$sec" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
-                best="$sec $kib"
-            fi
-        done
-        echo "$best"
-    }
     declare -A took
     measure() { # RUNMON SINK LABEL: sessions time and RSS, record time
         local bin=$1 sink=$2 label=$3 s j r c
-        s=$(best_of "$bin" sessions "$sink" --format text)
-        j=$(best_of "$bin" sessions "$sink") # piped: JSON, the default off a terminal
-        c=$(best_of "$bin" summary "$sink" --format json)
-        r=$(best_of "$bin" record -q -o "$sink" -i 1 -- true)
+        s=$(fastest_of "$RUNS" "$bin" sessions "$sink" --format text)
+        j=$(fastest_of "$RUNS" "$bin" sessions "$sink") # piped: JSON, the default off a terminal
+        c=$(fastest_of "$RUNS" "$bin" summary "$sink" --format json)
+        r=$(fastest_of "$RUNS" "$bin" record -q -o "$sink" -i 1 -- true)
         figure "$label: sessions" "${s% *}" "s"
         figure "$label: sessions peak RSS" "$(awk -v k="${s#* }" 'BEGIN { printf "%.1f", k / 1024 }')" "MiB"
         figure "$label: sessions, JSON (piped)" "${j% *}" "s"
@@ -1028,19 +1017,6 @@ if want sweep; then
     W=$B/sweep
     mkdir -p "$W"
     export PATH="$BUILD/fakebin:$PATH" FAKE_SMI_GPUS=8 FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures"
-    sweep_best() { # CMD...: "seconds peak_kib" of the fastest of 3 runs
-        local i t0 t1 kib sec best=""
-        for ((i = 0; i < 3; i++)); do
-            t0=$(now_ns)
-            kib=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1)
-            t1=$(now_ns)
-            sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
-            if [ -z "$best" ] || awk -v a="$sec" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
-                best="$sec $kib"
-            fi
-        done
-        echo "$best"
-    }
     for secs in 1.5 6; do
         "$BUILD/runmon" record -q -o "$W/tpl$secs" -i 0.1 --sweep s --param lr=0.1 -- \
             sh -c "'$BUILD/runmon' phase load -- sleep 0.3; '$BUILD/runmon' phase train -- sleep $secs"
@@ -1048,11 +1024,11 @@ if want sweep; then
     done
     S=$W/s1.5
     samples() { jq '[.gpus[].samples] | add' "$1/$(readlink "$1/latest")/summary.json"; }
-    base=$(sweep_best "$BUILD/runmon" sessions "$S" --format json)
-    text=$(sweep_best env COLUMNS=100 "$BUILD/runmon" sessions "$S" --summary --sweep s --format text)
-    json=$(sweep_best "$BUILD/runmon" sessions "$S" --summary --sweep s --format json)
-    grp=$(sweep_best "$BUILD/runmon" sessions "$S" --summary --sweep s --group-by lr --format json)
-    long=$(sweep_best "$BUILD/runmon" sessions "$W/s6" --summary --sweep s --format json)
+    base=$(fastest_of 3 "$BUILD/runmon" sessions "$S" --format json)
+    text=$(fastest_of 3 env COLUMNS=100 "$BUILD/runmon" sessions "$S" --summary --sweep s --format text)
+    json=$(fastest_of 3 "$BUILD/runmon" sessions "$S" --summary --sweep s --format json)
+    grp=$(fastest_of 3 "$BUILD/runmon" sessions "$S" --summary --sweep s --group-by lr --format json)
+    long=$(fastest_of 3 "$BUILD/runmon" sessions "$W/s6" --summary --sweep s --format json)
     rows=$("$BUILD/runmon" sessions "$S" --summary --sweep s --format json | jq '.sessions | length')
     [ "$rows" -eq "$N" ] || { echo "bench: the sweep table has $rows rows, not $N" >&2; exit 1; }
     figure "baseline: sessions (the plain listing, JSON)" "${base% *}" "s"
@@ -1083,28 +1059,15 @@ if want sweep-page; then
         FAKE_SMI_CAPTURES="$(pwd)/fixtures/captures" "$BUILD/runmon" record -q -o "$W/tpl" -i 0.1 -- \
         sh -c "'$BUILD/runmon' phase train -- sleep 1.5; '$BUILD/runmon' phase eval -- sleep 0.5"
     tpl=$(readlink -f "$W/tpl/latest")
-    sw_best() { # CMD...: "seconds peak_kib" of the fastest of RUNS runs
-        local i t0 t1 kib sec best=""
-        for ((i = 0; i < RUNS; i++)); do
-            t0=$(now_ns)
-            kib=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1)
-            t1=$(now_ns)
-            sec=$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f", d / 1e9 }')
-            if [ -z "$best" ] || awk -v a="$sec" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
-                best="$sec $kib"
-            fi
-        done
-        echo "$best"
-    }
     kib_mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-    one=$(sw_best "$BUILD/runmon" report "$tpl" -o "$W/one.html")
+    one=$(fastest_of "$RUNS" "$BUILD/runmon" report "$tpl" -o "$W/one.html")
     figure "baseline: report of one session" "${one% *}" "s"
     figure "baseline: report of one session: peak RSS" "$(kib_mib "${one#* }")" "MiB"
     t0=$(now_ns)
     python3 bench/gen_sweep.py --template "$tpl" --dest "$W/k1000" --count 1000 --link >/dev/null
     figure "generating 1,000 runs" "$(awk -v d=$(($(now_ns) - t0)) 'BEGIN { printf "%.1f", d / 1e9 }')" "s"
-    sw=$(sw_best "$BUILD/runmon" report --sweep lr-sweep "$W/k1000" -o "$W/k1000.html")
-    ss=$(sw_best "$BUILD/runmon" sessions "$W/k1000" --summary --sweep lr-sweep --format json)
+    sw=$(fastest_of "$RUNS" "$BUILD/runmon" report --sweep lr-sweep "$W/k1000" -o "$W/k1000.html")
+    ss=$(fastest_of "$RUNS" "$BUILD/runmon" sessions "$W/k1000" --summary --sweep lr-sweep --format json)
     figure "report --sweep, 1,000 runs" "${sw% *}" "s"
     figure "report --sweep, 1,000 runs: peak RSS" "$(kib_mib "${sw#* }")" "MiB"
     figure "report --sweep, 1,000 runs: page" "$(kib_mib $(($(stat -c %s "$W/k1000.html") / 1024)))" "MiB"
@@ -1113,7 +1076,7 @@ if want sweep-page; then
     ratio "report --sweep 1,000 runs / one session's report" "${sw% *}" "${one% *}"
     for k in 1 100; do
         python3 bench/gen_sweep.py --template "$tpl" --dest "$W/s$k" --count 50 --samples "$k" --link >/dev/null
-        r=$(sw_best "$BUILD/runmon" report --sweep lr-sweep "$W/s$k" -o "$W/s$k.html")
+        r=$(fastest_of "$RUNS" "$BUILD/runmon" report --sweep lr-sweep "$W/s$k" -o "$W/s$k.html")
         rows=$(($(wc -l <"$W/s$k/$(ls "$W/s$k" | grep -m1 lr-sweep)/gpu.csv") - 1))
         figure "report --sweep, 50 runs drawn, $rows GPU rows each" "${r% *}" "s"
         figure "  peak RSS" "$(kib_mib "${r#* }")" "MiB"
@@ -1138,7 +1101,7 @@ EOS
     mtpl=$(readlink -f "$W/mtpl/latest")
     for k in 1000 50; do
         python3 bench/gen_sweep.py --template "$mtpl" --dest "$W/m$k" --count "$k" --link >/dev/null
-        r=$(sw_best "$BUILD/runmon" report --sweep lr-sweep "$W/m$k" -o "$W/m$k.html")
+        r=$(fastest_of "$RUNS" "$BUILD/runmon" report --sweep lr-sweep "$W/m$k" -o "$W/m$k.html")
         figure "report --sweep, $k runs x 10,000 metric lines$([ "$k" = 50 ] && echo ', drawn')" "${r% *}" "s"
         figure "  peak RSS" "$(kib_mib "${r#* }")" "MiB"
         figure "  page" "$(kib_mib $(($(stat -c %s "$W/m$k.html") / 1024)))" "MiB"
