@@ -367,6 +367,19 @@ static int finish(rm_runlog *log, struct buf *b)
     return append_line(log, b->p, b->len);
 }
 
+/* A line built without the lock (rc 0 so far) written under it, then its buffer let go:
+ * the lines of no phase (event, data, metric, objective). */
+static int finish_locked(rm_runlog *log, struct buf *b, int rc)
+{
+    if (rc == 0) {
+        pthread_mutex_lock(&log->mu);
+        rc = finish(log, b);
+        pthread_mutex_unlock(&log->mu);
+    }
+    buf_free(b);
+    return rc;
+}
+
 /* ---- public ----------------------------------------------------------------------------- */
 
 rm_runlog *rm_runlog_open(const char *path)
@@ -482,14 +495,7 @@ int rm_runlog_phase(rm_runlog *log, const char *name, double seconds, json_t *ex
     puts_(&b, ",\"seconds\":");
     put_real(&b, round_ms(seconds));
     line_pid_t(&b, now);
-    int rc = put_extras(&b, extra, phase_reserved);
-    if (rc == 0) {
-        pthread_mutex_lock(&log->mu);
-        rc = finish(log, &b);
-        pthread_mutex_unlock(&log->mu);
-    }
-    buf_free(&b);
-    return rc;
+    return finish_locked(log, &b, put_extras(&b, extra, phase_reserved));
 }
 
 /* An event's "data": omitted when empty; its keys are checked like top-level keys. */
@@ -521,14 +527,7 @@ int rm_runlog_event(rm_runlog *log, const char *event, json_t *data)
     puts_(&b, ",\"event\":");
     put_str(&b, event, strlen(event));
     line_pid_t(&b, now);
-    int rc = put_data(&b, data);
-    if (rc == 0) {
-        pthread_mutex_lock(&log->mu);
-        rc = finish(log, &b);
-        pthread_mutex_unlock(&log->mu);
-    }
-    buf_free(&b);
-    return rc;
+    return finish_locked(log, &b, put_data(&b, data));
 }
 
 /* name, path and depth of the frame at index i (log->mu held). */
@@ -774,11 +773,7 @@ int rm_runlog_metric(rm_runlog *log, long long step, size_t n, const char *const
     }
     put(&b, "}", 1);
     line_pid_t(&b, now);
-    pthread_mutex_lock(&log->mu);
-    int rc = finish(log, &b);
-    pthread_mutex_unlock(&log->mu);
-    buf_free(&b);
-    return rc;
+    return finish_locked(log, &b, 0);
 }
 
 /* "NAME=VALUE" split into a name (pointing into store) and a finite number. */
@@ -884,9 +879,5 @@ int rm_runlog_objective(rm_runlog *log, int n, const char *const *specs)
     }
     put(&b, "]", 1);
     line_pid_t(&b, now);
-    pthread_mutex_lock(&log->mu);
-    int rc = finish(log, &b);
-    pthread_mutex_unlock(&log->mu);
-    buf_free(&b);
-    return rc;
+    return finish_locked(log, &b, 0);
 }
