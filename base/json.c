@@ -1,5 +1,6 @@
 #include "base/json.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,4 +131,12 @@ int rm_json_save_via(const char *path, const char *tmp, const json_t *j, int dur
 json_t *rm_str_or_null(const char *v)
 {
     return v && *v ? json_string(v) : json_null();
+}
+
+json_t *rm_jnum(double v, int decimals)
+{
+    if (!isfinite(v)) return json_null();
+    double k = pow(10, decimals);
+    double r = round(v * k) / k;
+    return json_real(r == 0 ? 0 : r);
 }

@@ -25,6 +25,10 @@ const json_t *rm_json_at(const json_t *o, const char *path);
  * so written in their rows' order. A step of 64 bytes or more is cut to 63. */
 void rm_json_set_at(json_t *o, const char *path, json_t *v);
 
+/* A number rounded to `decimals` places, as the summary writes its figures; null when not
+ * finite, and 0 for a -0 (no "-0.0"). */
+json_t *rm_jnum(double v, int decimals);
+
 /* The RunLog ts form of a CLOCK_REALTIME instant, or null when ns is 0. */
 json_t *rm_jts_or_null(int64_t ns);
 

@@ -17,14 +17,6 @@
 
 /* ---- JSON building ---------------------------------------------------------------- */
 
-static json_t *jnum(double v, int decimals)
-{
-    if (!isfinite(v)) return json_null();
-    double k = pow(10, decimals);
-    double r = round(v * k) / k;
-    return json_real(r == 0 ? 0 : r); /* no "-0.0" */
-}
-
 static json_t *jts(int64_t ns)
 {
     if (ns == RM_NO_TIME || ns == RM_OPEN_END) return json_null();
@@ -169,14 +161,14 @@ static json_t *stat_figure(const struct gpu_figs *c, const struct rm_figure *f)
     const struct rm_stat *st = s ? &s->m[f->metric] : NULL;
     switch (f->stat) {
     case RM_FIG_MEAN:
-        return jnum(st ? st_mean(st) : NAN, f->dec);
+        return rm_jnum(st ? st_mean(st) : NAN, f->dec);
     case RM_FIG_MAX:
-        return jnum(st ? st_max(st) : NAN, f->dec);
+        return rm_jnum(st ? st_max(st) : NAN, f->dec);
     case RM_FIG_P50:
     case RM_FIG_P95: {
         double q = f->stat == RM_FIG_P50 ? 0.5 : 0.95; /* only utilization has a histogram */
         bool hist = s && f->metric == RM_GM_UTIL;
-        return jnum(hist ? rm_hist_quantile(s->util_hist, RM_UTIL_BUCKETS, q) : NAN, f->dec);
+        return rm_jnum(hist ? rm_hist_quantile(s->util_hist, RM_UTIL_BUCKETS, q) : NAN, f->dec);
     }
     case RM_FIG_SOURCE:
         return rm_str_or_null(c->src[f->metric]);
@@ -197,12 +189,12 @@ static json_t *fig_samples(const struct gpu_figs *c, int dec)
 static json_t *fig_vram_total(const struct gpu_figs *c, int dec)
 {
     const struct rm_gpu_stats *vt = c->q && c->q->m[RM_GM_VRAM_TOTAL].n ? c->q : NULL;
-    return jnum(vt ? st_max(&vt->m[RM_GM_VRAM_TOTAL]) : NAN, dec);
+    return rm_jnum(vt ? st_max(&vt->m[RM_GM_VRAM_TOTAL]) : NAN, dec);
 }
 
 static json_t *fig_energy(const struct gpu_figs *c, int dec)
 {
-    return jnum(c->en.e_j / 3600, dec);
+    return rm_jnum(c->en.e_j / 3600, dec);
 }
 
 /* The power sensor the run's energy bar assumed (not in a phase's rows). */
@@ -218,17 +210,17 @@ static json_t *fig_power_sensor(const struct gpu_figs *c, int dec)
 
 static json_t *fig_energy_low(const struct gpu_figs *c, int dec)
 {
-    return jnum(c->en.low_j / 3600, dec);
+    return rm_jnum(c->en.low_j / 3600, dec);
 }
 
 static json_t *fig_energy_high(const struct gpu_figs *c, int dec)
 {
-    return jnum(c->en.high_j / 3600, dec);
+    return rm_jnum(c->en.high_j / 3600, dec);
 }
 
 static json_t *fig_energy_uncovered(const struct gpu_figs *c, int dec)
 {
-    return jnum(c->en.uncovered_s, dec);
+    return rm_jnum(c->en.uncovered_s, dec);
 }
 
 /* What held the clocks back, when gpu.csv has the columns (--gpu-fields): each throttle
@@ -241,21 +233,21 @@ static json_t *fig_throttle_share(const struct gpu_figs *c, int dec)
     for (int k = 0; k < RM_THR_REASONS; k++)
         if (q->thr_active[k])
             json_object_set_new(t, rm_thr_name(k),
-                                jnum((double)q->thr_active[k] / (double)q->thr_samples, dec));
+                                rm_jnum((double)q->thr_active[k] / (double)q->thr_samples, dec));
     return t;
 }
 
 /* clocks.max.sm, when gpu.csv has it. */
 static json_t *fig_smclk_peak(const struct gpu_figs *c, int dec)
 {
-    return c->q && c->q->smclk_max > 0 ? jnum(c->q->smclk_max, dec) : NULL;
+    return c->q && c->q->smclk_max > 0 ? rm_jnum(c->q->smclk_max, dec) : NULL;
 }
 
 static json_t *fig_idle_share(const struct gpu_figs *c, int dec)
 {
     const struct rm_gpu_stats *u = c->by[RM_GM_UTIL];
     uint64_t un = u ? u->m[RM_GM_UTIL].n : 0;
-    return jnum(un ? (double)u->idle_samples / (double)un : NAN, dec);
+    return rm_jnum(un ? (double)u->idle_samples / (double)un : NAN, dec);
 }
 
 /* The stats whose sample times count, when they have a time. */
@@ -280,7 +272,7 @@ static json_t *fig_last(const struct gpu_figs *c, int dec)
 static json_t *fig_sampled_seconds(const struct gpu_figs *c, int dec)
 {
     const struct rm_gpu_stats *t = timed_stats(c);
-    return jnum(t ? (double)t->covered_ns / 1e9 : NAN, dec);
+    return rm_jnum(t ? (double)t->covered_ns / 1e9 : NAN, dec);
 }
 
 static json_t *fig_gaps_count(const struct gpu_figs *c, int dec)
@@ -293,7 +285,7 @@ static json_t *fig_gaps_count(const struct gpu_figs *c, int dec)
 static json_t *fig_gaps_seconds(const struct gpu_figs *c, int dec)
 {
     const struct rm_gpu_stats *t = timed_stats(c);
-    return jnum(t ? (double)t->gap_ns / 1e9 : 0, dec);
+    return rm_jnum(t ? (double)t->gap_ns / 1e9 : 0, dec);
 }
 
 typedef json_t *own_figure_fn(const struct gpu_figs *c, int dec);
@@ -381,8 +373,9 @@ static json_t *session_json(json_t *ses)
     json_t *sig = json_object_get(ses, "signal"); /* absent before runmon 0.3 */
     if (sig) json_object_set(o, "signal", sig);
     int64_t a = rm_json_time(ses, "started_at"), b = rm_json_time(ses, "ended_at");
-    json_object_set_new(o, "duration_s",
-                        jnum(a != RM_NO_TIME && b != RM_NO_TIME ? (double)(b - a) / 1e9 : NAN, 3));
+    json_object_set_new(
+        o, "duration_s",
+        rm_jnum(a != RM_NO_TIME && b != RM_NO_TIME ? (double)(b - a) / 1e9 : NAN, 3));
     return o;
 }
 
@@ -549,12 +542,12 @@ static json_t *file_json(const struct file_agg *f)
     for (int k = 0; k < RM_SKIP_COUNT; k++)
         if (f->skipped[k])
             json_object_set_new(sk, rm_skip_names[k], json_integer((json_int_t)f->skipped[k]));
-    return json_pack("{s:o,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:o}}", "path",
-                     rm_str_or_null(f->path), "kind", rm_input_defs[f->kind].name, "bytes",
-                     (json_int_t)f->bytes, "rows", (json_int_t)f->rows, "rows_skipped", sk, "first",
-                     jts(f->first_ns), "last", jts(f->last_ns), "interval_s",
-                     jnum(f->interval_ns ? (double)f->interval_ns / 1e9 : NAN, 3), "gaps", "count",
-                     (json_int_t)f->gaps, "seconds", jnum((double)f->gap_total_ns / 1e9, 3));
+    return json_pack(
+        "{s:o,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:{s:I,s:o}}", "path", rm_str_or_null(f->path), "kind",
+        rm_input_defs[f->kind].name, "bytes", (json_int_t)f->bytes, "rows", (json_int_t)f->rows,
+        "rows_skipped", sk, "first", jts(f->first_ns), "last", jts(f->last_ns), "interval_s",
+        rm_jnum(f->interval_ns ? (double)f->interval_ns / 1e9 : NAN, 3), "gaps", "count",
+        (json_int_t)f->gaps, "seconds", rm_jnum((double)f->gap_total_ns / 1e9, 3));
 }
 
 /* Counts one scanned file into the tally: rows, skips, gaps, times, notes. */
@@ -794,7 +787,7 @@ static const struct rm_stat *workload_stat(const struct merged *m, int g)
 
 static json_t *peak_mean(const struct rm_stat *st)
 {
-    return json_pack("{s:o,s:o}", "peak", jnum(st_max(st), 3), "mean", jnum(st_mean(st), 3));
+    return json_pack("{s:o,s:o}", "peak", rm_jnum(st_max(st), 3), "mean", rm_jnum(st_mean(st), 3));
 }
 
 static int cmp_proc_peak(const void *x, const void *y)
@@ -820,8 +813,8 @@ static json_t *processes_json(const struct rm_apps_agg *a, int g)
         json_array_append_new(
             arr,
             json_pack("{s:I,s:s,s:i,s:o,s:o,s:I,s:o}", "pid", (json_int_t)p->pid, "name", p->name,
-                      "gpu", g, "peak_mb", jnum(p->peak_mb, 3), "sm_pct_mean",
-                      jnum(st_mean(&p->sm), 3), "samples", (json_int_t)p->samples, "in_workload",
+                      "gpu", g, "peak_mb", rm_jnum(p->peak_mb, 3), "sm_pct_mean",
+                      rm_jnum(st_mean(&p->sm), 3), "samples", (json_int_t)p->samples, "in_workload",
                       p->in_workload < 0 ? json_null() : json_boolean(p->in_workload)));
     }
     free(list);
@@ -847,9 +840,9 @@ static void add_apps_to_gpus(json_t *gpus, const struct merged *m)
             json_object_set_new(g, "workload_vram_basis",
                                 json_string(wl_basis_names[gpu_basis(m, k)]));
         json_object_set_new(g, "other_vram_mb",
-                            json_pack("{s:o}", "peak", jnum(st_max(&a->other), 3)));
+                            json_pack("{s:o}", "peak", rm_jnum(st_max(&a->other), 3)));
         json_object_set_new(g, "unknown_vram_mb",
-                            json_pack("{s:o}", "peak", jnum(st_max(&a->unknown), 3)));
+                            json_pack("{s:o}", "peak", rm_jnum(st_max(&a->unknown), 3)));
         json_object_set_new(g, "processes", processes_json(&m->apps, k));
     }
 }
@@ -888,7 +881,7 @@ static json_t *workload_peak(const struct merged *m, int dec)
         if (m->apps.gpu[g].seen && m->apps.gpu[g].workload.n && !w) return json_null();
         if (w && w->n && (isnan(peak) || w->max > peak)) peak = w->max;
     }
-    return jnum(peak, dec);
+    return rm_jnum(peak, dec);
 }
 
 /* The worst basis over the GPUs: "unattributed", "assumed", or null (every process placed). */
@@ -940,14 +933,14 @@ static json_t *framework_json(const struct rm_framework_peaks *fw, int dec)
         char key[16];
         snprintf(key, sizeof key, "%d", d);
         if (!isnan(fw->allocated_mb[d])) {
-            json_object_set_new(alloc, key, jnum(fw->allocated_mb[d], dec));
+            json_object_set_new(alloc, key, rm_jnum(fw->allocated_mb[d], dec));
             if (isnan(max) || fw->allocated_mb[d] > max) max = fw->allocated_mb[d];
         }
         if (!isnan(fw->reserved_mb[d]))
-            json_object_set_new(res, key, jnum(fw->reserved_mb[d], dec));
+            json_object_set_new(res, key, rm_jnum(fw->reserved_mb[d], dec));
     }
     json_t *o =
-        json_pack("{s:s,s:o,s:o}", "name", fw->name, "by_device", alloc, "max", jnum(max, dec));
+        json_pack("{s:s,s:o,s:o}", "name", fw->name, "by_device", alloc, "max", rm_jnum(max, dec));
     if (json_object_size(res))
         json_object_set_new(o, "reserved_by_device", res);
     else
@@ -1029,30 +1022,30 @@ static json_t *run_figure(enum rm_run_fig k, const struct rm_summary *s, const s
     const struct gpu_totals *tot = &m->tot;
     switch (k) {
     case RM_RUN_PEAK_VRAM:
-        return jnum(st_max(&tot->vram), dec);
+        return rm_jnum(st_max(&tot->vram), dec);
     case RM_RUN_UTIL_MEAN:
-        return jnum(st_mean(&tot->util), dec);
+        return rm_jnum(st_mean(&tot->util), dec);
     case RM_RUN_UTIL_MAX:
-        return jnum(st_max(&tot->util), dec);
+        return rm_jnum(st_max(&tot->util), dec);
     case RM_RUN_MEMUTIL_MEAN:
-        return jnum(st_mean(&tot->memutil), dec);
+        return rm_jnum(st_mean(&tot->memutil), dec);
     case RM_RUN_MEMUTIL_MAX:
-        return jnum(st_max(&tot->memutil), dec);
+        return rm_jnum(st_max(&tot->memutil), dec);
     case RM_RUN_MEMUTIL_SOURCE:
         return tot->memutil_dmon && tot->memutil_query ? json_string("mixed")
                : tot->memutil_dmon                     ? json_string("dmon")
                : tot->memutil_query                    ? json_string("query-gpu")
                                                        : json_null();
     case RM_RUN_POWER_MEAN:
-        return jnum(st_mean(&tot->power), dec);
+        return rm_jnum(st_mean(&tot->power), dec);
     case RM_RUN_POWER_MAX:
-        return jnum(st_max(&tot->power), dec);
+        return rm_jnum(st_max(&tot->power), dec);
     case RM_RUN_CPU_USR_MEAN:
-        return jnum(st_mean(&m->host.m[RM_HM_USR]), dec);
+        return rm_jnum(st_mean(&m->host.m[RM_HM_USR]), dec);
     case RM_RUN_CPU_IDLE_MEAN:
-        return jnum(st_mean(&m->host.m[RM_HM_IDLE]), dec);
+        return rm_jnum(st_mean(&m->host.m[RM_HM_IDLE]), dec);
     case RM_RUN_JAX_PEAK:
-        return jnum(s->rl.has_jax ? s->rl.jax_peak_bytes / 1048576.0 : NAN, dec);
+        return rm_jnum(s->rl.has_jax ? s->rl.jax_peak_bytes / 1048576.0 : NAN, dec);
     case RM_RUN_WORKLOAD_PEAK_VRAM:
         return workload_peak(m, dec);
     case RM_RUN_WORKLOAD_VRAM_BASIS:
@@ -1096,18 +1089,20 @@ static json_t *build_totals(const struct merged *m)
     json_object_set_new(totals, "gpu_count", json_integer((json_int_t)m->nfg));
     json_object_set_new(
         totals, "power_w",
-        json_pack("{s:o,s:o}", "mean", jnum(st_mean(tp), 3), "max", jnum(st_max(tp), 3)));
+        json_pack("{s:o,s:o}", "mean", rm_jnum(st_mean(tp), 3), "max", rm_jnum(st_max(tp), 3)));
     /* The GPUs' energy rows summed, under their keys and decimals (model/figures.c). */
     const struct gpu_totals *t = &m->tot;
     const struct rm_figure *fe = &rm_figures[RM_FIG_ENERGY], *fl = &rm_figures[RM_FIG_ENERGY_LOW],
                            *fh = &rm_figures[RM_FIG_ENERGY_HIGH],
                            *fu = &rm_figures[RM_FIG_ENERGY_UNCOVERED];
-    json_object_set_new(totals, fe->key, jnum(t->has_energy ? t->energy_j / 3600 : NAN, fe->dec));
-    json_object_set_new(totals, fl->key, jnum(t->has_bar ? t->energy_low_j / 3600 : NAN, fl->dec));
+    json_object_set_new(totals, fe->key,
+                        rm_jnum(t->has_energy ? t->energy_j / 3600 : NAN, fe->dec));
+    json_object_set_new(totals, fl->key,
+                        rm_jnum(t->has_bar ? t->energy_low_j / 3600 : NAN, fl->dec));
     json_object_set_new(
         totals, fh->key,
-        jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, fh->dec));
-    json_object_set_new(totals, fu->key, jnum(t->has_bar ? t->uncovered_s : NAN, fu->dec));
+        rm_jnum(t->has_bar && !t->high_unknown ? t->energy_high_j / 3600 : NAN, fh->dec));
+    json_object_set_new(totals, fu->key, rm_jnum(t->has_bar ? t->uncovered_s : NAN, fu->dec));
     for (int k = 0; k < RM_OBJ_COUNT; k++) /* the objects of totals (the host's) */
         if (rm_objects[k].in_totals) put_run_object(totals, m, k);
     return totals;
@@ -1284,7 +1279,7 @@ static void phase_energy(json_t *po, const json_t *gpus)
                 json_is_number(json_object_get(g, rm_figures[RM_FIG_ENERGY_LOW].key)))
                 unknown = true;
         }
-        json_object_set_new(po, f->key, jnum(any && !unknown ? sum : NAN, f->dec));
+        json_object_set_new(po, f->key, rm_jnum(any && !unknown ? sum : NAN, f->dec));
     }
     const struct rm_figure *fu = &rm_figures[RM_FIG_ENERGY_UNCOVERED];
     double most = NAN;
@@ -1295,7 +1290,7 @@ static void phase_energy(json_t *po, const json_t *gpus)
         json_t *v = json_object_get(g, fu->key);
         if (json_is_number(v) && !(json_number_value(v) <= most)) most = json_number_value(v);
     }
-    json_object_set_new(po, fu->key, jnum(most, fu->dec));
+    json_object_set_new(po, fu->key, rm_jnum(most, fu->dec));
 }
 
 /* One row of "phases": the run log's lines of ph, its GPUs' figures, its objects (the
@@ -1315,7 +1310,7 @@ static json_t *phase_json(const struct rm_summary *s, const struct rm_phase *ph,
     json_object_set_new(po, "name", json_string(slash ? slash + 1 : ph->path));
     json_object_set_new(po, "depth", json_integer(depth));
     json_object_set_new(po, "count", json_integer((json_int_t)ph->count));
-    json_object_set_new(po, "total_seconds", jnum(ph->total_s, 3));
+    json_object_set_new(po, "total_seconds", rm_jnum(ph->total_s, 3));
     json_object_set_new(po, "status",
                         json_pack("{s:I,s:I,s:I}", "ok", (json_int_t)ph->ok, "error",
                                   (json_int_t)ph->error, "unterminated",
@@ -1486,7 +1481,7 @@ static long gpu_coverage(json_t *gpus, double sess_s)
         double cov = json_is_number(v) && isfinite(sess_s) && sess_s > 0
                          ? fmin(1.0, json_number_value(v) / sess_s)
                          : NAN;
-        json_object_set_new(g, "coverage", jnum(cov, 4));
+        json_object_set_new(g, "coverage", rm_jnum(cov, 4));
         if (json_is_number(v) && (worst < 0 || !(json_number_value(v) >= worst_cov)))
             worst = (long)i, worst_cov = json_number_value(v);
     }
@@ -1517,17 +1512,17 @@ static json_t *build_data_quality(const struct rm_summary *s, struct file_tally 
     json_object_set_new(dq, "rows_skipped", sk);
     json_object_set_new(dq, "gaps",
                         json_pack("{s:I,s:o}", "count", (json_int_t)t->gaps, "seconds",
-                                  jnum((double)t->gap_ns / 1e9, 3)));
+                                  rm_jnum((double)t->gap_ns / 1e9, 3)));
     /* The worst-covered GPU's figures: a GPU that lost part of the run is not hidden behind
      * one that did not. */
     double sampled_s = m->tot.covered_ns ? (double)m->tot.covered_ns / 1e9 : (m->nfg ? 0 : NAN);
     json_t *wg = worst >= 0 ? json_array_get(gpus, (size_t)worst) : NULL;
     if (wg) sampled_s = json_number_value(json_object_get(wg, "sampled_seconds"));
-    json_object_set_new(dq, "sampled_seconds", jnum(sampled_s, 3));
-    json_object_set_new(dq, "session_seconds", jnum(sess_s, 3));
+    json_object_set_new(dq, "sampled_seconds", rm_jnum(sampled_s, 3));
+    json_object_set_new(dq, "session_seconds", rm_jnum(sess_s, 3));
     json_object_set_new(
         dq, "coverage",
-        jnum(isfinite(sess_s) && isfinite(sampled_s) ? fmin(1.0, sampled_s / sess_s) : NAN, 4));
+        rm_jnum(isfinite(sess_s) && isfinite(sampled_s) ? fmin(1.0, sampled_s / sess_s) : NAN, 4));
     json_object_set_new(dq, "coverage_gpu",
                         wg ? json_incref(json_object_get(wg, "index")) : json_null());
     const struct rm_phase_index *rl = &s->rl;

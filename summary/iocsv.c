@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json.h"
 #include "base/rm_time.h"
 #include "summary/objects.h"
 
@@ -367,30 +368,22 @@ double rm_io_rate(const struct rm_io_acc *a, enum rm_io_value v)
     return stall ? fmin(100.0, a->v[v] / 1e6 / s * 100.0) : a->v[v] / 1e6 / s;
 }
 
-static json_t *jnum(double v, int decimals)
-{
-    if (!isfinite(v)) return json_null();
-    double k = pow(10, decimals);
-    double r = round(v * k) / k;
-    return json_real(r == 0 ? 0 : r);
-}
-
 static json_t *dev_json(const struct rm_io_dev_total *d)
 {
     double s = (double)d->dt_ns / 1e9;
     bool disk = d->kind == RM_IO_DISK;
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(d->name));
-    json_object_set_new(o, disk ? "read_mb" : "rx_mb", jnum(d->sum[0] / 1e6, 3));
-    json_object_set_new(o, disk ? "write_mb" : "tx_mb", jnum(d->sum[1] / 1e6, 3));
+    json_object_set_new(o, disk ? "read_mb" : "rx_mb", rm_jnum(d->sum[0] / 1e6, 3));
+    json_object_set_new(o, disk ? "write_mb" : "tx_mb", rm_jnum(d->sum[1] / 1e6, 3));
     json_object_set_new(o, disk ? "read_mb_s" : "rx_mb_s",
-                        jnum(s > 0 ? d->sum[0] / 1e6 / s : NAN, 3));
+                        rm_jnum(s > 0 ? d->sum[0] / 1e6 / s : NAN, 3));
     json_object_set_new(o, disk ? "write_mb_s" : "tx_mb_s",
-                        jnum(s > 0 ? d->sum[1] / 1e6 / s : NAN, 3));
+                        rm_jnum(s > 0 ? d->sum[1] / 1e6 / s : NAN, 3));
     if (disk) /* ms busy per second of time: the share of time with I/O in flight */
         json_object_set_new(o, "busy_pct",
-                            jnum(s > 0 ? fmin(100.0, d->sum[2] / 1e3 / s * 100.0) : NAN, 1));
-    json_object_set_new(o, "seconds", jnum(s, 3));
+                            rm_jnum(s > 0 ? fmin(100.0, d->sum[2] / 1e3 / s * 100.0) : NAN, 1));
+    json_object_set_new(o, "seconds", rm_jnum(s, 3));
     json_object_set_new(o, "resets", json_integer((json_int_t)d->resets));
     return o;
 }

@@ -19,13 +19,6 @@ const struct rm_obj_engine *rm_obj_engine(enum rm_obj o)
     return engines[o];
 }
 
-static json_t *real(double v, int dec)
-{
-    if (!isfinite(v)) return json_null();
-    double m = pow(10, dec), r = round(v * m) / m;
-    return json_real(r == 0 ? 0 : r);
-}
-
 /* Row f's value from acc (and the run's aggregate agg, or NULL). */
 static json_t *row_value(const struct rm_obj_engine *e, int f, const void *acc, const void *agg)
 {
@@ -33,7 +26,7 @@ static json_t *row_value(const struct rm_obj_engine *e, int f, const void *acc, 
     if (r->kind == RM_OK_JSON) return e->own_json(agg, f);
     double x = e->figure(acc, agg, f);
     return r->kind == RM_OK_INT ? (isfinite(x) ? json_integer((json_int_t)x) : json_null())
-                                : real(x, r->dec);
+                                : rm_jnum(x, r->dec);
 }
 
 json_t *rm_obj_json(enum rm_obj o, const void *acc, const void *agg)
