@@ -88,6 +88,10 @@ size_t rm_sweep_mseries_points(const struct sweep_mseries *s, struct sweep_mpoin
 /* Shared by the page's parts (sweep_page.c). */
 extern const char *const rm_sweep_palette[RM_SWEEP_COLORS];
 extern const char *const rm_sweep_dashes[RM_SWEEP_DASHES];
+/* The tick labels of an x axis over [0, span] every step, each written by label (a time:
+ * rm_sweep_elapsed), placed in % of the width; the last marked "end", the first "start". */
+void rm_sweep_x_ticks(FILE *o, double span, double step,
+                      void (*label)(char *buf, size_t cap, double s, double step));
 double rm_sweep_nice_step(double span, int n);
 double rm_sweep_nice_top(double v);
 void rm_sweep_elapsed(char *buf, size_t cap, double s, double step);

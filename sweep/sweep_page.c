@@ -176,6 +176,21 @@ void rm_sweep_elapsed(char *buf, size_t cap, double s, double step)
 }
 
 /* A round step so that span / step is at most n. */
+void rm_sweep_x_ticks(FILE *o, double span, double step,
+                      void (*label)(char *buf, size_t cap, double s, double step))
+{
+    for (double s = 0; s <= span + 1e-9 * fmax(span, 1); s += step) {
+        char lab[32];
+        label(lab, sizeof lab, s, step);
+        double x = span > 0 ? 100 * s / span : 0;
+        fprintf(o, "<span style=\"left:%.2f%%\"%s>%s</span>", x,
+                x > 92   ? " class=\"end\""
+                : s == 0 ? " class=\"start\""
+                         : "",
+                lab);
+    }
+}
+
 double rm_sweep_nice_step(double span, int n)
 {
     static const double st[] = {0.1,  0.2,   0.5,   1,     2,     5,      10,     15,
@@ -478,17 +493,8 @@ static void write_chart(struct page *p, int m, int64_t max_ns)
         if (run->npts[m]) fputs("\"/>", o);
     }
     fputs("</svg><div class=\"xa\">", o);
-    double span = (double)max_ns / 1e9, step = rm_sweep_nice_step(span, 6);
-    for (double s = 0; s <= span + 1e-9; s += step) {
-        char lab[32];
-        rm_sweep_elapsed(lab, sizeof lab, s, step);
-        double x = span > 0 ? 100 * s / span : 0;
-        fprintf(o, "<span style=\"left:%.2f%%\"%s>%s</span>", x,
-                x > 92   ? " class=\"end\""
-                : s == 0 ? " class=\"start\""
-                         : "",
-                lab);
-    }
+    double span = (double)max_ns / 1e9;
+    rm_sweep_x_ticks(o, span, rm_sweep_nice_step(span, 6), rm_sweep_elapsed);
     fputs("</div></div></section>\n", o);
 }
 

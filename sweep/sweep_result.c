@@ -104,19 +104,7 @@ static void x_labels(FILE *o, int axis, double span)
     fputs("<div class=\"xa\">", o);
     double step = axis == SW_BY_TIME ? rm_sweep_nice_step(span, 6) : round_step(span, 6);
     if (axis == SW_BY_STEP && step < 1) step = 1;
-    for (double s = 0; s <= span + 1e-9 * span; s += step) {
-        char lab[32];
-        if (axis == SW_BY_TIME)
-            rm_sweep_elapsed(lab, sizeof lab, s, step);
-        else
-            axis_num(lab, sizeof lab, s, step);
-        double x = span > 0 ? 100 * s / span : 0;
-        fprintf(o, "<span style=\"left:%.2f%%\"%s>%s</span>", x,
-                x > 92   ? " class=\"end\""
-                : s == 0 ? " class=\"start\""
-                         : "",
-                lab);
-    }
+    rm_sweep_x_ticks(o, span, step, axis == SW_BY_TIME ? rm_sweep_elapsed : axis_num);
     fputs("</div>", o);
 }
 
